@@ -1,0 +1,171 @@
+#ifndef CACHEADVISE_PTX_H
+#define CACHEADVISE_PTX_H
+
+#include <stddef.h>
+
+#include "analysis/strbuf.h"
+
+/*
+ * The PTX model: functions, parameters and every global load of one PTX
+ * module, in text order, plus stores, atomics and fences. The parser keeps
+ * the text as given: everything it does not understand is kept verbatim and
+ * simply not modelled, so rewriting a module changes only what was asked.
+ *
+ * Load identity (DESIGN.md): (module id, function name, ordinal), ordinal =
+ * 0-based index of the function's global loads (ld.global*, ldu.global, and
+ * generic ld that may reach global memory) in PTX text order.
+ */
+
+enum ptx_space {
+	PTX_SPACE_GLOBAL,   /* ld.global / ldu.global */
+	PTX_SPACE_GENERIC,  /* ld without a state space: may reach global */
+};
+
+/* The L1 cache operator written on the load (.ca .cg .cs .lu .cv), if any. */
+enum ptx_cache_op {
+	PTX_CACHE_OP_NONE,
+	PTX_CACHE_OP_CA,
+	PTX_CACHE_OP_CG,
+	PTX_CACHE_OP_CS,
+	PTX_CACHE_OP_LU,
+	PTX_CACHE_OP_CV,
+};
+
+/* The L1 eviction priority written on the load (.L1::*), if any. */
+enum ptx_l1_eviction {
+	PTX_L1_NONE,
+	PTX_L1_EVICT_NORMAL,
+	PTX_L1_EVICT_UNCHANGED,
+	PTX_L1_EVICT_FIRST,
+	PTX_L1_EVICT_LAST,
+	PTX_L1_NO_ALLOCATE,
+};
+
+struct ptx_load {
+	unsigned ordinal;
+	unsigned ptx_line;          /* 1-based line of the instruction */
+	size_t text_offset;         /* byte offset of the opcode ("ld...") */
+	size_t text_len;            /* bytes up to and including the ';' */
+	char *opcode;               /* e.g. "ld.global.nc.v4.f32" */
+	char *dest;                 /* destination operand text, e.g. "{%f1,%f2}" */
+	char *address;              /* address operand without brackets, e.g. "%rd4+16" */
+	char *predicate;            /* guard, e.g. "@%p1" / "@!%p2"; NULL when none */
+	enum ptx_space space;
+	int is_ldu;
+	int nc;                     /* .nc (read-only data path) */
+	enum ptx_cache_op cache_op;
+	enum ptx_l1_eviction l1_eviction;
+	int has_l2_qualifier;       /* .L2::* or .L2::cache_hint present */
+	int vector;                 /* 1, 2, 4 or 8 */
+	int bits;                   /* bits per element (8..128) */
+	int strong;                 /* .volatile .relaxed .acquire .cv .mmio */
+	int patchable;              /* see unpatchable_reason */
+	const char *unpatchable_reason; /* static string, NULL when patchable */
+	int param;                  /* kernel parameter the address derives from, -1 unknown */
+	int read_only;              /* param is never stored/atomically updated: 1, 0, -1 unknown */
+	const char *file;           /* source file from .file/.loc, NULL without -lineinfo */
+	int line;                   /* source line, 0 when unknown */
+};
+
+enum ptx_memop_kind {
+	PTX_MEMOP_STORE,    /* st.global / generic st */
+	PTX_MEMOP_ATOMIC,   /* atom.* / red.* */
+	PTX_MEMOP_FENCE,    /* membar / fence */
+	PTX_MEMOP_BARRIER,  /* bar.sync / barrier.sync (__syncthreads) */
+};
+
+struct ptx_memop {
+	enum ptx_memop_kind kind;
+	unsigned ptx_line;
+	size_t text_offset;
+	char *opcode;
+	int param;                  /* derived parameter, -1 unknown or n/a */
+};
+
+struct ptx_param {
+	char *name;                 /* e.g. "_Z3mixPKfS0_PKiPfii_param_0" */
+	char *type;                 /* ".u64", ".u32", ".align 8 .b8 ...[16]" etc */
+	int is_pointer_sized;       /* .u64/.b64/.s64 in a 64-bit module */
+};
+
+struct ptx_function {
+	char *name;
+	int is_entry;               /* .entry (kernel) or .func */
+	unsigned decl_line;         /* line of ".entry"/".func" */
+	size_t body_begin, body_end;/* offsets of the body's '{' and matching '}' */
+	struct ptx_param *params;
+	size_t nr_params;
+	struct ptx_load *loads;
+	size_t nr_loads;
+	struct ptx_memop *memops;
+	size_t nr_memops;
+	int uses_shared;            /* declares .shared storage */
+	size_t static_shared_bytes; /* sum of its .shared declarations */
+};
+
+struct ptx_module {
+	char *text;                 /* owned copy of the PTX text, NUL-terminated */
+	size_t len;
+	char version[16];           /* ".version" e.g. "9.0" */
+	char target[32];            /* ".target" e.g. "sm_90" */
+	int address_size;           /* 32 or 64 */
+	char **files;               /* .file index -> name, NULL where unset */
+	size_t nr_files;
+	struct ptx_function *functions;
+	size_t nr_functions;
+};
+
+/*
+ * Parses PTX text (len bytes, need not be NUL-terminated). On success
+ * returns 0 and a new module in *out (free with ptx_module_free). On
+ * malformed PTX (unbalanced braces, no .version/.target, a truncated
+ * instruction) returns CA_E_INPUT with a message naming the line; name is
+ * used in messages only.
+ */
+int ptx_parse(const char *name, const char *text, size_t len, struct ptx_module **out);
+void ptx_module_free(struct ptx_module *m);
+
+/* The function called name, or NULL. */
+const struct ptx_function *ptx_module_find(const struct ptx_module *m, const char *name);
+
+/* Static names for enums, as written in inspect --json ("default" for none). */
+const char *ptx_cache_op_name(enum ptx_cache_op op);
+const char *ptx_l1_eviction_name(enum ptx_l1_eviction ev);
+
+/*
+ * Load actions: what a plan asks of a load (DESIGN.md, docs/plan-json.md).
+ * The names are the strings of plan.json.
+ */
+enum load_action {
+	LOAD_ACTION_DEFAULT,         /* "default": no cache operator, no L1 eviction */
+	LOAD_ACTION_CACHE,           /* "cache": .ca */
+	LOAD_ACTION_BYPASS,          /* "bypass": .cg */
+	LOAD_ACTION_STREAM,          /* "stream": .cs */
+	LOAD_ACTION_LAST_USE,        /* "last_use": .lu */
+	LOAD_ACTION_NO_ALLOCATE,     /* "L1::no_allocate" */
+	LOAD_ACTION_EVICT_FIRST,     /* "L1::evict_first" */
+	LOAD_ACTION_EVICT_LAST,      /* "L1::evict_last" */
+	LOAD_ACTION__COUNT
+};
+const char *load_action_name(enum load_action a);
+/* Returns 0 and sets *a, or -1 for an unknown name. */
+int load_action_parse(const char *name, enum load_action *a);
+
+struct ptx_load_edit {
+	const char *function;
+	unsigned ordinal;
+	enum load_action action;
+};
+
+/*
+ * Appends to out the module's text with each edited load rewritten to the
+ * action's form; .nc, vector width, type, L2 qualifiers and operands are
+ * kept, and only forms the PTX ISA allows are written (an action that would
+ * be illegal on a given load is CA_E_INPUT, naming the load). Nothing else
+ * in the text changes. An edit naming an unknown function or ordinal, or an
+ * unpatchable load, is CA_E_INPUT.
+ */
+int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *edits,
+		      size_t nr_edits, struct strbuf *out);
+
+#endif

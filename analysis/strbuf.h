@@ -1,0 +1,44 @@
+#ifndef CACHEADVISE_STRBUF_H
+#define CACHEADVISE_STRBUF_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+/*
+ * A growable, always NUL-terminated byte buffer (git's strbuf). The storage
+ * belongs to the strbuf until strbuf_detach() hands it to the caller.
+ * Initialise with STRBUF_INIT or strbuf_init(); release with strbuf_release().
+ */
+struct strbuf {
+	size_t alloc;
+	size_t len;
+	char *buf;
+};
+
+extern char strbuf_empty_[];
+#define STRBUF_INIT { 0, 0, strbuf_empty_ }
+
+void strbuf_init(struct strbuf *sb, size_t hint);
+void strbuf_release(struct strbuf *sb);
+/* Returns the buffer (caller frees) and leaves sb empty and initialised. */
+char *strbuf_detach(struct strbuf *sb, size_t *len);
+void strbuf_grow(struct strbuf *sb, size_t extra);
+void strbuf_reset(struct strbuf *sb);
+void strbuf_setlen(struct strbuf *sb, size_t len);
+void strbuf_add(struct strbuf *sb, const void *data, size_t len);
+void strbuf_addstr(struct strbuf *sb, const char *s);
+void strbuf_addch(struct strbuf *sb, int c);
+void strbuf_addf(struct strbuf *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
+/* Appends s with HTML special characters (& < > " ') escaped. */
+void strbuf_add_html(struct strbuf *sb, const char *s);
+
+/*
+ * Appends the whole file at path. Returns 0, or a negative CA_E_* code with
+ * the error message set (see error.h) when the file cannot be read.
+ * max_bytes (0: no limit) caps what is accepted.
+ */
+int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes);
+
+#endif

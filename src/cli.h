@@ -1,0 +1,52 @@
+#ifndef CACHEADVISE_CLI_H
+#define CACHEADVISE_CLI_H
+
+#include <stdio.h>
+
+/*
+ * Shared by the commands in src/: one command table (main.c), one way to
+ * report errors. Each command lives in src/cmd_<name>.c as
+ * int cmd_<name>(int argc, char **argv), parses its options into a struct,
+ * calls the worker that does the job and returns the exit status
+ * (DESIGN.md: 0 ok, 1 usage, 2 input, 3 program, 4 no GPU).
+ */
+
+enum cmd_flags {
+	CMD_NEEDS_GPU = 1 << 0,  /* fails with exit 4 without a usable GPU */
+};
+
+struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	unsigned flags;
+	const char *summary;
+};
+
+int cmd_inspect(int argc, char **argv);
+int cmd_profile(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_solve(int argc, char **argv);
+int cmd_patch(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_apply(int argc, char **argv);
+int cmd_probe(int argc, char **argv);
+
+/* Name of the running command ("inspect"), for messages. */
+extern const char *cli_command_name;
+
+/* Prints "cacheadvise <cmd>: <message>" with error_message() when fmt is
+ * NULL, and returns error_exit_status(code). */
+int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Prints "cacheadvise <cmd>: <message>" and a hint to run --help; returns 1. */
+int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints a warning line to stderr. */
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Checks that stdout was flushed and written; returns status, or 2 when
+ * writing failed (a truncated report must not exit 0). */
+int cli_finish_stdout(int status);
+
+/* Directory holding the running binary (for the injection library and
+ * helpers built beside it). Caller must not free. */
+const char *cli_exe_dir(void);
+
+#endif

@@ -1,0 +1,132 @@
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/error.h"
+#include "src/cli.h"
+
+const char *cli_command_name = "";
+
+static const struct cmd commands[] = {
+	{ "inspect", cmd_inspect, 0, "list modules, kernels and global loads of a binary or PTX" },
+	{ "profile", cmd_profile, CMD_NEEDS_GPU, "measure, advise and verify: the main job" },
+	{ "report", cmd_report, 0, "re-render a finished capture (text, html, json, sarif)" },
+	{ "solve", cmd_solve, 0, "solve a traffic reduction graph (ILP, heuristic, exhaustive)" },
+	{ "patch", cmd_patch, 0, "apply a plan's cache operators to PTX, or instrument it" },
+	{ "run", cmd_run, CMD_NEEDS_GPU, "run a program with a plan applied, no rebuild" },
+	{ "apply", cmd_apply, 0, "write or apply the source patch of a capture" },
+	{ "probe", cmd_probe, CMD_NEEDS_GPU, "measure the GPU's cache geometry with P-chase" },
+};
+
+static void print_main_usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f, "usage: cacheadvise <command> [options]\n\ncommands:\n");
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nRun 'cacheadvise <command> --help' for a command's options.\n"
+		   "Exit status: 0 success, 1 usage error, 2 invalid input, 3 the program\n"
+		   "failed, 4 no usable GPU.\n\nEXAMPLES\n"
+		   "  cacheadvise inspect ./app\n"
+		   "  cacheadvise profile ./app --size 4096\n"
+		   "  cacheadvise report cacheadvise-out/app-20261122-031000 --format html -o r.html\n");
+}
+
+int cli_fail(int code, const char *fmt, ...)
+{
+	fprintf(stderr, "cacheadvise %s: ", cli_command_name);
+	if (fmt) {
+		va_list ap;
+		va_start(ap, fmt);
+		vfprintf(stderr, fmt, ap);
+		va_end(ap);
+	} else {
+		fputs(error_message(), stderr);
+	}
+	fputc('\n', stderr);
+	return error_exit_status(code);
+}
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cacheadvise %s: ", cli_command_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nRun 'cacheadvise %s --help' for usage.\n", cli_command_name);
+	return 1;
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cacheadvise %s: warning: ", cli_command_name);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_finish_stdout(int status)
+{
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "cacheadvise %s: cannot write to standard output: %s\n",
+			cli_command_name, strerror(errno));
+		return status ? status : 2;
+	}
+	return status;
+}
+
+const char *cli_exe_dir(void)
+{
+	static char dir[4096];
+	ssize_t n;
+	char *slash;
+
+	if (dir[0])
+		return dir;
+	n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0) {
+		strcpy(dir, ".");
+		return dir;
+	}
+	dir[n] = '\0';
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = '\0';
+	return dir;
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2) {
+		print_main_usage(stderr);
+		return 1;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+		print_main_usage(stdout);
+		return cli_finish_stdout(0);
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("cacheadvise %s\n", CACHEADVISE_VERSION);
+		return cli_finish_stdout(0);
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(argv[1], commands[i].name)) {
+			cli_command_name = commands[i].name;
+			return cli_finish_stdout(commands[i].fn(argc - 1, argv + 1));
+		}
+	}
+	fprintf(stderr, "cacheadvise: '%s' is not a command\n\n", argv[1]);
+	print_main_usage(stderr);
+	return 1;
+}

@@ -1,0 +1,80 @@
+#ifndef CACHEADVISE_TEST_CHECK_H
+#define CACHEADVISE_TEST_CHECK_H
+
+/*
+ * A minimal assertion kit for the unit tests: each CHECK that fails prints
+ * file:line and the expression and counts a failure; check_done() prints
+ * "N passed, N failed" and returns the exit status for main().
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_passed_, check_failed_;
+
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (cond) {                                                    \
+			check_passed_++;                                       \
+		} else {                                                       \
+			check_failed_++;                                       \
+			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
+				__LINE__, #cond);                              \
+		}                                                              \
+	} while (0)
+
+#define CHECK_INT(a, b)                                                        \
+	do {                                                                   \
+		long long check_a_ = (long long)(a), check_b_ = (long long)(b); \
+		if (check_a_ == check_b_) {                                    \
+			check_passed_++;                                       \
+		} else {                                                       \
+			check_failed_++;                                       \
+			fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n", \
+				__FILE__, __LINE__, #a, #b, check_a_, check_b_); \
+		}                                                              \
+	} while (0)
+
+#define CHECK_STR(a, b)                                                        \
+	do {                                                                   \
+		const char *check_a_ = (a), *check_b_ = (b);                   \
+		if (check_a_ && check_b_ && !strcmp(check_a_, check_b_)) {     \
+			check_passed_++;                                       \
+		} else {                                                       \
+			check_failed_++;                                       \
+			fprintf(stderr, "%s:%d: %s == %s failed: \"%s\" != \"%s\"\n", \
+				__FILE__, __LINE__, #a, #b,                    \
+				check_a_ ? check_a_ : "(null)",                \
+				check_b_ ? check_b_ : "(null)");               \
+		}                                                              \
+	} while (0)
+
+#define CHECK_NEAR(a, b, eps)                                                  \
+	do {                                                                   \
+		double check_a_ = (a), check_b_ = (b);                         \
+		if (fabs(check_a_ - check_b_) <= (eps)) {                      \
+			check_passed_++;                                       \
+		} else {                                                       \
+			check_failed_++;                                       \
+			fprintf(stderr, "%s:%d: %s ~= %s failed: %g != %g\n",  \
+				__FILE__, __LINE__, #a, #b, check_a_, check_b_); \
+		}                                                              \
+	} while (0)
+
+static inline int check_done(void)
+{
+	printf("%d passed, %d failed\n", check_passed_, check_failed_);
+	return check_failed_ ? 1 : 0;
+}
+
+/* Path of a file under the source tree (CA_SOURCE_DIR, set by ctest). */
+static inline const char *check_source_path(const char *rel)
+{
+	static char buf[4096];
+	const char *root = getenv("CA_SOURCE_DIR");
+	snprintf(buf, sizeof(buf), "%s/%s", root ? root : ".", rel);
+	return buf;
+}
+
+#endif
