@@ -1,9 +1,144 @@
-#include "src/cli.h"
+#include <getopt.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
-/* NEEDSWORK: 'profile' is being written; see its issue. */
+#include "analysis/error.h"
+#include "collectors/runner.h"
+#include "src/cli.h"
+#include "src/profile.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cacheadvise profile [OPTIONS] [--out DIR] [--] PROGRAM [ARGS...]\n"
+		"\n"
+		"Runs PROGRAM again and again under the injection library: measures what\n"
+		"every global load of its busiest kernels gains from L1 (hit_i) and what\n"
+		"pairs of loads do to each other (hit_ij), chooses the loads to cache or\n"
+		"bypass, writes the advice, and verifies it by running the program with it.\n"
+		"The first argument that is not an option starts the program.\n"
+		"\n"
+		"  -o, --out DIR        capture directory (default ./cacheadvise-out/PROGRAM-TIME)\n"
+		"      --kernels REGEX  only kernels whose (mangled) name matches\n"
+		"      --top K          the K kernels with the most GPU time (default 5)\n"
+		"      --max-loads N    loads measured per kernel (default 24)\n"
+		"      --timeout SEC    limit per program run (default 300)\n"
+		"      --repeat N       A/B rounds of verification (default 5)\n"
+		"      --compare FILE   an output file of the program that must not change\n"
+		"      --oracle[=N]     also measure every plan of kernels with <= N loads (default 6)\n"
+		"      --model M        sector (default) or classic (the seed's 128-byte model)\n"
+		"      --device FILE    device model from `cacheadvise probe -o FILE`\n"
+		"      --bypass-form F  no_allocate (default) or cg (reproduces the seed)\n"
+		"      --no-verify      do not run the verification step\n"
+		"      --no-monitor     skip the instrumented monitor run\n"
+		"  -h, --help           this text\n"
+		"\n"
+		"Exit status: 0 the capture completed (even when no advice is kept), 1 usage,\n"
+		"2 invalid input, 3 the program failed or timed out in its baseline run,\n"
+		"4 no usable GPU or profiling not permitted, 130 interrupted (the capture\n"
+		"is kept and marked incomplete).\n"
+		"\n"
+		"EXAMPLES\n"
+		"  cacheadvise profile ./app\n"
+		"  cacheadvise profile --kernels 'gather|scatter' --top 2 ./app input.dat\n"
+		"  cacheadvise profile --out run1 --repeat 9 --compare out.bin -- ./app -o out.bin\n");
+}
+
+static int parse_uint(const char *s, unsigned *out, const char *what)
+{
+	char *end;
+	unsigned long v = strtoul(s, &end, 10);
+
+	if (!*s || *end || v > 1000000)
+		return cli_usage_error("%s needs a whole number, not '%s'", what, s);
+	*out = (unsigned)v;
+	return 0;
+}
+
 int cmd_profile(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_fail(-1, "'profile' is not implemented yet");
+	static const struct option longopts[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "kernels", required_argument, NULL, 'k' },
+		{ "top", required_argument, NULL, 't' },
+		{ "max-loads", required_argument, NULL, 'm' },
+		{ "timeout", required_argument, NULL, 'T' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "compare", required_argument, NULL, 'c' },
+		{ "oracle", optional_argument, NULL, 'O' },
+		{ "model", required_argument, NULL, 'M' },
+		{ "device", required_argument, NULL, 'd' },
+		{ "bypass-form", required_argument, NULL, 'b' },
+		{ "no-verify", no_argument, NULL, 'V' },
+		{ "no-monitor", no_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct profile_options opt;
+	int c;
+
+	memset(&opt, 0, sizeof(opt));
+	opt.top = 5;
+	opt.max_loads = 24;
+	opt.timeout = 300;
+	opt.repeat = 5;
+	opt.model = "sector";
+	opt.bypass_form = "no_allocate";
+	optind = 1;
+	/* '+': stop at the first non-option, which starts the program. */
+	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o': opt.out_dir = optarg; break;
+		case 'k': opt.kernels_regex = optarg; break;
+		case 't': if (parse_uint(optarg, &opt.top, "--top")) return 1; break;
+		case 'm': if (parse_uint(optarg, &opt.max_loads, "--max-loads")) return 1; break;
+		case 'T': {
+			char *end;
+			opt.timeout = strtod(optarg, &end);
+			if (*end || opt.timeout <= 0)
+				return cli_usage_error("--timeout needs a positive number of seconds, not '%s'", optarg);
+			break;
+		}
+		case 'r': if (parse_uint(optarg, &opt.repeat, "--repeat")) return 1; break;
+		case 'c': opt.compare_file = optarg; break;
+		case 'O':
+			opt.oracle_max = 6;
+			if (optarg && parse_uint(optarg, &opt.oracle_max, "--oracle"))
+				return 1;
+			break;
+		case 'M':
+			if (strcmp(optarg, "sector") && strcmp(optarg, "classic"))
+				return cli_usage_error("--model is 'sector' or 'classic', not '%s'", optarg);
+			opt.model = optarg;
+			break;
+		case 'd': opt.device_file = optarg; break;
+		case 'b':
+			if (strcmp(optarg, "no_allocate") && strcmp(optarg, "cg"))
+				return cli_usage_error("--bypass-form is 'no_allocate' or 'cg', not '%s'", optarg);
+			opt.bypass_form = optarg;
+			break;
+		case 'V': opt.no_verify = 1; break;
+		case 'N': opt.no_monitor = 1; break;
+		case 'h': usage(stdout); return 0;
+		default: return cli_usage_error("unknown option");
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("no program given: cacheadvise profile ./app [ARGS...]");
+	if (!opt.top)
+		return cli_usage_error("--top must be at least 1");
+	if (opt.repeat > 64)
+		return cli_usage_error("--repeat is at most 64");
+	if (opt.kernels_regex) {
+		regex_t re;
+		if (regcomp(&re, opt.kernels_regex, REG_EXTENDED | REG_NOSUB))
+			return cli_usage_error("--kernels '%s' is not a valid regular expression",
+					       opt.kernels_regex);
+		regfree(&re);
+	}
+	opt.argv = argv + optind;
+	runner_install_interrupt_handler();
+	return profile_main(&opt);
 }

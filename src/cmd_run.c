@@ -1,9 +1,248 @@
-#include "src/cli.h"
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-/* NEEDSWORK: 'run' is being written; see its issue. */
+#include "analysis/atomic_file.h"
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/plan.h"
+#include "analysis/ptx.h"
+#include "analysis/strbuf.h"
+#include "analysis/xalloc.h"
+#include "collectors/events.h"
+#include "collectors/gpu.h"
+#include "collectors/intake.h"
+#include "collectors/runner.h"
+#include "src/cli.h"
+#include "src/profile.h"
+
+/*
+ * `cacheadvise run --plan PLAN.json -- PROGRAM [ARGS...]`: the program runs
+ * with the plan's load actions (its modules' PTX patched and substituted by
+ * the injection library) and its persisting-L2 windows, no rebuild. The
+ * modules come from the program file itself (intake); modules the program
+ * loads at run time from elsewhere are taken from a first, plain run.
+ */
+
+struct run_options {
+	const char *plan_path;
+	const char *keep_dir;
+	char **argv;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cacheadvise run --plan PLAN.json [--keep DIR] [--] PROGRAM [ARGS...]\n"
+		"\n"
+		"Runs PROGRAM with the plan applied: the listed loads get their cache\n"
+		"operators (patched PTX substituted at load time) and the plan's persisting\n"
+		"L2 windows are set on the kernels they name. No rebuild is needed.\n"
+		"Exits with the program's own exit status.\n"
+		"\n"
+		"  -p, --plan FILE   the plan (plan.json of a capture, or written by hand)\n"
+		"      --keep DIR    keep the patched PTX and the run's events in DIR\n"
+		"  -h, --help        this text\n"
+		"\n"
+		"EXAMPLES\n"
+		"  cacheadvise run --plan cacheadvise-out/app-20261122-031000/plan.json -- ./app\n"
+		"  cacheadvise run --plan my-plan.json --keep /tmp/applied ./app --size 4096\n");
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int patch_modules(struct intake *in, const struct plan *plan, const char *dir,
+			 size_t *patched)
+{
+	size_t i;
+	int ret = 0;
+
+	*patched = 0;
+	for (i = 0; i < in->nr_modules && !ret; i++) {
+		struct intake_module *m = &in->modules[i];
+		struct ptx_load_edit *edits = NULL;
+		struct strbuf sb = STRBUF_INIT;
+		size_t n;
+		char *path;
+
+		if (!m->has_ptx || !m->ptx)
+			continue;
+		n = plan_edits_for_module(plan, m->id, m->ptx, &edits);
+		if (!n) {
+			free(edits);
+			continue;
+		}
+		ret = ptx_rewrite_loads(m->ptx, edits, n, &sb);
+		if (!ret) {
+			path = xasprintf("%s/%s.ptx", dir, m->id);
+			ret = write_file_atomic(path, sb.buf, sb.len);
+			free(path);
+			(*patched)++;
+		}
+		strbuf_release(&sb);
+		free(edits);
+	}
+	return ret;
+}
+
+static int write_windows(const struct plan *plan, const char *dir, char **path)
+{
+	json_t *w = plan->extra ? json_object_get(plan->extra, "l2_windows") : NULL;
+
+	*path = NULL;
+	if (!w || !json_is_object(w))
+		return 0;
+	*path = xasprintf("%s/l2_windows.json", dir);
+	return json_file_write(*path, w);
+}
+
 int cmd_run(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_fail(-1, "'run' is not implemented yet");
+	static const struct option longopts[] = {
+		{ "plan", required_argument, NULL, 'p' },
+		{ "keep", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct run_options opt = { 0 };
+	struct device_model dm;
+	struct plan plan;
+	struct intake in;
+	struct run_result res;
+	struct run_spec spec;
+	struct run_events ev;
+	char *program = NULL, *inject = NULL, *dir = NULL, *windows = NULL, *env[8];
+	unsigned arch = 0;
+	size_t patched = 0, i, n = 0;
+	int c, ret, status = 0;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+p:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': opt.plan_path = optarg; break;
+		case 'k': opt.keep_dir = optarg; break;
+		case 'h': usage(stdout); return 0;
+		default: return cli_usage_error("unknown option");
+		}
+	}
+	if (!opt.plan_path)
+		return cli_usage_error("--plan PLAN.json is required");
+	if (optind >= argc)
+		return cli_usage_error("no program given: cacheadvise run --plan PLAN.json -- ./app");
+	opt.argv = argv + optind;
+
+	plan_init(&plan);
+	intake_init(&in);
+	device_model_init(&dm);
+	run_events_init(&ev);
+	ret = plan_load_file(&plan, opt.plan_path);
+	if (ret)
+		goto fail;
+	ret = runner_resolve_program(opt.argv[0], &program);
+	if (ret)
+		goto fail;
+	ret = gpu_query(&dm);
+	if (ret)
+		goto fail;
+	if (dm.cc) {
+		unsigned major = 0, minor = 0;
+		if (sscanf(dm.cc, "%u.%u", &major, &minor) == 2)
+			arch = major * 10 + minor;
+	}
+	inject = profile_injection_library();
+	if (!inject) {
+		ret = CA_E_INPUT;
+		goto fail;
+	}
+	ret = intake_read_file(&in, program, arch);
+	if (ret) {
+		/* A program with no device code of its own may load modules at run time. */
+		intake_release(&in);
+		intake_init(&in);
+		ret = 0;
+	}
+	if (opt.keep_dir) {
+		dir = xstrdup(opt.keep_dir);
+		ret = mkdir_p(dir);
+	} else {
+		char tmpl[] = "/tmp/cacheadvise-run-XXXXXX";
+		if (!mkdtemp(tmpl))
+			ret = error_set(CA_E_IO, "cannot create a temporary directory: %s", strerror(errno));
+		else
+			dir = xstrdup(tmpl);
+	}
+	if (ret)
+		goto fail;
+	ret = patch_modules(&in, &plan, dir, &patched);
+	if (!ret)
+		ret = write_windows(&plan, dir, &windows);
+	if (ret)
+		goto fail;
+	if (!patched && !windows)
+		cli_warn("the plan changes nothing in the modules of '%s' (module ids or kernel "
+			 "names do not match): the program runs as it is", opt.argv[0]);
+	env[n++] = xasprintf("CUDA_INJECTION64_PATH=%s", inject);
+	env[n++] = xasprintf("CACHEADVISE_OUT=%s/events", dir);
+	env[n++] = xasprintf("CACHEADVISE_SUBST=%s", dir);
+	if (windows)
+		env[n++] = xasprintf("CACHEADVISE_L2_WINDOWS=%s", windows);
+	env[n] = NULL;
+	memset(&spec, 0, sizeof(spec));
+	opt.argv[0] = program;
+	spec.argv = opt.argv;
+	spec.env_add = env;
+	spec.inherit_stdio = 1;
+	runner_install_interrupt_handler();
+	ret = runner_run(&spec, &res);
+	for (i = 0; i < n; i++)
+		free(env[i]);
+	if (ret)
+		goto fail;
+	{
+		char *evpath = xasprintf("%s/events/events.jsonl", dir);
+		run_events_load(&ev, evpath);
+		free(evpath);
+		for (i = 0; i < ev.nr_modules; i++)
+			if (ev.modules[i].substitute_error)
+				cli_warn("module %s: the driver rejected the patched PTX (%s); it ran unpatched",
+					 ev.modules[i].id, ev.modules[i].substitute_error);
+		for (i = 0; i < json_array_size(ev.errors); i++)
+			cli_warn("%s", json_string_value(json_array_get(ev.errors, i)));
+	}
+	switch (res.status) {
+	case RUN_OK: status = 0; break;
+	case RUN_FAILED: status = res.exit_code; break;
+	case RUN_SIGNALED: status = 128 + res.signal; break;
+	case RUN_INTERRUPTED: status = 130; break;
+	case RUN_TIMEOUT: status = 3; break;
+	case RUN_NOT_STARTED:
+		ret = error_set(CA_E_PROGRAM, "%s", res.start_error);
+		goto fail;
+	}
+	goto out;
+fail:
+	status = cli_fail(ret, NULL);
+out:
+	if (dir && !opt.keep_dir && nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
+		cli_warn("cannot remove the temporary directory '%s'", dir);
+	run_events_release(&ev);
+	device_model_release(&dm);
+	intake_release(&in);
+	plan_release(&plan);
+	free(program);
+	free(inject);
+	free(dir);
+	free(windows);
+	return status;
 }

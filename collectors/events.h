@@ -1,0 +1,65 @@
+#ifndef CACHEADVISE_EVENTS_H
+#define CACHEADVISE_EVENTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/*
+ * What one program run told the injection library (OUT/events.jsonl, one
+ * JSON object a line; docs/injection.md), gathered per kernel.
+ */
+
+struct event_module {
+	char *id;
+	char *origin;
+	int has_ptx;
+	int substituted;
+	char *substitute_error;    /* NULL unless the driver rejected the substitute */
+};
+
+/* Everything measured for one kernel (by mangled name) in one run. */
+struct event_kernel {
+	char *name;
+	char *module;              /* module id, NULL when unknown */
+	unsigned launches;
+	unsigned grid[3], block[3];/* of the first launch */
+	unsigned dynamic_shared;
+	int static_shared;         /* from activity records, -1 unknown */
+	int registers;             /* from activity records, -1 unknown */
+	uint64_t gpu_time_ns;      /* activity records, summed */
+	unsigned timed_launches;
+	json_t *metrics;           /* object: metric key -> summed value (owned), NULL if none */
+	unsigned metric_launches;
+	uint64_t *counters;        /* monitor counters summed over launches (owned) */
+	size_t nr_counters;
+	json_t *args;              /* args of the first launch (owned) */
+};
+
+struct run_events {
+	struct event_module *modules;
+	size_t nr_modules, alloc_modules;
+	struct event_kernel *kernels;
+	size_t nr_kernels, alloc_kernels;
+	unsigned launches;
+	int saw_start, saw_exit;
+	json_t *errors;            /* array of strings (owned) */
+	json_t *allocations;       /* array of {"seq","bytes"} (owned) */
+	json_t *launch_sequence;   /* array of {"seq","kernel","args"} (owned) */
+	json_t *metric_names;      /* metrics the profiler used, or NULL */
+};
+
+void run_events_init(struct run_events *ev);
+void run_events_release(struct run_events *ev);
+
+/*
+ * Reads path. A torn last line (the program died mid-write) is ignored; a
+ * missing file leaves ev empty and returns 0 (the program never initialised
+ * CUDA). Returns CA_E_INPUT only for a file that cannot be read at all.
+ */
+int run_events_load(struct run_events *ev, const char *path);
+
+struct event_kernel *run_events_kernel(struct run_events *ev, const char *name);
+
+#endif

@@ -1,0 +1,86 @@
+#ifndef CACHEADVISE_INJECT_MODULE_TABLE_H
+#define CACHEADVISE_INJECT_MODULE_TABLE_H
+
+/*
+ * The injection library's bookkeeping: modules the program loaded (with the
+ * PTX intake chose for them, their id and kernels), device allocations, and
+ * persisting-L2 windows to apply. Not thread-safe: inject.c holds its lock.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda.h>
+
+struct seen_module {
+	char id[17];
+	char *origin;
+	char *ptx;              /* chosen PTX text, NULL for cubin-only modules */
+	size_t ptx_len;
+	char **functions;       /* entry names */
+	size_t nr_functions;
+	void *handle;           /* CUlibrary or CUmodule the program holds */
+	int is_library;
+	int has_counters;       /* PTX defines the monitor counter array */
+};
+
+struct module_table {
+	struct seen_module **items;
+	size_t nr, alloc;
+	unsigned device_arch;   /* 90 for sm_90: PTX above it is not chosen */
+};
+
+void module_table_init(struct module_table *t);
+
+/*
+ * Identifies the module in image (as passed to a load call; NULL with
+ * file_name for the *FromFile / cuModuleLoad calls) and adds it to the
+ * table. Returns the entry, or NULL with module_table_error() telling why.
+ */
+struct seen_module *module_table_identify(struct module_table *t, const void *image,
+					  const char *file_name, const char *api);
+const char *module_table_error(void);
+/* Records the handle the program now holds for m. */
+void module_table_bind(struct module_table *t, struct seen_module *m, void *handle, int is_library);
+/* The most recently loaded module with an entry function called name. */
+struct seen_module *module_table_find_function(struct module_table *t, const char *name);
+/*
+ * Synchronises, reads the module's monitor counter array, records a
+ * "counters" event for the launch and zeroes the array.
+ */
+void module_table_read_counters(struct module_table *t, struct seen_module *m,
+				const char *kernel, uint64_t seq);
+
+struct alloc_entry {
+	uint64_t seq;           /* allocation sequence number, stable across runs */
+	CUdeviceptr ptr;
+	size_t size;
+	int live;
+};
+
+struct alloc_table {
+	struct alloc_entry *items;
+	size_t nr, alloc;
+	uint64_t next_seq;
+};
+
+void alloc_table_init(struct alloc_table *t);
+const struct alloc_entry *alloc_table_add(struct alloc_table *t, CUdeviceptr ptr, size_t size);
+void alloc_table_remove(struct alloc_table *t, CUdeviceptr ptr);
+/* The live allocation containing ptr, or NULL. */
+const struct alloc_entry *alloc_table_find(const struct alloc_table *t, CUdeviceptr ptr);
+/* The allocation with sequence number seq (live or not), or NULL. */
+const struct alloc_entry *alloc_table_by_seq(const struct alloc_table *t, uint64_t seq);
+
+/*
+ * Persisting-L2 windows (docs/injection.md): which kernels get which window
+ * over which allocation. Applied on the launch's stream before the launch
+ * and removed after it, so other kernels keep the whole L2.
+ */
+struct l2_windows;
+struct l2_windows *l2_windows_load(const char *path);
+void l2_windows_apply(struct l2_windows *w, const char *kernel, CUstream stream,
+		      const struct alloc_table *allocs, int have_params);
+void l2_windows_after_launch(struct l2_windows *w, const char *kernel, CUstream stream);
+
+#endif

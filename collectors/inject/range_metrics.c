@@ -1,0 +1,325 @@
+/*
+ * Per-launch hardware counters through CUPTI's Range Profiler API (CUDA 13):
+ * auto range (one range per kernel launch) and kernel replay (CUPTI replays
+ * a launch as many passes as the metrics need, restoring memory between
+ * passes). Ranges are decoded before the next launch and at the end, and
+ * each becomes a "metrics" event carrying the launch's seq number.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda.h>
+#include <cupti_profiler_host.h>
+#include <cupti_range_profiler.h>
+#include <cupti_target.h>
+
+#include "analysis/xalloc.h"
+#include "collectors/inject/inject.h"
+
+#define RM_MAX_RANGES 16
+
+/* L1 global-load traffic, L2 reads from L1, DRAM reads, duration (FACTS.md:
+ * every one read on an H200 with ncu). Names map to capture.json keys. */
+static const struct {
+	const char *metric;
+	const char *key;
+} default_metrics[] = {
+	{ "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1_requests" },
+	{ "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1_sectors" },
+	{ "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "l1_hits" },
+	{ "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum", "l1_misses" },
+	{ "lts__t_sectors_srcunit_tex_op_read.sum", "l2_sectors_from_l1" },
+	{ "dram__bytes_read.sum", "dram_bytes_read" },
+	{ "gpu__time_duration.sum", "duration_ns" },
+};
+
+struct range_metrics {
+	CUpti_RangeProfiler_Object *object;
+	CUpti_Profiler_Host_Object *host;
+	uint8_t *availability;      /* counter availability image of the context */
+	uint8_t *config;
+	size_t config_size;
+	uint8_t *counter_data;
+	size_t counter_data_size;
+	const char **names;        /* metrics in use */
+	const char **keys;         /* their capture.json keys */
+	size_t nr_names;
+	uint64_t pending_seq[RM_MAX_RANGES];
+	char *pending_kernel[RM_MAX_RANGES];
+	size_t nr_pending;
+	int started;
+};
+
+static const char *cupti_error_string(CUptiResult r)
+{
+	const char *s = NULL;
+
+	cuptiGetResultString(r, &s);
+	return s ? s : "unknown CUPTI error";
+}
+
+/* CHECK records the call text and CUPTI's own message as an error event,
+ * then jumps to fail; it never exits the program. */
+#define CHECK(call)                                                              \
+	do {                                                                     \
+		CUptiResult check_r_ = (call);                                   \
+		if (check_r_ != CUPTI_SUCCESS) {                                 \
+			inject_error("%s failed (%s:%d): %s%s", #call, __FILE__, \
+				     __LINE__, cupti_error_string(check_r_),     \
+				     check_r_ == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES \
+				     ? ": profiling is not permitted for this user" : ""); \
+			goto fail;                                               \
+		}                                                                \
+	} while (0)
+
+static const char *key_for(const char *metric)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(default_metrics) / sizeof(default_metrics[0]); i++)
+		if (!strcmp(default_metrics[i].metric, metric))
+			return default_metrics[i].key;
+	return metric;
+}
+
+static void add_metric(struct range_metrics *rm, const char *name)
+{
+	CUpti_Profiler_Host_GetMetricProperties_Params props = { .structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE };
+	CUptiResult r;
+
+	props.pHostObject = rm->host;
+	props.pMetricName = name;
+	r = cuptiProfilerHostGetMetricProperties(&props);
+	if (r != CUPTI_SUCCESS) {
+		inject_error("metric '%s' does not exist on this GPU (%s): it is left out",
+			     name, cupti_error_string(r));
+		return;
+	}
+	rm->names = xrealloc(rm->names, (rm->nr_names + 1) * sizeof(*rm->names));
+	rm->keys = xrealloc(rm->keys, (rm->nr_names + 1) * sizeof(*rm->keys));
+	rm->names[rm->nr_names] = xstrdup(name);
+	rm->keys[rm->nr_names] = key_for(name);
+	rm->nr_names++;
+}
+
+struct range_metrics *range_metrics_new(void *cu_context, const char *metric_list)
+{
+	struct range_metrics *rm = xcalloc(1, sizeof(*rm));
+	CUcontext ctx = cu_context;
+	CUdevice dev;
+	size_t i;
+
+	{
+		CUpti_Profiler_Initialize_Params p = { .structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE };
+		CHECK(cuptiProfilerInitialize(&p));
+	}
+	{
+		CUpti_RangeProfiler_Enable_Params p = { .structSize = CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE };
+		p.ctx = ctx;
+		CHECK(cuptiRangeProfilerEnable(&p));
+		rm->object = p.pRangeProfilerObject;
+	}
+	if (cuCtxGetDevice(&dev) != CUDA_SUCCESS) {
+		inject_error("cuCtxGetDevice failed while setting up the range profiler");
+		goto fail;
+	}
+	{
+		CUpti_Device_GetChipName_Params chip = { .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE };
+		CUpti_Profiler_GetCounterAvailability_Params avail = { .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE };
+		CUpti_Profiler_Host_Initialize_Params host = { .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
+		uint8_t *image;
+
+		chip.deviceIndex = (size_t)dev;
+		CHECK(cuptiDeviceGetChipName(&chip));
+		avail.ctx = ctx;
+		CHECK(cuptiProfilerGetCounterAvailability(&avail));
+		image = rm->availability = xmalloc(avail.counterAvailabilityImageSize);
+		avail.pCounterAvailabilityImage = image;
+		CHECK(cuptiProfilerGetCounterAvailability(&avail));
+		host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+		host.pChipName = chip.pChipName;
+		host.pCounterAvailabilityImage = image;
+		CHECK(cuptiProfilerHostInitialize(&host));
+		rm->host = host.pHostObject;
+	}
+
+	if (metric_list && *metric_list) {
+		char *copy = xstrdup(metric_list), *save = NULL, *tok;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			add_metric(rm, tok);
+		free(copy);
+	} else {
+		for (i = 0; i < sizeof(default_metrics) / sizeof(default_metrics[0]); i++)
+			add_metric(rm, default_metrics[i].metric);
+	}
+	if (!rm->nr_names) {
+		inject_error("none of the requested metrics exists on this GPU");
+		goto fail;
+	}
+	{
+		CUpti_Profiler_Host_ConfigAddMetrics_Params add = { .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE };
+		CUpti_Profiler_Host_GetConfigImageSize_Params size = { .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE };
+		CUpti_Profiler_Host_GetConfigImage_Params get = { .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE };
+
+		add.pHostObject = rm->host;
+		add.ppMetricNames = rm->names;
+		add.numMetrics = rm->nr_names;
+		CHECK(cuptiProfilerHostConfigAddMetrics(&add));
+		size.pHostObject = rm->host;
+		CHECK(cuptiProfilerHostGetConfigImageSize(&size));
+		rm->config_size = size.configImageSize;
+		rm->config = xmalloc(rm->config_size);
+		get.pHostObject = rm->host;
+		get.pConfigImage = rm->config;
+		get.configImageSize = rm->config_size;
+		CHECK(cuptiProfilerHostGetConfigImage(&get));
+	}
+	{
+		CUpti_RangeProfiler_GetCounterDataSize_Params size = { .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE };
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = { .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
+
+		size.pRangeProfilerObject = rm->object;
+		size.pMetricNames = rm->names;
+		size.numMetrics = rm->nr_names;
+		size.maxNumOfRanges = RM_MAX_RANGES;
+		size.maxNumRangeTreeNodes = RM_MAX_RANGES;
+		CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+		rm->counter_data_size = size.counterDataSize;
+		rm->counter_data = xcalloc(1, rm->counter_data_size);
+		init.pRangeProfilerObject = rm->object;
+		init.pCounterData = rm->counter_data;
+		init.counterDataSize = rm->counter_data_size;
+		CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+	}
+	{
+		CUpti_RangeProfiler_SetConfig_Params set = { .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE };
+		CUpti_RangeProfiler_Start_Params start = { .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
+
+		set.pRangeProfilerObject = rm->object;
+		set.configSize = rm->config_size;
+		set.pConfig = rm->config;
+		set.counterDataImageSize = rm->counter_data_size;
+		set.pCounterDataImage = rm->counter_data;
+		set.range = CUPTI_AutoRange;
+		set.replayMode = CUPTI_KernelReplay;
+		set.maxRangesPerPass = RM_MAX_RANGES;
+		set.numNestingLevels = 1;
+		set.minNestingLevel = 1;
+		set.passIndex = 0;
+		set.targetNestingLevel = 0;
+		CHECK(cuptiRangeProfilerSetConfig(&set));
+		start.pRangeProfilerObject = rm->object;
+		CHECK(cuptiRangeProfilerStart(&start));
+		rm->started = 1;
+	}
+	{
+		json_t *ev = json_pack("{s:s}", "ev", "metrics_config");
+		json_t *arr = json_array();
+		for (i = 0; i < rm->nr_names; i++)
+			json_array_append_new(arr, json_string(rm->names[i]));
+		json_object_set_new(ev, "metrics", arr);
+		inject_event(ev);
+	}
+	return rm;
+fail:
+	range_metrics_free(rm);
+	return NULL;
+}
+
+/* Decodes the ranges of the launches made so far and records them. */
+static void flush_ranges(struct range_metrics *rm)
+{
+	CUpti_RangeProfiler_DecodeData_Params decode = { .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE };
+	CUpti_RangeProfiler_GetCounterDataInfo_Params info = { .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE };
+	CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = { .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
+	double *values = NULL;
+	size_t r, i;
+
+	if (!rm->nr_pending)
+		return;
+	decode.pRangeProfilerObject = rm->object;
+	CHECK(cuptiRangeProfilerDecodeData(&decode));
+	if (decode.numOfRangeDropped)
+		inject_error("the range profiler dropped %zu ranges", decode.numOfRangeDropped);
+	info.pCounterDataImage = rm->counter_data;
+	info.counterDataImageSize = rm->counter_data_size;
+	CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
+	if (info.numTotalRanges != rm->nr_pending)
+		inject_error("the range profiler returned %zu ranges for %zu launches",
+			     info.numTotalRanges, rm->nr_pending);
+	values = xcalloc(rm->nr_names, sizeof(*values));
+	for (r = 0; r < info.numTotalRanges && r < rm->nr_pending; r++) {
+		CUpti_Profiler_Host_EvaluateToGpuValues_Params eval = { .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE };
+		json_t *ev, *vals;
+
+		eval.pHostObject = rm->host;
+		eval.pCounterDataImage = rm->counter_data;
+		eval.counterDataImageSize = rm->counter_data_size;
+		eval.rangeIndex = r;
+		eval.ppMetricNames = rm->names;
+		eval.numMetrics = rm->nr_names;
+		eval.pMetricValues = values;
+		CHECK(cuptiProfilerHostEvaluateToGpuValues(&eval));
+		vals = json_object();
+		for (i = 0; i < rm->nr_names; i++)
+			json_object_set_new(vals, rm->keys[i], json_real(values[i]));
+		ev = json_pack("{s:s, s:I, s:s, s:o}", "ev", "metrics", "seq",
+			       (json_int_t)rm->pending_seq[r], "kernel", rm->pending_kernel[r],
+			       "values", vals);
+		inject_event(ev);
+	}
+	init.pRangeProfilerObject = rm->object;
+	init.pCounterData = rm->counter_data;
+	init.counterDataSize = rm->counter_data_size;
+	CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+fail:
+	free(values);
+	for (r = 0; r < rm->nr_pending; r++)
+		free(rm->pending_kernel[r]);
+	rm->nr_pending = 0;
+}
+
+void range_metrics_before_launch(struct range_metrics *rm, uint64_t seq, const char *kernel)
+{
+	if (!rm)
+		return;
+	flush_ranges(rm);
+	rm->pending_seq[rm->nr_pending] = seq;
+	rm->pending_kernel[rm->nr_pending] = xstrdup(kernel ? kernel : "?");
+	rm->nr_pending++;
+}
+
+void range_metrics_free(struct range_metrics *rm)
+{
+	size_t i;
+
+	if (!rm)
+		return;
+	if (rm->started) {
+		CUpti_RangeProfiler_Stop_Params stop = { .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
+		stop.pRangeProfilerObject = rm->object;
+		if (cuptiRangeProfilerStop(&stop) != CUPTI_SUCCESS)
+			inject_error("cuptiRangeProfilerStop failed");
+		flush_ranges(rm);
+	}
+	if (rm->object) {
+		CUpti_RangeProfiler_Disable_Params p = { .structSize = CUpti_RangeProfiler_Disable_Params_STRUCT_SIZE };
+		p.pRangeProfilerObject = rm->object;
+		cuptiRangeProfilerDisable(&p);
+	}
+	if (rm->host) {
+		CUpti_Profiler_Host_Deinitialize_Params p = { .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE };
+		p.pHostObject = rm->host;
+		cuptiProfilerHostDeinitialize(&p);
+	}
+	for (i = 0; i < rm->nr_names; i++)
+		free((char *)rm->names[i]);
+	for (i = 0; i < rm->nr_pending; i++)
+		free(rm->pending_kernel[i]);
+	free(rm->names);
+	free(rm->keys);
+	free(rm->availability);
+	free(rm->config);
+	free(rm->counter_data);
+	free(rm);
+}

@@ -1,0 +1,317 @@
+#define _GNU_SOURCE
+#include "collectors/runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "analysis/error.h"
+#include "analysis/xalloc.h"
+
+extern char **environ;
+
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void runner_install_interrupt_handler(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+int runner_interrupted(void)
+{
+	return interrupted != 0;
+}
+
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static char **build_env(char *const *add)
+{
+	size_t n = 0, k = 0, i, j;
+	char **env;
+
+	while (environ[n])
+		n++;
+	while (add && add[k])
+		k++;
+	env = xcalloc(n + k + 1, sizeof(*env));
+	for (i = 0, j = 0; i < n; i++) {
+		size_t name_len = strcspn(environ[i], "=");
+		int overridden = 0;
+		size_t a;
+
+		for (a = 0; a < k; a++)
+			if (!strncmp(add[a], environ[i], name_len + 1))
+				overridden = 1;
+		if (!overridden)
+			env[j++] = environ[i];
+	}
+	for (i = 0; i < k; i++)
+		env[j++] = add[i];
+	env[j] = NULL;
+	return env;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static void kill_group(pid_t pid, int sig)
+{
+	if (kill(-pid, sig))
+		kill(pid, sig);
+}
+
+int runner_run(const struct run_spec *spec, struct run_result *res)
+{
+	int log_fd = -1, out_fd = -1, pipefd[2] = { -1, -1 }, errpipe[2] = { -1, -1 };
+	int ret = 0, status = 0, stopping = 0;
+	double start, kill_at = 0;
+	char **env = NULL;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	if (spec->log_path && !spec->inherit_stdio) {
+		log_fd = open(spec->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
+		if (log_fd < 0)
+			return error_set(CA_E_IO, "cannot write '%s': %s", spec->log_path, strerror(errno));
+	}
+	if (spec->stdout_path && !spec->inherit_stdio) {
+		out_fd = open(spec->stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (out_fd < 0) {
+			ret = error_set(CA_E_IO, "cannot write '%s': %s", spec->stdout_path, strerror(errno));
+			goto out;
+		}
+	}
+	if (pipe2(pipefd, O_CLOEXEC) || pipe2(errpipe, O_CLOEXEC)) {
+		ret = error_set(CA_E_IO, "cannot create a pipe: %s", strerror(errno));
+		goto out;
+	}
+	env = build_env(spec->env_add);
+	start = now_seconds();
+	pid = fork();
+	if (pid < 0) {
+		ret = error_set(CA_E_IO, "cannot fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+		int err;
+
+		/* Its own process group, so a timeout stops its children too; a
+		 * program that shares our terminal stays in ours (Ctrl-C reaches it). */
+		if (!spec->inherit_stdio)
+			setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		if (spec->inherit_stdio) {
+			execve(spec->argv[0], spec->argv, env);
+			err = errno;
+			if (write(errpipe[1], &err, sizeof(err)) < 0)
+				_exit(127);
+			_exit(127);
+		}
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(pipefd[1], 1);
+		if (log_fd >= 0)
+			dup2(log_fd, 2);
+		else
+			dup2(open("/dev/null", O_WRONLY), 2);
+		execve(spec->argv[0], spec->argv, env);
+		err = errno;
+		if (write(errpipe[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	if (!spec->inherit_stdio)
+		setpgid(pid, pid);
+	close(pipefd[1]);
+	pipefd[1] = -1;
+	close(errpipe[1]);
+	errpipe[1] = -1;
+	{
+		int child_errno = 0;
+		ssize_t n = read(errpipe[0], &child_errno, sizeof(child_errno));
+
+		if (n == (ssize_t)sizeof(child_errno)) {
+			waitpid(pid, &status, 0);
+			res->status = RUN_NOT_STARTED;
+			snprintf(res->start_error, sizeof(res->start_error), "cannot execute '%s': %s",
+				 spec->argv[0], strerror(child_errno));
+			goto out;
+		}
+	}
+
+	for (;;) {
+		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
+		int timeout_ms = 200, pr;
+
+		if (!stopping && interrupted) {
+			kill_group(pid, SIGINT);
+			stopping = 1;
+			kill_at = now_seconds() + 5;
+			res->status = RUN_INTERRUPTED;
+		}
+		if (!stopping && spec->timeout_seconds > 0 &&
+		    now_seconds() - start > spec->timeout_seconds) {
+			kill_group(pid, SIGTERM);
+			stopping = 1;
+			kill_at = now_seconds() + 5;
+			res->status = RUN_TIMEOUT;
+		}
+		if (stopping && now_seconds() > kill_at) {
+			kill_group(pid, SIGKILL);
+			kill_at = now_seconds() + 3600;
+		}
+		if (pipefd[0] < 0) {
+			pid_t w = waitpid(pid, &status, WNOHANG);
+			if (w == pid)
+				break;
+			usleep(20000);
+			continue;
+		}
+		pr = poll(&pfd, 1, timeout_ms);
+		if (pr > 0) {
+			char buf[65536];
+			ssize_t n = read(pipefd[0], buf, sizeof(buf));
+
+			if (n > 0) {
+				if ((log_fd >= 0 && write_all(log_fd, buf, (size_t)n)) ||
+				    (out_fd >= 0 && write_all(out_fd, buf, (size_t)n))) {
+					ret = error_set(CA_E_IO, "cannot write the log of '%s': %s",
+							spec->argv[0], strerror(errno));
+					kill_group(pid, SIGKILL);
+					waitpid(pid, &status, 0);
+					goto out;
+				}
+			} else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
+				close(pipefd[0]);
+				pipefd[0] = -1;
+			}
+		}
+	}
+	res->wall_seconds = now_seconds() - start;
+	if (res->status == RUN_TIMEOUT || res->status == RUN_INTERRUPTED) {
+		/* keep the status set when stopping */
+	} else if (WIFEXITED(status)) {
+		res->exit_code = WEXITSTATUS(status);
+		res->status = res->exit_code ? RUN_FAILED : RUN_OK;
+	} else if (WIFSIGNALED(status)) {
+		res->signal = WTERMSIG(status);
+		res->status = RUN_SIGNALED;
+	}
+out:
+	free(env);
+	if (pipefd[0] >= 0)
+		close(pipefd[0]);
+	if (pipefd[1] >= 0)
+		close(pipefd[1]);
+	if (errpipe[0] >= 0)
+		close(errpipe[0]);
+	if (errpipe[1] >= 0)
+		close(errpipe[1]);
+	if (out_fd >= 0 && close(out_fd) && !ret)
+		ret = error_set(CA_E_IO, "cannot write '%s': %s", spec->stdout_path, strerror(errno));
+	if (log_fd >= 0 && close(log_fd) && !ret)
+		ret = error_set(CA_E_IO, "cannot write '%s': %s", spec->log_path, strerror(errno));
+	return ret;
+}
+
+const char *run_result_describe(const struct run_result *res, char *buf, size_t len)
+{
+	switch (res->status) {
+	case RUN_OK:
+		snprintf(buf, len, "exited with status 0");
+		break;
+	case RUN_FAILED:
+		snprintf(buf, len, "exited with status %d", res->exit_code);
+		break;
+	case RUN_SIGNALED:
+		snprintf(buf, len, "killed by signal %d (%s)", res->signal, strsignal(res->signal));
+		break;
+	case RUN_TIMEOUT:
+		snprintf(buf, len, "timed out after %.0f s and was killed", res->wall_seconds);
+		break;
+	case RUN_INTERRUPTED:
+		snprintf(buf, len, "was interrupted");
+		break;
+	case RUN_NOT_STARTED:
+		snprintf(buf, len, "%s", res->start_error);
+		break;
+	}
+	return buf;
+}
+
+int runner_resolve_program(const char *path, char **resolved)
+{
+	struct stat st;
+
+	if (!strchr(path, '/')) {
+		const char *p = getenv("PATH");
+		char *copy, *dir, *save = NULL;
+
+		if (!p)
+			p = "/usr/bin:/bin";
+		copy = xstrdup(p);
+		for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+			char *cand = xasprintf("%s/%s", *dir ? dir : ".", path);
+			if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, X_OK)) {
+				free(copy);
+				*resolved = cand;
+				return 0;
+			}
+			free(cand);
+		}
+		free(copy);
+		return error_set(CA_E_PROGRAM,
+				 "program '%s' not found in PATH: give its path, e.g. ./%s", path, path);
+	}
+	if (stat(path, &st))
+		return error_set(CA_E_PROGRAM, "program '%s' not found: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return error_set(CA_E_PROGRAM, "'%s' is not a regular file", path);
+	if (access(path, X_OK))
+		return error_set(CA_E_PROGRAM, "'%s' is not executable: chmod +x it", path);
+	*resolved = realpath(path, NULL);
+	if (!*resolved)
+		*resolved = xstrdup(path);
+	return 0;
+}

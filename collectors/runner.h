@@ -1,0 +1,64 @@
+#ifndef CACHEADVISE_RUNNER_H
+#define CACHEADVISE_RUNNER_H
+
+#include <stddef.h>
+
+/*
+ * Running the target program once: its own process group, extra
+ * environment variables, a wall-clock timeout, its standard output copied
+ * to a log and (separately) to an output file for comparison, its standard
+ * error to the log. Ctrl-C (SIGINT/SIGTERM to cacheadvise) stops the
+ * program and the run reports RUN_INTERRUPTED.
+ */
+
+enum run_status {
+	RUN_OK,           /* exited with status 0 */
+	RUN_FAILED,       /* exited with a non-zero status */
+	RUN_SIGNALED,     /* killed by a signal it did not ask for */
+	RUN_TIMEOUT,      /* ran past the timeout and was killed */
+	RUN_INTERRUPTED,  /* the user pressed Ctrl-C */
+	RUN_NOT_STARTED,  /* exec failed (not found, not executable) */
+};
+
+struct run_spec {
+	char *const *argv;        /* program and arguments, NULL-terminated */
+	char *const *env_add;     /* "NAME=value" entries added to the environment, NULL-terminated or NULL */
+	const char *log_path;     /* standard output and error of the run; NULL: discard */
+	const char *stdout_path;  /* standard output alone; NULL: not kept */
+	double timeout_seconds;   /* 0: none */
+	int inherit_stdio;        /* the program writes to our stdout/stderr; paths ignored */
+};
+
+struct run_result {
+	enum run_status status;
+	int exit_code;            /* RUN_OK / RUN_FAILED */
+	int signal;               /* RUN_SIGNALED */
+	double wall_seconds;
+	char start_error[256];    /* RUN_NOT_STARTED: why */
+};
+
+/* Installs SIGINT/SIGTERM handlers that make running programs stop; call
+ * once from the CLI before runner_run. */
+void runner_install_interrupt_handler(void);
+/* Non-zero once the user asked to stop. */
+int runner_interrupted(void);
+
+/*
+ * Runs the program and waits for it. Returns 0 when the run happened
+ * (whatever its status: see res), or CA_E_IO when the log files cannot be
+ * written. RUN_NOT_STARTED is reported in res, not as an error.
+ */
+int runner_run(const struct run_spec *spec, struct run_result *res);
+
+/* A static description: "exited with status 3", "killed by signal 11 (Segmentation fault)", ... */
+const char *run_result_describe(const struct run_result *res, char *buf, size_t len);
+
+/*
+ * Checks that path names an executable file, searching PATH when it has no
+ * slash; on success stores the resolved path (caller frees) in *resolved.
+ * Returns 0 or CA_E_PROGRAM with a message ("program './app' not found",
+ * "'./app' is not executable: chmod +x it").
+ */
+int runner_resolve_program(const char *path, char **resolved);
+
+#endif

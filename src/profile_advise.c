@@ -1,0 +1,422 @@
+/*
+ * The steps of `profile` after the variant runs: the monitor run, analysis
+ * (graph + solvers -> plan), the files, and verification (DESIGN.md
+ * "Keeping advice").
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/advise.h"
+#include "analysis/atomic_file.h"
+#include "analysis/digest.h"
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/monitor_counts.h"
+#include "analysis/plan.h"
+#include "analysis/ptx_instrument.h"
+#include "analysis/softcache_rank.h"
+#include "analysis/strbuf.h"
+#include "analysis/xalloc.h"
+#include "emitters/capture_write.h"
+#include "src/profile_steps.h"
+
+static void note(struct profile_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(struct profile_ctx *c, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(json_object_get(c->capture, "notes"), json_string(buf));
+}
+
+static int module_is_measured(struct profile_ctx *c, const struct profile_module *m)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_kernels; i++)
+		if (c->kernels[i].module == m)
+			return 1;
+	return 0;
+}
+
+/* ---- monitor ------------------------------------------------------------ */
+
+int profile_monitor(struct profile_ctx *c)
+{
+	char *dir = xasprintf("%s/runs/%03u.subst", c->dir, c->run_index);
+	json_t **layouts = xcalloc(c->nr_modules + 1, sizeof(*layouts));
+	struct ptx_instrument_options io = { PTX_INSTRUMENT_DEFAULT_THRESHOLD };
+	struct run_events ev;
+	struct run_result res;
+	char *env[4];
+	size_t i;
+	int ret;
+
+	ret = mkdir_p(dir);
+	for (i = 0; i < c->nr_modules && !ret; i++) {
+		struct profile_module *m = &c->modules[i];
+		char *path;
+
+		if (!m->pm)
+			continue;
+		path = xasprintf("%s/%s.ptx", dir, m->id);
+		if (module_is_measured(c, m)) {
+			struct strbuf sb = STRBUF_INIT;
+			ret = ptx_instrument(m->pm, &io, &sb, &layouts[i]);
+			if (!ret)
+				ret = write_file_atomic(path, sb.buf, sb.len);
+			strbuf_release(&sb);
+			if (!ret) {
+				char *lp = xasprintf("%s/%s.layout.json", dir, m->id);
+				ret = json_file_write(lp, layouts[i]);
+				free(lp);
+			}
+		} else if (symlink(m->path, path)) {
+			ret = error_set(CA_E_IO, "cannot link '%s': %s", path, strerror(errno));
+		}
+		free(path);
+	}
+	if (ret) {
+		/* The instrumentation could not handle this PTX: carry on without it. */
+		note(c, "monitor run skipped: %s", error_message());
+		ret = 0;
+		goto out;
+	}
+	env[0] = xasprintf("CACHEADVISE_SUBST=%s", dir);
+	env[1] = "CACHEADVISE_MONITOR=1";
+	env[2] = NULL;
+	run_events_init(&ev);
+	profile_progress(c, "monitor run");
+	ret = profile_run_program(c, "monitor", env, &ev, &res, NULL);
+	free(env[0]);
+	if (!ret && res.status == RUN_INTERRUPTED)
+		ret = error_set(CA_E_INTERRUPTED, "interrupted during the monitor run");
+	if (!ret && res.status != RUN_OK)
+		note(c, "the monitor run failed (%s): access counts are missing; see runs/%03u.log",
+		     res.status == RUN_TIMEOUT ? "timeout" : "non-zero exit", c->run_index - 1);
+	if (!ret && res.status == RUN_OK) {
+		for (i = 0; i < c->nr_kernels; i++) {
+			struct profile_kernel *k = &c->kernels[i];
+			struct event_kernel *ek = run_events_kernel(&ev, k->name);
+			size_t mi = (size_t)(k->module - c->modules);
+
+			if (!ek->nr_counters) {
+				note(c, "monitor run: no counters for kernel %s", k->name);
+				continue;
+			}
+			k->mon = ek->counters;
+			k->nr_mon = ek->nr_counters;
+			ek->counters = NULL;
+			ek->nr_counters = 0;
+			k->layout = json_incref(layouts[mi]);
+		}
+	}
+	run_events_release(&ev);
+	profile_progress(c, "monitor run");
+out:
+	for (i = 0; i < c->nr_modules; i++)
+		json_decref(layouts[i]);
+	free(layouts);
+	free(dir);
+	return ret;
+}
+
+void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k)
+{
+	struct monitor_counts mc;
+	struct softcache_rank rank;
+
+	if (k->layout && k->mon) {
+		monitor_counts_init(&mc);
+		if (monitor_counts_read(&mc, k->layout, k->mon, k->nr_mon) ||
+		    monitor_counts_update_kernel(&mc, k->json, 1))
+			note(c, "kernel %s: monitor counters unusable: %s", k->name, error_message());
+		monitor_counts_release(&mc);
+	}
+	softcache_rank_init(&rank);
+	if (!softcache_rank_from_capture(&rank, k->json, json_object_get(c->capture, "device")))
+		json_object_set_new(k->json, "software_cache", softcache_rank_to_json(&rank));
+	else
+		note(c, "kernel %s: no software-cache ranking: %s", k->name, error_message());
+	softcache_rank_release(&rank);
+}
+
+/* ---- analysis and files ------------------------------------------------- */
+
+int profile_analyse_and_emit(struct profile_ctx *c)
+{
+	struct advise_options ao;
+	json_t *analysis = NULL;
+	int ret;
+
+	advise_options_init(&ao);
+	ao.model = !strcmp(c->opt->model, "classic") ? ADVISE_MODEL_CLASSIC : ADVISE_MODEL_SECTOR;
+	if (!c->plan) {
+		c->plan = xcalloc(1, sizeof(*c->plan));
+		plan_init(c->plan);
+		ret = advise_capture(c->capture, &ao, c->plan, &analysis);
+		if (ret)
+			return error_prefix(ret, "cannot analyse the capture in '%s'", c->dir);
+		json_decref(analysis);
+	}
+	ret = capture_write_all(c->dir, c->capture, c->plan);
+	if (ret)
+		return error_prefix(ret, "cannot write the results into '%s'", c->dir);
+	return 0;
+}
+
+/* ---- verification ------------------------------------------------------- */
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+static json_t *stats_json(double *v, size_t n)
+{
+	double med;
+
+	if (!n)
+		return json_null();
+	med = median(v, n);
+	return json_pack("{s:f, s:f, s:f}", "min", v[0], "median", med, "max", v[n - 1]);
+}
+
+static json_t *array_json(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, isnan(v[i]) ? json_null() : json_real(v[i]));
+	return a;
+}
+
+/* Removes every load of function fn from the plan (its advice is rejected). */
+static void plan_drop_function(struct plan *p, const char *fn)
+{
+	size_t m, f;
+
+	for (m = 0; m < p->nr_modules; m++)
+		for (f = 0; f < p->modules[m].nr_functions; f++)
+			if (!strcmp(p->modules[m].functions[f].name, fn))
+				p->modules[m].functions[f].nr_loads = 0;
+}
+
+static int plan_has_loads(const struct plan *p)
+{
+	size_t m, f;
+
+	for (m = 0; m < p->nr_modules; m++)
+		for (f = 0; f < p->modules[m].nr_functions; f++)
+			if (p->modules[m].functions[f].nr_loads)
+				return 1;
+	return 0;
+}
+
+static int plan_mentions(const struct plan *p, const char *fn)
+{
+	size_t m, f;
+
+	for (m = 0; m < p->nr_modules; m++)
+		for (f = 0; f < p->modules[m].nr_functions; f++)
+			if (!strcmp(p->modules[m].functions[f].name, fn) &&
+			    p->modules[m].functions[f].nr_loads)
+				return 1;
+	return 0;
+}
+
+/* The SHA-256 of --compare FILE after a run ("" when it cannot be read). */
+static void compare_hash(struct profile_ctx *c, char out[65])
+{
+	out[0] = '\0';
+	if (c->opt->compare_file && digest_file_sha256_hex(c->opt->compare_file, out))
+		out[0] = '\0';
+}
+
+int profile_verify(struct profile_ctx *c)
+{
+	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1, r;
+	size_t nk = c->nr_kernels, i;
+	double *base_ns = xcalloc(nk * rounds + 1, sizeof(double));
+	double *plan_ns = xcalloc(nk * rounds + 1, sizeof(double));
+	double *base_wall = xcalloc(rounds + 1, sizeof(double));
+	double *plan_wall = xcalloc(rounds + 1, sizeof(double));
+	char *base_dir = NULL, *plan_dir = NULL, base_out[65] = "", base_cmp[65] = "";
+	int outputs_equal = 1, baseline_stable = 1, ret = 0;
+	json_t *ver, *kernels;
+	const char *reject_reason = NULL;
+
+	if (!plan_has_loads(c->plan)) {
+		json_object_set_new(c->capture, "verification",
+			json_pack("{s:s, s:b}", "status", "nothing to verify: the plan changes no load",
+				  "kept", 0));
+		goto out;
+	}
+	base_dir = profile_write_substitutes(c, "verify-baseline", NULL);
+	plan_dir = profile_write_substitutes(c, "verify-plan", c->plan);
+	if (!base_dir || !plan_dir) {
+		ret = CA_E_IO;
+		goto out;
+	}
+	c->runs_planned = c->runs_done + 2 * rounds;
+	for (r = 0; r < rounds && !ret; r++) {
+		int which;
+		for (which = 0; which < 2 && !ret; which++) {
+			char *env[3], hex_cmp[65];
+			struct run_events ev;
+			struct run_result res;
+			json_t *rj = NULL;
+			const char *hex;
+
+			env[0] = xasprintf("CACHEADVISE_SUBST=%s", which ? plan_dir : base_dir);
+			env[1] = "CACHEADVISE_TIMING=1";
+			env[2] = NULL;
+			run_events_init(&ev);
+			profile_progress(c, which ? "verify: advice" : "verify: baseline");
+			ret = profile_run_program(c, which ? "verify-plan" : "verify-baseline", env,
+						  &ev, &res, &rj);
+			free(env[0]);
+			if (!ret && res.status == RUN_INTERRUPTED)
+				ret = error_set(CA_E_INTERRUPTED, "interrupted during verification");
+			if (!ret && res.status != RUN_OK) {
+				if (!which) {
+					ret = profile_run_failed(c, "verification baseline", &res);
+				} else {
+					outputs_equal = 0;
+					reject_reason = "the program failed with the advice applied";
+				}
+			}
+			if (ret) {
+				run_events_release(&ev);
+				break;
+			}
+			hex = json_string_value(json_object_get(rj, "stdout_sha256"));
+			compare_hash(c, hex_cmp);
+			if (!which) {
+				if (!base_out[0]) {
+					snprintf(base_out, sizeof(base_out), "%s", hex ? hex : "");
+					snprintf(base_cmp, sizeof(base_cmp), "%s", hex_cmp);
+				} else if (strcmp(base_out, hex ? hex : "") || strcmp(base_cmp, hex_cmp)) {
+					baseline_stable = 0;
+				}
+				base_wall[r] = res.wall_seconds;
+			} else {
+				if (strcmp(base_out, hex ? hex : "") || strcmp(base_cmp, hex_cmp)) {
+					outputs_equal = 0;
+					if (!reject_reason)
+						reject_reason = "the program's output changed with the advice applied";
+				}
+				plan_wall[r] = res.wall_seconds;
+			}
+			for (i = 0; i < nk; i++) {
+				struct event_kernel *ek = run_events_kernel(&ev, c->kernels[i].name);
+				double t = ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
+				(which ? plan_ns : base_ns)[i * rounds + r] = t;
+			}
+			run_events_release(&ev);
+			profile_progress(c, which ? "verify: advice" : "verify: baseline");
+		}
+	}
+	if (ret)
+		goto out;
+
+	ver = json_object();
+	kernels = json_array();
+	json_object_set_new(ver, "repeat", json_integer(rounds));
+	json_object_set_new(ver, "order", json_string("baseline, advice, alternating"));
+	json_object_set_new(ver, "output_identical", json_boolean(outputs_equal));
+	json_object_set_new(ver, "baseline_output_stable", json_boolean(baseline_stable));
+	if (c->opt->compare_file)
+		json_object_set_new(ver, "compare_file", json_string(c->opt->compare_file));
+	for (i = 0; i < nk; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		double *b = &base_ns[i * rounds], *p = &plan_ns[i * rounds];
+		double sp[64], bs[64], noise, med_sp, med_b;
+		size_t n = 0, nb = 0, j;
+		int kept;
+		const char *why;
+		json_t *kj;
+
+		if (!plan_mentions(c->plan, k->name))
+			continue;
+		for (j = 0; j < rounds && j < 64; j++) {
+			if (!isnan(b[j]))
+				bs[nb++] = b[j];
+			if (!isnan(b[j]) && !isnan(p[j]) && p[j] > 0)
+				sp[n++] = b[j] / p[j];
+		}
+		kj = json_pack("{s:s, s:o, s:o}", "name", k->name,
+			       "baseline_ns", array_json(b, rounds), "advice_ns", array_json(p, rounds));
+		json_object_set_new(kj, "speedup", stats_json(sp, n));
+		med_b = median(bs, nb);
+		/* Baseline against baseline: the relative spread of the baseline times. */
+		noise = nb >= 2 && med_b > 0 ? (bs[nb - 1] - bs[0]) / med_b : NAN;
+		json_object_set_new(kj, "noise", isnan(noise) ? json_null() : json_real(noise));
+		med_sp = median(sp, n);
+		if (!n) {
+			kept = 0;
+			why = "no kernel times were measured";
+		} else if (!outputs_equal) {
+			kept = 0;
+			why = reject_reason;
+		} else if (isnan(noise)) {
+			kept = 0;
+			why = "the baseline noise could not be measured (use --repeat 2 or more)";
+		} else if (med_sp - 1 > noise) {
+			kept = 1;
+			why = "median speedup exceeds the baseline noise";
+		} else {
+			kept = 0;
+			why = med_sp < 1 ? "slower than the baseline" :
+			      "the speedup is within the baseline noise";
+		}
+		json_object_set_new(kj, "kept", json_boolean(kept));
+		json_object_set_new(kj, "reason", json_string(why));
+		json_array_append_new(kernels, kj);
+		if (!kept)
+			plan_drop_function(c->plan, k->name);
+	}
+	json_object_set_new(ver, "kernels", kernels);
+	{
+		double sp[64];
+		size_t n = 0;
+		for (r = 0; r < rounds && r < 64; r++)
+			if (plan_wall[r] > 0)
+				sp[n++] = base_wall[r] / plan_wall[r];
+		json_object_set_new(ver, "program",
+			json_pack("{s:o, s:o, s:o}", "baseline_wall_seconds", array_json(base_wall, rounds),
+				  "advice_wall_seconds", array_json(plan_wall, rounds),
+				  "speedup", stats_json(sp, n)));
+	}
+	json_object_set_new(ver, "kept", json_boolean(plan_has_loads(c->plan)));
+	json_object_set_new(ver, "status", json_string("verified"));
+	json_object_set_new(c->capture, "verification", ver);
+	ret = profile_write_capture(c, "complete");
+out:
+	free(base_dir);
+	free(plan_dir);
+	free(base_ns);
+	free(plan_ns);
+	free(base_wall);
+	free(plan_wall);
+	return ret;
+}
