@@ -369,11 +369,19 @@ int profile_main(const struct profile_options *opt)
 	ret = profile_analyse_and_emit(&c);
 	if (ret)
 		goto stop;
+	profile_note_advised(&c);
 	if (!opt->no_verify) {
 		ret = profile_verify(&c);
 		if (ret)
 			goto stop;
 		ret = profile_analyse_and_emit(&c);
+		if (ret)
+			goto stop;
+	}
+	if (opt->oracle_max) {
+		ret = profile_oracle(&c);
+		if (!ret)
+			ret = profile_analyse_and_emit(&c);
 		if (ret)
 			goto stop;
 	}

@@ -420,3 +420,191 @@ out:
 	free(plan_wall);
 	return ret;
 }
+
+/* ---- the oracle --------------------------------------------------------- */
+
+/* The action the plan gives a load, or -1 when it has none. */
+static int plan_action(const struct plan *p, const char *module, const char *fn, unsigned ordinal)
+{
+	size_t m, f, l;
+
+	for (m = 0; m < p->nr_modules; m++) {
+		if (p->modules[m].id && strcmp(p->modules[m].id, module))
+			continue;
+		for (f = 0; f < p->modules[m].nr_functions; f++) {
+			const struct plan_function *pf = &p->modules[m].functions[f];
+			if (strcmp(pf->name, fn))
+				continue;
+			for (l = 0; l < pf->nr_loads; l++)
+				if (pf->loads[l].ordinal == ordinal)
+					return (int)pf->loads[l].action;
+		}
+	}
+	return -1;
+}
+
+static int bypasses(int action)
+{
+	return action == LOAD_ACTION_NO_ALLOCATE || action == LOAD_ACTION_BYPASS;
+}
+
+void profile_note_advised(struct profile_ctx *c)
+{
+	size_t i, b;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		k->advised = 0;
+		for (b = 0; b < k->vk.nr_measured && b < 64; b++)
+			if (!bypasses(plan_action(c->plan, k->module->id, k->name, k->vk.measured[b])))
+				k->advised |= 1ull << b;
+	}
+}
+
+int profile_oracle(struct profile_ctx *c)
+{
+	unsigned rounds = c->opt->repeat < 3 ? (c->opt->repeat ? c->opt->repeat : 1) : 3;
+	size_t nk = c->nr_kernels, i, maxn = 0, nplans, p, b;
+	unsigned r;
+	double *t, *base;
+	char *base_dir = NULL;
+	json_t *out = json_array();
+	int ret = 0;
+
+	for (i = 0; i < nk; i++)
+		if (c->kernels[i].vk.nr_measured <= c->opt->oracle_max &&
+		    c->kernels[i].vk.nr_measured > maxn)
+			maxn = c->kernels[i].vk.nr_measured;
+	if (!maxn) {
+		json_object_set_new(c->capture, "oracle", json_pack("{s:s}", "status",
+			"no measured kernel has few enough loads for --oracle"));
+		json_decref(out);
+		return 0;
+	}
+	nplans = (size_t)1 << maxn;
+	t = xcalloc(nk * nplans * rounds + 1, sizeof(double));
+	base = xcalloc(nk * rounds + 1, sizeof(double));
+	for (i = 0; i < nk * nplans * rounds; i++)
+		t[i] = NAN;
+	for (i = 0; i < nk * rounds; i++)
+		base[i] = NAN;
+	base_dir = profile_write_substitutes(c, "oracle-baseline", NULL);
+	if (!base_dir) {
+		ret = CA_E_IO;
+		goto out;
+	}
+	c->runs_planned = c->runs_done + rounds * (unsigned)(nplans + 1);
+	for (r = 0; r < rounds && !ret; r++) {
+		for (p = 0; p <= nplans && !ret; p++) {
+			/* p == nplans: the baseline of this round */
+			char label[48], *dir, *env[3];
+			struct run_events ev;
+			struct run_result res;
+
+			if (p < nplans) {
+				struct plan plan;
+				plan_init(&plan);
+				for (i = 0; i < nk; i++) {
+					struct profile_kernel *k = &c->kernels[i];
+					if (k->vk.nr_measured > c->opt->oracle_max ||
+					    p >= ((size_t)1 << k->vk.nr_measured))
+						continue;
+					for (b = 0; b < k->vk.nr_measured; b++)
+						if (!(p & ((size_t)1 << b)))
+							plan_set(&plan, k->module->id, k->name,
+								 k->vk.measured[b], LOAD_ACTION_NO_ALLOCATE);
+				}
+				snprintf(label, sizeof(label), "oracle-%zu", p);
+				dir = profile_write_substitutes(c, label, &plan);
+				plan_release(&plan);
+			} else {
+				snprintf(label, sizeof(label), "oracle-baseline");
+				dir = xstrdup(base_dir);
+			}
+			if (!dir) {
+				ret = CA_E_IO;
+				break;
+			}
+			env[0] = xasprintf("CACHEADVISE_SUBST=%s", dir);
+			env[1] = "CACHEADVISE_TIMING=1";
+			env[2] = NULL;
+			run_events_init(&ev);
+			profile_progress(c, label);
+			ret = profile_run_program(c, p < nplans ? "oracle" : "oracle-baseline", env, &ev,
+						  &res, NULL);
+			free(env[0]);
+			free(dir);
+			if (!ret && res.status == RUN_INTERRUPTED)
+				ret = error_set(CA_E_INTERRUPTED, "interrupted during the oracle runs");
+			if (!ret && res.status == RUN_OK) {
+				for (i = 0; i < nk; i++) {
+					struct event_kernel *ek = run_events_kernel(&ev, c->kernels[i].name);
+					double v = ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
+					if (p < nplans)
+						t[(i * nplans + p) * rounds + r] = v;
+					else
+						base[i * rounds + r] = v;
+				}
+			}
+			run_events_release(&ev);
+			profile_progress(c, label);
+		}
+	}
+	if (ret)
+		goto out;
+	for (i = 0; i < nk; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		size_t n = k->vk.nr_measured, best = 0;
+		double best_sp = -1, advised_sp = NAN, bt[8], med_base;
+		size_t nb = 0;
+		json_t *plans = json_array(), *kj;
+
+		if (n > c->opt->oracle_max)
+			continue;
+		for (r = 0; r < rounds; r++)
+			if (!isnan(base[i * rounds + r]))
+				bt[nb++] = base[i * rounds + r];
+		med_base = median(bt, nb);
+		for (p = 0; p < ((size_t)1 << n); p++) {
+			double v[8], m;
+			size_t nv = 0;
+			json_t *cached = json_array();
+
+			for (r = 0; r < rounds; r++)
+				if (!isnan(t[(i * nplans + p) * rounds + r]))
+					v[nv++] = t[(i * nplans + p) * rounds + r];
+			m = median(v, nv);
+			for (b = 0; b < n; b++)
+				if (p & ((size_t)1 << b))
+					json_array_append_new(cached, json_integer(k->vk.measured[b]));
+			json_array_append_new(plans, json_pack("{s:o, s:o, s:o}", "cached", cached,
+				"median_ns", isnan(m) ? json_null() : json_real(m), "speedup",
+				isnan(m) || isnan(med_base) ? json_null() : json_real(med_base / m)));
+			if (!isnan(m) && !isnan(med_base) && med_base / m > best_sp) {
+				best_sp = med_base / m;
+				best = p;
+			}
+			if (p == k->advised && !isnan(m) && !isnan(med_base))
+				advised_sp = med_base / m;
+		}
+		kj = json_pack("{s:s, s:i, s:i, s:o}", "kernel", k->name, "loads", (int)n,
+			       "rounds", rounds, "plans", plans);
+		json_object_set_new(kj, "best_plan", json_integer((json_int_t)best));
+		json_object_set_new(kj, "best_speedup", best_sp < 0 ? json_null() : json_real(best_sp));
+		json_object_set_new(kj, "advised_plan", json_integer((json_int_t)k->advised));
+		json_object_set_new(kj, "advised_speedup", isnan(advised_sp) ? json_null() : json_real(advised_sp));
+		json_object_set_new(kj, "ratio", isnan(advised_sp) || best_sp <= 0 ? json_null() :
+				    json_real(advised_sp / best_sp));
+		json_array_append(out, kj);
+		json_object_set_new(k->json, "oracle", kj);
+	}
+	json_object_set_new(c->capture, "oracle", json_pack("{s:s, s:i, s:O}", "status", "measured",
+		"rounds", rounds, "kernels", out));
+	ret = profile_write_capture(c, "complete");
+out:
+	json_decref(out);
+	free(base_dir);
+	free(t);
+	free(base);
+	return ret;
+}

@@ -35,6 +35,7 @@ struct profile_kernel {
 	int *hit_run;
 	double *pair_hit;           /* n*n, hit_{i,j}, NAN when not measured */
 	int *pair_run;
+	unsigned long long advised; /* bit i: node i cached in the advice before verification */
 	uint64_t *mon;              /* monitor counters summed over launches, NULL if none */
 	size_t nr_mon;
 	json_t *layout;             /* the module's counter layout (owned), NULL if none */
@@ -85,5 +86,11 @@ void profile_fill_kernels(struct profile_ctx *c);
 void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k);
 int profile_analyse_and_emit(struct profile_ctx *c);
 int profile_verify(struct profile_ctx *c);
+/* Records, per kernel, which measured loads the advice caches (before
+ * verification may drop it): the oracle compares against this. */
+void profile_note_advised(struct profile_ctx *c);
+/* --oracle: measures every plan of the kernels with at most opt->oracle_max
+ * measured loads and records the best against the advice. */
+int profile_oracle(struct profile_ctx *c);
 
 #endif

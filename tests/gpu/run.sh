@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Runs every GPU test and benchmark (or the subsets named) on a machine with
+# a GPU, with full logs under $OUT and a short table last.
+#
+#   tests/gpu/run.sh [SUBSET...]     SUBSET: a test name (t_capture), a
+#                                    prefix (t_device), or "all" (default)
+#
+# Build on the development machine and carry the build folder (FACTS.md):
+#   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCACHEADVISE_WERROR=OFF
+#   cmake --build build-gpu -j
+# then on the GPU machine: CA_BUILD_DIR=build-gpu tests/gpu/run.sh
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+export CA_SOURCE_DIR=$(cd "$here/../.." && pwd)
+export CA_BUILD_DIR=$(cd "${CA_BUILD_DIR:-$CA_SOURCE_DIR/build-gpu}" && pwd)
+export CACHEADVISE="$CA_BUILD_DIR/bin/cacheadvise"
+OUT=${OUT:-/tmp/cacheadvise-gpu-out}
+# The device tool brings back at most 8 files: logs travel as one tarball.
+LOGS=$(mktemp -d "${TMPDIR:-/tmp}/cacheadvise-gpu-logs.XXXXXX")/logs
+mkdir -p "$OUT" "$LOGS"
+export CA_GPU_LOGS=$LOGS
+subsets=("$@")
+[ ${#subsets[@]} -eq 0 ] && subsets=(all)
+
+selected() {
+	local name=$1 s
+	for s in "${subsets[@]}"; do
+		[ "$s" = all ] && return 0
+		case "$name" in "$s"*) return 0 ;; esac
+	done
+	return 1
+}
+
+{
+	date -u +"date: %Y-%m-%dT%H:%M:%SZ"
+	nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
+} >"$LOGS/machine.txt" 2>&1
+table=()
+for t in "$here"/t_*.sh "$CA_SOURCE_DIR"/bench/gpu_*.sh; do
+	[ -f "$t" ] || continue
+	name=$(basename "$t" .sh)
+	selected "$name" || continue
+	start=$(date +%s)
+	bash "$t" >"$LOGS/$name.log" 2>&1
+	rc=$?
+	secs=$(( $(date +%s) - start ))
+	case $rc in 0) st=PASS ;; 77) st=SKIP ;; *) st="FAIL($rc)" ;; esac
+	table+=("$(printf '%-28s %-8s %5ss' "$name" "$st" "$secs")")
+	while IFS= read -r line; do
+		table+=("    ${line#RESULT: }")
+	done < <(grep '^RESULT: ' "$LOGS/$name.log")
+	[ "$st" = PASS ] || [ "$st" = SKIP ] || tail -n 15 "$LOGS/$name.log" | sed 's/^/    | /'
+done
+echo
+cat "$LOGS/machine.txt"
+printf '%s\n' "${table[@]}" | tee "$LOGS/summary.txt"
+cp "$LOGS/summary.txt" "$OUT/summary.txt"
+tar czf "$OUT/gpu-logs.tgz" -C "$(dirname "$LOGS")" logs
+grep -q 'FAIL(' "$LOGS/summary.txt" && exit 1
+exit 0
