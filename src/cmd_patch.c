@@ -1,9 +1,246 @@
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/atomic_file.h"
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/module_id.h"
+#include "analysis/plan.h"
+#include "analysis/ptx.h"
+#include "analysis/ptx_instrument.h"
+#include "analysis/strbuf.h"
 #include "src/cli.h"
 
-/* NEEDSWORK: 'patch' is being written; see its issue. */
+/*
+ * `cacheadvise patch --plan PLAN.json [-o OUT] FILE.ptx`: the plan's load
+ * actions applied to one PTX module (docs/cmd-patch.md).
+ * `cacheadvise patch --instrument [--threshold N] [--layout L.json] [-o OUT]
+ * FILE.ptx`: the monitor-instrumented module (docs/monitor.md).
+ * Output goes to stdout, or atomically to OUT; on any error nothing is
+ * written.
+ */
+
+#define PATCH_MAX_PTX_BYTES ((size_t)1 << 31)
+
+struct patch_options {
+	const char *plan_path;
+	int instrument;
+	unsigned threshold;
+	const char *layout_path;
+	const char *out_path;
+	const char *ptx_path;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cacheadvise patch --plan PLAN.json [-o OUT] FILE.ptx\n"
+		"   or: cacheadvise patch --instrument [--threshold N] [--layout LAYOUT.json]\n"
+		"                         [-o OUT] FILE.ptx\n"
+		"\n"
+		"With --plan, rewrites the cache operators of the loads the plan lists for\n"
+		"this module (entries whose \"id\" is the module's id, and entries without\n"
+		"an id, for the functions the module has). Only the opcodes of those loads\n"
+		"change. Actions: default, cache (.ca), bypass (.cg), stream (.cs),\n"
+		"last_use (.lu), L1::no_allocate, L1::evict_first, L1::evict_last\n"
+		"(docs/plan-json.md).\n"
+		"With --instrument, writes the monitor run's instrumented PTX, which counts\n"
+		"per-load requests, sectors, lines and bytes (docs/monitor.md).\n"
+		"FILE.ptx may be '-' for standard input. The result goes to standard\n"
+		"output, or to OUT (written to a temporary file, then renamed).\n"
+		"\n"
+		"  -p, --plan FILE       the plan to apply (\"cacheadvise.plan/1\")\n"
+		"  -i, --instrument      instrument instead of applying a plan\n"
+		"  -t, --threshold N     simulateCache accesses per thread (default %d)\n"
+		"  -l, --layout FILE     write the counter layout (JSON) to FILE\n"
+		"  -o, --output OUT      write the PTX to OUT instead of standard output\n"
+		"  -h, --help            this text\n"
+		"\n"
+		"Exit status: 0 success, 1 usage error, 2 invalid plan or PTX, or a load the\n"
+		"plan cannot rewrite (the message names it; no output is written).\n"
+		"\n"
+		"EXAMPLES\n"
+		"  cacheadvise inspect --json kernels.ptx            # load ordinals and ids\n"
+		"  cacheadvise patch --plan plan.json kernels.ptx > patched.ptx\n"
+		"  cacheadvise patch --plan plan.json -o patched.ptx kernels.ptx\n"
+		"  ptxas -arch=sm_90 patched.ptx -o /dev/null         # check the result\n"
+		"  cacheadvise patch --instrument --layout layout.json -o mon.ptx kernels.ptx\n",
+		PTX_INSTRUMENT_DEFAULT_THRESHOLD);
+}
+
+static int parse_options(int argc, char **argv, struct patch_options *o)
+{
+	static const struct option longopts[] = {
+		{ "plan", required_argument, NULL, 'p' },
+		{ "instrument", no_argument, NULL, 'i' },
+		{ "threshold", required_argument, NULL, 't' },
+		{ "layout", required_argument, NULL, 'l' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, threshold_given = 0;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":p:it:l:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			o->plan_path = optarg;
+			break;
+		case 'i':
+			o->instrument = 1;
+			break;
+		case 't': {
+			char *end;
+			unsigned long v;
+			errno = 0;
+			v = strtoul(optarg, &end, 10);
+			if (errno || !*optarg || *end || optarg[0] == '-' || v == 0 || v > (1ul << 24))
+				return cli_usage_error("--threshold wants a number from 1 to %lu, not '%s'",
+						       1ul << 24, optarg);
+			o->threshold = (unsigned)v;
+			threshold_given = 1;
+			break;
+		}
+		case 'l':
+			o->layout_path = optarg;
+			break;
+		case 'o':
+			o->out_path = optarg;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		case ':':
+			return cli_usage_error("option '%s' needs an argument", argv[optind - 1]);
+		default:
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (!o->plan_path == !o->instrument)
+		return cli_usage_error(o->instrument ? "--plan and --instrument do not go together"
+						     : "say what to do: --plan PLAN.json or --instrument");
+	if (!o->instrument && (threshold_given || o->layout_path))
+		return cli_usage_error("--threshold and --layout go with --instrument");
+	if (optind >= argc)
+		return cli_usage_error("no PTX file given");
+	if (optind + 1 < argc)
+		return cli_usage_error("one PTX file at a time ('%s' is extra)", argv[optind + 1]);
+	o->ptx_path = argv[optind];
+	if (o->out_path && o->layout_path && !strcmp(o->out_path, o->layout_path))
+		return cli_usage_error("-o and --layout name the same file");
+	return 0;
+}
+
+static int write_output(const char *path, const struct strbuf *sb)
+{
+	if (path)
+		return write_file_atomic(path, sb->buf, sb->len);
+	if (sb->len && fwrite(sb->buf, 1, sb->len, stdout) != sb->len)
+		return error_set(CA_E_IO, "cannot write to standard output: %s", strerror(errno));
+	return 0;
+}
+
+/* Entries with the module's id naming functions it lacks are mistakes. */
+static int check_plan_functions(const struct plan *p, const char *id, const struct ptx_module *m,
+				const char *plan_path, const char *ptx_path)
+{
+	size_t i, j;
+
+	for (i = 0; i < p->nr_modules; i++) {
+		const struct plan_module *pm = &p->modules[i];
+		if (!pm->id || strcmp(pm->id, id))
+			continue;
+		for (j = 0; j < pm->nr_functions; j++)
+			if (pm->functions[j].nr_loads && !ptx_module_find(m, pm->functions[j].name))
+				return error_set(CA_E_INPUT,
+						 "plan '%s' names function '%s' for module %s, but '%s' "
+						 "has no such function", plan_path, pm->functions[j].name,
+						 id, ptx_path);
+	}
+	return 0;
+}
+
+static int do_plan(const struct patch_options *o, const char *ptx_name, const struct strbuf *text,
+		   struct strbuf *out)
+{
+	struct plan plan;
+	struct ptx_module *m = NULL;
+	struct ptx_load_edit *edits = NULL;
+	char id[MODULE_ID_LEN + 1];
+	size_t n;
+	int ret;
+
+	plan_init(&plan);
+	ret = plan_load_file(&plan, o->plan_path);
+	if (ret)
+		goto out;
+	ret = ptx_parse(ptx_name, text->buf, text->len, &m);
+	if (ret)
+		goto out;
+	module_id_compute(text->buf, text->len, id);
+	ret = check_plan_functions(&plan, id, m, o->plan_path, ptx_name);
+	if (ret)
+		goto out;
+	n = plan_edits_for_module(&plan, id, m, &edits);
+	if (!n)
+		cli_warn("plan '%s' has no loads for module %s ('%s'): output is unchanged",
+			 o->plan_path, id, ptx_name);
+	ret = ptx_rewrite_loads(m, edits, n, out);
+	if (ret)
+		error_prefix(ret, "cannot apply plan '%s' to '%s'", o->plan_path, ptx_name);
+out:
+	free(edits);
+	ptx_module_free(m);
+	plan_release(&plan);
+	return ret;
+}
+
+static int do_instrument(const struct patch_options *o, const char *ptx_name,
+			 const struct strbuf *text, struct strbuf *out, json_t **layout)
+{
+	struct ptx_instrument_options io = { .threshold = o->threshold };
+	struct ptx_module *m = NULL;
+	int ret = ptx_parse(ptx_name, text->buf, text->len, &m);
+
+	if (ret)
+		return ret;
+	ret = ptx_instrument(m, &io, out, layout);
+	if (ret)
+		error_prefix(ret, "cannot instrument '%s'", ptx_name);
+	ptx_module_free(m);
+	return ret;
+}
+
 int cmd_patch(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_fail(-1, "'patch' is not implemented yet");
+	struct patch_options o;
+	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+	json_t *layout = NULL;
+	const char *ptx_name;
+	int ret;
+
+	ret = parse_options(argc, argv, &o);
+	if (ret)
+		return ret < 0 ? 0 : ret;
+	ptx_name = strcmp(o.ptx_path, "-") ? o.ptx_path : "<stdin>";
+	ret = strbuf_read_file(&text, strcmp(o.ptx_path, "-") ? o.ptx_path : "/dev/stdin",
+			       PATCH_MAX_PTX_BYTES);
+	if (!ret)
+		ret = o.instrument ? do_instrument(&o, ptx_name, &text, &out, &layout)
+				   : do_plan(&o, ptx_name, &text, &out);
+	if (!ret)
+		ret = write_output(o.out_path, &out);
+	if (!ret && o.layout_path)
+		ret = json_file_write(o.layout_path, layout);
+	json_decref(layout);
+	strbuf_release(&text);
+	strbuf_release(&out);
+	return ret ? cli_fail(ret, NULL) : 0;
 }

@@ -33,6 +33,7 @@ static void usage(FILE *f)
 		"      --bypass-form F  no_allocate (default) or cg (reproduces the seed)\n"
 		"      --no-verify      do not run the verification step\n"
 		"      --no-monitor     skip the instrumented monitor run\n"
+		"      --no-l2          skip the persisting-L2 window step\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 the capture completed (even when no advice is kept), 1 usage,\n"
@@ -73,6 +74,7 @@ int cmd_profile(int argc, char **argv)
 		{ "bypass-form", required_argument, NULL, 'b' },
 		{ "no-verify", no_argument, NULL, 'V' },
 		{ "no-monitor", no_argument, NULL, 'N' },
+		{ "no-l2", no_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -121,6 +123,7 @@ int cmd_profile(int argc, char **argv)
 			break;
 		case 'V': opt.no_verify = 1; break;
 		case 'N': opt.no_monitor = 1; break;
+		case 'L': opt.no_l2 = 1; break;
 		case 'h': usage(stdout); return 0;
 		default: return cli_usage_error("unknown option");
 		}

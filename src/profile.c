@@ -378,6 +378,13 @@ int profile_main(const struct profile_options *opt)
 		if (ret)
 			goto stop;
 	}
+	if (!opt->no_verify && !opt->no_l2) {
+		ret = profile_l2(&c);
+		if (!ret)
+			ret = profile_analyse_and_emit(&c);
+		if (ret)
+			goto stop;
+	}
 	if (opt->oracle_max) {
 		ret = profile_oracle(&c);
 		if (!ret)

@@ -23,6 +23,7 @@ struct profile_options {
 	const char *bypass_form;     /* "no_allocate" (default) or "cg" */
 	int no_verify;
 	int no_monitor;
+	int no_l2;                   /* skip the persisting-L2 window step */
 };
 
 int profile_main(const struct profile_options *opt);

@@ -54,7 +54,11 @@ int profile_monitor(struct profile_ctx *c)
 {
 	char *dir = xasprintf("%s/runs/%03u.subst", c->dir, c->run_index);
 	json_t **layouts = xcalloc(c->nr_modules + 1, sizeof(*layouts));
-	struct ptx_instrument_options io = { PTX_INSTRUMENT_DEFAULT_THRESHOLD };
+	struct ptx_instrument_options io = {
+		.threshold = PTX_INSTRUMENT_DEFAULT_THRESHOLD,
+		.sector_bytes = c->dm.sector_bytes,
+		.line_bytes = c->dm.l1_line_bytes,
+	};
 	struct run_events ev;
 	struct run_result res;
 	char *env[4];
@@ -252,57 +256,71 @@ static void compare_hash(struct profile_ctx *c, char out[65])
 		out[0] = '\0';
 }
 
-int profile_verify(struct profile_ctx *c)
+void ab_result_release(struct ab_result *ab)
 {
-	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1, r;
-	size_t nk = c->nr_kernels, i;
-	double *base_ns = xcalloc(nk * rounds + 1, sizeof(double));
-	double *plan_ns = xcalloc(nk * rounds + 1, sizeof(double));
-	double *base_wall = xcalloc(rounds + 1, sizeof(double));
-	double *plan_wall = xcalloc(rounds + 1, sizeof(double));
-	char *base_dir = NULL, *plan_dir = NULL, base_out[65] = "", base_cmp[65] = "";
-	int outputs_equal = 1, baseline_stable = 1, ret = 0;
-	json_t *ver, *kernels;
-	const char *reject_reason = NULL;
+	free(ab->base_ns);
+	free(ab->adv_ns);
+	free(ab->base_total);
+	free(ab->adv_total);
+	free(ab->base_wall);
+	free(ab->adv_wall);
+	memset(ab, 0, sizeof(*ab));
+}
 
-	if (!plan_has_loads(c->plan)) {
-		json_object_set_new(c->capture, "verification",
-			json_pack("{s:s, s:b}", "status", "nothing to verify: the plan changes no load",
-				  "kept", 0));
-		goto out;
-	}
-	base_dir = profile_write_substitutes(c, "verify-baseline", NULL);
-	plan_dir = profile_write_substitutes(c, "verify-plan", c->plan);
-	if (!base_dir || !plan_dir) {
-		ret = CA_E_IO;
-		goto out;
-	}
+int profile_ab_runs(struct profile_ctx *c, const char *name, const char *base_dir,
+		    char *const *adv_env, unsigned rounds, struct ab_result *ab)
+{
+	size_t nk = c->nr_kernels, i;
+	char base_out[65] = "", base_cmp[65] = "";
+	unsigned r;
+	int ret = 0;
+
+	memset(ab, 0, sizeof(*ab));
+	ab->rounds = rounds;
+	ab->base_ns = xcalloc(nk * rounds + 1, sizeof(double));
+	ab->adv_ns = xcalloc(nk * rounds + 1, sizeof(double));
+	ab->base_total = xcalloc(rounds + 1, sizeof(double));
+	ab->adv_total = xcalloc(rounds + 1, sizeof(double));
+	ab->base_wall = xcalloc(rounds + 1, sizeof(double));
+	ab->adv_wall = xcalloc(rounds + 1, sizeof(double));
+	ab->outputs_equal = 1;
+	ab->baseline_stable = 1;
 	c->runs_planned = c->runs_done + 2 * rounds;
 	for (r = 0; r < rounds && !ret; r++) {
-		int which;
-		for (which = 0; which < 2 && !ret; which++) {
-			char *env[3], hex_cmp[65];
+		int adv;
+		for (adv = 0; adv < 2 && !ret; adv++) {
+			char *env[8], hex_cmp[65], label[64];
 			struct run_events ev;
 			struct run_result res;
 			json_t *rj = NULL;
 			const char *hex;
+			double total = 0;
+			size_t n = 0;
 
-			env[0] = xasprintf("CACHEADVISE_SUBST=%s", which ? plan_dir : base_dir);
-			env[1] = "CACHEADVISE_TIMING=1";
-			env[2] = NULL;
+			int own_subst = 0;
+
+			for (i = 0; adv && adv_env && adv_env[i] && n < 6; i++) {
+				own_subst |= !strncmp(adv_env[i], "CACHEADVISE_SUBST=", 18);
+				env[n++] = xstrdup(adv_env[i]);
+			}
+			if (!own_subst)
+				env[n++] = xasprintf("CACHEADVISE_SUBST=%s", base_dir);
+			env[n++] = xstrdup("CACHEADVISE_TIMING=1");
+			env[n] = NULL;
+			snprintf(label, sizeof(label), "%s-%s", name, adv ? "advice" : "baseline");
 			run_events_init(&ev);
-			profile_progress(c, which ? "verify: advice" : "verify: baseline");
-			ret = profile_run_program(c, which ? "verify-plan" : "verify-baseline", env,
-						  &ev, &res, &rj);
-			free(env[0]);
+			profile_progress(c, label);
+			ret = profile_run_program(c, label, env, &ev, &res, &rj);
+			for (i = 0; i < n; i++)
+				free(env[i]);
 			if (!ret && res.status == RUN_INTERRUPTED)
-				ret = error_set(CA_E_INTERRUPTED, "interrupted during verification");
+				ret = error_set(CA_E_INTERRUPTED, "interrupted during %s", label);
 			if (!ret && res.status != RUN_OK) {
-				if (!which) {
-					ret = profile_run_failed(c, "verification baseline", &res);
+				if (!adv) {
+					ret = profile_run_failed(c, label, &res);
 				} else {
-					outputs_equal = 0;
-					reject_reason = "the program failed with the advice applied";
+					ab->outputs_equal = 0;
+					ab->reject_reason = "the program failed with the advice applied";
 				}
 			}
 			if (ret) {
@@ -310,114 +328,168 @@ int profile_verify(struct profile_ctx *c)
 				break;
 			}
 			hex = json_string_value(json_object_get(rj, "stdout_sha256"));
+			if (!hex)
+				hex = "";
 			compare_hash(c, hex_cmp);
-			if (!which) {
+			if (!adv) {
 				if (!base_out[0]) {
-					snprintf(base_out, sizeof(base_out), "%s", hex ? hex : "");
+					snprintf(base_out, sizeof(base_out), "%s", hex);
 					snprintf(base_cmp, sizeof(base_cmp), "%s", hex_cmp);
-				} else if (strcmp(base_out, hex ? hex : "") || strcmp(base_cmp, hex_cmp)) {
-					baseline_stable = 0;
+				} else if (strcmp(base_out, hex) || strcmp(base_cmp, hex_cmp)) {
+					ab->baseline_stable = 0;
 				}
-				base_wall[r] = res.wall_seconds;
-			} else {
-				if (strcmp(base_out, hex ? hex : "") || strcmp(base_cmp, hex_cmp)) {
-					outputs_equal = 0;
-					if (!reject_reason)
-						reject_reason = "the program's output changed with the advice applied";
-				}
-				plan_wall[r] = res.wall_seconds;
+			} else if (res.status == RUN_OK &&
+				   (strcmp(base_out, hex) || strcmp(base_cmp, hex_cmp))) {
+				ab->outputs_equal = 0;
+				if (!ab->reject_reason)
+					ab->reject_reason = c->opt->compare_file && strcmp(base_cmp, hex_cmp) ?
+						"the --compare file changed with the advice applied" :
+						"the program's output changed with the advice applied";
 			}
+			(adv ? ab->adv_wall : ab->base_wall)[r] = res.wall_seconds;
+			for (i = 0; i < ev.nr_kernels; i++)
+				total += (double)ev.kernels[i].gpu_time_ns;
+			(adv ? ab->adv_total : ab->base_total)[r] = total;
 			for (i = 0; i < nk; i++) {
 				struct event_kernel *ek = run_events_kernel(&ev, c->kernels[i].name);
-				double t = ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
-				(which ? plan_ns : base_ns)[i * rounds + r] = t;
+				(adv ? ab->adv_ns : ab->base_ns)[i * rounds + r] =
+					ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
 			}
 			run_events_release(&ev);
-			profile_progress(c, which ? "verify: advice" : "verify: baseline");
+			profile_progress(c, label);
 		}
 	}
+	return ret;
+}
+
+json_t *ab_verdict(const double *b, const double *p, unsigned rounds, const struct ab_result *ab,
+		   int *kept)
+{
+	double sp[64], bs[64], noise, med_sp, med_b;
+	size_t n = 0, nb = 0, j;
+	const char *why;
+	json_t *v;
+
+	for (j = 0; j < rounds && j < 64; j++) {
+		if (!isnan(b[j]) && b[j] > 0)
+			bs[nb++] = b[j];
+		if (!isnan(b[j]) && !isnan(p[j]) && p[j] > 0)
+			sp[n++] = b[j] / p[j];
+	}
+	v = json_pack("{s:o, s:o}", "baseline_ns", array_json(b, rounds),
+		      "advice_ns", array_json(p, rounds));
+	json_object_set_new(v, "speedup", stats_json(sp, n));
+	med_b = median(bs, nb);
+	med_sp = median(sp, n);
+	/* baseline against baseline: the relative spread of the baseline times */
+	noise = nb >= 2 && med_b > 0 ? (bs[nb - 1] - bs[0]) / med_b : NAN;
+	json_object_set_new(v, "noise", isnan(noise) ? json_null() : json_real(noise));
+	if (!n) {
+		*kept = 0;
+		why = "no kernel times were measured";
+	} else if (!ab->outputs_equal) {
+		*kept = 0;
+		why = ab->reject_reason;
+	} else if (isnan(noise)) {
+		*kept = 0;
+		why = "the baseline noise could not be measured (use --repeat 2 or more)";
+	} else if (med_sp - 1 > noise) {
+		*kept = 1;
+		why = "the median speedup exceeds the baseline-against-baseline spread";
+	} else {
+		*kept = 0;
+		why = med_sp < 1 ? "slower than the baseline" :
+		      "the speedup is within the baseline-against-baseline spread";
+	}
+	json_object_set_new(v, "kept", json_boolean(*kept));
+	json_object_set_new(v, "reason", json_string(why));
+	return v;
+}
+
+json_t *ab_program_json(const struct ab_result *ab)
+{
+	double sp[64], tsp[64];
+	size_t n = 0, nt = 0;
+	unsigned r;
+	json_t *v;
+
+	for (r = 0; r < ab->rounds && r < 64; r++) {
+		if (ab->adv_wall[r] > 0)
+			sp[n++] = ab->base_wall[r] / ab->adv_wall[r];
+		if (ab->adv_total[r] > 0)
+			tsp[nt++] = ab->base_total[r] / ab->adv_total[r];
+	}
+	v = json_pack("{s:o, s:o, s:o, s:o, s:o}",
+		      "baseline_wall_seconds", array_json(ab->base_wall, ab->rounds),
+		      "advice_wall_seconds", array_json(ab->adv_wall, ab->rounds),
+		      "baseline_gpu_ns", array_json(ab->base_total, ab->rounds),
+		      "advice_gpu_ns", array_json(ab->adv_total, ab->rounds),
+		      "wall_speedup", stats_json(sp, n));
+	json_object_set_new(v, "gpu_speedup", stats_json(tsp, nt));
+	return v;
+}
+
+int profile_verify(struct profile_ctx *c)
+{
+	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
+	size_t i;
+	char *base_dir = NULL, *plan_dir = NULL, *env[2];
+	struct ab_result ab;
+	json_t *ver, *kernels;
+	int ret = 0;
+
+	memset(&ab, 0, sizeof(ab));
+	if (!plan_has_loads(c->plan)) {
+		json_object_set_new(c->capture, "verification",
+			json_pack("{s:s, s:b}", "status", "nothing to verify: the plan changes no load",
+				  "kept", 0));
+		return 0;
+	}
+	base_dir = profile_write_substitutes(c, "verify-baseline", NULL);
+	plan_dir = profile_write_substitutes(c, "verify-plan", c->plan);
+	if (!base_dir || !plan_dir) {
+		ret = CA_E_IO;
+		goto out;
+	}
+	/* The advice runs are the baseline runs with the plan's PTX instead. */
+	env[0] = xasprintf("CACHEADVISE_SUBST=%s", plan_dir);
+	env[1] = NULL;
+	ret = profile_ab_runs(c, "verify", base_dir, env, rounds, &ab);
+	free(env[0]);
 	if (ret)
 		goto out;
-
 	ver = json_object();
 	kernels = json_array();
 	json_object_set_new(ver, "repeat", json_integer(rounds));
 	json_object_set_new(ver, "order", json_string("baseline, advice, alternating"));
-	json_object_set_new(ver, "output_identical", json_boolean(outputs_equal));
-	json_object_set_new(ver, "baseline_output_stable", json_boolean(baseline_stable));
+	json_object_set_new(ver, "output_identical", json_boolean(ab.outputs_equal));
+	json_object_set_new(ver, "baseline_output_stable", json_boolean(ab.baseline_stable));
 	if (c->opt->compare_file)
 		json_object_set_new(ver, "compare_file", json_string(c->opt->compare_file));
-	for (i = 0; i < nk; i++) {
+	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
-		double *b = &base_ns[i * rounds], *p = &plan_ns[i * rounds];
-		double sp[64], bs[64], noise, med_sp, med_b;
-		size_t n = 0, nb = 0, j;
 		int kept;
-		const char *why;
 		json_t *kj;
 
 		if (!plan_mentions(c->plan, k->name))
 			continue;
-		for (j = 0; j < rounds && j < 64; j++) {
-			if (!isnan(b[j]))
-				bs[nb++] = b[j];
-			if (!isnan(b[j]) && !isnan(p[j]) && p[j] > 0)
-				sp[n++] = b[j] / p[j];
-		}
-		kj = json_pack("{s:s, s:o, s:o}", "name", k->name,
-			       "baseline_ns", array_json(b, rounds), "advice_ns", array_json(p, rounds));
-		json_object_set_new(kj, "speedup", stats_json(sp, n));
-		med_b = median(bs, nb);
-		/* Baseline against baseline: the relative spread of the baseline times. */
-		noise = nb >= 2 && med_b > 0 ? (bs[nb - 1] - bs[0]) / med_b : NAN;
-		json_object_set_new(kj, "noise", isnan(noise) ? json_null() : json_real(noise));
-		med_sp = median(sp, n);
-		if (!n) {
-			kept = 0;
-			why = "no kernel times were measured";
-		} else if (!outputs_equal) {
-			kept = 0;
-			why = reject_reason;
-		} else if (isnan(noise)) {
-			kept = 0;
-			why = "the baseline noise could not be measured (use --repeat 2 or more)";
-		} else if (med_sp - 1 > noise) {
-			kept = 1;
-			why = "median speedup exceeds the baseline noise";
-		} else {
-			kept = 0;
-			why = med_sp < 1 ? "slower than the baseline" :
-			      "the speedup is within the baseline noise";
-		}
-		json_object_set_new(kj, "kept", json_boolean(kept));
-		json_object_set_new(kj, "reason", json_string(why));
+		kj = ab_verdict(&ab.base_ns[i * rounds], &ab.adv_ns[i * rounds], rounds, &ab, &kept);
+		json_object_set_new(kj, "name", json_string(k->name));
 		json_array_append_new(kernels, kj);
+		json_object_set(k->json, "verification", kj);
 		if (!kept)
 			plan_drop_function(c->plan, k->name);
 	}
 	json_object_set_new(ver, "kernels", kernels);
-	{
-		double sp[64];
-		size_t n = 0;
-		for (r = 0; r < rounds && r < 64; r++)
-			if (plan_wall[r] > 0)
-				sp[n++] = base_wall[r] / plan_wall[r];
-		json_object_set_new(ver, "program",
-			json_pack("{s:o, s:o, s:o}", "baseline_wall_seconds", array_json(base_wall, rounds),
-				  "advice_wall_seconds", array_json(plan_wall, rounds),
-				  "speedup", stats_json(sp, n)));
-	}
+	json_object_set_new(ver, "program", ab_program_json(&ab));
 	json_object_set_new(ver, "kept", json_boolean(plan_has_loads(c->plan)));
 	json_object_set_new(ver, "status", json_string("verified"));
 	json_object_set_new(c->capture, "verification", ver);
 	ret = profile_write_capture(c, "complete");
 out:
+	ab_result_release(&ab);
 	free(base_dir);
 	free(plan_dir);
-	free(base_ns);
-	free(plan_ns);
-	free(base_wall);
-	free(plan_wall);
 	return ret;
 }
 

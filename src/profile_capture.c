@@ -59,6 +59,7 @@ void profile_kernel_release(struct profile_kernel *k)
 	free(k->pair_run);
 	free(k->mon);
 	json_decref(k->layout);
+	json_decref(k->allocs_used);
 }
 
 static struct profile_module *find_module(struct profile_ctx *c, const char *id)
@@ -149,7 +150,37 @@ static void note(struct profile_ctx *c, const char *fmt, ...)
 	json_array_append_new(json_object_get(c->capture, "notes"), json_string(buf));
 }
 
-static void take_kernel(struct profile_ctx *c, struct event_kernel *ek)
+/* Which allocations the kernel's pointer arguments pointed into, over all
+ * its launches: [{"param", "alloc", "launches"}]. */
+static json_t *allocs_used(const struct run_events *ev, const char *kernel)
+{
+	json_t *out = json_array(), *launch, *arg, *u;
+	size_t i, j, k;
+
+	json_array_foreach(ev->launch_sequence, i, launch) {
+		if (strcmp(json_string_value(json_object_get(launch, "kernel")), kernel))
+			continue;
+		json_array_foreach(json_object_get(launch, "args"), j, arg) {
+			json_t *p = json_object_get(arg, "param"), *a = json_object_get(arg, "alloc");
+			int found = 0;
+			json_array_foreach(out, k, u) {
+				if (json_equal(json_object_get(u, "param"), p) &&
+				    json_equal(json_object_get(u, "alloc"), a)) {
+					json_object_set_new(u, "launches", json_integer(
+						json_integer_value(json_object_get(u, "launches")) + 1));
+					found = 1;
+					break;
+				}
+			}
+			if (!found)
+				json_array_append_new(out, json_pack("{s:O, s:O, s:i}", "param", p,
+								     "alloc", a, "launches", 1));
+		}
+	}
+	return out;
+}
+
+static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const struct run_events *ev)
 {
 	struct profile_module *m = find_module(c, ek->module);
 	const struct ptx_function *fn = m && m->pm ? ptx_module_find(m->pm, ek->name) : NULL;
@@ -168,6 +199,7 @@ static void take_kernel(struct profile_ctx *c, struct event_kernel *ek)
 	k->name = xstrdup(ek->name);
 	k->module = m;
 	k->fn = fn;
+	k->allocs_used = allocs_used(ev, ek->name);
 	k->disc = *ek;
 	memset(ek, 0, sizeof(*ek)); /* ownership moves to k->disc */
 	k->vk.module_id = xstrdup(m->id);
@@ -240,6 +272,7 @@ int profile_discover(struct profile_ctx *c)
 	free(seen);
 	if (ret)
 		goto out;
+	json_object_set(c->capture, "allocations", ev.allocations);
 	if (!ev.launches) {
 		note(c, "the program launched no kernel");
 		fprintf(stderr, "cacheadvise profile: '%s' launched no CUDA kernel: nothing to measure\n",
@@ -274,7 +307,7 @@ int profile_discover(struct profile_ctx *c)
 			     order[i]->gpu_time_ns / 1e6, c->opt->top);
 			continue;
 		}
-		take_kernel(c, order[i]);
+		take_kernel(c, order[i], &ev);
 		taken++;
 	}
 	if (have_re && !taken)
@@ -581,8 +614,8 @@ void profile_fill_kernels(struct profile_ctx *c)
 		json_object_set_new(kj, "loads", loads);
 		json_object_set_new(kj, "pairs", pairs);
 		json_object_set_new(kj, "left_out_loads", json_integer((json_int_t)k->left_out));
-		if (k->disc.args)
-			json_object_set(kj, "args", k->disc.args);
+		if (k->allocs_used)
+			json_object_set(kj, "allocs_used", k->allocs_used);
 		json_array_append_new(kernels, kj);
 		k->json = kj;
 		profile_apply_monitor(c, k);

@@ -35,6 +35,7 @@ struct profile_kernel {
 	int *hit_run;
 	double *pair_hit;           /* n*n, hit_{i,j}, NAN when not measured */
 	int *pair_run;
+	json_t *allocs_used;        /* [{"param","alloc","launches"}] over all launches */
 	unsigned long long advised; /* bit i: node i cached in the advice before verification */
 	uint64_t *mon;              /* monitor counters summed over launches, NULL if none */
 	size_t nr_mon;
@@ -60,6 +61,30 @@ struct profile_ctx {
 };
 
 void profile_progress(struct profile_ctx *c, const char *label);
+
+/* Baseline-against-advice timing runs (DESIGN.md "Keeping advice"). */
+struct ab_result {
+	unsigned rounds;
+	double *base_ns, *adv_ns;       /* per measured kernel and round: [k * rounds + r] */
+	double *base_total, *adv_total; /* GPU time of all kernels, per round */
+	double *base_wall, *adv_wall;   /* program wall time, per round */
+	int outputs_equal;              /* every advice run printed what the baseline did */
+	int baseline_stable;            /* the baseline runs agree with each other */
+	const char *reject_reason;      /* why the output check failed */
+};
+/*
+ * Runs the program `rounds` times alternating baseline (base_dir
+ * substituted, kernel timing on) and advice (the same plus adv_env, which
+ * may override CACHEADVISE_SUBST), and collects times and output checks.
+ */
+int profile_ab_runs(struct profile_ctx *c, const char *name, const char *base_dir,
+		    char *const *adv_env, unsigned rounds, struct ab_result *ab);
+void ab_result_release(struct ab_result *ab);
+/* The verdict for one timing series: speedups, noise, kept and why. */
+json_t *ab_verdict(const double *base, const double *adv, unsigned rounds,
+		   const struct ab_result *ab, int *kept);
+/* Program-level figures: wall time and total GPU time speedups. */
+json_t *ab_program_json(const struct ab_result *ab);
 /* Runs the program once as run number c->run_index with the injection
  * library and env_extra ("NAME=value", NULL-terminated); records it in
  * capture.runs. ev may be NULL. Returns 0 or CA_E_IO/CA_E_INPUT. */
@@ -92,5 +117,8 @@ void profile_note_advised(struct profile_ctx *c);
 /* --oracle: measures every plan of the kernels with at most opt->oracle_max
  * measured loads and records the best against the advice. */
 int profile_oracle(struct profile_ctx *c);
+/* L2 persistence (issue 8): advise windows from the capture, measure each
+ * variant against the baseline, keep the best that wins. */
+int profile_l2(struct profile_ctx *c);
 
 #endif

@@ -1,0 +1,219 @@
+#define _GNU_SOURCE
+#include "analysis/l2_advise.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/error.h"
+#include "analysis/xalloc.h"
+
+struct candidate {
+	json_int_t alloc;
+	double bytes;
+	double launches;        /* launches that read it */
+	double bytes_read;      /* across those launches */
+	json_t *kernels;        /* names */
+};
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : 0;
+}
+
+static double alloc_bytes(json_t *allocs, json_int_t seq)
+{
+	size_t i;
+	json_t *a;
+
+	json_array_foreach(allocs, i, a)
+		if (json_integer_value(json_object_get(a, "seq")) == seq)
+			return num(a, "bytes");
+	return 0;
+}
+
+/* Bytes a kernel read through parameter p in all its launches (monitor),
+ * or -1 when the monitor did not count them. */
+static double bytes_through(json_t *kernel, json_int_t p)
+{
+	json_t *loads = json_object_get(kernel, "loads"), *l;
+	double sum = 0;
+	int seen = 0;
+	size_t i;
+
+	json_array_foreach(loads, i, l) {
+		json_t *b = json_object_get(l, "bytes");
+		if (json_integer_value(json_object_get(l, "param")) != p || !json_is_number(b))
+			continue;
+		sum += json_number_value(b);
+		seen = 1;
+	}
+	return seen ? sum : -1;
+}
+
+static struct candidate *find_or_add(struct candidate **cs, size_t *n, size_t *alloc,
+				     json_int_t seq, double bytes)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if ((*cs)[i].alloc == seq)
+			return &(*cs)[i];
+	ALLOC_GROW(*cs, *n + 1, *alloc);
+	memset(&(*cs)[*n], 0, sizeof(**cs));
+	(*cs)[*n].alloc = seq;
+	(*cs)[*n].bytes = bytes;
+	(*cs)[*n].kernels = json_array();
+	return &(*cs)[(*n)++];
+}
+
+static int has_string(json_t *arr, const char *s)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(arr, i, v)
+		if (!strcmp(json_string_value(v), s))
+			return 1;
+	return 0;
+}
+
+/*
+ * Bytes that could come from L2 instead of DRAM after the first read. A
+ * buffer more than twice the set-aside scores 0: a window over a slice of a
+ * streaming buffer is the recipe FACTS.md measured at 0.52x-0.71x.
+ */
+static double score(const struct candidate *c, double set_aside)
+{
+	double covered = c->bytes > 0 ? fmin(1.0, set_aside / c->bytes) : 0;
+
+	if (c->bytes > 2 * set_aside)
+		return 0;
+	return fmax(0, c->bytes_read - c->bytes) * covered;
+}
+
+static int by_score_desc(const void *a, const void *b, void *ctx)
+{
+	double sa = score(a, *(double *)ctx), sb = score(b, *(double *)ctx);
+	return (sa < sb) - (sa > sb);
+}
+
+static json_t *window(const char *variant, double set_aside, const struct candidate *c,
+		      double num_bytes, double ratio)
+{
+	return json_pack("{s:s, s:I, s:I, s:i, s:I, s:f, s:s, s:s, s:O}", "variant", variant,
+			 "set_aside_bytes", (json_int_t)set_aside, "alloc", c->alloc, "offset", 0,
+			 "num_bytes", (json_int_t)num_bytes, "hit_ratio", ratio,
+			 "hit_prop", "persisting", "miss_prop", "streaming", "kernels", c->kernels);
+}
+
+json_t *l2_advise(json_t *capture)
+{
+	json_t *device = json_object_get(capture, "device");
+	json_t *allocs = json_object_get(capture, "allocations");
+	json_t *kernels = json_object_get(capture, "kernels"), *k;
+	json_t *out, *cands, *wins;
+	double l2, persist_max, window_max, set_aside, footprint = 0;
+	struct candidate *cs = NULL;
+	size_t n = 0, alloc = 0, i, j;
+	const char *partitioned;
+
+	if (!json_is_object(device)) {
+		error_set(CA_E_INPUT, "the capture has no \"device\" section: the L2 limits are unknown");
+		return NULL;
+	}
+	l2 = num(device, "l2_bytes");
+	persist_max = num(device, "persisting_l2_max_bytes");
+	window_max = num(device, "access_policy_max_window_bytes");
+	set_aside = fmin(floor(l2 * 3 / 4), persist_max);
+	out = json_pack("{s:s, s:s, s:I, s:I, s:I}", "status", "none", "reason", "",
+			"l2_bytes", (json_int_t)l2, "set_aside_bytes", (json_int_t)set_aside,
+			"window_max_bytes", (json_int_t)window_max);
+	partitioned = json_string_value(json_object_get(device, "partitioned"));
+	if (partitioned) {
+		json_object_set_new(out, "reason", json_sprintf("no window is advised: %s", partitioned));
+		return out;
+	}
+	if (l2 <= 0 || persist_max <= 0 || window_max <= 0) {
+		json_object_set_new(out, "reason", json_string(
+			"no window is advised: this GPU reports no persisting L2 (compute capability 8.0 or later is needed)"));
+		return out;
+	}
+
+	json_array_foreach(kernels, i, k) {
+		json_t *used = json_object_get(k, "allocs_used"), *u;
+		const char *name = json_string_value(json_object_get(k, "name"));
+
+		json_array_foreach(used, j, u) {
+			json_int_t seq = json_integer_value(json_object_get(u, "alloc"));
+			double bytes = alloc_bytes(allocs, seq), launches = num(u, "launches");
+			double through = bytes_through(k, json_integer_value(json_object_get(u, "param")));
+			struct candidate *c;
+
+			if (bytes <= 0)
+				continue;
+			c = find_or_add(&cs, &n, &alloc, seq, bytes);
+			c->launches += launches;
+			/* without monitor counts, assume each launch reads the buffer once */
+			c->bytes_read += through >= 0 ? through : bytes * launches;
+			if (name && !has_string(c->kernels, name))
+				json_array_append_new(c->kernels, json_string(name));
+		}
+	}
+	for (i = 0; i < n; i++)
+		footprint += cs[i].bytes;
+	json_object_set_new(out, "footprint_bytes", json_integer((json_int_t)footprint));
+	qsort_r(cs, n, sizeof(*cs), by_score_desc, &set_aside);
+	cands = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(cands, json_pack("{s:I, s:I, s:f, s:I, s:f, s:O, s:f}",
+			"alloc", cs[i].alloc, "bytes", (json_int_t)cs[i].bytes, "launches", cs[i].launches,
+			"bytes_read", (json_int_t)cs[i].bytes_read,
+			"reuse", cs[i].bytes > 0 ? cs[i].bytes_read / cs[i].bytes : 0,
+			"kernels", cs[i].kernels, "score", score(&cs[i], set_aside)));
+	json_object_set_new(out, "candidates", cands);
+	wins = json_array();
+	if (!n) {
+		json_object_set_new(out, "reason", json_string(
+			"no window is advised: no kernel argument points into a device allocation"));
+	} else if (footprint <= l2) {
+		json_object_set_new(out, "reason", json_sprintf(
+			"no window is advised: the measured kernels touch %.1f MB, which fits in the "
+			"%.1f MB L2 without one", footprint / 1e6, l2 / 1e6));
+	} else if (cs[0].bytes_read < 2 * cs[0].bytes || score(&cs[0], set_aside) <= 0) {
+		json_object_set_new(out, "reason", json_string(
+			"no window is advised: no buffer of at most twice the set-aside is read more "
+			"than once across launches"));
+	} else {
+		const struct candidate *c = &cs[0];
+		double nb = fmin(c->bytes, window_max);
+		double ratio = fmin(1.0, set_aside / nb);
+
+		json_array_append_new(wins, window("guide", set_aside, c, nb, ratio));
+		json_array_append_new(wins, window("half_ratio", set_aside, c, nb, ratio / 2));
+		if (nb > set_aside)
+			json_array_append_new(wins, window("fit_set_aside", set_aside, c, set_aside, 1.0));
+		json_object_set_new(out, "status", json_string("advised"));
+		json_object_set_new(out, "reason", json_sprintf(
+			"allocation #%lld (%.1f MB) is read %.1f times over across %.0f launches while "
+			"the kernels touch %.1f MB in all, more than the %.1f MB L2: a persisting window "
+			"may keep it there (to be measured)", (long long)c->alloc, c->bytes / 1e6,
+			c->bytes_read / c->bytes, c->launches, footprint / 1e6, l2 / 1e6));
+	}
+	json_object_set_new(out, "windows", wins);
+	for (i = 0; i < n; i++)
+		json_decref(cs[i].kernels);
+	free(cs);
+	return out;
+}
+
+json_t *l2_advise_window_file(json_t *w)
+{
+	json_t *win = json_deep_copy(w);
+
+	json_object_del(win, "variant");
+	json_object_del(win, "set_aside_bytes");
+	return json_pack("{s:O, s:[o]}", "set_aside_bytes", json_object_get(w, "set_aside_bytes"),
+			 "windows", win);
+}

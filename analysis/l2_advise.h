@@ -1,0 +1,47 @@
+#ifndef CACHEADVISE_L2_ADVISE_H
+#define CACHEADVISE_L2_ADVISE_H
+
+#include <jansson.h>
+
+/*
+ * Persisting-L2 window advice (seeds/cuda-l2-persistence-guide.txt, issue
+ * 8), from what a capture recorded: the device's limits, the program's
+ * device allocations (numbered in allocation order, so they can be named
+ * across runs), which kernel parameters pointed into which allocation at
+ * each launch, and how many bytes each kernel read through each parameter
+ * (the monitor run).
+ *
+ * A buffer is a candidate when several launches read it, the data the
+ * program touches does not fit in L2 anyway, and a window can cover it
+ * (at most accessPolicyMaxWindowSize). The best candidate gets the guide's
+ * recipe — set-aside min(3/4 of L2, persisting max), window over the
+ * buffer, hitRatio = min(1, set-aside / window), hitProp persisting,
+ * missProp streaming — scoped to the kernels that read it (set before each
+ * of their launches, removed after), plus variants with a smaller hit
+ * ratio and a window cut to the set-aside. FACTS.md found the recipe slower
+ * as often as faster on an H200: the variants exist to be measured, and
+ * only a measured win is kept.
+ *
+ * Every limit comes from capture.device; nothing is hard-coded. When the
+ * device reports no persisting L2, or capture.device.partitioned says MIG
+ * or MPS is in use, no window is advised and the result says why.
+ */
+
+/*
+ * Returns a new object (caller owns), the "l2" section of capture.json:
+ *   {"status": "advised" | "none", "reason": "...",
+ *    "l2_bytes", "set_aside_bytes", "window_max_bytes",
+ *    "footprint_bytes": bytes of all buffers the measured kernels touch,
+ *    "candidates": [{"alloc", "bytes", "launches", "bytes_read", "reuse",
+ *                    "kernels": [...], "score"}],   best first
+ *    "windows": [{"variant": "guide" | "half_ratio" | "fit_set_aside",
+ *                 "set_aside_bytes", "alloc", "offset", "num_bytes",
+ *                 "hit_ratio", "hit_prop", "miss_prop", "kernels": [...]}]}
+ * Returns NULL with CA_E_INPUT set when the capture lacks "device".
+ */
+json_t *l2_advise(json_t *capture);
+
+/* The file the injection library reads (docs/injection.md) for one window. */
+json_t *l2_advise_window_file(json_t *window);
+
+#endif

@@ -1,0 +1,153 @@
+/*
+ * `profile`'s L2 persistence step (issue 8): windows advised from the
+ * capture (analysis/l2_advise.c) are applied by the injection library
+ * around the launches of the kernels that read the buffer, measured against
+ * the baseline, and kept only when the program's GPU time falls by more
+ * than the baseline-against-baseline spread with unchanged output.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/l2_advise.h"
+#include "analysis/plan.h"
+#include "analysis/xalloc.h"
+#include "collectors/gpu.h"
+#include "src/profile_steps.h"
+
+/* DRAM bytes read by all kernels of one run with the window applied. */
+static double dram_with_window(struct profile_ctx *c, const char *base_dir, const char *file)
+{
+	char *env[4];
+	struct run_events ev;
+	struct run_result res;
+	double sum = NAN;
+	size_t i;
+
+	env[0] = xasprintf("CACHEADVISE_SUBST=%s", base_dir);
+	env[1] = xasprintf("CACHEADVISE_L2_WINDOWS=%s", file);
+	env[2] = "CACHEADVISE_METRICS=1";
+	env[3] = NULL;
+	run_events_init(&ev);
+	if (!profile_run_program(c, "l2-metrics", env, &ev, &res, NULL) && res.status == RUN_OK) {
+		sum = 0;
+		for (i = 0; i < ev.nr_kernels; i++)
+			sum += json_number_value(json_object_get(ev.kernels[i].metrics, "dram_bytes_read"));
+	}
+	run_events_release(&ev);
+	free(env[0]);
+	free(env[1]);
+	return sum;
+}
+
+static double baseline_dram(struct profile_ctx *c)
+{
+	char *env[3];
+	struct run_events ev;
+	struct run_result res;
+	double sum = NAN;
+	size_t i;
+	char *dir = profile_write_substitutes(c, "l2-metrics-baseline", NULL);
+
+	if (!dir)
+		return NAN;
+	env[0] = xasprintf("CACHEADVISE_SUBST=%s", dir);
+	env[1] = "CACHEADVISE_METRICS=1";
+	env[2] = NULL;
+	run_events_init(&ev);
+	if (!profile_run_program(c, "l2-metrics-baseline", env, &ev, &res, NULL) && res.status == RUN_OK) {
+		sum = 0;
+		for (i = 0; i < ev.nr_kernels; i++)
+			sum += json_number_value(json_object_get(ev.kernels[i].metrics, "dram_bytes_read"));
+	}
+	run_events_release(&ev);
+	free(env[0]);
+	free(dir);
+	return sum;
+}
+
+int profile_l2(struct profile_ctx *c)
+{
+	json_t *device = json_object_get(c->capture, "device"), *l2, *w, *best = NULL;
+	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
+	double best_speedup = 0, base_dram = NAN;
+	char why[256], *base_dir = NULL;
+	size_t i;
+	int ret = 0;
+
+	if (gpu_shared_partitioned(why, sizeof(why)))
+		json_object_set_new(device, "partitioned", json_string(why));
+	l2 = l2_advise(c->capture);
+	if (!l2)
+		return CA_E_INPUT;
+	json_object_set_new(c->capture, "l2", l2);
+	if (strcmp(json_string_value(json_object_get(l2, "status")), "advised"))
+		return profile_write_capture(c, "complete");
+
+	base_dir = profile_write_substitutes(c, "l2-baseline", NULL);
+	if (!base_dir)
+		return CA_E_IO;
+	base_dram = baseline_dram(c);
+	json_object_set_new(l2, "baseline_dram_bytes", isnan(base_dram) ? json_null() : json_real(base_dram));
+	json_array_foreach(json_object_get(l2, "windows"), i, w) {
+		json_t *file_doc = l2_advise_window_file(w), *ver;
+		char *file = xasprintf("%s/runs/l2-%s.json", c->dir,
+				       json_string_value(json_object_get(w, "variant")));
+		char *env[2];
+		struct ab_result ab;
+		double dram;
+		int kept = 0;
+
+		ret = json_file_write(file, file_doc);
+		if (ret) {
+			json_decref(file_doc);
+			free(file);
+			break;
+		}
+		env[0] = xasprintf("CACHEADVISE_L2_WINDOWS=%s", file);
+		env[1] = NULL;
+		ret = profile_ab_runs(c, "l2", base_dir, env, rounds, &ab);
+		free(env[0]);
+		if (ret) {
+			ab_result_release(&ab);
+			json_decref(file_doc);
+			free(file);
+			break;
+		}
+		/* Judged on all kernels' GPU time: a window can slow the others. */
+		ver = ab_verdict(ab.base_total, ab.adv_total, rounds, &ab, &kept);
+		json_object_set_new(ver, "program", ab_program_json(&ab));
+		dram = dram_with_window(c, base_dir, file);
+		json_object_set_new(ver, "dram_bytes", isnan(dram) ? json_null() : json_real(dram));
+		json_object_set_new(w, "verification", ver);
+		if (kept) {
+			double sp = json_number_value(json_object_get(json_object_get(ver, "speedup"), "median"));
+			if (sp > best_speedup) {
+				best_speedup = sp;
+				json_decref(best);
+				best = json_incref(file_doc);
+				json_object_set_new(l2, "kept", json_incref(json_object_get(w, "variant")));
+			}
+		}
+		ab_result_release(&ab);
+		json_decref(file_doc);
+		free(file);
+		profile_write_capture(c, "complete");
+	}
+	if (!ret) {
+		if (best) {
+			if (!c->plan->extra)
+				c->plan->extra = json_object();
+			json_object_set(c->plan->extra, "l2_windows", best);
+		} else {
+			json_object_set_new(l2, "kept", json_null());
+		}
+		ret = profile_write_capture(c, "complete");
+	}
+	json_decref(best);
+	free(base_dir);
+	return ret;
+}

@@ -1,0 +1,103 @@
+#include <string.h>
+
+#include "analysis/l2_advise.h"
+#include "tests/unit/check.h"
+
+/* A capture shaped like samples/l2_reuse on an H200: a 24 MB hot buffer read
+ * by 20 gather launches, a 1.5 GB cold buffer streamed by both kernels. */
+static json_t *capture(double l2, double persist_max, const char *partitioned)
+{
+	json_t *c = json_pack(
+		"{s:{s:f, s:f, s:f},"
+		" s:[{s:i, s:f}, {s:i, s:f}],"
+		" s:[{s:s, s:[{s:i, s:i, s:i}, {s:i, s:i, s:i}], s:[]},"
+		"    {s:s, s:[{s:i, s:i, s:i}], s:[]}]}",
+		"device", "l2_bytes", l2, "persisting_l2_max_bytes", persist_max,
+		"access_policy_max_window_bytes", 134217728.0,
+		"allocations", "seq", 0, "bytes", 25165824.0, "seq", 1, "bytes", 1610612736.0,
+		"kernels",
+		"name", "gather_mix", "allocs_used", "param", 0, "alloc", 0, "launches", 20,
+		"param", 1, "alloc", 1, "launches", 20, "loads",
+		"name", "stream_scale", "allocs_used", "param", 0, "alloc", 1, "launches", 20, "loads");
+	if (partitioned)
+		json_object_set_new(json_object_get(c, "device"), "partitioned", json_string(partitioned));
+	return c;
+}
+
+static void test_advised(void)
+{
+	json_t *c = capture(62914560.0, 38797312.0, NULL), *r = l2_advise(c), *w;
+
+	CHECK(r != NULL);
+	CHECK_STR(json_string_value(json_object_get(r, "status")), "advised");
+	/* set-aside = min(3/4 of L2, persisting max) */
+	CHECK_INT(json_integer_value(json_object_get(r, "set_aside_bytes")), 38797312);
+	/* the hot buffer ranks first: read 20 times over */
+	CHECK_INT(json_integer_value(json_object_get(json_array_get(json_object_get(r, "candidates"), 0), "alloc")), 0);
+	w = json_array_get(json_object_get(r, "windows"), 0);
+	CHECK_STR(json_string_value(json_object_get(w, "variant")), "guide");
+	CHECK_INT(json_integer_value(json_object_get(w, "num_bytes")), 25165824);
+	CHECK_NEAR(json_number_value(json_object_get(w, "hit_ratio")), 1.0, 1e-9);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(w, "kernels"), 0)), "gather_mix");
+	CHECK_INT(json_array_size(json_object_get(w, "kernels")), 1);
+	/* the window-file form the injection library reads */
+	{
+		json_t *f = l2_advise_window_file(w);
+		CHECK_INT(json_integer_value(json_object_get(f, "set_aside_bytes")), 38797312);
+		CHECK(json_object_get(json_array_get(json_object_get(f, "windows"), 0), "variant") == NULL);
+		json_decref(f);
+	}
+	json_decref(r);
+	json_decref(c);
+}
+
+static void test_hit_ratio_below_one(void)
+{
+	/* a 16 MB set-aside for a 24 MB window: hitRatio = 16/24 */
+	json_t *c = capture(62914560.0, 16777216.0, NULL), *r = l2_advise(c), *w;
+
+	w = json_array_get(json_object_get(r, "windows"), 0);
+	CHECK_NEAR(json_number_value(json_object_get(w, "hit_ratio")), 16777216.0 / 25165824.0, 1e-6);
+	/* and a variant whose window is cut to the set-aside */
+	CHECK_INT(json_array_size(json_object_get(r, "windows")), 3);
+	CHECK_INT(json_integer_value(json_object_get(json_array_get(json_object_get(r, "windows"), 2), "num_bytes")), 16777216);
+	json_decref(r);
+	json_decref(c);
+}
+
+static void test_none(void)
+{
+	json_t *c = capture(62914560.0, 38797312.0, "MIG is enabled on this GPU"), *r = l2_advise(c);
+
+	CHECK_STR(json_string_value(json_object_get(r, "status")), "none");
+	CHECK(strstr(json_string_value(json_object_get(r, "reason")), "MIG") != NULL);
+	json_decref(r);
+	json_decref(c);
+
+	c = capture(62914560.0, 0.0, NULL);
+	r = l2_advise(c);
+	CHECK_STR(json_string_value(json_object_get(r, "status")), "none");
+	CHECK(strstr(json_string_value(json_object_get(r, "reason")), "no persisting L2") != NULL);
+	json_decref(r);
+	json_decref(c);
+
+	/* everything fits in a (hypothetical) 4 GB L2: no window */
+	c = capture(4294967296.0, 3221225472.0, NULL);
+	r = l2_advise(c);
+	CHECK_STR(json_string_value(json_object_get(r, "status")), "none");
+	CHECK(strstr(json_string_value(json_object_get(r, "reason")), "fits in the") != NULL);
+	json_decref(r);
+	json_decref(c);
+
+	c = json_object();
+	CHECK(l2_advise(c) == NULL);
+	json_decref(c);
+}
+
+int main(void)
+{
+	test_advised();
+	test_hit_ratio_below_one();
+	test_none();
+	return check_done();
+}
