@@ -6,7 +6,7 @@ set -euo pipefail
 SUDO=""
 [ "$(id -u)" = 0 ] || SUDO="sudo"
 pkgs=(build-essential cmake pkg-config git
-      libglpk-dev libzstd-dev libelf-dev libjansson-dev libssl-dev zlib1g-dev
+      libglpk-dev libzstd-dev libelf-dev libjansson-dev libssl-dev zlib1g-dev python3 zstd
       clang)
 # Headless browser for the HTML report test (optional: skipped if missing).
 [ "${CACHEADVISE_NO_BROWSER:-0}" = 1 ] || pkgs+=(chromium)
