@@ -291,7 +291,7 @@ int main(int argc, char **argv)
 	}
 	fprintf(stderr, "kernel gather_mix: %.4f ms\n", median(ms_g));
 	fprintf(stderr, "kernel stream_scale: %.4f ms\n", median(ms_s));
-	printf("  stream_scale: %.1f GB/s (read + write)\n",
+	fprintf(stderr, "  stream_scale: %.1f GB/s (read + write)\n",
 	       2.0 * cold_bytes / median(ms_s) / 1e6);
 
 	unsigned long long h = sum_of(partial, nthreads_g, 0, sum, fill_grid) +

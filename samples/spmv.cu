@@ -273,7 +273,7 @@ int main(int argc, char **argv)
 	double bytes = (double)nnz * 8 + (double)n * 16;
 	fprintf(stderr, "kernel spmv_scalar: %.4f ms\n", median(ms_s));
 	fprintf(stderr, "kernel spmv_warp: %.4f ms\n", median(ms_w));
-	printf("  spmv_scalar %.1f GB/s, spmv_warp %.1f GB/s (matrix + rowptr + x + y once)\n",
+	fprintf(stderr, "  spmv_scalar %.1f GB/s, spmv_warp %.1f GB/s (matrix + rowptr + x + y once)\n",
 	       bytes / median(ms_s) / 1e6, bytes / median(ms_w) / 1e6);
 
 	unsigned long long h = sum_of(x, n, 0, sum, fill_grid) +
