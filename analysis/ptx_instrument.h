@@ -28,19 +28,40 @@
 
 #define PTX_INSTRUMENT_SYMBOL "__cacheadvise_counters"
 #define PTX_INSTRUMENT_DEFAULT_THRESHOLD 300
+#define PTX_INSTRUMENT_LAYOUT_SCHEMA "cacheadvise.monitor_layout/1"
 
+/*
+ * Zero in any field means its default, so `{ .threshold = n }` or a NULL
+ * options pointer are both fine.
+ */
 struct ptx_instrument_options {
-	unsigned threshold;     /* simulateCache accesses per thread (default 300) */
+	unsigned threshold;     /* simulateCache accesses per thread (default 300, at most 2^24) */
+	unsigned sector_bytes;  /* block size of the "sectors" count (default 32, power of two) */
+	unsigned line_bytes;    /* block size of the "lines" count (default 128, power of two) */
 };
 
 /*
- * Writes the instrumented module to out and, in *layout, a new JSON object
- * (caller owns) describing the counter slots:
- *   {"symbol": "__cacheadvise_counters", "slots": N,
- *    "functions": [{"name": ..., "loads": [{"ordinal": 0, "requests": 0,
- *       "sectors": 1, "lines": 2, "bytes": 3}],
- *      "data_structures": [{"param": 0, "hits": 40, "accesses": 41}]}]}
- * (numbers are slot indices). Returns 0 or CA_E_INPUT.
+ * Appends the instrumented module to out and sets *layout to a new JSON
+ * object (caller owns, json_decref) describing the counter slots
+ * (docs/monitor.md):
+ *   {"schema": "cacheadvise.monitor_layout/1",
+ *    "symbol": "__cacheadvise_counters", "slots": N, "threshold": 300,
+ *    "sector_bytes": 32, "line_bytes": 128, "sim_line_bytes": 16,
+ *    "exit_aggregation": "warp",            (or "lane" below sm_80)
+ *    "functions": [{"name": ..., "kind": "entry",   (or "func")
+ *      "loads": [{"ordinal": 0, "requests": 0, "sectors": 1, "lines": 2,
+ *                 "bytes": 3}],
+ *      "skipped_loads": [{"ordinal": 5, "reason": "..."}],
+ *      "data_structures": [{"param": 0, "name": "..._param_0",
+ *                           "read_only": true, "hits": 40, "accesses": 41}]}]}
+ * (numbers under loads and data_structures are slot indices). The array in
+ * the module has max(N, 1) elements; the injection library reads the first
+ * N. Every entry is listed, and every .func with loads.
+ *
+ * Returns 0, or CA_E_INPUT (out and *layout untouched) when the module
+ * cannot be instrumented: a target below sm_70, PTX ISA below 6.2, a
+ * 32-bit module, a module that already declares the counter symbol, or bad
+ * options.
  */
 int ptx_instrument(const struct ptx_module *m, const struct ptx_instrument_options *opt,
 		   struct strbuf *out, json_t **layout);

@@ -27,6 +27,7 @@ static void usage(FILE *f)
 		"      --timeout SEC    limit per program run (default 300)\n"
 		"      --repeat N       A/B rounds of verification (default 5)\n"
 		"      --compare FILE   an output file of the program that must not change\n"
+		"      --output-ignore REGEX  stdout lines not compared (e.g. '^kernel .* ms')\n"
 		"      --oracle[=N]     also measure every plan of kernels with <= N loads (default 6)\n"
 		"      --model M        sector (default) or classic (the seed's 128-byte model)\n"
 		"      --device FILE    device model from `cacheadvise probe -o FILE`\n"
@@ -68,6 +69,7 @@ int cmd_profile(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "compare", required_argument, NULL, 'c' },
+		{ "output-ignore", required_argument, NULL, 'I' },
 		{ "oracle", optional_argument, NULL, 'O' },
 		{ "model", required_argument, NULL, 'M' },
 		{ "device", required_argument, NULL, 'd' },
@@ -105,6 +107,7 @@ int cmd_profile(int argc, char **argv)
 		}
 		case 'r': if (parse_uint(optarg, &opt.repeat, "--repeat")) return 1; break;
 		case 'c': opt.compare_file = optarg; break;
+		case 'I': opt.output_ignore = optarg; break;
 		case 'O':
 			opt.oracle_max = 6;
 			if (optarg && parse_uint(optarg, &opt.oracle_max, "--oracle"))
@@ -134,6 +137,13 @@ int cmd_profile(int argc, char **argv)
 		return cli_usage_error("--top must be at least 1");
 	if (opt.repeat > 64)
 		return cli_usage_error("--repeat is at most 64");
+	if (opt.output_ignore) {
+		regex_t re;
+		if (regcomp(&re, opt.output_ignore, REG_EXTENDED | REG_NOSUB))
+			return cli_usage_error("--output-ignore '%s' is not a valid regular expression",
+					       opt.output_ignore);
+		regfree(&re);
+	}
 	if (opt.kernels_regex) {
 		regex_t re;
 		if (regcomp(&re, opt.kernels_regex, REG_EXTENDED | REG_NOSUB))

@@ -1,9 +1,229 @@
+/*
+ * cacheadvise solve [--method ilp|heuristic|exhaustive|all] [--json]
+ *                   [--time-limit SEC] GRAPH.json
+ *
+ * Solves a traffic reduction graph (docs/graph-json.md) with one solver or
+ * all of them and prints which loads to cache and which to bypass
+ * (docs/cmd-solve.md). Needs no GPU.
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/error.h"
+#include "analysis/graph.h"
+#include "analysis/json_file.h"
+#include "analysis/solver.h"
+#include "analysis/xalloc.h"
 #include "src/cli.h"
 
-/* NEEDSWORK: 'solve' is being written; see its issue. */
+struct solve_options {
+	const char *method;         /* a solver's name or "all" */
+	int json;
+	double time_limit;          /* seconds, 0 = none */
+	const char *path;
+};
+
+static void print_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: cacheadvise solve [--method ilp|heuristic|exhaustive|all] [--json]\n"
+		"                         [--time-limit SEC] GRAPH.json\n"
+		"\n"
+		"Chooses which loads of a traffic reduction graph to cache in L1 and which to\n"
+		"bypass, maximising the L2 traffic saved (node and edge weights, bytes).\n"
+		"GRAPH.json: {\"nodes\": [{\"id\", \"weight\"}], \"edges\": [{\"u\", \"v\", \"weight\"}]};\n"
+		"a capture directory holds one per kernel under graphs/. Needs no GPU.\n"
+		"\n"
+		"  --method M        ilp (default: GLPK, proven optimal), heuristic (the\n"
+		"                    seed's Algorithm 1), exhaustive (all 2^N plans, N <= 24),\n"
+		"                    or all (every method that applies)\n"
+		"  --json            print {\"method\", \"cached\", \"bypassed\", \"objective\",\n"
+		"                    \"optimal\", \"seconds\"} (a list of them for --method all)\n"
+		"  --time-limit SEC  stop the ILP after SEC seconds; it then reports the best\n"
+		"                    plan found, \"optimal\": false and the gap to its bound\n"
+		"  -h, --help        show this help\n"
+		"\n"
+		"Exit status: 0 solved, 1 usage error, 2 unreadable or invalid graph (the\n"
+		"message gives the JSON path of the bad item) or a graph too large for\n"
+		"exhaustive search.\n"
+		"\n"
+		"EXAMPLES\n"
+		"  cacheadvise solve cacheadvise-out/app-20261122-031000/graphs/_Z3mixPKfS0_PKiPfii.json\n"
+		"  cacheadvise solve --method all graph.json\n"
+		"  cacheadvise solve --method heuristic --json graph.json | jq .cached\n"
+		"  cacheadvise solve --time-limit 10 big-graph.json\n");
+}
+
+static int parse_options(int argc, char **argv, struct solve_options *o)
+{
+	static const struct option longopts[] = {
+		{ "method", required_argument, NULL, 'm' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "time-limit", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->method = "ilp";
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":hm:jt:", longopts, NULL)) != -1) {
+		char *end;
+
+		switch (c) {
+		case 'm':
+			if (strcmp(optarg, "all") && !solver_find(optarg))
+				return cli_usage_error("unknown method '%s': use ilp, heuristic, "
+						       "exhaustive or all", optarg);
+			o->method = optarg;
+			break;
+		case 'j':
+			o->json = 1;
+			break;
+		case 't':
+			o->time_limit = strtod(optarg, &end);
+			if (end == optarg || *end || !isfinite(o->time_limit) || o->time_limit <= 0)
+				return cli_usage_error("--time-limit wants a positive number of "
+						       "seconds, not '%s'", optarg);
+			break;
+		case 'h':
+			print_usage(stdout);
+			return -1;
+		case ':':
+			return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("no graph given: cacheadvise solve GRAPH.json");
+	if (optind + 1 < argc)
+		return cli_usage_error("one graph at a time: unexpected '%s'", argv[optind + 1]);
+	o->path = argv[optind];
+	return 0;
+}
+
+static void print_ids(const struct graph *g, const unsigned char *cached, int want)
+{
+	size_t i, nr = 0;
+
+	for (i = 0; i < g->n; i++)
+		nr += !cached[i] == !want;
+	printf("  %s (%zu):", want ? "cache " : "bypass", nr);
+	for (i = 0; i < g->n; i++)
+		if (!cached[i] == !want)
+			printf(" %s", g->nodes[i].id);
+	printf("\n");
+}
+
+static void print_text(const struct graph *g, const struct solver_result *res, size_t nr)
+{
+	size_t k, i;
+
+	printf("%-11s %16s  %-8s %9s  %s\n", "method", "objective", "optimal", "seconds",
+	       "cached");
+	for (k = 0; k < nr; k++) {
+		size_t cached = 0;
+
+		for (i = 0; i < g->n; i++)
+			cached += res[k].cached[i];
+		printf("%-11s %16.10g  %-8s %9.4f  %zu of %zu\n", res[k].method, res[k].objective,
+		       res[k].optimal ? "yes" : !strcmp(res[k].method, "heuristic") ? "-" : "no",
+		       res[k].seconds, cached, g->n);
+	}
+	for (k = 0; k < nr; k++) {
+		printf("\n%s:\n", res[k].method);
+		if (!res[k].optimal && isfinite(res[k].bound))
+			printf("  stopped by the time limit: best bound %.10g, gap %.2f%%\n",
+			       res[k].bound, 100.0 * res[k].gap);
+		print_ids(g, res[k].cached, 1);
+		print_ids(g, res[k].cached, 0);
+	}
+}
+
+static int solve_graph(const struct solve_options *o)
+{
+	struct solver_options sopt;
+	struct solver_result res[8];
+	struct graph g;
+	json_t *doc;
+	size_t nr = 0, i;
+	int ret = 0, all = !strcmp(o->method, "all");
+
+	doc = json_file_load(o->path);
+	if (!doc)
+		return cli_fail(CA_E_INPUT, NULL);
+	graph_init(&g);
+	ret = graph_from_json(&g, doc, o->path);
+	json_decref(doc);
+	if (ret)
+		goto out;
+	solver_options_init(&sopt);
+	sopt.time_limit_seconds = o->time_limit;
+	for (i = 0; solver_table[i] && nr < ARRAY_SIZE(res); i++) {
+		const struct solver *s = solver_table[i];
+
+		if (!all && strcmp(s->name, o->method))
+			continue;
+		if (all && !strcmp(s->name, "exhaustive") && g.n > sopt.exhaustive_max_n) {
+			cli_warn("'%s' has %zu loads: exhaustive search (at most %zu) skipped",
+				 o->path, g.n, sopt.exhaustive_max_n);
+			continue;
+		}
+		if (!strcmp(s->name, "exhaustive") && g.n > sopt.exhaustive_max_n) {
+			ret = error_set(CA_E_INPUT, "'%s' has %zu loads, more than exhaustive "
+					"search takes (%zu): use --method ilp", o->path, g.n,
+					sopt.exhaustive_max_n);
+			goto out;
+		}
+		ret = s->solve(&g, &sopt, &res[nr]);
+		if (ret) {
+			error_prefix(ret, "cannot solve '%s' with %s", o->path, s->name);
+			goto out;
+		}
+		nr++;
+	}
+	if (o->json) {
+		json_t *out = all ? json_array() : NULL;
+		char *s;
+
+		for (i = 0; i < nr; i++) {
+			json_t *one = solver_result_to_json(&g, &res[i]);
+
+			if (all)
+				json_array_append_new(out, one);
+			else
+				out = one;
+		}
+		s = json_to_string(out);
+		printf("%s\n", s);
+		free(s);
+		json_decref(out);
+	} else {
+		printf("graph '%s': %zu loads, %zu nonzero edges\n\n", o->path, g.n,
+		       graph_nr_edges(&g));
+		print_text(&g, res, nr);
+	}
+out:
+	for (i = 0; i < nr; i++)
+		solver_result_release(&res[i]);
+	graph_release(&g);
+	return ret ? cli_fail(ret, NULL) : 0;
+}
+
 int cmd_solve(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return cli_fail(-1, "'solve' is not implemented yet");
+	struct solve_options o;
+	int ret = parse_options(argc, argv, &o);
+
+	if (ret < 0)
+		return 0;   /* --help */
+	if (ret)
+		return ret;
+	return solve_graph(&o);
 }

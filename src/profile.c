@@ -107,6 +107,41 @@ static void tail_of_file(const char *path, struct strbuf *out, size_t max_lines)
 	strbuf_release(&sb);
 }
 
+/*
+ * SHA-256 of the run's standard output, without the lines --output-ignore
+ * matches (a program that prints its timings still compares equal).
+ */
+static void stdout_digest(struct profile_ctx *c, const char *path, char hex[65])
+{
+	struct strbuf sb = STRBUF_INIT, kept = STRBUF_INIT;
+	regex_t re;
+	char *line, *next;
+
+	hex[0] = '\0';
+	if (strbuf_read_file(&sb, path, 0))
+		return;
+	if (!c->opt->output_ignore ||
+	    regcomp(&re, c->opt->output_ignore, REG_EXTENDED | REG_NOSUB)) {
+		digest_sha256_hex(sb.buf, sb.len, hex);
+		strbuf_release(&sb);
+		return;
+	}
+	for (line = sb.buf; *line; line = next) {
+		char saved;
+		next = strchr(line, '\n');
+		next = next ? next + 1 : line + strlen(line);
+		saved = *next;
+		*next = '\0';
+		if (regexec(&re, line, 0, NULL, 0))
+			strbuf_addstr(&kept, line);
+		*next = saved;
+	}
+	regfree(&re);
+	digest_sha256_hex(kept.buf, kept.len, hex);
+	strbuf_release(&kept);
+	strbuf_release(&sb);
+}
+
 int profile_run_program(struct profile_ctx *c, const char *variant, char *const *env_extra,
 			struct run_events *ev, struct run_result *res, json_t **run_json)
 {
@@ -139,7 +174,7 @@ int profile_run_program(struct profile_ctx *c, const char *variant, char *const 
 	if (!ret && ev)
 		ret = run_events_load(ev, evfile);
 	if (!ret)
-		digest_file_sha256_hex(out, hex);
+		stdout_digest(c, out, hex);
 	rj = json_pack("{s:i, s:s, s:s, s:i, s:f, s:s, s:s}",
 		       "index", c->run_index, "variant", variant,
 		       "status", res->status == RUN_OK ? "ok" :

@@ -97,7 +97,8 @@ int profile_monitor(struct profile_ctx *c)
 	}
 	env[0] = xasprintf("CACHEADVISE_SUBST=%s", dir);
 	env[1] = "CACHEADVISE_MONITOR=1";
-	env[2] = NULL;
+	env[2] = "CACHEADVISE_TIMING=1";  /* the instrumentation's cost, for the report */
+	env[3] = NULL;
 	run_events_init(&ev);
 	profile_progress(c, "monitor run");
 	ret = profile_run_program(c, "monitor", env, &ev, &res, NULL);
@@ -117,6 +118,7 @@ int profile_monitor(struct profile_ctx *c)
 				note(c, "monitor run: no counters for kernel %s", k->name);
 				continue;
 			}
+			k->monitor_gpu_ns = ek->timed_launches ? (double)ek->gpu_time_ns : -1;
 			k->mon = ek->counters;
 			k->nr_mon = ek->nr_counters;
 			ek->counters = NULL;
@@ -139,6 +141,8 @@ void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k)
 	struct monitor_counts mc;
 	struct softcache_rank rank;
 
+	if (k->monitor_gpu_ns >= 0 && k->layout)
+		json_object_set_new(k->json, "monitor_gpu_time_ns", json_real(k->monitor_gpu_ns));
 	if (k->layout && k->mon) {
 		monitor_counts_init(&mc);
 		if (monitor_counts_read(&mc, k->layout, k->mon, k->nr_mon) ||

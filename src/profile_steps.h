@@ -39,6 +39,7 @@ struct profile_kernel {
 	unsigned long long advised; /* bit i: node i cached in the advice before verification */
 	uint64_t *mon;              /* monitor counters summed over launches, NULL if none */
 	size_t nr_mon;
+	double monitor_gpu_ns;      /* GPU time of the instrumented kernel, summed */
 	json_t *layout;             /* the module's counter layout (owned), NULL if none */
 	json_t *json;               /* the kernel's capture.json object (owned by the capture) */
 };
