@@ -14,6 +14,17 @@
  * Load identity (DESIGN.md): (module id, function name, ordinal), ordinal =
  * 0-based index of the function's global loads (ld.global*, ldu.global, and
  * generic ld that may reach global memory) in PTX text order.
+ *
+ * Parameters: a load's or memop's `param` is the parameter of its own
+ * function (kernel or .func) that the address derives from, followed back
+ * through ld.param, cvta, mov, add/sub/and/or, mad (the addend), selp and
+ * registers redefined in loops (every definition must agree); offsets
+ * computed by mul/shl/cvt do not count. -1 when unknown: a pointer read
+ * from memory, a global variable, two parameters mixed.
+ * A parameter is written in a function when it is the base of a store,
+ * atomic or other writing instruction there, when the pointer itself is
+ * stored to memory, or when it is passed to a function that writes that
+ * argument or whose body is not in the module (extern, indirect call).
  */
 
 enum ptx_space {
@@ -59,19 +70,33 @@ struct ptx_load {
 	int vector;                 /* 1, 2, 4 or 8 */
 	int bits;                   /* bits per element (8..128) */
 	int strong;                 /* .volatile .relaxed .acquire .cv .mmio */
-	int patchable;              /* see unpatchable_reason */
+	/*
+	 * 0 for ldu, strong loads, loads already .ca or .cg (strong on sm_70
+	 * and later), and generic loads whose address is not provably global;
+	 * a generic load whose address derives from a kernel's pointer
+	 * parameter is global (kernels receive only global pointers).
+	 */
+	int patchable;
 	const char *unpatchable_reason; /* static string, NULL when patchable */
-	int param;                  /* kernel parameter the address derives from, -1 unknown */
-	int read_only;              /* param is never stored/atomically updated: 1, 0, -1 unknown */
-	const char *file;           /* source file from .file/.loc, NULL without -lineinfo */
-	int line;                   /* source line, 0 when unknown */
+	int param;                  /* parameter the address derives from, -1 unknown */
+	int read_only;              /* param is never written (see above): 1, 0, -1 unknown */
+	/*
+	 * Source location from the last .loc before the load in its function
+	 * (.file names; NULL and 0 without -lineinfo). Where that .loc lies in a
+	 * CUDA toolkit header (__ldg, cuda::atomic_ref, ...) and was inlined,
+	 * the location is the call site it was inlined at, outwards until user
+	 * code. Points into the module's file table.
+	 */
+	const char *file;
+	int line;
 };
 
 enum ptx_memop_kind {
 	PTX_MEMOP_STORE,    /* st.global / generic st */
-	PTX_MEMOP_ATOMIC,   /* atom.* / red.* */
-	PTX_MEMOP_FENCE,    /* membar / fence */
-	PTX_MEMOP_BARRIER,  /* bar.sync / barrier.sync (__syncthreads) */
+	PTX_MEMOP_ATOMIC,   /* atom.* / red.* on global or generic addresses (not .shared) */
+	PTX_MEMOP_FENCE,    /* membar / fence.* */
+	PTX_MEMOP_BARRIER,  /* bar / barrier .sync .red .arrive (__syncthreads); not
+			     * bar.warp.sync, not barrier.cluster */
 };
 
 struct ptx_memop {
@@ -99,8 +124,10 @@ struct ptx_function {
 	size_t nr_loads;
 	struct ptx_memop *memops;
 	size_t nr_memops;
-	int uses_shared;            /* declares .shared storage */
-	size_t static_shared_bytes; /* sum of its .shared declarations */
+	int uses_shared;            /* declares or uses .shared storage */
+	/* Sum of its .shared declarations and of the module-scope .shared
+	 * variables it uses (extern arrays without a size count 0). */
+	size_t static_shared_bytes;
 };
 
 struct ptx_module {
@@ -108,7 +135,7 @@ struct ptx_module {
 	size_t len;
 	char version[16];           /* ".version" e.g. "9.0" */
 	char target[32];            /* ".target" e.g. "sm_90" */
-	int address_size;           /* 32 or 64 */
+	int address_size;           /* 32 or 64 (32 without .address_size, as in PTX) */
 	char **files;               /* .file index -> name, NULL where unset */
 	size_t nr_files;
 	struct ptx_function *functions;
@@ -119,8 +146,10 @@ struct ptx_module {
  * Parses PTX text (len bytes, need not be NUL-terminated). On success
  * returns 0 and a new module in *out (free with ptx_module_free). On
  * malformed PTX (unbalanced braces, no .version/.target, a truncated
- * instruction) returns CA_E_INPUT with a message naming the line; name is
- * used in messages only.
+ * instruction) returns CA_E_INPUT with a message naming the line
+ * ("k.ptx:12: unbalanced '}'"); name is used in messages only. Unknown
+ * directives and instructions are skipped. Function prototypes (no body)
+ * are not functions of the module. One pass, linear in the text.
  */
 int ptx_parse(const char *name, const char *text, size_t len, struct ptx_module **out);
 void ptx_module_free(struct ptx_module *m);
@@ -167,5 +196,16 @@ struct ptx_load_edit {
  */
 int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *edits,
 		      size_t nr_edits, struct strbuf *out);
+
+/*
+ * Appends to out the opcode that action gives ld (e.g. "ld.global.nc.f32"
+ * with LOAD_ACTION_NO_ALLOCATE -> "ld.global.nc.L1::no_allocate.f32"):
+ * the old cache operator and L1 eviction priority are dropped, everything
+ * else is kept in order. Does not look at ld->patchable (callers that
+ * rewrite must). Returns 0, or CA_E_INPUT for a combination ptxas rejects
+ * (last_use on an .nc load) with out unchanged.
+ */
+int ptx_load_rewrite_opcode(const struct ptx_load *ld, enum load_action action,
+			    struct strbuf *out);
 
 #endif

@@ -1,0 +1,435 @@
+#include "analysis/plan.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/module_id.h"
+#include "analysis/xalloc.h"
+
+#define PLAN_SCHEMA "cacheadvise.plan/1"
+
+void plan_init(struct plan *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->extra = json_object();
+}
+
+static void module_release(struct plan_module *pm)
+{
+	size_t i;
+
+	free(pm->id);
+	for (i = 0; i < pm->nr_functions; i++) {
+		free(pm->functions[i].name);
+		free(pm->functions[i].loads);
+	}
+	free(pm->functions);
+}
+
+void plan_release(struct plan *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_modules; i++)
+		module_release(&p->modules[i]);
+	free(p->modules);
+	json_decref(p->extra);
+	memset(p, 0, sizeof(*p));
+}
+
+/* ---------------------------------------------------------------- building */
+
+static int same_id(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+static struct plan_module *get_module(struct plan *p, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < p->nr_modules; i++)
+		if (same_id(p->modules[i].id, id))
+			return &p->modules[i];
+	p->modules = xrealloc(p->modules, (p->nr_modules + 1) * sizeof(*p->modules));
+	memset(&p->modules[p->nr_modules], 0, sizeof(p->modules[0]));
+	p->modules[p->nr_modules].id = id ? xstrdup(id) : NULL;
+	return &p->modules[p->nr_modules++];
+}
+
+static struct plan_function *get_function(struct plan_module *pm, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < pm->nr_functions; i++)
+		if (!strcmp(pm->functions[i].name, name))
+			return &pm->functions[i];
+	pm->functions = xrealloc(pm->functions, (pm->nr_functions + 1) * sizeof(*pm->functions));
+	memset(&pm->functions[pm->nr_functions], 0, sizeof(pm->functions[0]));
+	pm->functions[pm->nr_functions].name = xstrdup(name);
+	return &pm->functions[pm->nr_functions++];
+}
+
+void plan_set(struct plan *p, const char *module_id, const char *function, unsigned ordinal,
+	      enum load_action action)
+{
+	struct plan_function *pf = get_function(get_module(p, module_id), function);
+	size_t i;
+
+	for (i = 0; i < pf->nr_loads; i++) {
+		if (pf->loads[i].ordinal == ordinal) {
+			pf->loads[i].action = action;
+			return;
+		}
+	}
+	pf->loads = xrealloc(pf->loads, (pf->nr_loads + 1) * sizeof(*pf->loads));
+	pf->loads[pf->nr_loads].ordinal = ordinal;
+	pf->loads[pf->nr_loads].action = action;
+	pf->nr_loads++;
+}
+
+/* ---------------------------------------------------------------- reading */
+
+static int bad(const char *name, const char *path, const char *what)
+{
+	return error_set(CA_E_INPUT, "'%s': %s: %s", name, path, what);
+}
+
+/* "16 hex digits" as module_id_compute writes them (lowercased here). */
+static int valid_id(const char *s, char out[MODULE_ID_LEN + 1])
+{
+	size_t i;
+
+	if (strlen(s) != MODULE_ID_LEN)
+		return 0;
+	for (i = 0; i < MODULE_ID_LEN; i++) {
+		if (!isxdigit((unsigned char)s[i]))
+			return 0;
+		out[i] = (char)tolower((unsigned char)s[i]);
+	}
+	out[MODULE_ID_LEN] = '\0';
+	return 1;
+}
+
+/* Where each load was given, to name both places of a duplicate. */
+struct seen {
+	const char *id, *function;
+	unsigned ordinal;
+	size_t m, f, l;
+};
+
+static int cmp_seen(const void *a, const void *b)
+{
+	const struct seen *x = a, *y = b;
+	int r;
+
+	if (!x->id != !y->id)
+		return x->id ? 1 : -1;
+	if (x->id && (r = strcmp(x->id, y->id)))
+		return r;
+	if ((r = strcmp(x->function, y->function)))
+		return r;
+	if (x->ordinal != y->ordinal)
+		return x->ordinal < y->ordinal ? -1 : 1;
+	if (x->m != y->m)
+		return x->m < y->m ? -1 : 1;
+	if (x->f != y->f)
+		return x->f < y->f ? -1 : 1;
+	return x->l < y->l ? -1 : x->l > y->l;
+}
+
+static int parse_loads(struct plan *t, const char *name, const char *id, const char *fname,
+		       json_t *jl, size_t mi, size_t fi, struct seen **seen, size_t *nr_seen,
+		       size_t *alloc_seen)
+{
+	char path[160], what[256];
+	size_t li;
+	json_t *jload;
+
+	json_array_foreach(jl, li, jload) {
+		json_t *jo, *ja;
+		json_int_t ord;
+		enum load_action act;
+
+		snprintf(path, sizeof(path), "modules[%zu].functions[%zu].loads[%zu]", mi, fi, li);
+		if (!json_is_object(jload))
+			return bad(name, path, "expected an object {\"ordinal\": N, \"action\": \"...\"}");
+		jo = json_object_get(jload, "ordinal");
+		ja = json_object_get(jload, "action");
+		if (!json_is_integer(jo)) {
+			strncat(path, ".ordinal", sizeof(path) - strlen(path) - 1);
+			return bad(name, path, jo ? "expected a non-negative integer" : "missing");
+		}
+		ord = json_integer_value(jo);
+		if (ord < 0 || ord > 0x7fffffff) {
+			strncat(path, ".ordinal", sizeof(path) - strlen(path) - 1);
+			snprintf(what, sizeof(what), "%lld is not a load ordinal (0 or more)",
+				 (long long)ord);
+			return bad(name, path, what);
+		}
+		if (!json_is_string(ja)) {
+			strncat(path, ".action", sizeof(path) - strlen(path) - 1);
+			return bad(name, path, ja ? "expected a string" : "missing");
+		}
+		if (load_action_parse(json_string_value(ja), &act)) {
+			strncat(path, ".action", sizeof(path) - strlen(path) - 1);
+			snprintf(what, sizeof(what),
+				 "unknown action '%.80s' (expected default, cache, bypass, stream, "
+				 "last_use, L1::no_allocate, L1::evict_first or L1::evict_last)",
+				 json_string_value(ja));
+			return bad(name, path, what);
+		}
+		plan_set(t, id, fname, (unsigned)ord, act);
+		ALLOC_GROW(*seen, *nr_seen + 1, *alloc_seen);
+		(*seen)[*nr_seen].id = id;
+		(*seen)[*nr_seen].function = fname;
+		(*seen)[*nr_seen].ordinal = (unsigned)ord;
+		(*seen)[*nr_seen].m = mi;
+		(*seen)[*nr_seen].f = fi;
+		(*seen)[*nr_seen].l = li;
+		(*nr_seen)++;
+	}
+	return 0;
+}
+
+int plan_from_json(struct plan *p, json_t *doc, const char *name)
+{
+	struct plan t;
+	struct seen *seen = NULL;
+	size_t nr_seen = 0, alloc_seen = 0, mi, i;
+	json_t *jmods, *jm, *v;
+	const char *key;
+	char path[128];
+	int ret;
+
+	if (!name)
+		name = "plan";
+	ret = json_check_schema(doc, name, PLAN_SCHEMA);
+	if (ret)
+		return ret;
+	jmods = json_object_get(doc, "modules");
+	if (!json_is_array(jmods))
+		return bad(name, "modules", jmods ? "expected an array" : "missing");
+
+	plan_init(&t);
+	json_object_foreach(doc, key, v) {
+		if (strcmp(key, "schema") && strcmp(key, "modules"))
+			json_object_set(t.extra, key, v);
+	}
+	json_array_foreach(jmods, mi, jm) {
+		json_t *jid, *jfns, *jf;
+		char idbuf[MODULE_ID_LEN + 1];
+		const char *id = NULL;
+		size_t fi;
+
+		snprintf(path, sizeof(path), "modules[%zu]", mi);
+		if (!json_is_object(jm)) {
+			ret = bad(name, path, "expected an object");
+			goto out;
+		}
+		jid = json_object_get(jm, "id");
+		if (jid && !json_is_null(jid)) {
+			if (!json_is_string(jid) || !valid_id(json_string_value(jid), idbuf)) {
+				strncat(path, ".id", sizeof(path) - strlen(path) - 1);
+				ret = bad(name, path, "expected a module id of 16 hex digits "
+					  "(as 'cacheadvise inspect' prints), or no \"id\"");
+				goto out;
+			}
+			id = idbuf;
+		}
+		jfns = json_object_get(jm, "functions");
+		if (!json_is_array(jfns)) {
+			strncat(path, ".functions", sizeof(path) - strlen(path) - 1);
+			ret = bad(name, path, jfns ? "expected an array" : "missing");
+			goto out;
+		}
+		/* plan_set copies id and names; the seen list points at t's copies. */
+		json_array_foreach(jfns, fi, jf) {
+			json_t *jn, *jl;
+			const char *fname;
+			struct plan_function *pf;
+
+			snprintf(path, sizeof(path), "modules[%zu].functions[%zu]", mi, fi);
+			if (!json_is_object(jf)) {
+				ret = bad(name, path, "expected an object {\"name\": ..., \"loads\": [...]}");
+				goto out;
+			}
+			jn = json_object_get(jf, "name");
+			jl = json_object_get(jf, "loads");
+			if (!json_is_string(jn) || !*json_string_value(jn)) {
+				strncat(path, ".name", sizeof(path) - strlen(path) - 1);
+				ret = bad(name, path, jn ? "expected a function name (a non-empty string)"
+						    : "missing");
+				goto out;
+			}
+			if (!json_is_array(jl)) {
+				strncat(path, ".loads", sizeof(path) - strlen(path) - 1);
+				ret = bad(name, path, jl ? "expected an array" : "missing");
+				goto out;
+			}
+			pf = get_function(get_module(&t, id), json_string_value(jn));
+			fname = pf->name;
+			ret = parse_loads(&t, name, get_module(&t, id)->id, fname, jl, mi, fi,
+					  &seen, &nr_seen, &alloc_seen);
+			if (ret)
+				goto out;
+		}
+	}
+	/* The same load twice (same module id or both without one) is ambiguous. */
+	qsort(seen, nr_seen, sizeof(*seen), cmp_seen);
+	for (i = 0; i + 1 < nr_seen; i++) {
+		const struct seen *a = &seen[i], *b = &seen[i + 1];
+		if (same_id(a->id, b->id) && !strcmp(a->function, b->function) &&
+		    a->ordinal == b->ordinal) {
+			char what[512];
+			snprintf(path, sizeof(path), "modules[%zu].functions[%zu].loads[%zu]", b->m,
+				 b->f, b->l);
+			snprintf(what, sizeof(what),
+				 "load %u of '%.200s' is already given at modules[%zu].functions[%zu].loads[%zu]",
+				 b->ordinal, b->function, a->m, a->f, a->l);
+			ret = bad(name, path, what);
+			goto out;
+		}
+	}
+	ret = 0;
+out:
+	free(seen);
+	if (ret) {
+		plan_release(&t);
+		return ret;
+	}
+	plan_release(p);
+	*p = t;
+	return 0;
+}
+
+int plan_load_file(struct plan *p, const char *path)
+{
+	json_t *doc = json_file_load(path);
+	int ret;
+
+	if (!doc)
+		return CA_E_INPUT;
+	ret = plan_from_json(p, doc, path);
+	json_decref(doc);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- writing */
+
+json_t *plan_to_json(const struct plan *p)
+{
+	json_t *doc = json_object(), *jmods = json_array(), *v;
+	const char *key;
+	size_t mi, fi, li;
+
+	json_object_set_new(doc, "schema", json_string(PLAN_SCHEMA));
+	for (mi = 0; mi < p->nr_modules; mi++) {
+		const struct plan_module *pm = &p->modules[mi];
+		json_t *jm = json_object(), *jfns = json_array();
+
+		for (fi = 0; fi < pm->nr_functions; fi++) {
+			const struct plan_function *pf = &pm->functions[fi];
+			json_t *jl;
+
+			if (!pf->nr_loads)
+				continue;
+			jl = json_array();
+			for (li = 0; li < pf->nr_loads; li++)
+				json_array_append_new(jl, json_pack("{s:I, s:s}", "ordinal",
+					(json_int_t)pf->loads[li].ordinal, "action",
+					load_action_name(pf->loads[li].action)));
+			json_array_append_new(jfns, json_pack("{s:s, s:o}", "name", pf->name,
+							      "loads", jl));
+		}
+		if (!json_array_size(jfns)) {
+			json_decref(jfns);
+			json_decref(jm);
+			continue;
+		}
+		if (pm->id)
+			json_object_set_new(jm, "id", json_string(pm->id));
+		json_object_set_new(jm, "functions", jfns);
+		json_array_append_new(jmods, jm);
+	}
+	json_object_set_new(doc, "modules", jmods);
+	if (p->extra) {
+		json_object_foreach(p->extra, key, v) {
+			if (strcmp(key, "schema") && strcmp(key, "modules"))
+				json_object_set(doc, key, v);
+		}
+	}
+	return doc;
+}
+
+int plan_write_file(const struct plan *p, const char *path)
+{
+	json_t *doc = plan_to_json(p);
+	int ret = json_file_write(path, doc);
+
+	json_decref(doc);
+	return ret;
+}
+
+/* ---------------------------------------------------------------- applying */
+
+struct ranked_edit {
+	struct ptx_load_edit e;
+	int specific;               /* from an entry with the module's id */
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked_edit *x = a, *y = b;
+	int r = strcmp(x->e.function, y->e.function);
+
+	if (r)
+		return r;
+	if (x->e.ordinal != y->e.ordinal)
+		return x->e.ordinal < y->e.ordinal ? -1 : 1;
+	return y->specific - x->specific;
+}
+
+size_t plan_edits_for_module(const struct plan *p, const char *module_id,
+			     const struct ptx_module *m, struct ptx_load_edit **edits)
+{
+	struct ranked_edit *r = NULL;
+	size_t nr = 0, alloc = 0, mi, fi, li, i, n = 0;
+
+	for (mi = 0; mi < p->nr_modules; mi++) {
+		const struct plan_module *pm = &p->modules[mi];
+		int specific = pm->id != NULL;
+
+		if (pm->id && (!module_id || strcmp(pm->id, module_id)))
+			continue;
+		for (fi = 0; fi < pm->nr_functions; fi++) {
+			const struct plan_function *pf = &pm->functions[fi];
+
+			if (!ptx_module_find(m, pf->name))
+				continue;
+			for (li = 0; li < pf->nr_loads; li++) {
+				ALLOC_GROW(r, nr + 1, alloc);
+				r[nr].e.function = pf->name;
+				r[nr].e.ordinal = pf->loads[li].ordinal;
+				r[nr].e.action = pf->loads[li].action;
+				r[nr].specific = specific;
+				nr++;
+			}
+		}
+	}
+	/* An entry with the module's id overrides one without for the same load. */
+	if (nr)
+		qsort(r, nr, sizeof(*r), cmp_ranked);
+	*edits = xmalloc((nr ? nr : 1) * sizeof(**edits));
+	for (i = 0; i < nr; i++) {
+		if (i && !strcmp(r[i].e.function, r[i - 1].e.function) &&
+		    r[i].e.ordinal == r[i - 1].e.ordinal)
+			continue;
+		(*edits)[n++] = r[i].e;
+	}
+	free(r);
+	return n;
+}

@@ -1,0 +1,366 @@
+/*
+ * Rewriting load opcodes (analysis/ptx_rewrite.c): the exact form of every
+ * action on every kind of load, that nothing but the opcode changes, and
+ * that every error is reported without touching the output. ptxas checks
+ * the same forms in tests/cli/t_patch_ptxas.sh.
+ */
+#include <string.h>
+
+#include "analysis/error.h"
+#include "analysis/ptx.h"
+#include "analysis/strbuf.h"
+#include "analysis/xalloc.h"
+#include "tests/unit/check.h"
+
+static const char module_text[] =
+	".version 8.3\n"
+	".target sm_90\n"
+	".address_size 64\n"
+	"\n"
+	".visible .entry k(.param .u64 k_param_0)\n"
+	"{\n"
+	"\t.reg .b64 %rd<9>;\n"
+	"\t.reg .f32 %f<20>;\n"
+	"\t.reg .b16 %rs<2>;\n"
+	"\t.reg .b128 %rq<2>;\n"
+	"\t.reg .pred %p<2>;\n"
+	"\tld.param.u64 %rd1, [k_param_0];\n"
+	"\tcvta.to.global.u64 %rd2, %rd1;\n"
+	"\tcreatepolicy.fractional.L2::evict_last.b64 %rd3, 1.0;\n"
+	"\tld.global.f32 \t%f1, [%rd2];\n"
+	"\t@%p1 ld.global.nc.f32 %f2, [%rd2+4];\n"
+	"\tld.global.cs.v4.f32 {%f3, %f4, %f5, %f6}, [%rd2+16];\n"
+	"\tld.global.L1::evict_last.L2::cache_hint.f32 %f7, [%rd2+32], %rd3;\n"
+	"\t@!%p1 ld.global.nc.L1::no_allocate.L2::128B.v2.f32 {%f8, %f9}, [%rd2+64];\n"
+	"\tld.weak.global.lu.u8 %rs1, [%rd2+3];\n"
+	"\tld.f32 %f10, [%rd1+8];\n"
+	"\tld.global.L1::evict_first.L2::256B.b128 %rq1, [%rd2+128];\n"
+	"\tld.global.ca.f32 %f11, [%rd2+256];\n"
+	"\tst.global.f32 [%rd2], %f1;\n"
+	"\tret;\n"
+	"}\n";
+
+#define NR_LOADS 8      /* the patchable ones, in order; then one .ca */
+
+/* expected[load][action]; NULL: the action is refused for that load. */
+static const char *const expected[NR_LOADS][LOAD_ACTION__COUNT] = {
+	{ "ld.global.f32", "ld.global.ca.f32", "ld.global.cg.f32", "ld.global.cs.f32",
+	  "ld.global.lu.f32", "ld.global.L1::no_allocate.f32", "ld.global.L1::evict_first.f32",
+	  "ld.global.L1::evict_last.f32" },
+	{ "ld.global.nc.f32", "ld.global.ca.nc.f32", "ld.global.cg.nc.f32", "ld.global.cs.nc.f32",
+	  NULL, "ld.global.nc.L1::no_allocate.f32", "ld.global.nc.L1::evict_first.f32",
+	  "ld.global.nc.L1::evict_last.f32" },
+	{ "ld.global.v4.f32", "ld.global.ca.v4.f32", "ld.global.cg.v4.f32", "ld.global.cs.v4.f32",
+	  "ld.global.lu.v4.f32", "ld.global.L1::no_allocate.v4.f32",
+	  "ld.global.L1::evict_first.v4.f32", "ld.global.L1::evict_last.v4.f32" },
+	{ "ld.global.L2::cache_hint.f32", "ld.global.ca.L2::cache_hint.f32",
+	  "ld.global.cg.L2::cache_hint.f32", "ld.global.cs.L2::cache_hint.f32",
+	  "ld.global.lu.L2::cache_hint.f32", "ld.global.L1::no_allocate.L2::cache_hint.f32",
+	  "ld.global.L1::evict_first.L2::cache_hint.f32",
+	  "ld.global.L1::evict_last.L2::cache_hint.f32" },
+	{ "ld.global.nc.L2::128B.v2.f32", "ld.global.ca.nc.L2::128B.v2.f32",
+	  "ld.global.cg.nc.L2::128B.v2.f32", "ld.global.cs.nc.L2::128B.v2.f32", NULL,
+	  "ld.global.nc.L1::no_allocate.L2::128B.v2.f32",
+	  "ld.global.nc.L1::evict_first.L2::128B.v2.f32",
+	  "ld.global.nc.L1::evict_last.L2::128B.v2.f32" },
+	{ "ld.weak.global.u8", "ld.weak.global.ca.u8", "ld.weak.global.cg.u8",
+	  "ld.weak.global.cs.u8", "ld.weak.global.lu.u8", "ld.weak.global.L1::no_allocate.u8",
+	  "ld.weak.global.L1::evict_first.u8", "ld.weak.global.L1::evict_last.u8" },
+	{ "ld.f32", "ld.ca.f32", "ld.cg.f32", "ld.cs.f32", "ld.lu.f32", "ld.L1::no_allocate.f32",
+	  "ld.L1::evict_first.f32", "ld.L1::evict_last.f32" },
+	{ "ld.global.L2::256B.b128", "ld.global.ca.L2::256B.b128", "ld.global.cg.L2::256B.b128",
+	  "ld.global.cs.L2::256B.b128", "ld.global.lu.L2::256B.b128",
+	  "ld.global.L1::no_allocate.L2::256B.b128", "ld.global.L1::evict_first.L2::256B.b128",
+	  "ld.global.L1::evict_last.L2::256B.b128" },
+};
+
+static struct ptx_module *parse(const char *name, const char *text, size_t len)
+{
+	struct ptx_module *m = NULL;
+
+	if (ptx_parse(name, text, len, &m)) {
+		fprintf(stderr, "%s\n", error_message());
+		CHECK(!"parses");
+	}
+	return m;
+}
+
+/* What a load looks like after action a (the parser's view). */
+static void check_after(const struct ptx_load *before, const struct ptx_load *after,
+			enum load_action a)
+{
+	static const enum ptx_cache_op cop[LOAD_ACTION__COUNT] = {
+		[LOAD_ACTION_CACHE] = PTX_CACHE_OP_CA, [LOAD_ACTION_BYPASS] = PTX_CACHE_OP_CG,
+		[LOAD_ACTION_STREAM] = PTX_CACHE_OP_CS, [LOAD_ACTION_LAST_USE] = PTX_CACHE_OP_LU,
+	};
+	static const enum ptx_l1_eviction l1[LOAD_ACTION__COUNT] = {
+		[LOAD_ACTION_NO_ALLOCATE] = PTX_L1_NO_ALLOCATE,
+		[LOAD_ACTION_EVICT_FIRST] = PTX_L1_EVICT_FIRST,
+		[LOAD_ACTION_EVICT_LAST] = PTX_L1_EVICT_LAST,
+	};
+
+	CHECK_INT(after->cache_op, cop[a]);
+	CHECK_INT(after->l1_eviction, l1[a]);
+	CHECK_INT(after->nc, before->nc);
+	CHECK_INT(after->vector, before->vector);
+	CHECK_INT(after->bits, before->bits);
+	CHECK_INT(after->has_l2_qualifier, before->has_l2_qualifier);
+	CHECK_INT(after->space, before->space);
+	CHECK_INT(after->param, before->param);
+	CHECK_INT(after->ptx_line, before->ptx_line);
+	CHECK_STR(after->dest, before->dest);
+	CHECK_STR(after->address, before->address);
+	CHECK((!after->predicate && !before->predicate) ||
+	      (after->predicate && before->predicate && !strcmp(after->predicate, before->predicate)));
+}
+
+/*
+ * The output equals the input with each edited opcode replaced: walk both
+ * texts, skipping the opcodes at the loads' offsets.
+ */
+static int same_but_opcodes(const struct ptx_module *a, const struct ptx_module *b)
+{
+	size_t pa = 0, pb = 0, i, j;
+
+	for (i = 0; i < a->nr_functions; i++) {
+		if (b->nr_functions != a->nr_functions ||
+		    b->functions[i].nr_loads != a->functions[i].nr_loads)
+			return 0;
+		for (j = 0; j < a->functions[i].nr_loads; j++) {
+			const struct ptx_load *la = &a->functions[i].loads[j];
+			const struct ptx_load *lb = &b->functions[i].loads[j];
+			size_t na = la->text_offset - pa, nb = lb->text_offset - pb;
+			if (na != nb || memcmp(a->text + pa, b->text + pb, na))
+				return 0;
+			pa = la->text_offset + strlen(la->opcode);
+			pb = lb->text_offset + strlen(lb->opcode);
+		}
+	}
+	return a->len - pa == b->len - pb && !memcmp(a->text + pa, b->text + pb, a->len - pa);
+}
+
+static void test_table(void)
+{
+	struct ptx_module *m = parse("k.ptx", module_text, sizeof(module_text) - 1);
+	const struct ptx_function *f;
+	int a;
+	size_t i;
+
+	if (!m)
+		return;
+	f = ptx_module_find(m, "k");
+	CHECK(f && f->nr_loads == NR_LOADS + 1);
+	if (!f || f->nr_loads != NR_LOADS + 1) {
+		ptx_module_free(m);
+		return;
+	}
+	for (i = 0; i < NR_LOADS; i++)
+		CHECK(f->loads[i].patchable);
+	CHECK(!f->loads[NR_LOADS].patchable);   /* .ca is strong */
+
+	for (a = 0; a < LOAD_ACTION__COUNT; a++) {
+		struct ptx_load_edit edits[NR_LOADS];
+		struct strbuf out = STRBUF_INIT;
+		size_t n = 0;
+		int ret;
+
+		/* ptx_load_rewrite_opcode: the form itself. */
+		for (i = 0; i < NR_LOADS; i++) {
+			struct strbuf op = STRBUF_INIT;
+			strbuf_addstr(&op, "x");
+			ret = ptx_load_rewrite_opcode(&f->loads[i], (enum load_action)a, &op);
+			if (expected[i][a]) {
+				CHECK_INT(ret, 0);
+				CHECK_STR(op.buf + 1, expected[i][a]);
+				edits[n].function = "k";
+				edits[n].ordinal = (unsigned)i;
+				edits[n].action = (enum load_action)a;
+				n++;
+			} else {
+				CHECK_INT(ret, CA_E_INPUT);
+				CHECK_STR(op.buf, "x");
+				CHECK(strstr(error_message(), ".nc") != NULL);
+			}
+			strbuf_release(&op);
+		}
+
+		/* The whole module: only the opcodes change, everything else parses the same. */
+		strbuf_addstr(&out, "// before\n");
+		ret = ptx_rewrite_loads(m, edits, n, &out);
+		CHECK_INT(ret, 0);
+		if (!ret) {
+			struct ptx_module *r = parse("out.ptx", out.buf + 10, out.len - 10);
+			CHECK(!strncmp(out.buf, "// before\n", 10));
+			if (r) {
+				const struct ptx_function *g = ptx_module_find(r, "k");
+				CHECK(same_but_opcodes(m, r));
+				for (i = 0; g && i < NR_LOADS; i++) {
+					if (!expected[i][a]) {
+						CHECK_STR(g->loads[i].opcode, f->loads[i].opcode);
+						continue;
+					}
+					CHECK_STR(g->loads[i].opcode, expected[i][a]);
+					check_after(&f->loads[i], &g->loads[i], (enum load_action)a);
+				}
+				/* The unedited .ca load is untouched. */
+				CHECK(g && !strcmp(g->loads[NR_LOADS].opcode, "ld.global.ca.f32"));
+				ptx_module_free(r);
+			}
+		}
+		strbuf_release(&out);
+	}
+	/* The tab after the first opcode and the predicates survive. */
+	{
+		struct ptx_load_edit e[2] = { { "k", 0, LOAD_ACTION_NO_ALLOCATE },
+					     { "k", 1, LOAD_ACTION_BYPASS } };
+		struct strbuf out = STRBUF_INIT;
+		CHECK_INT(ptx_rewrite_loads(m, e, 2, &out), 0);
+		CHECK(strstr(out.buf, "\tld.global.L1::no_allocate.f32 \t%f1, [%rd2];\n") != NULL);
+		CHECK(strstr(out.buf, "\t@%p1 ld.global.cg.nc.f32 %f2, [%rd2+4];\n") != NULL);
+		CHECK_INT(out.len, sizeof(module_text) - 1 + strlen(".L1::no_allocate") + strlen(".cg"));
+		strbuf_release(&out);
+	}
+	ptx_module_free(m);
+}
+
+static void expect_fail(const struct ptx_module *m, const struct ptx_load_edit *e, size_t n,
+			const char *needle)
+{
+	struct strbuf out = STRBUF_INIT;
+	int ret;
+
+	strbuf_addstr(&out, "keep");
+	ret = ptx_rewrite_loads(m, e, n, &out);
+	CHECK_INT(ret, CA_E_INPUT);
+	CHECK_STR(out.buf, "keep");
+	if (!strstr(error_message(), needle)) {
+		fprintf(stderr, "message '%s' lacks '%s'\n", error_message(), needle);
+		CHECK(!"error message");
+	}
+	strbuf_release(&out);
+}
+
+static void test_errors(void)
+{
+	struct ptx_module *m = parse("k.ptx", module_text, sizeof(module_text) - 1);
+	struct ptx_load_edit e[2];
+	struct strbuf out = STRBUF_INIT;
+
+	if (!m)
+		return;
+	e[0].function = "nope";
+	e[0].ordinal = 0;
+	e[0].action = LOAD_ACTION_BYPASS;
+	expect_fail(m, e, 1, "no function 'nope'");
+
+	e[0].function = "k";
+	e[0].ordinal = 9;
+	expect_fail(m, e, 1, "has 9 global loads: no load 9");
+
+	e[0].ordinal = 8;   /* the .ca load */
+	expect_fail(m, e, 1, "load 8 of 'k' (PTX line 23, 'ld.global.ca.f32') cannot be rewritten");
+
+	e[0].ordinal = 1;   /* .nc */
+	e[0].action = LOAD_ACTION_LAST_USE;
+	expect_fail(m, e, 1, "load 1 of 'k' (PTX line 16)");
+
+	e[0].action = LOAD_ACTION_STREAM;
+	e[1] = e[0];
+	e[1].action = LOAD_ACTION_CACHE;
+	expect_fail(m, e, 2, "two actions");
+
+	/* The same action twice is fine, and so are no edits at all. */
+	e[1].action = LOAD_ACTION_STREAM;
+	CHECK_INT(ptx_rewrite_loads(m, e, 2, &out), 0);
+	CHECK(strstr(out.buf, "ld.global.cs.nc.f32 %f2") != NULL);
+	strbuf_reset(&out);
+	CHECK_INT(ptx_rewrite_loads(m, NULL, 0, &out), 0);
+	CHECK_INT(out.len, sizeof(module_text) - 1);
+	CHECK(!memcmp(out.buf, module_text, out.len));
+	strbuf_release(&out);
+	ptx_module_free(m);
+}
+
+static void test_action_names(void)
+{
+	int a;
+	enum load_action got;
+
+	for (a = 0; a < LOAD_ACTION__COUNT; a++) {
+		CHECK_INT(load_action_parse(load_action_name((enum load_action)a), &got), 0);
+		CHECK_INT(got, a);
+	}
+	CHECK_STR(load_action_name(LOAD_ACTION_NO_ALLOCATE), "L1::no_allocate");
+	CHECK_STR(load_action_name(LOAD_ACTION_BYPASS), "bypass");
+	CHECK_INT(load_action_parse("no_allocate", &got), -1);
+	CHECK_INT(load_action_parse("", &got), -1);
+	CHECK_INT(load_action_parse("Bypass", &got), -1);
+}
+
+/* Every fixture, every action, every patchable load at once. */
+static void test_fixtures(void)
+{
+	static const char *const names[] = {
+		"cacheops.ptx", "func.ptx", "inline_qual.ptx", "loop.ptx", "predicated.ptx",
+		"shared.ptx", "strong.ptx", "vectors.ptx",
+	};
+	size_t k;
+
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		struct strbuf sb = STRBUF_INIT;
+		struct ptx_module *m;
+		char *rel = xasprintf("tests/fixtures/ptx/%s", names[k]);
+		int a;
+
+		CHECK_INT(strbuf_read_file(&sb, check_source_path(rel), 0), 0);
+		free(rel);
+		m = parse(names[k], sb.buf, sb.len);
+		strbuf_release(&sb);
+		if (!m)
+			continue;
+		for (a = 0; a < LOAD_ACTION__COUNT; a++) {
+			struct ptx_load_edit *e = NULL;
+			size_t n = 0, alloc = 0, i, j;
+			struct strbuf out = STRBUF_INIT;
+			struct ptx_module *r;
+
+			for (i = 0; i < m->nr_functions; i++)
+				for (j = 0; j < m->functions[i].nr_loads; j++) {
+					const struct ptx_load *ld = &m->functions[i].loads[j];
+					if (!ld->patchable || (a == LOAD_ACTION_LAST_USE && ld->nc))
+						continue;
+					ALLOC_GROW(e, n + 1, alloc);
+					e[n].function = m->functions[i].name;
+					e[n].ordinal = ld->ordinal;
+					e[n].action = (enum load_action)a;
+					n++;
+				}
+			CHECK(n > 0);
+			CHECK_INT(ptx_rewrite_loads(m, e, n, &out), 0);
+			r = parse("out.ptx", out.buf, out.len);
+			if (r) {
+				CHECK(same_but_opcodes(m, r));
+				for (i = 0; i < n; i++) {
+					const struct ptx_function *f = ptx_module_find(m, e[i].function);
+					const struct ptx_function *g = ptx_module_find(r, e[i].function);
+					if (f && g && e[i].ordinal < g->nr_loads)
+						check_after(&f->loads[e[i].ordinal], &g->loads[e[i].ordinal],
+							    (enum load_action)a);
+				}
+				ptx_module_free(r);
+			}
+			strbuf_release(&out);
+			free(e);
+		}
+		ptx_module_free(m);
+	}
+}
+
+int main(void)
+{
+	test_action_names();
+	test_table();
+	test_errors();
+	test_fixtures();
+	return check_done();
+}
