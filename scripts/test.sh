@@ -22,7 +22,9 @@ cmake --build build-asan -j"$jobs"
 if command -v clang >/dev/null 2>&1; then
 	cmake -S . -B build-fuzz -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug \
 		-DCACHEADVISE_FUZZ=ON -DCACHEADVISE_CUDA=OFF -DCACHEADVISE_WERROR=OFF
-	cmake --build build-fuzz -j"$jobs"
+	# only the fuzz targets: the rest is built and tested above
+	targets=$(for f in tests/fuzz/fuzz_*.c; do basename "$f" .c; done)
+	cmake --build build-fuzz -j"$jobs" --target $targets
 	for f in build-fuzz/tests/fuzz_*; do
 		[ -x "$f" ] || continue
 		name=$(basename "$f")

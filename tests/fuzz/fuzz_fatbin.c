@@ -8,13 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-/*
- * The fuzz build compiles only this file with -fsanitize=fuzzer; the
- * libraries carry no coverage instrumentation. Including the parser's
- * source compiles it here, instrumented, so libFuzzer sees its branches;
- * the linker then takes no fatbin.o from libca_collectors.a.
- */
-#include "collectors/fatbin.c"
+#include "collectors/fatbin.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -1,0 +1,102 @@
+#include "emitters/capture_write.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/atomic_file.h"
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/xalloc.h"
+#include "emitters/patched_ptx.h"
+#include "emitters/report.h"
+#include "emitters/report_input.h"
+#include "emitters/source_patch.h"
+
+static int write_buffer(const char *dir, const char *name, const struct strbuf *sb)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int ret = write_file_atomic(path, sb->buf, sb->len);
+
+	free(path);
+	return ret;
+}
+
+static int write_json(const char *dir, const char *name, json_t *doc)
+{
+	char *path = xasprintf("%s/%s", dir, name);
+	int ret = json_file_write(path, doc);
+
+	free(path);
+	return ret;
+}
+
+int capture_write_input(const struct report_input *in)
+{
+	struct report_options ropt = { 0 };
+	struct strbuf sb = STRBUF_INIT;
+	char *path = xasprintf("%s/plan.json", in->dir);
+	json_t *doc;
+	size_t i;
+	int ret = plan_write_file(&in->plan, path);
+
+	free(path);
+	if (ret)
+		return ret;
+	ret = patched_ptx_write_all(in, in->dir);
+	if (ret < 0)
+		return ret;
+	for (i = 0; report_formats[i]; i++) {
+		strbuf_reset(&sb);
+		ret = report_formats[i]->render(in, &ropt, &sb);
+		if (!ret)
+			ret = write_buffer(in->dir, report_formats[i]->file_name, &sb);
+		if (ret)
+			goto out;
+	}
+	strbuf_reset(&sb);
+	source_patch_write(in, &sb);
+	ret = write_buffer(in->dir, "source.patch", &sb);
+	if (ret)
+		goto out;
+	doc = source_patch_sources_json(in);
+	ret = write_json(in->dir, "sources.json", doc);
+	json_decref(doc);
+out:
+	strbuf_release(&sb);
+	return ret;
+}
+
+int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *plan,
+			   const struct capture_write_options *opt)
+{
+	struct report_input_options ropt = { opt ? opt->source_root : NULL };
+	struct report_input in;
+	struct plan aplan;
+	json_t *analysis = NULL;
+	const char *status = json_string_value(json_object_get(capture, "status"));
+	int ret;
+
+	plan_init(&aplan);
+	ret = report_input_analyse(capture, &aplan, &analysis);
+	if (ret) {
+		/* An interrupted capture is written as far as it goes. */
+		if (status && !strcmp(status, "complete")) {
+			plan_release(&aplan);
+			return error_prefix(ret, "cannot analyse the capture in '%s'", dir);
+		}
+		analysis = NULL;
+		error_clear();
+	}
+	ret = report_input_init_from(&in, dir, capture, analysis, plan ? plan : &aplan, &ropt);
+	if (!ret)
+		ret = capture_write_input(&in);
+	report_input_release(&in);
+	json_decref(analysis);
+	plan_release(&aplan);
+	return ret;
+}
+
+int capture_write_all(const char *dir, json_t *capture, const struct plan *plan)
+{
+	return capture_write_all_opts(dir, capture, plan, NULL);
+}

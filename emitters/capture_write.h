@@ -1,0 +1,48 @@
+#ifndef CACHEADVISE_CAPTURE_WRITE_H
+#define CACHEADVISE_CAPTURE_WRITE_H
+
+#include <jansson.h>
+
+#include "analysis/plan.h"
+
+struct report_input;
+
+/*
+ * The files a capture directory holds besides capture.json, modules/ and
+ * runs/ (DESIGN.md "Files"): plan.json, patched/<id>.ptx, report.txt,
+ * report.html, report.json, hints.sarif, source.patch and sources.json
+ * (the SHA-256 of every source file source.patch changes, which
+ * `cacheadvise apply` checks). `profile` calls capture_write_all() after the
+ * analysis and again after verification, so the reports show it; `report
+ * --all` re-writes them from a finished capture. Every file is written to
+ * a temporary name and renamed: a crash never leaves a half-written one.
+ */
+
+struct capture_write_options {
+	/* Where the program's sources are now (for hints and source.patch);
+	 * NULL: where the PTX's -lineinfo says they were built. */
+	const char *source_root;
+};
+
+/*
+ * Writes every artifact into dir, which already holds modules/ as capture
+ * names them. capture is capture.json's document and plan the advice to
+ * write (after verification: only what was kept; NULL: the analysis'
+ * plan); the per-load decisions shown beside it come from
+ * advise_capture(capture) (analysis/advise.h), recomputed here. An
+ * "incomplete" capture that cannot be analysed is written without advice.
+ * Nothing is stolen. Returns 0, or a negative CA_E_* code with the message
+ * naming the file: CA_E_IO when a file cannot be written, CA_E_INPUT when
+ * the capture is inconsistent (a complete capture the analysis rejects, a
+ * module's PTX missing or edited, a plan action illegal for its load).
+ */
+int capture_write_all(const char *dir, json_t *capture, const struct plan *plan);
+
+/* The same with options (may be NULL). */
+int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *plan,
+			   const struct capture_write_options *opt);
+
+/* The same from an input already built; files go to in->dir. */
+int capture_write_input(const struct report_input *in);
+
+#endif

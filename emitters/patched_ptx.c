@@ -1,0 +1,82 @@
+#include "emitters/patched_ptx.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/atomic_file.h"
+#include "analysis/error.h"
+#include "analysis/module_id.h"
+#include "analysis/ptx.h"
+#include "analysis/xalloc.h"
+#include "emitters/report_input.h"
+
+#define PTX_MAX_BYTES (1u << 30)
+
+int patched_ptx_render(const char *name, const char *text, size_t len, const char *id,
+		       const struct plan *plan, struct strbuf *out)
+{
+	struct ptx_module *m = NULL;
+	struct ptx_load_edit *edits = NULL;
+	size_t nr;
+	int ret = ptx_parse(name, text, len, &m);
+
+	if (ret)
+		return ret;
+	nr = plan_edits_for_module(plan, id, m, &edits);
+	if (!nr) {
+		strbuf_add(out, text, len);
+		ret = 0;
+	} else {
+		ret = ptx_rewrite_loads(m, edits, nr, out);
+		if (ret)
+			ret = error_prefix(ret, "cannot apply the plan to '%s'", name);
+		else
+			ret = (int)nr;
+	}
+	free(edits);
+	ptx_module_free(m);
+	return ret;
+}
+
+int patched_ptx_write_all(const struct report_input *in, const char *out_dir)
+{
+	json_t *mods = json_object_get(in->capture, "modules"), *jm;
+	char *dir = xasprintf("%s/patched", out_dir);
+	size_t i;
+	int ret = 0, written = 0;
+
+	json_array_foreach(mods, i, jm) {
+		const char *id = json_string_value(json_object_get(jm, "id"));
+		const char *ptx = json_string_value(json_object_get(jm, "ptx"));
+		struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+		char actual[MODULE_ID_LEN + 1], *src, *dst;
+
+		if (!id || !ptx)
+			continue;
+		if (!written && (ret = mkdir_p(dir)))
+			break;
+		src = xasprintf("%s/%s", in->dir, ptx);
+		ret = strbuf_read_file(&text, src, PTX_MAX_BYTES);
+		if (!ret) {
+			module_id_compute(text.buf, text.len, actual);
+			if (strcmp(actual, id))
+				ret = error_set(CA_E_INPUT, "'%s' does not match its module id %s (its "
+						"content hashes to %s): was it edited?", src, id, actual);
+		}
+		if (!ret)
+			ret = patched_ptx_render(src, text.buf, text.len, id, &in->plan, &out);
+		if (ret >= 0) {
+			dst = xasprintf("%s/%s.ptx", dir, id);
+			ret = write_file_atomic(dst, out.buf, out.len);
+			free(dst);
+		}
+		free(src);
+		strbuf_release(&text);
+		strbuf_release(&out);
+		if (ret < 0)
+			break;
+		written++;
+	}
+	free(dir);
+	return ret < 0 ? ret : written;
+}

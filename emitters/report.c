@@ -1,0 +1,329 @@
+#include "emitters/report.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/xalloc.h"
+#include "emitters/source_file.h"
+
+const struct report_format *const report_formats[] = {
+	&report_format_text,
+	&report_format_html,
+	&report_format_json,
+	&report_format_sarif,
+	NULL,
+};
+
+const struct report_format *report_format_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; report_formats[i]; i++)
+		if (!strcmp(report_formats[i]->name, name))
+			return report_formats[i];
+	return NULL;
+}
+
+char *report_human_bytes(double bytes)
+{
+	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = fabs(bytes);
+	int u = -1;
+
+	if (isnan(bytes))
+		return xstrdup("unmeasured");
+	if (v < 1024)
+		return xasprintf("%.0f B", bytes);
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	return xasprintf("%s%.*f %s", bytes < 0 ? "-" : "", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
+}
+
+char *report_load_saving(const struct report_load *l)
+{
+	double v = !strcmp(l->decision, "bypass") ? l->bypass_avoids_bytes : l->traffic_saved_bytes;
+	char *b, *ret;
+
+	if (isnan(v))
+		return xstrdup("");
+	b = report_human_bytes(v);
+	ret = xasprintf("%s %s of L2 traffic", !strcmp(l->decision, "bypass") ? "avoids" : "saves", b);
+	free(b);
+	return ret;
+}
+
+const char *report_action_phrase(const char *action)
+{
+	static const struct { const char *action, *phrase; } p[] = {
+		{ "L1::no_allocate", "bypass L1 (L1::no_allocate)" },
+		{ "L1::evict_last", "keep in L1 (L1::evict_last)" },
+		{ "L1::evict_first", "evict first from L1 (L1::evict_first)" },
+		{ "default", "plain load (no qualifier)" },
+		{ "cache", "cache in L1 (.ca, strong)" },
+		{ "bypass", "bypass L1 (.cg, strong)" },
+		{ "stream", "streaming (.cs)" },
+		{ "last_use", "last use (.lu)" },
+	};
+	size_t i;
+
+	if (!action)
+		return "leave as is";
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		if (!strcmp(p[i].action, action))
+			return p[i].phrase;
+	return action;
+}
+
+const char *report_section_title(const char *key, int *candidate)
+{
+	static const struct { const char *key, *title; int candidate; } t[] = {
+		{ "software_cache", "Software cache", 1 },
+		{ "register_cache", "Register cache", 1 },
+		{ "l2", "L2 persistence windows", 0 },
+		{ "l2_windows", "L2 persistence windows in the plan", 0 },
+		{ "oracle", "Oracle: every plan measured", 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(t); i++) {
+		if (!strcmp(t[i].key, key)) {
+			*candidate = t[i].candidate;
+			return t[i].title;
+		}
+	}
+	*candidate = 1;
+	return key;
+}
+
+void report_summarize(const struct report_input *in, struct report_summary *s)
+{
+	size_t i, j;
+
+	memset(s, 0, sizeof(*s));
+	s->expected_saved_bytes = NAN;
+	s->program_speedup = report_program_speedup(in);
+	s->verification = in->verification != NULL;
+	s->nr_kernels = in->nr_kernels;
+	for (i = 0; i < in->nr_kernels; i++) {
+		const struct report_kernel *k = &in->kernels[i];
+		double speedup;
+		int kept;
+
+		if (!isnan(k->expected_saved_bytes))
+			s->expected_saved_bytes = (isnan(s->expected_saved_bytes) ? 0 :
+						   s->expected_saved_bytes) + k->expected_saved_bytes;
+		if (!k->nr_changes)
+			continue;
+		s->nr_kernels_changed++;
+		s->nr_changes += k->nr_changes;
+		for (j = 0; j < k->nr_loads; j++)
+			if (k->loads[j].changes && k->loads[j].hint.status == SOURCE_HINT_REWRITTEN)
+				s->nr_rewritten++;
+		if (report_kernel_verified(k, &speedup, &kept)) {
+			s->nr_verified++;
+			s->nr_kept += kept != 0;
+		}
+	}
+}
+
+char *report_kernel_verification_text(const struct report_input *in,
+				      const struct report_kernel *k)
+{
+	const char *status = json_string_value(json_object_get(in->verification, "status"));
+	double speedup;
+	int kept;
+
+	if (report_kernel_verified(k, &speedup, &kept)) {
+		double spread = report_verification_spread(k);
+		const char *reason = json_string_value(json_object_get(k->verification, "reason"));
+		char *sp = isnan(spread) ? xstrdup("") :
+			   xasprintf(", baseline spread %.1f%%", 100 * spread);
+		char *ret = kept ? xasprintf("verified: %.3gx median kernel speedup%s, kept", speedup, sp)
+				 : xasprintf("measured and rejected: %.3gx median kernel speedup%s%s%s",
+					     speedup, sp, reason ? ": " : "", reason ? reason : "");
+		free(sp);
+		return ret;
+	}
+	if (json_is_object(k->verification) &&
+	    json_string_value(json_object_get(k->verification, "reason")))
+		return xasprintf("not verified: %s", json_string_value(
+					 json_object_get(k->verification, "reason")));
+	if (!in->verification)
+		return xstrdup("not verified (the capture has no verification)");
+	if (status && strcmp(status, "verified"))
+		return xasprintf("not verified (%s)", status);
+	return xstrdup("not verified");
+}
+
+static json_t *num(double v)
+{
+	if (isnan(v) || isinf(v))
+		return json_null();
+	if (v == (double)(json_int_t)v && fabs(v) < 9e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *copy_or_null(json_t *v)
+{
+	return v ? json_deep_copy(v) : json_null();
+}
+
+static json_t *hint_json(const struct report_load *l)
+{
+	const struct source_hint *h = &l->hint;
+	json_t *o = json_object();
+
+	json_object_set_new(o, "status", json_string(source_hint_status_name(h->status)));
+	json_object_set_new(o, "message", str_or_null(h->message));
+	json_object_set_new(o, "path", str_or_null(h->path));
+	json_object_set_new(o, "line", l->line ? json_integer(l->line) : json_null());
+	json_object_set_new(o, "source_text", str_or_null(h->source_text));
+	json_object_set_new(o, "rewritten", str_or_null(h->rewritten));
+	json_object_set_new(o, "helper", str_or_null(h->helper));
+	json_object_set_new(o, "ptx", str_or_null(h->ptx_path));
+	json_object_set_new(o, "ptx_line", l->ptx_line ? json_integer(l->ptx_line) : json_null());
+	json_object_set_new(o, "ptx_text", str_or_null(h->ptx_text));
+	return o;
+}
+
+static json_t *load_json(const struct report_load *l)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "ordinal", json_integer(l->ordinal));
+	json_object_set_new(o, "ptx_line", l->ptx_line ? json_integer(l->ptx_line) : json_null());
+	json_object_set_new(o, "instruction", json_string(l->instruction));
+	json_object_set_new(o, "file", str_or_null(l->file));
+	json_object_set_new(o, "line", l->line ? json_integer(l->line) : json_null());
+	json_object_set_new(o, "param", l->param >= 0 ? json_integer(l->param) : json_null());
+	json_object_set_new(o, "read_only", l->read_only < 0 ? json_null() :
+			    json_boolean(l->read_only));
+	json_object_set_new(o, "patchable", json_boolean(l->patchable));
+	json_object_set_new(o, "decision", json_string(l->decision));
+	json_object_set_new(o, "action", str_or_null(l->action));
+	json_object_set_new(o, "changes", json_boolean(l->changes));
+	json_object_set_new(o, "hit", num(l->hit));
+	json_object_set_new(o, "access", num(l->access));
+	json_object_set_new(o, "hit_rate", num(l->hit_rate));
+	json_object_set_new(o, "weight_bytes", num(l->weight_bytes));
+	json_object_set_new(o, "traffic_saved_bytes", num(l->traffic_saved_bytes));
+	json_object_set_new(o, "bypass_avoids_bytes", num(l->bypass_avoids_bytes));
+	json_object_set_new(o, "hint", hint_json(l));
+	return o;
+}
+
+static json_t *kernel_json(const struct report_input *in, const struct report_kernel *k)
+{
+	json_t *o = json_object(), *loads = json_array();
+	char *vt = report_kernel_verification_text(in, k);
+	size_t i;
+
+	json_object_set_new(o, "module", json_string(k->module));
+	json_object_set_new(o, "name", json_string(k->name));
+	json_object_set_new(o, "demangled", str_or_null(k->demangled));
+	json_object_set_new(o, "launches", k->launches >= 0 ? json_integer(k->launches) : json_null());
+	json_object_set_new(o, "grid", copy_or_null(json_object_get(k->capture, "grid")));
+	json_object_set_new(o, "block", copy_or_null(json_object_get(k->capture, "block")));
+	json_object_set_new(o, "gpu_time_ns", copy_or_null(json_object_get(k->capture, "gpu_time_ns")));
+	json_object_set_new(o, "analysed", json_boolean(k->analysis != NULL));
+	json_object_set_new(o, "chosen", str_or_null(k->chosen));
+	json_object_set_new(o, "optimal", k->optimal < 0 ? json_null() : json_boolean(k->optimal));
+	json_object_set_new(o, "expected_l2_traffic_saved_bytes", num(k->expected_saved_bytes));
+	json_object_set_new(o, "loads_changed", json_integer((json_int_t)k->nr_changes));
+	json_object_set_new(o, "verification", copy_or_null(k->verification));
+	json_object_set_new(o, "verification_text", json_string(vt));
+	json_object_set_new(o, "graph", copy_or_null(k->analysis ?
+				json_object_get(k->analysis, "graph") : NULL));
+	json_object_set_new(o, "solutions", copy_or_null(k->analysis ?
+				json_object_get(k->analysis, "solutions") : NULL));
+	for (i = 0; i < k->nr_loads; i++)
+		json_array_append_new(loads, load_json(&k->loads[i]));
+	json_object_set_new(o, "loads", loads);
+	free(vt);
+	return o;
+}
+
+json_t *report_to_json(const struct report_input *in)
+{
+	struct report_summary s;
+	json_t *doc = json_object(), *cap = json_object(), *sum = json_object();
+	json_t *kernels = json_array(), *sections = json_array(), *notes = json_array();
+	json_t *sources = json_object(), *files = json_array();
+	size_t i;
+
+	report_summarize(in, &s);
+	json_object_set_new(doc, "schema", json_string("cacheadvise.report/1"));
+	json_object_set_new(doc, "tool_version", json_string(CACHEADVISE_VERSION));
+
+	json_object_set_new(cap, "dir", json_string(in->dir));
+	json_object_set_new(cap, "status", json_string(in->status));
+	json_object_set_new(cap, "incomplete", json_boolean(in->incomplete));
+	json_object_set_new(cap, "created", copy_or_null(json_object_get(in->capture, "created")));
+	json_object_set_new(cap, "tool_version", copy_or_null(json_object_get(in->capture,
+										"tool_version")));
+	json_object_set_new(cap, "program", copy_or_null(json_object_get(in->capture, "program")));
+	json_object_set_new(cap, "device", copy_or_null(json_object_get(in->capture, "device")));
+	json_object_set_new(cap, "options", copy_or_null(json_object_get(in->capture, "options")));
+	json_object_set_new(cap, "baseline_check",
+			    copy_or_null(json_object_get(in->capture, "baseline_check")));
+	json_object_set_new(cap, "runs", copy_or_null(json_object_get(in->capture, "runs")));
+	json_object_set_new(doc, "capture", cap);
+
+	json_object_set_new(sum, "kernels", json_integer((json_int_t)s.nr_kernels));
+	json_object_set_new(sum, "kernels_changed", json_integer((json_int_t)s.nr_kernels_changed));
+	json_object_set_new(sum, "loads_changed", json_integer((json_int_t)s.nr_changes));
+	json_object_set_new(sum, "loads_rewritten_in_source", json_integer((json_int_t)s.nr_rewritten));
+	json_object_set_new(sum, "expected_l2_traffic_saved_bytes", num(s.expected_saved_bytes));
+	json_object_set_new(sum, "verification", json_string(s.nr_verified ? "verified" :
+							     "not verified"));
+	json_object_set_new(sum, "verified_kernels", json_integer((json_int_t)s.nr_verified));
+	json_object_set_new(sum, "kept_kernels", json_integer((json_int_t)s.nr_kept));
+	json_object_set_new(sum, "program_speedup", num(s.program_speedup));
+	json_object_set_new(doc, "summary", sum);
+
+	for (i = 0; i < in->nr_kernels; i++)
+		json_array_append_new(kernels, kernel_json(in, &in->kernels[i]));
+	json_object_set_new(doc, "kernels", kernels);
+	json_object_set_new(doc, "plan", plan_to_json(&in->plan));
+	json_object_set_new(doc, "plan_source", json_string(in->plan_from_analysis ? "analysis" :
+							     "plan.json"));
+	json_object_set_new(doc, "verification", copy_or_null(in->verification));
+	for (i = 0; i < in->nr_sections; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "key", json_string(in->sections[i].key));
+		json_object_set_new(o, "kernel", str_or_null(in->sections[i].kernel));
+		json_object_set_new(o, "origin", json_string(in->sections[i].origin));
+		json_object_set_new(o, "value", json_deep_copy(in->sections[i].value));
+		json_array_append_new(sections, o);
+	}
+	json_object_set_new(doc, "sections", sections);
+
+	json_object_set_new(sources, "root", str_or_null(in->source_root));
+	json_object_set_new(sources, "read_from", str_or_null(in->lookup_root));
+	for (i = 0; i < in->nr_sources; i++) {
+		const struct report_source *src = &in->sources[i];
+		json_t *f = json_object();
+		json_object_set_new(f, "path", json_string(src->path));
+		json_object_set_new(f, "read_path", json_string(src->read_path));
+		json_object_set_new(f, "under_root", json_boolean(src->under_root));
+		json_object_set_new(f, "readable", json_boolean(src->file != NULL));
+		json_object_set_new(f, "sha256", src->file ? json_string(src->file->sha256) :
+				    json_null());
+		json_array_append_new(files, f);
+	}
+	json_object_set_new(sources, "files", files);
+	json_object_set_new(doc, "sources", sources);
+	for (i = 0; i < in->nr_notes; i++)
+		json_array_append_new(notes, json_string(in->notes[i]));
+	json_object_set_new(doc, "notes", notes);
+	return doc;
+}

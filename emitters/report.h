@@ -1,0 +1,86 @@
+#ifndef CACHEADVISE_REPORT_H
+#define CACHEADVISE_REPORT_H
+
+#include "analysis/strbuf.h"
+#include "emitters/report_input.h"
+
+/*
+ * Report formats, one interface (STYLE.md "back-ends as tables of
+ * functions"): text (report.txt), html (report.html), json (report.json,
+ * docs/report-json.md) and sarif (hints.sarif, docs/sarif.md). Each renders
+ * a report_input into a buffer; adding a format is adding a file and a row
+ * in report.c's table. Renderers do not touch files or the terminal: the
+ * caller decides where the bytes go and whether colour is wanted.
+ */
+
+struct report_options {
+	int color;                  /* text: ANSI colours (the caller checks isatty/NO_COLOR) */
+};
+
+struct report_format {
+	const char *name;           /* "text", "html", "json", "sarif" */
+	const char *file_name;      /* its file in a capture directory */
+	/* Appends the rendering to out. Returns 0, or a negative CA_E_* code
+	 * with the message set. */
+	int (*render)(const struct report_input *in, const struct report_options *opt,
+		      struct strbuf *out);
+};
+
+/* NULL-terminated table of every format; report_format_find returns NULL for unknown names. */
+extern const struct report_format *const report_formats[];
+const struct report_format *report_format_find(const char *name);
+
+extern const struct report_format report_format_text;
+extern const struct report_format report_format_html;
+extern const struct report_format report_format_json;
+extern const struct report_format report_format_sarif;
+
+/* Byte counts for people: "812 B", "3.4 KiB", "1.20 GiB"; "unmeasured" for NAN. Caller frees. */
+char *report_human_bytes(double bytes);
+
+/* What the summary of every format says, computed once. */
+struct report_summary {
+	size_t nr_kernels;
+	size_t nr_kernels_changed;  /* kernels whose plan changes at least one load */
+	size_t nr_changes;          /* loads whose instruction the plan changes */
+	size_t nr_rewritten;        /* of those, rewritten in source.patch */
+	double expected_saved_bytes;/* sum of the kernels' objectives; NAN when none known */
+	int verification;           /* capture.json has a verification section */
+	size_t nr_verified;         /* changed kernels the verification measured */
+	size_t nr_kept;             /* of those, kept (faster beyond the noise) */
+	double program_speedup;     /* verification.speedup; NAN when absent */
+};
+void report_summarize(const struct report_input *in, struct report_summary *s);
+
+/*
+ * The kernel's verification as a phrase: "verified: 1.08x median kernel
+ * speedup, kept", "measured and rejected: 0.97x", "not verified". Caller
+ * frees.
+ */
+char *report_kernel_verification_text(const struct report_input *in,
+				      const struct report_kernel *k);
+
+/*
+ * The title of an advice section ("software_cache" -> "Software cache")
+ * and whether its advice is a candidate not verified on this program
+ * (DESIGN.md "Keeping advice"). Static.
+ */
+const char *report_section_title(const char *key, int *candidate);
+
+/*
+ * What a changed load's advice saves, as a phrase: "avoids 1.00 MiB of L2
+ * traffic" for a bypass (what caching it too would add), "saves 938 KiB of
+ * L2 traffic" for a cache decision, "" when unknown. Caller frees.
+ */
+char *report_load_saving(const struct report_load *l);
+
+/* "L1::no_allocate" -> "bypass L1 (L1::no_allocate)" and so on. Static. */
+const char *report_action_phrase(const char *action);
+
+/*
+ * The whole report as a JSON document ("cacheadvise.report/1"), which the
+ * json format prints; caller owns it.
+ */
+json_t *report_to_json(const struct report_input *in);
+
+#endif

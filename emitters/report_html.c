@@ -1,0 +1,644 @@
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/xalloc.h"
+#include "emitters/report.h"
+
+/*
+ * report.html: one self-contained page (inline CSS and SVG, no scripts, no
+ * fetches): summary first, then per kernel its traffic reduction graph and
+ * its loads with hit-rate bars and source lines, then source hints and the
+ * software-cache / L2 / register-cache sections.
+ */
+
+#define COLOR_CACHE "#2e7d32"
+#define COLOR_BYPASS "#e65100"
+#define COLOR_OTHER "#8c959f"
+#define COLOR_REUSE "#1f6feb"
+#define COLOR_CONFLICT "#d1242f"
+
+static const char css[] =
+	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;"
+	"color:#1f2328;background:#fff}\n"
+	"main{max-width:1180px;margin:0 auto;padding:16px 24px 48px}\n"
+	"h1{font-size:24px;margin:8px 0}h2{font-size:19px;margin:28px 0 8px;"
+	"border-bottom:1px solid #d0d7de;padding-bottom:4px}h3{font-size:15px;margin:16px 0 6px}\n"
+	"code,pre{font:12.5px/1.4 ui-monospace,'SFMono-Regular',Menlo,Consolas,monospace}\n"
+	"pre{background:#f6f8fa;border:1px solid #d0d7de;border-radius:6px;padding:8px 10px;"
+	"overflow-x:auto;margin:4px 0}\n"
+	"table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid #d0d7de;"
+	"padding:3px 8px;text-align:left;vertical-align:top}th{background:#f6f8fa}\n"
+	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+	".banner{background:#d1242f;color:#fff;padding:10px 24px;font-weight:600;font-size:16px}\n"
+	".summary{background:#f6f8fa;border:1px solid #d0d7de;border-radius:8px;padding:4px 16px 12px}\n"
+	".facts li{margin:3px 0}.muted{color:#656d76}\n"
+	".tag{display:inline-block;padding:0 6px;border-radius:10px;color:#fff;font-size:12px}\n"
+	".tag.bypass{background:" COLOR_BYPASS "}.tag.cache{background:" COLOR_CACHE "}"
+	".tag.other{background:" COLOR_OTHER "}\n"
+	".bar{display:inline-block;width:90px;height:10px;background:#eaeef2;border-radius:3px;"
+	"vertical-align:middle;margin-right:6px;overflow:hidden}"
+	".bar span{display:block;height:100%;background:#0969da}\n"
+	".kernel-grid{display:flex;flex-wrap:wrap;gap:16px;align-items:flex-start}\n"
+	".graph{border:1px solid #d0d7de;border-radius:8px;padding:4px}\n"
+	".legend{font-size:12px;color:#656d76;margin:2px 6px}\n"
+	".hint{border-left:4px solid #d0d7de;padding:2px 10px;margin:10px 0}\n"
+	".hint.rewritten{border-color:" COLOR_CACHE "}.hint.not{border-color:" COLOR_BYPASS "}\n"
+	".add{color:#116329}.del{color:#82071e}\n"
+	"footer{margin-top:32px;color:#656d76;font-size:12px}\n";
+
+static void esc(struct strbuf *out, const char *s)
+{
+	strbuf_add_html(out, s ? s : "");
+}
+
+/* "file:line" of a load, or its PTX line without -lineinfo. */
+static void where_html(struct strbuf *out, const struct report_load *l)
+{
+	if (l->hint.path) {
+		esc(out, l->hint.path);
+		strbuf_addf(out, ":%d", l->line);
+	} else {
+		strbuf_addf(out, "PTX line %u", l->ptx_line);
+	}
+}
+
+static const char *decision_class(const char *decision)
+{
+	if (!strcmp(decision, "bypass"))
+		return "bypass";
+	if (!strcmp(decision, "cache"))
+		return "cache";
+	return "other";
+}
+
+static const char *decision_color(const char *decision)
+{
+	if (!strcmp(decision, "bypass"))
+		return COLOR_BYPASS;
+	if (!strcmp(decision, "cache"))
+		return COLOR_CACHE;
+	return COLOR_OTHER;
+}
+
+static void program_text(struct strbuf *out, const struct report_input *in)
+{
+	json_t *prog = json_object_get(in->capture, "program"), *a;
+	const char *path = json_string_value(json_object_get(prog, "path"));
+	size_t i;
+
+	esc(out, path ? path : "(unknown program)");
+	json_array_foreach(json_object_get(prog, "args"), i, a) {
+		strbuf_addch(out, ' ');
+		esc(out, json_is_string(a) ? json_string_value(a) : "?");
+	}
+}
+
+static void scalar_html(struct strbuf *out, json_t *v)
+{
+	if (json_is_string(v)) {
+		esc(out, json_string_value(v));
+	} else if (json_is_integer(v)) {
+		strbuf_addf(out, "%lld", (long long)json_integer_value(v));
+	} else if (json_is_real(v)) {
+		strbuf_addf(out, "%.6g", json_real_value(v));
+	} else if (json_is_boolean(v)) {
+		strbuf_addstr(out, json_is_true(v) ? "yes" : "no");
+	} else if (json_is_null(v)) {
+		strbuf_addstr(out, "&ndash;");
+	} else {
+		char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		esc(out, s);
+		free(s);
+	}
+}
+
+static int is_flat_object(json_t *v)
+{
+	const char *key;
+	json_t *m;
+
+	if (!json_is_object(v))
+		return 0;
+	json_object_foreach(v, key, m)
+		if (json_is_object(m) || json_is_array(m))
+			return 0;
+	return 1;
+}
+
+/* A JSON section as nested tables: objects as key/value rows, lists of
+ * flat objects as one table with a column per key. */
+static void json_html(struct strbuf *out, json_t *v)
+{
+	const char *key;
+	json_t *m;
+	size_t i;
+
+	if (json_is_object(v)) {
+		strbuf_addstr(out, "<table class=\"kv\">");
+		json_object_foreach(v, key, m) {
+			strbuf_addstr(out, "<tr><th>");
+			esc(out, key);
+			strbuf_addstr(out, "</th><td>");
+			json_html(out, m);
+			strbuf_addstr(out, "</td></tr>");
+		}
+		strbuf_addstr(out, "</table>");
+	} else if (json_is_array(v)) {
+		int flat = json_array_size(v) > 0;
+		json_array_foreach(v, i, m)
+			if (!is_flat_object(m))
+				flat = 0;
+		if (flat) {
+			json_t *cols = json_object(), *c;
+			strbuf_addstr(out, "<table><tr>");
+			json_array_foreach(v, i, m)
+				json_object_foreach(m, key, c)
+					if (!json_object_get(cols, key)) {
+						json_object_set_new(cols, key, json_true());
+						strbuf_addstr(out, "<th>");
+						esc(out, key);
+						strbuf_addstr(out, "</th>");
+					}
+			strbuf_addstr(out, "</tr>");
+			json_array_foreach(v, i, m) {
+				strbuf_addstr(out, "<tr>");
+				json_object_foreach(cols, key, c) {
+					strbuf_addstr(out, "<td>");
+					scalar_html(out, json_object_get(m, key) ? json_object_get(m, key)
+										  : json_null());
+					strbuf_addstr(out, "</td>");
+				}
+				strbuf_addstr(out, "</tr>");
+			}
+			strbuf_addstr(out, "</table>");
+			json_decref(cols);
+		} else {
+			json_array_foreach(v, i, m) {
+				if (json_is_object(m) || json_is_array(m)) {
+					json_html(out, m);
+				} else {
+					if (i)
+						strbuf_addstr(out, ", ");
+					scalar_html(out, m);
+				}
+			}
+		}
+	} else {
+		scalar_html(out, v);
+	}
+}
+
+static void summary(struct strbuf *out, const struct report_input *in)
+{
+	struct report_summary s;
+	char *saved;
+	size_t i, j;
+
+	report_summarize(in, &s);
+	saved = report_human_bytes(s.expected_saved_bytes);
+	strbuf_addstr(out, "<section class=\"summary\" id=\"summary\"><h2>Summary</h2><ul class=\"facts\">");
+	if (!in->analysis)
+		strbuf_addstr(out, "<li><strong>No analysis:</strong> the capture lacks the measurements "
+				   "advice needs (see Notes).</li>");
+	strbuf_addf(out, "<li>%zu kernel%s measured; the plan changes <strong>%zu load%s</strong> in "
+		    "%zu kernel%s.</li>", s.nr_kernels, s.nr_kernels == 1 ? "" : "s", s.nr_changes,
+		    s.nr_changes == 1 ? "" : "s", s.nr_kernels_changed,
+		    s.nr_kernels_changed == 1 ? "" : "s");
+	strbuf_addf(out, "<li>Expected L2 traffic saved: <strong>%s</strong> (traffic reduction graph "
+		    "objective, against bypassing every load).</li>", saved);
+	free(saved);
+	if (!s.verification)
+		strbuf_addstr(out, "<li>Verified speedup: <strong>not verified</strong> (this capture has "
+				   "no verification section).</li>");
+	else if (!s.nr_verified)
+		strbuf_addstr(out, "<li>Verified speedup: <strong>not verified</strong> (the verification "
+				   "measured none of the changed kernels).</li>");
+	else {
+		strbuf_addf(out, "<li>Verified: %zu of %zu changed kernels measured, <strong>%zu kept"
+			    "</strong> as faster", s.nr_verified, s.nr_kernels_changed, s.nr_kept);
+		if (!isnan(s.program_speedup))
+			strbuf_addf(out, "; program speedup %.3gx", s.program_speedup);
+		strbuf_addstr(out, ".<ul>");
+		for (i = 0; i < in->nr_kernels; i++) {
+			double speedup;
+			int kept;
+			char *label;
+
+			if (!report_kernel_verified(&in->kernels[i], &speedup, &kept))
+				continue;
+			label = report_kernel_label(&in->kernels[i]);
+			strbuf_addstr(out, "<li><code>");
+			esc(out, label);
+			strbuf_addf(out, "</code>: <strong>%.3gx</strong> median kernel speedup, %s</li>",
+				    speedup, kept ? "kept" : "rejected");
+			free(label);
+		}
+		strbuf_addstr(out, "</ul></li>");
+	}
+	strbuf_addstr(out, "</ul>");
+	if (s.nr_changes) {
+		strbuf_addstr(out, "<h3>What to change</h3><table><tr><th>kernel</th><th>load</th>"
+				   "<th>where</th><th>change</th><th>L2 traffic</th>"
+				   "<th>source.patch</th></tr>");
+		for (i = 0; i < in->nr_kernels; i++) {
+			const struct report_kernel *k = &in->kernels[i];
+			char *label = report_kernel_label(k);
+
+			for (j = 0; j < k->nr_loads; j++) {
+				const struct report_load *l = &k->loads[j];
+				char *sv;
+
+				if (!l->changes)
+					continue;
+				sv = report_load_saving(l);
+				strbuf_addstr(out, "<tr><td><code>");
+				esc(out, label);
+				strbuf_addf(out, "</code></td><td class=\"num\">%u</td><td>", l->ordinal);
+				where_html(out, l);
+				strbuf_addf(out, "</td><td><span class=\"tag %s\">",
+					    decision_class(l->decision));
+				esc(out, report_action_phrase(l->action));
+				strbuf_addstr(out, "</span></td><td>");
+				esc(out, sv);
+				strbuf_addf(out, "</td><td>%s</td></tr>",
+					    l->hint.status == SOURCE_HINT_REWRITTEN ? "rewritten" :
+					    "see hints");
+				free(sv);
+			}
+			free(label);
+		}
+		strbuf_addstr(out, "</table><h3>How to apply</h3><p>Without rebuilding:</p><pre>"
+				   "cacheadvise run --plan ");
+		esc(out, in->dir);
+		strbuf_addstr(out, "/plan.json -- ");
+		program_text(out, in);
+		strbuf_addf(out, "</pre><p>In the source (%zu of %zu loads rewritten in "
+			    "<code>source.patch</code>):</p><pre>cacheadvise apply ", s.nr_rewritten,
+			    s.nr_changes);
+		esc(out, in->dir);
+		strbuf_addstr(out, "</pre>");
+	} else if (in->analysis) {
+		strbuf_addstr(out, "<p>Nothing to change: every measured load is best left as it "
+				   "is.</p>");
+	}
+	strbuf_addstr(out, "</section>\n");
+}
+
+/* Which load ordinal a graph node id names ("ld3" -> 3), else -1. */
+static long node_ordinal(const char *id)
+{
+	char *end;
+	long v;
+
+	if (!id || strncmp(id, "ld", 2))
+		return -1;
+	v = strtol(id + 2, &end, 10);
+	return *end || end == id + 2 ? -1 : v;
+}
+
+static const struct report_load *load_by_ordinal(const struct report_kernel *k, long ordinal)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_loads; i++)
+		if ((long)k->loads[i].ordinal == ordinal)
+			return &k->loads[i];
+	return NULL;
+}
+
+/* The load a graph node stands for: by the analysis' "node", else "ld<ordinal>". */
+static const struct report_load *load_by_node(const struct report_kernel *k, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id && i < k->nr_loads; i++)
+		if (k->loads[i].node && !strcmp(k->loads[i].node, id))
+			return &k->loads[i];
+	return load_by_ordinal(k, node_ordinal(id));
+}
+
+/*
+ * The traffic reduction graph as SVG: nodes on a circle coloured by
+ * decision, edges coloured by sign (reuse blue, conflict red), width by
+ * |weight|.
+ */
+static void graph_svg(struct strbuf *out, const struct report_kernel *k)
+{
+	json_t *g = k->analysis ? json_object_get(k->analysis, "graph") : NULL;
+	json_t *nodes = json_object_get(g, "nodes"), *edges = json_object_get(g, "edges"), *e;
+	size_t n = json_array_size(nodes), i;
+	const double W = 360, H = 360, cx = 180, cy = 175;
+	double r = n > 1 ? 135 : 0, maxw = 0;
+	double *x, *y;
+
+	if (!n) {
+		strbuf_addstr(out, "<p class=\"muted\">No traffic reduction graph (no measured "
+				   "patchable loads).</p>");
+		return;
+	}
+	x = xcalloc(n, sizeof(*x));
+	y = xcalloc(n, sizeof(*y));
+	for (i = 0; i < n; i++) {
+		double a = 2 * M_PI * (double)i / (double)n - M_PI / 2;
+		x[i] = cx + r * cos(a);
+		y[i] = cy + r * sin(a);
+	}
+	json_array_foreach(edges, i, e) {
+		double w = fabs(report_json_number(e, "weight"));
+		if (!isnan(w) && w > maxw)
+			maxw = w;
+	}
+	strbuf_addf(out, "<div class=\"graph\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
+		    "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
+		    "aria-label=\"traffic reduction graph of ", W, H, W, H);
+	esc(out, k->name);
+	strbuf_addstr(out, "\">");
+	json_array_foreach(edges, i, e) {
+		const char *u = json_string_value(json_object_get(e, "u"));
+		const char *v = json_string_value(json_object_get(e, "v"));
+		double w = report_json_number(e, "weight");
+		size_t a = n, b = n, q;
+		char *wt;
+
+		if (!u || !v || isnan(w) || w == 0)
+			continue;
+		for (q = 0; q < n; q++) {
+			const char *id = json_string_value(json_object_get(json_array_get(nodes, q), "id"));
+			if (id && !strcmp(id, u))
+				a = q;
+			if (id && !strcmp(id, v))
+				b = q;
+		}
+		if (a == n || b == n)
+			continue;
+		wt = report_human_bytes(w);
+		strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+			    "stroke-width=\"%.1f\" stroke-opacity=\"0.75\"><title>", x[a], y[a], x[b],
+			    y[b], w > 0 ? COLOR_REUSE : COLOR_CONFLICT,
+			    1 + 7 * fabs(w) / (maxw > 0 ? maxw : 1));
+		esc(out, u);
+		strbuf_addstr(out, " &#8211; ");
+		esc(out, v);
+		strbuf_addf(out, ": %s (%s)</title></line>", wt, w > 0 ? "reuse" : "conflict");
+		free(wt);
+	}
+	for (i = 0; i < n; i++) {
+		json_t *node = json_array_get(nodes, i);
+		const char *id = json_string_value(json_object_get(node, "id"));
+		const struct report_load *l = load_by_node(k, id);
+		const char *decision = l ? l->decision : "unknown";
+		char *wt = report_human_bytes(report_json_number(node, "weight"));
+
+		strbuf_addf(out, "<g><circle cx=\"%.1f\" cy=\"%.1f\" r=\"16\" fill=\"%s\" "
+			    "stroke=\"#1f2328\" stroke-width=\"1\"><title>", x[i], y[i],
+			    decision_color(decision));
+		esc(out, id ? id : "?");
+		strbuf_addf(out, ": W(v) = %s, %s</title></circle>", wt, decision);
+		strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
+			    "fill=\"#fff\" font-family=\"sans-serif\">", x[i], y[i] + 4);
+		esc(out, id ? id : "?");
+		strbuf_addstr(out, "</text></g>");
+		free(wt);
+	}
+	strbuf_addf(out, "<text x=\"8\" y=\"%.0f\" font-size=\"11\" fill=\"#656d76\" "
+		    "font-family=\"sans-serif\">nodes: green cache, orange bypass</text>"
+		    "<text x=\"8\" y=\"%.0f\" font-size=\"11\" fill=\"#656d76\" "
+		    "font-family=\"sans-serif\">edges: blue reuse, red conflict, width |W(e)|</text>"
+		    "</svg></div>", H - 22, H - 8);
+	free(x);
+	free(y);
+}
+
+static void kernel_section(struct strbuf *out, const struct report_input *in,
+			   const struct report_kernel *k, size_t index)
+{
+	json_t *grid = json_object_get(k->capture, "grid"), *block = json_object_get(k->capture, "block");
+	char *label = report_kernel_label(k), *saved = report_human_bytes(k->expected_saved_bytes);
+	char *vt = report_kernel_verification_text(in, k);
+	size_t i;
+
+	strbuf_addf(out, "<section class=\"kernel\" id=\"kernel-%zu\"><h2>Kernel <code>", index);
+	esc(out, label);
+	strbuf_addstr(out, "</code></h2><p class=\"muted\"><code>");
+	esc(out, k->demangled ? k->demangled : k->name);
+	strbuf_addstr(out, "</code><br>");
+	esc(out, k->name);
+	strbuf_addstr(out, ", module ");
+	esc(out, k->module);
+	if (k->launches >= 0)
+		strbuf_addf(out, ", %lld launch%s", k->launches, k->launches == 1 ? "" : "es");
+	if (json_array_size(grid) == 3 && json_array_size(block) == 3)
+		strbuf_addf(out, ", grid %lld&times;%lld&times;%lld, block %lld&times;%lld&times;%lld",
+			    (long long)json_integer_value(json_array_get(grid, 0)),
+			    (long long)json_integer_value(json_array_get(grid, 1)),
+			    (long long)json_integer_value(json_array_get(grid, 2)),
+			    (long long)json_integer_value(json_array_get(block, 0)),
+			    (long long)json_integer_value(json_array_get(block, 1)),
+			    (long long)json_integer_value(json_array_get(block, 2)));
+	strbuf_addstr(out, "</p><p>");
+	if (k->analysis) {
+		strbuf_addstr(out, "Plan: ");
+		esc(out, k->chosen ? k->chosen : "?");
+		strbuf_addf(out, "%s, expected L2 traffic saved <strong>%s</strong>. ",
+			    k->optimal == 1 ? " (proven optimal)" : k->optimal == 0 ?
+			    " (not proven optimal)" : "", saved);
+	} else {
+		strbuf_addstr(out, "Not analysed. ");
+	}
+	if (vt[0])
+		vt[0] = (char)toupper((unsigned char)vt[0]);
+	esc(out, vt);
+	strbuf_addstr(out, ".</p><div class=\"kernel-grid\">");
+	graph_svg(out, k);
+	strbuf_addstr(out, "<table class=\"loads\"><tr><th>load</th><th>decision</th><th>action</th>"
+			   "<th>hit<sub>i</sub></th><th>access</th><th>hit rate</th><th>saved</th>"
+			   "<th>where</th><th>source</th></tr>");
+	for (i = 0; i < k->nr_loads; i++) {
+		const struct report_load *l = &k->loads[i];
+		char *sv = isnan(l->traffic_saved_bytes) ? xstrdup("&ndash;") :
+			   report_human_bytes(l->traffic_saved_bytes);
+
+		strbuf_addf(out, "<tr class=\"%s\"><td class=\"num\">%u</td><td><span class=\"tag %s\">",
+			    decision_class(l->decision), l->ordinal, decision_class(l->decision));
+		esc(out, l->decision);
+		strbuf_addstr(out, "</span></td><td><code>");
+		esc(out, l->action ? l->action : "-");
+		strbuf_addstr(out, "</code></td><td class=\"num\">");
+		if (isnan(l->hit))
+			strbuf_addstr(out, "&ndash;");
+		else
+			strbuf_addf(out, "%.0f", l->hit);
+		strbuf_addstr(out, "</td><td class=\"num\">");
+		if (isnan(l->access))
+			strbuf_addstr(out, "&ndash;");
+		else
+			strbuf_addf(out, "%.0f", l->access);
+		strbuf_addstr(out, "</td><td class=\"num\">");
+		if (isnan(l->hit_rate))
+			strbuf_addstr(out, "&ndash;");
+		else
+			strbuf_addf(out, "<span class=\"bar\"><span style=\"width:%.1f%%\"></span></span>"
+				    "%.1f%%", fmin(100, fmax(0, 100 * l->hit_rate)), 100 * l->hit_rate);
+		strbuf_addf(out, "</td><td class=\"num\">%s</td><td>", sv);
+		where_html(out, l);
+		strbuf_addstr(out, "</td><td><code>");
+		esc(out, l->hint.source_text ? l->hint.source_text : l->hint.ptx_text);
+		strbuf_addstr(out, "</code></td></tr>");
+		free(sv);
+	}
+	strbuf_addstr(out, "</table></div></section>\n");
+	free(label);
+	free(saved);
+	free(vt);
+}
+
+static void hints_section(struct strbuf *out, const struct report_input *in)
+{
+	size_t i, j, shown = 0;
+
+	strbuf_addstr(out, "<section id=\"hints\"><h2>Source hints</h2>");
+	for (i = 0; i < in->nr_kernels; i++) {
+		const struct report_kernel *k = &in->kernels[i];
+		char *label = report_kernel_label(k);
+
+		for (j = 0; j < k->nr_loads; j++) {
+			const struct report_load *l = &k->loads[j];
+			const struct source_hint *h = &l->hint;
+
+			if (!l->changes && strcmp(l->decision, "cache") && strcmp(l->decision, "bypass"))
+				continue;
+			shown++;
+			strbuf_addf(out, "<div class=\"hint %s\"><p><strong>",
+				    h->status == SOURCE_HINT_REWRITTEN ? "rewritten" :
+				    l->changes ? "not" : "");
+			where_html(out, l);
+			strbuf_addstr(out, "</strong> &mdash; <code>");
+			esc(out, label);
+			strbuf_addf(out, "</code> load %u (<code>", l->ordinal);
+			esc(out, l->instruction);
+			strbuf_addf(out, "</code>): <span class=\"tag %s\">", decision_class(l->decision));
+			esc(out, l->decision);
+			strbuf_addstr(out, "</span>");
+			if (!isnan(l->hit_rate))
+				strbuf_addf(out, ", hit rate %.1f%%", 100 * l->hit_rate);
+			{
+				char *saving = report_load_saving(l);
+				if (*saving) {
+					strbuf_addstr(out, ", ");
+					esc(out, saving);
+				}
+				free(saving);
+			}
+			strbuf_addstr(out, "<br>");
+			esc(out, h->message);
+			strbuf_addstr(out, "</p>");
+			if (h->source_text || h->ptx_text) {
+				strbuf_addstr(out, "<pre>");
+				if (h->rewritten)
+					strbuf_addstr(out, "<span class=\"del\">- ");
+				esc(out, h->source_text ? h->source_text : h->ptx_text);
+				if (h->rewritten) {
+					strbuf_addstr(out, "</span>\n<span class=\"add\">+ ");
+					esc(out, h->rewritten);
+					strbuf_addstr(out, "</span>");
+				}
+				strbuf_addstr(out, "</pre>");
+			}
+			strbuf_addstr(out, "</div>");
+		}
+		free(label);
+	}
+	if (!shown)
+		strbuf_addstr(out, "<p class=\"muted\">No decided loads.</p>");
+	strbuf_addstr(out, "</section>\n");
+}
+
+static void sections(struct strbuf *out, const struct report_input *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_sections; i++) {
+		const struct report_section *s = &in->sections[i];
+		int candidate;
+		const char *title = report_section_title(s->key, &candidate);
+
+		strbuf_addf(out, "<section class=\"extra\" id=\"%s-%zu\"><h2>", s->key, i);
+		esc(out, title);
+		if (s->kernel) {
+			strbuf_addstr(out, " of <code>");
+			esc(out, s->kernel);
+			strbuf_addstr(out, "</code>");
+		}
+		strbuf_addf(out, "</h2><p class=\"muted\">%s; from %s.</p>",
+			    candidate ? "Candidate, not verified on this program" : "As measured",
+			    s->origin);
+		json_html(out, s->value);
+		strbuf_addstr(out, "</section>\n");
+	}
+}
+
+static int render_html(const struct report_input *in, const struct report_options *opt,
+		       struct strbuf *out)
+{
+	json_t *dev = json_object_get(in->capture, "device");
+	const char *created = json_string_value(json_object_get(in->capture, "created"));
+	size_t i;
+
+	(void)opt;
+	strbuf_addstr(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+			   "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+			   "<title>cacheadvise report: ");
+	program_text(out, in);
+	strbuf_addf(out, "</title><style>%s</style></head><body>\n", css);
+	if (in->incomplete) {
+		strbuf_addstr(out, "<div class=\"banner\" id=\"incomplete\">Incomplete capture (status "
+				   "&quot;");
+		esc(out, in->status);
+		strbuf_addstr(out, "&quot;): the run was interrupted or failed; what follows is "
+				   "partial.</div>\n");
+	}
+	strbuf_addstr(out, "<main><h1>cacheadvise report</h1><p><code>");
+	program_text(out, in);
+	strbuf_addstr(out, "</code></p><p class=\"muted\">Capture <code>");
+	esc(out, in->dir);
+	strbuf_addstr(out, "</code> (");
+	esc(out, in->status);
+	if (created) {
+		strbuf_addstr(out, ", created ");
+		esc(out, created);
+	}
+	strbuf_addstr(out, ")");
+	if (json_is_object(dev)) {
+		char *l1 = report_human_bytes(report_json_number(dev, "l1_bytes"));
+		char *l2 = report_human_bytes(report_json_number(dev, "l2_bytes"));
+		strbuf_addstr(out, "<br>Device: ");
+		esc(out, json_string_value(json_object_get(dev, "name")));
+		strbuf_addf(out, ", L1 %s per SM, L2 %s (device model: ", l1, l2);
+		esc(out, json_string_value(json_object_get(dev, "source")));
+		strbuf_addstr(out, ")");
+		free(l1);
+		free(l2);
+	}
+	strbuf_addstr(out, "</p>\n");
+	summary(out, in);
+	for (i = 0; i < in->nr_kernels; i++)
+		kernel_section(out, in, &in->kernels[i], i);
+	hints_section(out, in);
+	sections(out, in);
+	if (in->nr_notes) {
+		strbuf_addstr(out, "<section id=\"notes\"><h2>Notes</h2><ul>");
+		for (i = 0; i < in->nr_notes; i++) {
+			strbuf_addstr(out, "<li>");
+			esc(out, in->notes[i]);
+			strbuf_addstr(out, "</li>");
+		}
+		strbuf_addstr(out, "</ul></section>\n");
+	}
+	strbuf_addstr(out, "<footer>cacheadvise " CACHEADVISE_VERSION "</footer></main></body></html>\n");
+	return 0;
+}
+
+const struct report_format report_format_html = { "html", "report.html", render_html };

@@ -1,0 +1,706 @@
+#include "emitters/report_input.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "analysis/advise.h"
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/xalloc.h"
+#include "emitters/source_file.h"
+
+#define CAPTURE_SCHEMA "cacheadvise.capture/1"
+#define SOURCES_SCHEMA "cacheadvise.sources/1"
+
+/* Advice sections shown as recorded: capture.json (top level or per kernel)
+ * and plan.json hold them (docs/capture-json.md, docs/monitor.md). */
+static const char *const section_keys[] = { "software_cache", "l2", "l2_windows",
+					    "register_cache", "oracle" };
+
+double report_json_number(json_t *obj, const char *key)
+{
+	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static const char *json_str(json_t *obj, const char *key)
+{
+	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+static int file_exists(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+static void add_note(struct report_input *in, char *note)
+{
+	in->notes = xrealloc(in->notes, (in->nr_notes + 1) * sizeof(*in->notes));
+	in->notes[in->nr_notes++] = note;
+}
+
+char *report_kernel_label(const struct report_kernel *k)
+{
+	if (k->demangled && *k->demangled) {
+		const char *p = strchr(k->demangled, '(');
+		size_t n = p ? (size_t)(p - k->demangled) : strlen(k->demangled);
+		return xstrndup(k->demangled, n);
+	}
+	return xstrdup(k->name);
+}
+
+/* A figure that is a number or a {"min", "median", "max"} object. */
+static double median_of(json_t *obj, const char *key)
+{
+	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+
+	if (json_is_object(v))
+		return report_json_number(v, "median");
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+int report_kernel_verified(const struct report_kernel *k, double *speedup, int *kept)
+{
+	json_t *v = k->verification, *jk;
+	double s;
+
+	if (!json_is_object(v))
+		return 0;
+	s = median_of(v, "speedup");
+	if (isnan(s))
+		return 0;
+	*speedup = s;
+	jk = json_object_get(v, "kept");
+	*kept = json_is_boolean(jk) ? json_is_true(jk) : s > 1.0;
+	return 1;
+}
+
+double report_verification_spread(const struct report_kernel *k)
+{
+	double n = report_json_number(k->verification, "noise");
+
+	return isnan(n) ? report_json_number(k->verification, "spread") : n;
+}
+
+double report_program_speedup(const struct report_input *in)
+{
+	json_t *prog = json_is_object(in->verification) ?
+		       json_object_get(in->verification, "program") : NULL;
+	double s = median_of(prog, "gpu_speedup");
+
+	return isnan(s) ? median_of(in->verification, "speedup") : s;
+}
+
+/*
+ * Whether the instruction already has the form the action asks for: no L1
+ * qualifier for "default", .L1::no_allocate for "L1::no_allocate", .cg for
+ * "bypass" and so on. A plan entry that keeps a load as it is changes
+ * nothing.
+ */
+static int action_is_current(const char *action, const char *instruction)
+{
+	static const struct { const char *action, *part; } forms[] = {
+		{ "cache", "ca" }, { "bypass", "cg" }, { "stream", "cs" }, { "last_use", "lu" },
+		{ "L1::no_allocate", "L1::no_allocate" }, { "L1::evict_first", "L1::evict_first" },
+		{ "L1::evict_last", "L1::evict_last" },
+	};
+	const char *p;
+	size_t i, n;
+	int qualified = 0, match = 0;
+
+	for (p = instruction; p && (p = strchr(p, '.')); ) {
+		p++;
+		n = strcspn(p, ".");
+		for (i = 0; i < ARRAY_SIZE(forms); i++) {
+			if (strlen(forms[i].part) != n || strncmp(p, forms[i].part, n))
+				continue;
+			qualified = 1;
+			match |= !strcmp(forms[i].action, action);
+		}
+		if (!strncmp(p, "L1::", 4) && strncmp(p, "L1::evict_normal", n) &&
+		    strncmp(p, "L1::evict_unchanged", n))
+			qualified = 1;
+	}
+	return !strcmp(action, "default") ? !qualified : match;
+}
+
+static const char *plan_action_for(const struct plan *p, const char *module, const char *fn,
+				   unsigned ordinal)
+{
+	const char *generic = NULL, *exact = NULL;
+	size_t i, j, l;
+
+	for (i = 0; i < p->nr_modules; i++) {
+		const struct plan_module *m = &p->modules[i];
+
+		if (m->id && (!module || strcmp(m->id, module)))
+			continue;
+		for (j = 0; j < m->nr_functions; j++) {
+			const struct plan_function *f = &m->functions[j];
+
+			if (strcmp(f->name, fn))
+				continue;
+			for (l = 0; l < f->nr_loads; l++) {
+				if (f->loads[l].ordinal != ordinal)
+					continue;
+				if (m->id)
+					exact = load_action_name(f->loads[l].action);
+				else
+					generic = load_action_name(f->loads[l].action);
+			}
+		}
+	}
+	return exact ? exact : generic;
+}
+
+static json_t *find_analysis_kernel(json_t *analysis, const char *module, const char *name)
+{
+	json_t *ks = json_is_object(analysis) ? json_object_get(analysis, "kernels") : NULL;
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(ks, i, k) {
+		const char *m = json_str(k, "module"), *n = json_str(k, "name");
+		if (n && !strcmp(n, name) && (!m || !module || !strcmp(m, module)))
+			return k;
+	}
+	return NULL;
+}
+
+static json_t *find_by_ordinal(json_t *loads, unsigned ordinal)
+{
+	json_t *l;
+	size_t i;
+
+	json_array_foreach(loads, i, l) {
+		json_t *o = json_object_get(l, "ordinal");
+		if (json_is_integer(o) && json_integer_value(o) == (json_int_t)ordinal)
+			return l;
+	}
+	return NULL;
+}
+
+static json_t *find_verification(json_t *verification, const char *module, const char *name)
+{
+	json_t *ks = json_is_object(verification) ? json_object_get(verification, "kernels") : NULL;
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(ks, i, k) {
+		const char *m = json_str(k, "module"), *n = json_str(k, "name");
+		if (n && !strcmp(n, name) && (!m || !strcmp(m, module)))
+			return k;
+	}
+	return NULL;
+}
+
+static int load_from_json(struct report_input *in, struct report_kernel *k, json_t *jl,
+			  size_t index, struct report_load *l)
+{
+	json_t *v, *al;
+
+	memset(l, 0, sizeof(*l));
+	l->hint.source_index = -1;
+	if (!json_is_object(jl))
+		return error_set(CA_E_INPUT, "'%s/capture.json': kernel '%s': loads[%zu] is not an "
+				 "object", in->dir, k->name, index);
+	v = json_object_get(jl, "ordinal");
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return error_set(CA_E_INPUT, "'%s/capture.json': kernel '%s': loads[%zu].ordinal is "
+				 "missing or not a non-negative integer", in->dir, k->name, index);
+	l->ordinal = (unsigned)json_integer_value(v);
+	v = json_object_get(jl, "ptx_line");
+	l->ptx_line = json_is_integer(v) && json_integer_value(v) > 0 ?
+		      (unsigned)json_integer_value(v) : 0;
+	l->instruction = json_str(jl, "instruction");
+	if (!l->instruction)
+		l->instruction = "";
+	l->file = json_str(jl, "file");
+	v = json_object_get(jl, "line");
+	l->line = json_is_integer(v) && json_integer_value(v) > 0 ? (int)json_integer_value(v) : 0;
+	if (!l->line)
+		l->file = NULL;
+	v = json_object_get(jl, "param");
+	l->param = json_is_integer(v) && json_integer_value(v) >= 0 ? (int)json_integer_value(v) : -1;
+	v = json_object_get(jl, "read_only");
+	l->read_only = json_is_boolean(v) ? json_is_true(v) : -1;
+	v = json_object_get(jl, "patchable");
+	l->patchable = json_is_boolean(v) ? json_is_true(v) : 1;
+	l->unpatchable_reason = json_str(jl, "unpatchable_reason");
+	v = json_object_get(jl, "measured");
+	l->measured = !json_is_false(v);
+
+	al = k->analysis ? find_by_ordinal(json_object_get(k->analysis, "loads"), l->ordinal) : NULL;
+	l->hit = report_json_number(al ? al : jl, "hit");
+	l->access = report_json_number(al ? al : jl, "access");
+	if (isnan(l->hit))
+		l->hit = report_json_number(jl, "hit");
+	if (isnan(l->access))
+		l->access = report_json_number(jl, "access");
+	l->hit_rate = report_json_number(al, "hit_rate");
+	if (isnan(l->hit_rate) && !isnan(l->hit) && !isnan(l->access) && l->access > 0)
+		l->hit_rate = l->hit / l->access;
+	l->weight_bytes = report_json_number(al, "weight_bytes");
+	l->traffic_saved_bytes = report_json_number(al, "traffic_saved_bytes");
+	l->bypass_avoids_bytes = NAN;
+	l->decision = json_str(al, "decision");
+	if (!l->decision)
+		l->decision = !l->patchable ? "not patchable" : "not measured";
+	l->action = plan_action_for(&in->plan, k->module, k->name, l->ordinal);
+	l->changes = l->action && !action_is_current(l->action, l->instruction);
+	l->node = json_str(al, "node");
+	l->reason = json_str(al, "reason");
+	if (!al && k->analysis) {
+		json_t *lo = find_by_ordinal(json_object_get(k->analysis, "left_out"), l->ordinal);
+		l->reason = json_str(lo, "reason");
+	}
+	return 0;
+}
+
+static const struct report_load *load_of_node(const struct report_kernel *k, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id && i < k->nr_loads; i++)
+		if (k->loads[i].node && !strcmp(k->loads[i].node, id))
+			return &k->loads[i];
+	return NULL;
+}
+
+/* bypass_avoids_bytes of every bypassed load, from the kernel's graph. */
+static void bypass_costs(struct report_kernel *k)
+{
+	json_t *g = json_object_get(k->analysis, "graph"), *e, *n;
+	size_t i, j;
+
+	for (i = 0; i < k->nr_loads; i++) {
+		struct report_load *l = &k->loads[i];
+		double w = NAN;
+
+		if (!l->node || strcmp(l->decision, "bypass"))
+			continue;
+		json_array_foreach(json_object_get(g, "nodes"), j, n)
+			if (json_str(n, "id") && !strcmp(json_str(n, "id"), l->node))
+				w = report_json_number(n, "weight");
+		if (isnan(w))
+			continue;
+		json_array_foreach(json_object_get(g, "edges"), j, e) {
+			const char *u = json_str(e, "u"), *v = json_str(e, "v"), *other;
+			const struct report_load *o;
+
+			if (!u || !v || (strcmp(u, l->node) && strcmp(v, l->node)))
+				continue;
+			other = strcmp(u, l->node) ? u : v;
+			o = load_of_node(k, other);
+			if (o && !strcmp(o->decision, "cache"))
+				w += report_json_number(e, "weight");
+		}
+		if (!isnan(w))
+			l->bypass_avoids_bytes = w < 0 ? -w : 0;
+	}
+}
+
+static int kernel_from_json(struct report_input *in, json_t *jk, size_t index,
+			    struct report_kernel *k)
+{
+	json_t *loads, *v;
+	size_t i;
+	int ret;
+
+	memset(k, 0, sizeof(*k));
+	k->optimal = -1;
+	k->launches = -1;
+	k->expected_saved_bytes = NAN;
+	if (!json_is_object(jk))
+		return error_set(CA_E_INPUT, "'%s/capture.json': kernels[%zu] is not an object",
+				 in->dir, index);
+	k->capture = jk;
+	k->module = json_str(jk, "module");
+	k->name = json_str(jk, "name");
+	if (!k->name)
+		return error_set(CA_E_INPUT, "'%s/capture.json': kernels[%zu].name is missing",
+				 in->dir, index);
+	if (!k->module)
+		k->module = "";
+	k->demangled = json_str(jk, "demangled");
+	v = json_object_get(jk, "launches");
+	if (json_is_integer(v))
+		k->launches = json_integer_value(v);
+	k->analysis = find_analysis_kernel(in->analysis, k->module, k->name);
+	k->verification = json_object_get(jk, "verification");
+	if (!json_is_object(k->verification))
+		k->verification = find_verification(in->verification, k->module, k->name);
+	if (k->analysis) {
+		json_t *sols = json_object_get(k->analysis, "solutions"), *s;
+		size_t j;
+
+		k->chosen = json_str(k->analysis, "chosen");
+		k->expected_saved_bytes = report_json_number(k->analysis,
+							     "expected_l2_traffic_saved_bytes");
+		json_array_foreach(sols, j, s) {
+			const char *m = json_str(s, "method");
+			json_t *o = json_object_get(s, "optimal");
+			if (k->chosen && m && !strcmp(m, k->chosen) && json_is_boolean(o))
+				k->optimal = json_is_true(o);
+		}
+	}
+	loads = json_object_get(jk, "loads");
+	if (loads && !json_is_array(loads))
+		return error_set(CA_E_INPUT, "'%s/capture.json': kernel '%s': \"loads\" is not a list",
+				 in->dir, k->name);
+	k->nr_loads = json_array_size(loads);
+	k->loads = xcalloc(k->nr_loads + 1, sizeof(*k->loads));
+	for (i = 0; i < k->nr_loads; i++) {
+		ret = load_from_json(in, k, json_array_get(loads, i), i, &k->loads[i]);
+		if (ret) {
+			k->nr_loads = i;
+			return ret;
+		}
+		if (k->loads[i].changes)
+			k->nr_changes++;
+	}
+	if (k->analysis)
+		bypass_costs(k);
+	v = json_object_get(jk, "left_out_loads");
+	if (json_is_integer(v) && json_integer_value(v) > 0)
+		add_note(in, xasprintf("kernel %s: %lld loads beyond --max-loads were not measured",
+				       k->name, (long long)json_integer_value(v)));
+	return 0;
+}
+
+static void add_section(struct report_input *in, const char *key, const char *kernel,
+			const char *origin, json_t *value)
+{
+	size_t i;
+
+	if (!value || json_is_null(value))
+		return;
+	for (i = 0; i < in->nr_sections; i++)
+		if (!strcmp(in->sections[i].key, key) &&
+		    !!in->sections[i].kernel == !!kernel &&
+		    (!kernel || !strcmp(in->sections[i].kernel, kernel)) &&
+		    json_equal(in->sections[i].value, value))
+			return;
+	in->sections = xrealloc(in->sections, (in->nr_sections + 1) * sizeof(*in->sections));
+	in->sections[in->nr_sections++] = (struct report_section){ key, kernel, origin, value };
+}
+
+static void collect_sections(struct report_input *in)
+{
+	size_t i, j;
+
+	for (j = 0; j < ARRAY_SIZE(section_keys); j++) {
+		add_section(in, section_keys[j], NULL, "capture.json",
+			    json_object_get(in->capture, section_keys[j]));
+		if (in->plan.extra)
+			add_section(in, section_keys[j], NULL, "plan.json",
+				    json_object_get(in->plan.extra, section_keys[j]));
+		for (i = 0; i < in->nr_kernels; i++)
+			add_section(in, section_keys[j], in->kernels[i].name, "capture.json",
+				    json_object_get(in->kernels[i].capture, section_keys[j]));
+	}
+}
+
+static void collect_run_notes(struct report_input *in)
+{
+	json_t *runs = json_object_get(in->capture, "runs"), *r;
+	size_t i;
+
+	json_array_foreach(json_object_get(in->capture, "notes"), i, r)
+		if (json_is_string(r))
+			add_note(in, xstrdup(json_string_value(r)));
+
+	json_array_foreach(runs, i, r) {
+		const char *status = json_str(r, "status"), *variant = json_str(r, "variant");
+		const char *log = json_str(r, "log");
+
+		if (!status || !strcmp(status, "ok"))
+			continue;
+		add_note(in, xasprintf("run %zu (%s) %s%s%s", i, variant ? variant : "?", status,
+				       log ? ": see " : "", log ? log : ""));
+	}
+}
+
+/* The directory every absolute path of paths[] lies in ("/" at worst). */
+static char *common_dir(const char *const *paths, size_t n)
+{
+	char *dir = NULL;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const char *p = paths[i];
+		if (!p || p[0] != '/')
+			continue;
+		if (!dir) {
+			const char *slash = strrchr(p, '/');
+			dir = xstrndup(p, slash == p ? 1 : (size_t)(slash - p));
+			continue;
+		}
+		while (strcmp(dir, "/") &&
+		       !(strncmp(p, dir, strlen(dir)) == 0 && p[strlen(dir)] == '/')) {
+			char *slash = strrchr(dir, '/');
+			if (slash == dir)
+				dir[1] = '\0';
+			else
+				*slash = '\0';
+		}
+	}
+	return dir;
+}
+
+static void choose_roots(struct report_input *in, const struct report_input_options *opt)
+{
+	char *path = xasprintf("%s/sources.json", in->dir);
+	const char *cwd = json_str(json_object_get(in->capture, "program"), "cwd");
+
+	if (file_exists(path)) {
+		json_t *doc = json_file_load(path);
+		const char *root = json_str(doc, "root");
+
+		if (doc && !json_check_schema(doc, path, SOURCES_SCHEMA) && root && root[0] == '/')
+			in->source_root = xstrdup(root);
+		else
+			add_note(in, xasprintf("'%s' is unreadable or invalid: ignored", path));
+		json_decref(doc);
+		error_clear();
+	}
+	free(path);
+	if (!in->source_root) {
+		/* The directory that holds every source file with a load, system
+		 * and toolkit headers aside: the program's own tree. */
+		const char **files = NULL;
+		size_t i, j, n = 0;
+
+		for (i = 0; i < in->nr_kernels; i++)
+			for (j = 0; j < in->kernels[i].nr_loads; j++) {
+				const char *f = in->kernels[i].loads[j].file;
+				if (!f || !strncmp(f, "/usr/", 5) || !strncmp(f, "/opt/", 5))
+					continue;
+				files = xrealloc(files, (n + 1) * sizeof(*files));
+				files[n++] = f;
+			}
+		in->source_root = common_dir(files, n);
+		free(files);
+	}
+	if (!in->source_root && cwd && cwd[0] == '/')
+		in->source_root = xstrdup(cwd);
+	if (in->source_root && strlen(in->source_root) > 1 &&
+	    in->source_root[strlen(in->source_root) - 1] == '/')
+		in->source_root[strlen(in->source_root) - 1] = '\0';
+	in->lookup_root = xstrdup(opt && opt->source_root ? opt->source_root :
+				  in->source_root ? in->source_root : ".");
+}
+
+static int copy_plan(struct plan *dst, const struct plan *src)
+{
+	json_t *doc = plan_to_json(src);
+	int ret = plan_from_json(dst, doc, "plan");
+
+	json_decref(doc);
+	return ret;
+}
+
+static int check_module_files(struct report_input *in)
+{
+	json_t *mods = json_object_get(in->capture, "modules"), *m;
+	size_t i;
+
+	if (mods && !json_is_array(mods))
+		return error_set(CA_E_INPUT, "'%s/capture.json': \"modules\" is not a list", in->dir);
+	json_array_foreach(mods, i, m) {
+		const char *ptx = json_str(m, "ptx");
+		char *path;
+		int ok;
+
+		if (!ptx)
+			continue;
+		if (ptx[0] == '/' || strstr(ptx, ".."))
+			return error_set(CA_E_INPUT, "'%s/capture.json': modules[%zu].ptx '%s' is not "
+					 "a path inside the capture directory", in->dir, i, ptx);
+		path = xasprintf("%s/%s", in->dir, ptx);
+		ok = file_exists(path);
+		free(path);
+		if (!ok)
+			return error_set(CA_E_INPUT, "capture directory '%s' is missing '%s' (named "
+					 "in capture.json): the capture is incomplete or was copied "
+					 "in part; run cacheadvise profile again", in->dir, ptx);
+	}
+	return 0;
+}
+
+static int build(struct report_input *in, const struct report_input_options *opt)
+{
+	json_t *kernels = json_object_get(in->capture, "kernels"), *jk, *dev;
+	size_t i;
+	int ret;
+
+	in->status = json_str(in->capture, "status");
+	if (!in->status)
+		in->status = "unknown";
+	in->incomplete = strcmp(in->status, "complete") != 0;
+	in->verification = json_object_get(in->capture, "verification");
+	if (json_is_null(in->verification))
+		in->verification = NULL;
+	if (kernels && !json_is_array(kernels))
+		return error_set(CA_E_INPUT, "'%s/capture.json': \"kernels\" is not a list", in->dir);
+	ret = check_module_files(in);
+	if (ret)
+		return ret;
+	in->nr_kernels = json_array_size(kernels);
+	in->kernels = xcalloc(in->nr_kernels + 1, sizeof(*in->kernels));
+	json_array_foreach(kernels, i, jk) {
+		ret = kernel_from_json(in, jk, i, &in->kernels[i]);
+		if (ret) {
+			in->nr_kernels = i + 1;
+			return ret;
+		}
+	}
+	dev = json_object_get(in->capture, "device");
+	if (json_str(dev, "source") && !strcmp(json_str(dev, "source"), "defaults"))
+		add_note(in, xstrdup("no device model was measured: documented defaults were used "
+				     "(run cacheadvise probe once on this GPU)"));
+	collect_run_notes(in);
+	collect_sections(in);
+	choose_roots(in, opt);
+	source_hints_resolve(in);
+	return 0;
+}
+
+int report_input_analyse(json_t *capture, struct plan *plan, json_t **analysis)
+{
+	const char *model = json_str(json_object_get(capture, "options"), "model");
+	struct advise_options ao;
+
+	advise_options_init(&ao);
+	if (model && !strcmp(model, "classic"))
+		ao.model = ADVISE_MODEL_CLASSIC;
+	*analysis = NULL;
+	return advise_capture(capture, &ao, plan, analysis);
+}
+
+int report_input_load(struct report_input *in, const char *dir,
+		      const struct report_input_options *opt)
+{
+	struct plan aplan;
+	struct stat st;
+	char *path = NULL;
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	plan_init(&in->plan);
+	in->dir = xstrdup(dir);
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+		return error_set(CA_E_INPUT, "'%s' is not a capture directory: %s", dir,
+				 stat(dir, &st) ? strerror(errno) : "not a directory");
+	path = xasprintf("%s/capture.json", dir);
+	if (!file_exists(path)) {
+		ret = error_set(CA_E_INPUT, "'%s' is not a capture directory: capture.json is "
+				"missing (cacheadvise profile writes one)", dir);
+		goto out;
+	}
+	in->capture = json_file_load(path);
+	if (!in->capture) {
+		ret = CA_E_INPUT;
+		goto out;
+	}
+	ret = json_check_schema(in->capture, path, CAPTURE_SCHEMA);
+	if (ret)
+		goto out;
+	free(path);
+	path = NULL;
+
+	plan_init(&aplan);
+	ret = report_input_analyse(in->capture, &aplan, &in->analysis);
+	if (ret) {
+		const char *st_s = json_str(in->capture, "status");
+
+		if (!st_s || strcmp(st_s, "complete")) {
+			add_note(in, xasprintf("the capture is incomplete and cannot be analysed: %s",
+					       error_message()));
+			in->analysis = NULL;
+			error_clear();
+		} else {
+			plan_release(&aplan);
+			ret = error_prefix(CA_E_INPUT, "cannot analyse '%s/capture.json'", dir);
+			goto out;
+		}
+	}
+	path = xasprintf("%s/plan.json", dir);
+	if (file_exists(path)) {
+		plan_release(&aplan);
+		ret = plan_load_file(&in->plan, path);
+		if (ret)
+			goto out;
+	} else {
+		plan_release(&in->plan);
+		in->plan = aplan;
+		in->plan_from_analysis = 1;
+		add_note(in, xstrdup("plan.json is missing: the plan shown is recomputed from "
+				     "capture.json"));
+	}
+	ret = build(in, opt);
+out:
+	free(path);
+	return ret;
+}
+
+int report_input_init_from(struct report_input *in, const char *dir, json_t *capture,
+			   json_t *analysis, const struct plan *plan,
+			   const struct report_input_options *opt)
+{
+	int ret;
+
+	memset(in, 0, sizeof(*in));
+	plan_init(&in->plan);
+	in->dir = xstrdup(dir);
+	if (!json_is_object(capture))
+		return error_set(CA_E_INPUT, "capture of '%s' is not a JSON object", dir);
+	ret = json_check_schema(capture, "capture.json", CAPTURE_SCHEMA);
+	if (ret)
+		return ret;
+	in->capture = json_incref(capture);
+	in->analysis = analysis ? json_incref(analysis) : NULL;
+	if (plan) {
+		ret = copy_plan(&in->plan, plan);
+		if (ret)
+			return ret;
+	}
+	return build(in, opt);
+}
+
+void report_input_release(struct report_input *in)
+{
+	size_t i, j;
+
+	for (i = 0; i < in->nr_kernels; i++) {
+		for (j = 0; j < in->kernels[i].nr_loads; j++)
+			source_hint_release(&in->kernels[i].loads[j].hint);
+		free(in->kernels[i].loads);
+	}
+	free(in->kernels);
+	for (i = 0; i < in->nr_sources; i++) {
+		free(in->sources[i].path);
+		free(in->sources[i].read_path);
+		source_file_free(in->sources[i].file);
+	}
+	free(in->sources);
+	for (i = 0; i < in->nr_notes; i++)
+		free(in->notes[i]);
+	free(in->notes);
+	free(in->sections);
+	free(in->source_root);
+	free(in->lookup_root);
+	plan_release(&in->plan);
+	json_decref(in->analysis);
+	json_decref(in->capture);
+	free(in->dir);
+	memset(in, 0, sizeof(*in));
+}

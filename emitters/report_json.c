@@ -1,0 +1,21 @@
+#include <stdlib.h>
+
+#include "analysis/json_file.h"
+#include "emitters/report.h"
+
+/* report.json: report_to_json() (docs/report-json.md), indented. */
+static int render_json(const struct report_input *in, const struct report_options *opt,
+		       struct strbuf *out)
+{
+	json_t *doc = report_to_json(in);
+	char *s = json_to_string(doc);
+
+	(void)opt;
+	strbuf_addstr(out, s);
+	strbuf_addch(out, '\n');
+	free(s);
+	json_decref(doc);
+	return 0;
+}
+
+const struct report_format report_format_json = { "json", "report.json", render_json };

@@ -1,0 +1,415 @@
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/xalloc.h"
+#include "emitters/report.h"
+
+/* report.txt: summary first, then per kernel, then source hints. */
+
+struct palette {
+	const char *bold, *dim, *red, *green, *yellow, *cyan, *reset;
+};
+
+static const struct palette plain = { "", "", "", "", "", "", "" };
+static const struct palette ansi = { "\033[1m", "\033[2m", "\033[31m", "\033[32m",
+				     "\033[33m", "\033[36m", "\033[0m" };
+
+static const char *decision_color(const struct palette *p, const char *decision)
+{
+	if (!strcmp(decision, "bypass"))
+		return p->yellow;
+	if (!strcmp(decision, "cache"))
+		return p->green;
+	return p->dim;
+}
+
+static char *num_text(double v)
+{
+	return isnan(v) ? xstrdup("-") : xasprintf("%.0f", v);
+}
+
+static char *pct_text(double v)
+{
+	return isnan(v) ? xstrdup("-") : xasprintf("%.1f%%", 100 * v);
+}
+
+static char *where_text(const struct report_load *l)
+{
+	if (l->hint.path)
+		return xasprintf("%s:%d", l->hint.path, l->line);
+	if (l->ptx_line)
+		return xasprintf("PTX line %u", l->ptx_line);
+	return xstrdup("-");
+}
+
+static void json_scalar(struct strbuf *out, json_t *v)
+{
+	if (json_is_string(v)) {
+		strbuf_addstr(out, json_string_value(v));
+	} else if (json_is_integer(v)) {
+		strbuf_addf(out, "%lld", (long long)json_integer_value(v));
+	} else if (json_is_real(v)) {
+		strbuf_addf(out, "%.6g", json_real_value(v));
+	} else if (json_is_true(v)) {
+		strbuf_addstr(out, "yes");
+	} else if (json_is_false(v)) {
+		strbuf_addstr(out, "no");
+	} else if (json_is_null(v)) {
+		strbuf_addstr(out, "-");
+	} else {
+		char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
+		strbuf_addstr(out, s ? s : "?");
+		free(s);
+	}
+}
+
+static int is_flat(json_t *v)
+{
+	const char *key;
+	json_t *m;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, m)
+			if (json_is_object(m) || json_is_array(m))
+				return 0;
+		return 1;
+	}
+	if (json_is_array(v)) {
+		json_array_foreach(v, i, m)
+			if (json_is_object(m) || json_is_array(m))
+				return 0;
+		return 1;
+	}
+	return 1;
+}
+
+/* A JSON section as indented "key: value" lines. */
+static void json_text(struct strbuf *out, json_t *v, int indent)
+{
+	const char *key;
+	json_t *m;
+	size_t i;
+
+	if (json_is_object(v)) {
+		json_object_foreach(v, key, m) {
+			strbuf_addf(out, "%*s%s:", indent, "", key);
+			if (json_is_object(m) || (json_is_array(m) && !is_flat(m))) {
+				strbuf_addch(out, '\n');
+				json_text(out, m, indent + 2);
+			} else if (json_is_array(m)) {
+				json_t *e;
+				json_array_foreach(m, i, e) {
+					strbuf_addstr(out, i ? ", " : " ");
+					json_scalar(out, e);
+				}
+				strbuf_addch(out, '\n');
+			} else {
+				strbuf_addch(out, ' ');
+				json_scalar(out, m);
+				strbuf_addch(out, '\n');
+			}
+		}
+	} else if (json_is_array(v)) {
+		json_array_foreach(v, i, m) {
+			if (json_is_object(m) && is_flat(m)) {
+				int first = 1;
+				json_t *f;
+				strbuf_addf(out, "%*s- ", indent, "");
+				json_object_foreach(m, key, f) {
+					strbuf_addf(out, "%s%s=", first ? "" : ", ", key);
+					json_scalar(out, f);
+					first = 0;
+				}
+				strbuf_addch(out, '\n');
+			} else if (json_is_object(m) || json_is_array(m)) {
+				strbuf_addf(out, "%*s-\n", indent, "");
+				json_text(out, m, indent + 2);
+			} else {
+				strbuf_addf(out, "%*s- ", indent, "");
+				json_scalar(out, m);
+				strbuf_addch(out, '\n');
+			}
+		}
+	} else {
+		strbuf_addf(out, "%*s", indent, "");
+		json_scalar(out, v);
+		strbuf_addch(out, '\n');
+	}
+}
+
+static void program_line(struct strbuf *out, const struct report_input *in)
+{
+	json_t *prog = json_object_get(in->capture, "program"), *a;
+	const char *path = json_string_value(json_object_get(prog, "path"));
+	size_t i;
+
+	strbuf_addstr(out, path ? path : "(unknown program)");
+	json_array_foreach(json_object_get(prog, "args"), i, a) {
+		strbuf_addch(out, ' ');
+		json_scalar(out, a);
+	}
+}
+
+static void header(struct strbuf *out, const struct report_input *in, const struct palette *p)
+{
+	json_t *dev = json_object_get(in->capture, "device");
+	const char *created = json_string_value(json_object_get(in->capture, "created"));
+	const char *model = json_string_value(json_object_get(json_object_get(in->capture, "options"),
+							      "model"));
+
+	if (in->incomplete)
+		strbuf_addf(out, "%s%s*** INCOMPLETE CAPTURE (status \"%s\"): the run was interrupted "
+			    "or failed; what follows is partial ***%s\n\n", p->bold, p->red,
+			    in->status, p->reset);
+	strbuf_addf(out, "%scacheadvise report:%s ", p->bold, p->reset);
+	program_line(out, in);
+	strbuf_addf(out, "\n  capture  %s (%s%s%s)\n", in->dir, in->status,
+		    created ? ", created " : "", created ? created : "");
+	if (json_is_object(dev)) {
+		const char *name = json_string_value(json_object_get(dev, "name"));
+		const char *cc = json_string_value(json_object_get(dev, "cc"));
+		const char *src = json_string_value(json_object_get(dev, "source"));
+		char *l2 = report_human_bytes(report_json_number(dev, "l2_bytes"));
+		char *l1 = report_human_bytes(report_json_number(dev, "l1_bytes"));
+
+		strbuf_addf(out, "  device   %s%s%s, L1 %s per SM, L2 %s (device model: %s)\n",
+			    name ? name : "unknown GPU", cc ? ", cc " : "", cc ? cc : "", l1, l2,
+			    src ? src : "unknown");
+		free(l1);
+		free(l2);
+	}
+	strbuf_addf(out, "  model    %s\n", model ? model : "sector");
+}
+
+static void summary(struct strbuf *out, const struct report_input *in, const struct palette *p)
+{
+	struct report_summary s;
+	char *saved;
+	size_t i, j;
+
+	report_summarize(in, &s);
+	saved = report_human_bytes(s.expected_saved_bytes);
+	strbuf_addf(out, "\n%sSUMMARY%s\n", p->bold, p->reset);
+	if (!in->analysis)
+		strbuf_addstr(out, "  No analysis: the capture lacks the measurements advice needs "
+				   "(see NOTES).\n");
+	strbuf_addf(out, "  %zu kernel%s measured; the plan changes %zu load%s in %zu kernel%s.\n",
+		    s.nr_kernels, s.nr_kernels == 1 ? "" : "s", s.nr_changes,
+		    s.nr_changes == 1 ? "" : "s", s.nr_kernels_changed,
+		    s.nr_kernels_changed == 1 ? "" : "s");
+	strbuf_addf(out, "  Expected L2 traffic saved: %s (traffic reduction graph objective, "
+			 "against bypassing every load).\n", saved);
+	free(saved);
+	if (!s.verification)
+		strbuf_addf(out, "  Verified speedup: %snot verified%s (this capture has no verification"
+			    " section; profile without --no-verify to measure the advice).\n",
+			    p->yellow, p->reset);
+	else if (!s.nr_verified)
+		strbuf_addf(out, "  Verified speedup: %snot verified%s (the verification measured none "
+			    "of the changed kernels).\n", p->yellow, p->reset);
+	else {
+		strbuf_addf(out, "  Verified: %zu of %zu changed kernel%s measured, %zu kept as faster",
+			    s.nr_verified, s.nr_kernels_changed, s.nr_kernels_changed == 1 ? "" : "s",
+			    s.nr_kept);
+		if (!isnan(s.program_speedup))
+			strbuf_addf(out, "; program speedup %.3gx", s.program_speedup);
+		strbuf_addstr(out, ".\n");
+		for (i = 0; i < in->nr_kernels; i++) {
+			double speedup;
+			int kept;
+			char *label;
+
+			if (!report_kernel_verified(&in->kernels[i], &speedup, &kept))
+				continue;
+			label = report_kernel_label(&in->kernels[i]);
+			strbuf_addf(out, "    %-16s %s%.3gx%s median kernel speedup, %s\n", label,
+				    kept ? p->green : p->red, speedup, p->reset,
+				    kept ? "kept" : "rejected");
+			free(label);
+		}
+	}
+	if (s.nr_changes) {
+		strbuf_addstr(out, "\n  What to change:\n");
+		for (i = 0; i < in->nr_kernels; i++) {
+			const struct report_kernel *k = &in->kernels[i];
+			char *label = report_kernel_label(k);
+
+			for (j = 0; j < k->nr_loads; j++) {
+				const struct report_load *l = &k->loads[j];
+				char *where, *sv;
+
+				if (!l->changes)
+					continue;
+				where = where_text(l);
+				sv = report_load_saving(l);
+				strbuf_addf(out, "    %-16s load %-3u %-22s %s%s%s%s%s%s\n", label,
+					    l->ordinal, where, decision_color(p, l->decision),
+					    report_action_phrase(l->action), p->reset, *sv ? ", " : "", sv,
+					    l->hint.status == SOURCE_HINT_REWRITTEN ?
+					    "  [in source.patch]" : "");
+				free(where);
+				free(sv);
+			}
+			free(label);
+		}
+		strbuf_addstr(out, "\n  How to apply:\n    without rebuilding:  cacheadvise run --plan ");
+		strbuf_addf(out, "%s/plan.json -- ", in->dir);
+		program_line(out, in);
+		if (in->plan_from_analysis)
+			strbuf_addf(out, "\n                         (plan.json is missing: write it with "
+				    "cacheadvise report %s --all)", in->dir);
+		strbuf_addf(out, "\n    in the source:       cacheadvise apply %s   (%zu of %zu loads "
+			    "rewritten in source.patch; see SOURCE HINTS)\n", in->dir, s.nr_rewritten,
+			    s.nr_changes);
+	} else if (in->analysis) {
+		strbuf_addstr(out, "  Nothing to change: every measured load is best left as it is.\n");
+	}
+}
+
+static void kernel_section(struct strbuf *out, const struct report_input *in,
+			   const struct report_kernel *k, const struct palette *p)
+{
+	json_t *grid = json_object_get(k->capture, "grid"), *block = json_object_get(k->capture, "block");
+	json_t *times = json_object_get(k->capture, "gpu_time_ns");
+	double base = report_json_number(times, "baseline"), cubin = report_json_number(times, "cubin");
+	char *label = report_kernel_label(k), *saved = report_human_bytes(k->expected_saved_bytes);
+	char *vt = report_kernel_verification_text(in, k);
+	size_t i;
+
+	strbuf_addf(out, "\n%sKERNEL %s%s", p->bold, label, p->reset);
+	if (k->demangled)
+		strbuf_addf(out, "  %s%s%s", p->dim, k->demangled, p->reset);
+	strbuf_addf(out, "\n  %s, module %s", k->name, k->module);
+	if (k->launches >= 0)
+		strbuf_addf(out, ", %lld launch%s", k->launches, k->launches == 1 ? "" : "es");
+	if (json_array_size(grid) == 3 && json_array_size(block) == 3)
+		strbuf_addf(out, ", grid %lldx%lldx%lld, block %lldx%lldx%lld",
+			    (long long)json_integer_value(json_array_get(grid, 0)),
+			    (long long)json_integer_value(json_array_get(grid, 1)),
+			    (long long)json_integer_value(json_array_get(grid, 2)),
+			    (long long)json_integer_value(json_array_get(block, 0)),
+			    (long long)json_integer_value(json_array_get(block, 1)),
+			    (long long)json_integer_value(json_array_get(block, 2)));
+	strbuf_addch(out, '\n');
+	if (k->analysis)
+		strbuf_addf(out, "  plan: %s%s, expected L2 traffic saved %s\n",
+			    k->chosen ? k->chosen : "?", k->optimal == 1 ? " (proven optimal)" :
+			    k->optimal == 0 ? " (not proven optimal)" : "", saved);
+	else
+		strbuf_addstr(out, "  not analysed\n");
+	strbuf_addf(out, "  %s\n", vt);
+	if (!isnan(base) && !isnan(cubin) && cubin > 0)
+		strbuf_addf(out, "  baseline (JIT from PTX) vs the program's cubin: %+.1f%% kernel time\n",
+			    100 * (base / cubin - 1));
+	strbuf_addf(out, "  %s%4s  %-13s %-16s %10s %10s %8s %11s  %s%s\n", p->dim, "load", "decision",
+		    "action", "hit_i", "access", "hit rate", "saved", "where", p->reset);
+	for (i = 0; i < k->nr_loads; i++) {
+		const struct report_load *l = &k->loads[i];
+		char *hit = num_text(l->hit), *acc = num_text(l->access), *rate = pct_text(l->hit_rate);
+		char *sv = isnan(l->traffic_saved_bytes) ? xstrdup("-") :
+			   report_human_bytes(l->traffic_saved_bytes);
+		char *where = where_text(l);
+
+		strbuf_addf(out, "  %4u  %s%-13s%s %-16s %10s %10s %8s %11s  %s\n", l->ordinal,
+			    decision_color(p, l->decision), l->decision, p->reset,
+			    l->action ? l->action : "-", hit, acc, rate, sv, where);
+		free(hit);
+		free(acc);
+		free(rate);
+		free(sv);
+		free(where);
+	}
+	free(label);
+	free(saved);
+	free(vt);
+}
+
+static void hints_section(struct strbuf *out, const struct report_input *in,
+			  const struct palette *p)
+{
+	size_t i, j, shown = 0;
+
+	strbuf_addf(out, "\n%sSOURCE HINTS%s\n", p->bold, p->reset);
+	for (i = 0; i < in->nr_kernels; i++) {
+		const struct report_kernel *k = &in->kernels[i];
+		char *label = report_kernel_label(k);
+
+		for (j = 0; j < k->nr_loads; j++) {
+			const struct report_load *l = &k->loads[j];
+			const struct source_hint *h = &l->hint;
+			char *where = where_text(l), *rate, *saving;
+
+			if (!l->changes && strcmp(l->decision, "cache") && strcmp(l->decision, "bypass")) {
+				free(where);
+				continue;
+			}
+			shown++;
+			rate = pct_text(l->hit_rate);
+			saving = report_load_saving(l);
+			strbuf_addf(out, "  %s%s%s  %s load %u (%s): %s%s%s, hit rate %s%s%s\n", p->cyan,
+				    where, p->reset, label, l->ordinal, l->instruction,
+				    decision_color(p, l->decision), l->decision, p->reset, rate,
+				    *saving ? ", " : "", saving);
+			strbuf_addf(out, "    %s\n", h->message ? h->message : "");
+			free(rate);
+			free(saving);
+			if (h->source_text)
+				strbuf_addf(out, "      %s\n", h->source_text);
+			else if (h->ptx_text)
+				strbuf_addf(out, "      %s (%s:%u)\n", h->ptx_text,
+					    h->ptx_path ? h->ptx_path : "PTX", l->ptx_line);
+			if (h->rewritten)
+				strbuf_addf(out, "    %s+ %s%s\n", p->green, h->rewritten, p->reset);
+			free(where);
+		}
+		free(label);
+	}
+	if (!shown)
+		strbuf_addstr(out, "  (no decided loads)\n");
+}
+
+static void sections(struct strbuf *out, const struct report_input *in, const struct palette *p)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_sections; i++) {
+		const struct report_section *s = &in->sections[i];
+		int candidate;
+		const char *title = report_section_title(s->key, &candidate);
+		size_t c;
+
+		strbuf_addf(out, "\n%s", p->bold);
+		for (c = 0; title[c]; c++)
+			strbuf_addch(out, toupper((unsigned char)title[c]));
+		strbuf_addf(out, "%s%s%s  (%s, from %s)\n", p->reset, s->kernel ? " of " : "",
+			    s->kernel ? s->kernel : "",
+			    candidate ? "candidate, not verified on this program" : "as measured",
+			    s->origin);
+		json_text(out, s->value, 2);
+	}
+}
+
+static int render_text(const struct report_input *in, const struct report_options *opt,
+		       struct strbuf *out)
+{
+	const struct palette *p = opt && opt->color ? &ansi : &plain;
+	size_t i;
+
+	header(out, in, p);
+	summary(out, in, p);
+	for (i = 0; i < in->nr_kernels; i++)
+		kernel_section(out, in, &in->kernels[i], p);
+	hints_section(out, in, p);
+	sections(out, in, p);
+	if (in->nr_notes) {
+		strbuf_addf(out, "\n%sNOTES%s\n", p->bold, p->reset);
+		for (i = 0; i < in->nr_notes; i++)
+			strbuf_addf(out, "  - %s\n", in->notes[i]);
+	}
+	return 0;
+}
+
+const struct report_format report_format_text = { "text", "report.txt", render_text };

@@ -1,0 +1,522 @@
+#include "emitters/source_hints.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/error.h"
+#include "analysis/xalloc.h"
+#include "emitters/report_input.h"
+#include "emitters/source_file.h"
+#include "emitters/source_rewrite.h"
+
+const char *source_hint_status_name(enum source_hint_status s)
+{
+	switch (s) {
+	case SOURCE_HINT_NONE: return "none";
+	case SOURCE_HINT_REWRITTEN: return "rewritten";
+	case SOURCE_HINT_NO_LINEINFO: return "no_lineinfo";
+	case SOURCE_HINT_NO_SOURCE: return "no_source";
+	case SOURCE_HINT_OUTSIDE_ROOT: return "outside_root";
+	case SOURCE_HINT_NOT_REWRITTEN: return "not_rewritten";
+	case SOURCE_HINT_NO_SOURCE_FORM: return "no_source_form";
+	}
+	return "none";
+}
+
+void source_hint_release(struct source_hint *h)
+{
+	free(h->message);
+	free(h->path);
+	free(h->source_text);
+	free(h->rewritten);
+	free(h->ptx_path);
+	free(h->ptx_text);
+	free(h->elem_type);
+	memset(h, 0, sizeof(*h));
+	h->source_index = -1;
+}
+
+/* Per-load working state while hints are resolved. */
+struct cand {
+	struct report_kernel *k;
+	struct report_load *l;
+	const char *helper;         /* what the plan asks in source, NULL: no change */
+	int ok;                     /* the expression was found and can be wrapped */
+	char *why;                  /* why not (owned) */
+	struct source_rewrite rw;
+};
+
+struct kernel_def {
+	long source;
+	char *name;
+	int found;                  /* source_file_find_kernel's answer */
+	struct source_kernel def;
+};
+
+struct resolver {
+	struct report_input *in;
+	struct kernel_def *defs;
+	size_t nr_defs;
+	struct { const char *id; const char *ptx; struct source_file *sf; int tried; } *mods;
+	size_t nr_mods;
+};
+
+static long source_index(struct report_input *in, const char *file)
+{
+	struct report_source *s;
+	const char *root = in->source_root;
+	size_t i, rl = root ? strlen(root) : 0;
+	char *path;
+	int under;
+
+	if (file[0] == '/') {
+		under = root && !strncmp(file, root, rl) && (file[rl] == '/' || !strcmp(root, "/"));
+		path = xstrdup(under ? file + rl + (strcmp(root, "/") ? 1 : 0) : file);
+	} else {
+		under = 1;
+		path = xstrdup(file);
+	}
+	for (i = 0; i < in->nr_sources; i++) {
+		if (!strcmp(in->sources[i].path, path)) {
+			free(path);
+			return (long)i;
+		}
+	}
+	in->sources = xrealloc(in->sources, (in->nr_sources + 1) * sizeof(*in->sources));
+	s = &in->sources[in->nr_sources];
+	s->path = path;
+	s->under_root = under;
+	s->read_path = under ? xasprintf("%s/%s", in->lookup_root, path) : xstrdup(file);
+	s->file = source_file_load(s->read_path);
+	error_clear();
+	return (long)in->nr_sources++;
+}
+
+static char *trimmed(const char *s, size_t len)
+{
+	while (len && (*s == ' ' || *s == '\t')) {
+		s++;
+		len--;
+	}
+	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
+		len--;
+	return xstrndup(s, len);
+}
+
+static struct source_file *module_ptx(struct resolver *r, const char *id, const char **ptx)
+{
+	json_t *mods = json_object_get(r->in->capture, "modules"), *m;
+	size_t i;
+
+	for (i = 0; i < r->nr_mods; i++) {
+		if (!strcmp(r->mods[i].id, id)) {
+			*ptx = r->mods[i].ptx;
+			return r->mods[i].sf;
+		}
+	}
+	r->mods = xrealloc(r->mods, (r->nr_mods + 1) * sizeof(*r->mods));
+	memset(&r->mods[r->nr_mods], 0, sizeof(r->mods[0]));
+	r->mods[r->nr_mods].id = id;
+	json_array_foreach(mods, i, m) {
+		json_t *jid = json_object_get(m, "id"), *jptx = json_object_get(m, "ptx");
+		if (json_is_string(jid) && !strcmp(json_string_value(jid), id) &&
+		    json_is_string(jptx)) {
+			char *path = xasprintf("%s/%s", r->in->dir, json_string_value(jptx));
+			r->mods[r->nr_mods].ptx = json_string_value(jptx);
+			r->mods[r->nr_mods].sf = source_file_load(path);
+			error_clear();
+			free(path);
+			break;
+		}
+	}
+	*ptx = r->mods[r->nr_mods].ptx;
+	return r->mods[r->nr_mods++].sf;
+}
+
+static struct kernel_def *kernel_def(struct resolver *r, long source, const struct report_kernel *k)
+{
+	struct kernel_def *d;
+	char *name = source_kernel_base_name(k->name, k->demangled);
+	size_t i;
+
+	for (i = 0; i < r->nr_defs; i++) {
+		if (r->defs[i].source == source && name && r->defs[i].name &&
+		    !strcmp(r->defs[i].name, name)) {
+			free(name);
+			return &r->defs[i];
+		}
+	}
+	r->defs = xrealloc(r->defs, (r->nr_defs + 1) * sizeof(*r->defs));
+	d = &r->defs[r->nr_defs++];
+	memset(d, 0, sizeof(*d));
+	d->source = source;
+	d->name = name;
+	if (name)
+		d->found = source_file_find_kernel(r->in->sources[source].file, name, &d->def);
+	return d;
+}
+
+/* Whether the file declares `struct NAME` / `class NAME` (a user type no helper reads whole). */
+static int declares_struct(const struct source_file *sf, const char *name)
+{
+	struct source_token *t = NULL;
+	size_t nr = source_tokenize(sf->text, sf->len, 0, &t), i;
+	int found = 0;
+
+	for (i = 0; i + 1 < nr && !found; i++)
+		if ((source_token_is(sf->text, &t[i], "struct") ||
+		     source_token_is(sf->text, &t[i], "class") ||
+		     source_token_is(sf->text, &t[i], "union")) &&
+		    source_token_is(sf->text, &t[i + 1], name))
+			found = 1;
+	free(t);
+	return found;
+}
+
+static const char *ld_type_text(const char *instruction)
+{
+	const char *p = strrchr(instruction, '.');
+	const char *v = strstr(instruction, ".v");
+
+	if (v && v[2] >= '2' && v[2] <= '8' && v[3] == '.')
+		return v + 1;
+	return p ? p + 1 : instruction;
+}
+
+/* Finds the load's expression on its line; sets c->ok or c->why. */
+static void find_expression(struct resolver *r, struct cand *c)
+{
+	struct report_load *l = c->l;
+	struct report_source *src;
+	struct kernel_def *d;
+	struct source_ld_type t;
+	const char *text, *pname, *ptype;
+	size_t len;
+
+	if (l->hint.source_index < 0 || l->param < 0)
+		return;
+	src = &r->in->sources[l->hint.source_index];
+	if (!src->file || !src->under_root)
+		return;
+	text = source_file_line(src->file, (size_t)l->line, &len);
+	if (!text) {
+		c->why = xasprintf("line %d is past the end of '%s' (the file changed since the "
+				   "build?)", l->line, src->path);
+		return;
+	}
+	d = kernel_def(r, l->hint.source_index, c->k);
+	if (!d->name) {
+		c->why = xasprintf("cannot read the kernel name '%s'", c->k->name);
+		return;
+	}
+	if (d->found == 0) {
+		c->why = xasprintf("kernel '%s' is not defined in '%s'", d->name, src->path);
+		return;
+	}
+	if (d->found < 0) {
+		c->why = xasprintf("'%s' defines kernel '%s' more than once (overloads or "
+				   "specialisations): cannot tell which one this is", src->path, d->name);
+		return;
+	}
+	if ((size_t)l->line < d->def.body_first_line || (size_t)l->line > d->def.body_last_line) {
+		c->why = xasprintf("line %d is outside the body of kernel '%s' (an inlined "
+				   "function?)", l->line, d->name);
+		return;
+	}
+	if ((size_t)l->param >= d->def.nr_params || !d->def.params[l->param]) {
+		c->why = xasprintf("kernel '%s' has no named parameter %d in '%s'", d->name,
+				   l->param, src->path);
+		return;
+	}
+	pname = d->def.params[l->param];
+	ptype = d->def.param_types[l->param];
+	if (source_ld_type_parse(l->instruction, &t) || !source_ld_type_supported(&t)) {
+		c->why = xasprintf("no load helper reads .%s", ld_type_text(l->instruction));
+		return;
+	}
+	source_rewrite_find(&c->rw, text, len, src->file->in_comment[l->line - 1], pname, ptype);
+	if (c->rw.status != SOURCE_REWRITE_OK) {
+		c->why = xstrdup(c->rw.reason);
+		return;
+	}
+	if (c->rw.elem_type) {
+		int m = source_type_matches(c->rw.elem_type, &t);
+
+		if (m == 0) {
+			c->why = xasprintf("'%s' points to %s but the load reads .%s: the expression "
+					   "on the line is not this load", pname, c->rw.elem_type,
+					   ld_type_text(l->instruction));
+			return;
+		}
+		if (m < 0 && declares_struct(src->file, c->rw.elem_type)) {
+			c->why = xasprintf("'%s' points to the struct '%s': no helper loads a whole "
+					   "struct", pname, c->rw.elem_type);
+			return;
+		}
+		if (m < 0 && t.vector != 1) {
+			c->why = xasprintf("'%s' points to '%s', which no helper reads as .%s", pname,
+					   c->rw.elem_type, ld_type_text(l->instruction));
+			return;
+		}
+	} else if (t.vector != 1) {
+		c->why = xasprintf("the load reads .%s, more than the member the line names",
+				   ld_type_text(l->instruction));
+		return;
+	}
+	c->ok = 1;
+	c->l->hint.has_span = 1;
+	c->l->hint.span_begin = c->rw.begin;
+	c->l->hint.span_end = c->rw.end;
+}
+
+static void set_unchanged_message(struct cand *c)
+{
+	struct report_load *l = c->l;
+	int decided = !strcmp(l->decision, "cache") || !strcmp(l->decision, "bypass");
+
+	if (decided && !l->action) {
+		double speedup;
+		int kept = 1;
+		const char *reason = json_string_value(json_object_get(c->k->verification, "reason"));
+
+		if (report_kernel_verified(c->k, &speedup, &kept) && !kept)
+			l->hint.message = xasprintf("the analysis advises to %s, but the verification "
+						    "rejected this kernel's advice (%.3gx%s%s): left as is",
+						    !strcmp(l->decision, "bypass") ? "bypass L1" :
+						    "cache in L1", speedup, reason ? ", " : "",
+						    reason ? reason : "");
+		else
+			l->hint.message = xasprintf("the analysis advises to %s, but the plan leaves "
+						    "the load as is", !strcmp(l->decision, "bypass") ?
+						    "bypass L1" : "cache in L1");
+	} else if (!strcmp(l->decision, "cache")) {
+		l->hint.message = xstrdup("keep as is: caching in L1 pays");
+	} else if (!strcmp(l->decision, "bypass")) {
+		l->hint.message = xstrdup("already bypasses L1 as advised");
+	} else if (!strcmp(l->decision, "keep")) {
+		l->hint.message = l->reason ? xasprintf("keep as is: %s", l->reason) :
+			xstrdup("keep as is: caching or bypassing makes no measured difference");
+	} else if (!strcmp(l->decision, "not patchable")) {
+		l->hint.message = xasprintf("not advised: the load is never rewritten (%s)",
+					    l->unpatchable_reason ? l->unpatchable_reason :
+					    l->reason ? l->reason : "a strong load or an ldu");
+	} else if (l->reason) {
+		l->hint.message = xasprintf("not advised: %s", l->reason);
+	} else {
+		l->hint.message = xstrdup(l->measured ? "not advised: the load was not measured" :
+					  "not advised: the load was not measured (beyond --max-loads)");
+	}
+}
+
+static void decide(struct resolver *r, struct cand *c)
+{
+	struct report_load *l = c->l;
+	struct source_hint *h = &l->hint;
+	struct report_source *src = h->source_index >= 0 ? &r->in->sources[h->source_index] : NULL;
+
+	if (!l->changes) {
+		h->status = SOURCE_HINT_NONE;
+		set_unchanged_message(c);
+	} else if (!l->file) {
+		h->status = SOURCE_HINT_NO_LINEINFO;
+		h->message = xasprintf("no source line: the PTX was built without -lineinfo; rebuild "
+				       "with nvcc -lineinfo to map loads to source lines (here: PTX "
+				       "line %u of %s)", l->ptx_line, h->ptx_path ? h->ptx_path : "?");
+	} else if (!src->under_root) {
+		h->status = SOURCE_HINT_OUTSIDE_ROOT;
+		h->message = xasprintf("'%s' is outside the source root '%s': not rewritten",
+				       src->path, r->in->source_root ? r->in->source_root : "?");
+	} else if (!src->file) {
+		h->status = SOURCE_HINT_NO_SOURCE;
+		h->message = xasprintf("cannot read '%s': pass --source-root with the directory that "
+				       "holds '%s'", src->read_path, src->path);
+	} else if (!c->helper && !strcmp(l->action, "default")) {
+		h->status = SOURCE_HINT_NOT_REWRITTEN;
+		h->message = xasprintf("not rewritten: the plan makes this %s a plain load; in the "
+				       "source, drop the cache hint or helper that qualifies it",
+				       l->instruction);
+	} else if (!c->helper) {
+		h->status = SOURCE_HINT_NO_SOURCE_FORM;
+		h->message = xasprintf("'%s' has no source form (a strong or legacy operator): apply "
+				       "it without rebuilding, with cacheadvise run --plan", l->action);
+	} else if (!c->ok) {
+		h->status = SOURCE_HINT_NOT_REWRITTEN;
+		h->message = xasprintf("not rewritten: %s", c->why ? c->why :
+				       "the load's parameter is unknown");
+	} else {
+		h->status = SOURCE_HINT_REWRITTEN;
+		h->helper = c->helper;
+		if (c->rw.elem_type)
+			h->elem_type = xstrdup(c->rw.elem_type);
+	}
+}
+
+/* Loads that come from one expression must all want the same form. */
+static void check_conflicts(struct cand *cands, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct source_hint *h = &cands[i].l->hint;
+
+		if (h->status != SOURCE_HINT_REWRITTEN)
+			continue;
+		for (j = 0; j < n; j++) {
+			const struct source_hint *o = &cands[j].l->hint;
+			const char *a = cands[i].helper, *b = cands[j].helper;
+
+			if (i == j || !o->has_span || o->source_index != h->source_index ||
+			    cands[j].l->line != cands[i].l->line || o->span_begin != h->span_begin)
+				continue;
+			if (b && !strcmp(a, b))
+				continue;
+			h->status = SOURCE_HINT_NOT_REWRITTEN;
+			h->message = xasprintf("not rewritten: load %u of %s comes from the same "
+					       "expression and is advised %s", cands[j].l->ordinal,
+					       cands[j].k->name, b ? cands[j].l->action : "no change");
+			h->helper = NULL;
+			break;
+		}
+	}
+}
+
+static void apply_lines(struct resolver *r, struct cand *cands, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct source_hint *h = &cands[i].l->hint;
+		const struct source_rewrite **rws;
+		const char **helpers;
+		struct report_source *src;
+		const char *text;
+		size_t len, m = 0;
+		char *line;
+
+		if (h->status != SOURCE_HINT_REWRITTEN || h->rewritten)
+			continue;
+		rws = xcalloc(n, sizeof(*rws));
+		helpers = xcalloc(n, sizeof(*helpers));
+		/* Every rewrite on this line, each expression once. */
+		for (j = 0; j < n; j++) {
+			const struct source_hint *o = &cands[j].l->hint;
+			size_t q;
+			int seen = 0;
+
+			if (o->status != SOURCE_HINT_REWRITTEN || o->source_index != h->source_index ||
+			    cands[j].l->line != cands[i].l->line)
+				continue;
+			for (q = 0; q < m; q++)
+				if (rws[q]->begin == cands[j].rw.begin)
+					seen = 1;
+			if (seen)
+				continue;
+			rws[m] = &cands[j].rw;
+			helpers[m++] = cands[j].helper;
+		}
+		src = &r->in->sources[h->source_index];
+		text = source_file_line(src->file, (size_t)cands[i].l->line, &len);
+		line = source_rewrite_apply(text, len, rws, helpers, m);
+		for (j = 0; j < n; j++) {
+			struct source_hint *o = &cands[j].l->hint;
+
+			if (o->status != SOURCE_HINT_REWRITTEN || o->source_index != h->source_index ||
+			    cands[j].l->line != cands[i].l->line)
+				continue;
+			if (line) {
+				o->rewritten = xstrdup(line);
+			} else {
+				o->status = SOURCE_HINT_NOT_REWRITTEN;
+				o->helper = NULL;
+				o->message = xstrdup("not rewritten: two advised loads overlap on "
+						     "this line");
+			}
+		}
+		free(line);
+		free(rws);
+		free(helpers);
+	}
+}
+
+static void describe_rewrites(struct cand *cands, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		struct report_load *l = cands[i].l;
+		int na;
+
+		if (l->hint.status != SOURCE_HINT_REWRITTEN)
+			continue;
+		na = !strcmp(l->action, "L1::no_allocate");
+		l->hint.message = xasprintf("%s in source.patch: %s the load through %s()",
+					    na ? "bypass L1" : l->action, na ? "reads" : "marks",
+					    l->hint.helper);
+	}
+}
+
+void source_hints_resolve(struct report_input *in)
+{
+	struct resolver r = { in, NULL, 0, NULL, 0 };
+	struct cand *cands;
+	size_t i, j, n = 0, at = 0;
+
+	for (i = 0; i < in->nr_kernels; i++)
+		n += in->kernels[i].nr_loads;
+	cands = xcalloc(n + 1, sizeof(*cands));
+	for (i = 0; i < in->nr_kernels; i++) {
+		struct report_kernel *k = &in->kernels[i];
+
+		for (j = 0; j < k->nr_loads; j++) {
+			struct report_load *l = &k->loads[j];
+			struct source_hint *h = &l->hint;
+			struct cand *c = &cands[at++];
+			struct source_file *ptx;
+			const char *ptx_path = NULL, *text;
+			enum load_action action;
+			size_t len;
+
+			c->k = k;
+			c->l = l;
+			h->source_index = -1;
+			ptx = module_ptx(&r, k->module, &ptx_path);
+			if (ptx_path)
+				h->ptx_path = xstrdup(ptx_path);
+			if (ptx && l->ptx_line && (text = source_file_line(ptx, l->ptx_line, &len)))
+				h->ptx_text = trimmed(text, len);
+			if (l->file) {
+				h->source_index = source_index(in, l->file);
+				h->path = xstrdup(in->sources[h->source_index].path);
+				if (in->sources[h->source_index].file &&
+				    (text = source_file_line(in->sources[h->source_index].file,
+							     (size_t)l->line, &len)))
+					h->source_text = xstrndup(text, len);
+			}
+			if (l->changes && l->action && !load_action_parse(l->action, &action))
+				c->helper = source_helper_name(action, strstr(l->instruction, ".nc") != NULL,
+							       l->read_only);
+			find_expression(&r, c);
+		}
+	}
+	for (i = 0; i < n; i++)
+		decide(&r, &cands[i]);
+	check_conflicts(cands, n);
+	apply_lines(&r, cands, n);
+	describe_rewrites(cands, n);
+
+	for (i = 0; i < n; i++) {
+		source_rewrite_release(&cands[i].rw);
+		free(cands[i].why);
+	}
+	free(cands);
+	for (i = 0; i < r.nr_defs; i++) {
+		free(r.defs[i].name);
+		if (r.defs[i].found == 1)
+			source_kernel_release(&r.defs[i].def);
+	}
+	free(r.defs);
+	for (i = 0; i < r.nr_mods; i++)
+		source_file_free(r.mods[i].sf);
+	free(r.mods);
+}

@@ -1,0 +1,55 @@
+#ifndef CACHEADVISE_SOURCE_HINTS_H
+#define CACHEADVISE_SOURCE_HINTS_H
+
+#include <stddef.h>
+
+/*
+ * Source hints: for every load of a report, where it is in the user's
+ * source (or, without -lineinfo, in the PTX), what the advice means there,
+ * and whether source.patch rewrites it. Filled by source_hints_resolve()
+ * while a report_input is built; every report format and the source patch
+ * read them.
+ */
+
+struct report_input;
+
+enum source_hint_status {
+	SOURCE_HINT_NONE,           /* nothing to change in source */
+	SOURCE_HINT_REWRITTEN,      /* source.patch rewrites the load's expression */
+	SOURCE_HINT_NO_LINEINFO,    /* the PTX has no source lines */
+	SOURCE_HINT_NO_SOURCE,      /* the source file cannot be read */
+	SOURCE_HINT_OUTSIDE_ROOT,   /* the file is outside the source root (a system header) */
+	SOURCE_HINT_NOT_REWRITTEN,  /* found, but not safely rewritable (message says why) */
+	SOURCE_HINT_NO_SOURCE_FORM, /* the action has no source form (a strong .cg/.ca) */
+};
+
+struct source_hint {
+	enum source_hint_status status;
+	char *message;              /* one sentence for the user (owned) */
+	char *path;                 /* source path as shown (relative to the source
+				       root when under it), NULL without -lineinfo */
+	long source_index;          /* into report_input.sources, -1 none */
+	char *source_text;          /* the source line, NULL when unknown */
+	char *rewritten;            /* the line after source.patch, NULL unless REWRITTEN */
+	const char *helper;         /* helper used (static), NULL unless REWRITTEN */
+	char *elem_type;            /* the expression's C++ element type, NULL when unknown */
+	char *ptx_path;             /* modules/<id>.ptx, relative to the capture directory */
+	char *ptx_text;             /* the PTX instruction line, trimmed, NULL when unknown */
+	/* Where the load's expression is on its line (for grouping). */
+	int has_span;
+	size_t span_begin, span_end;
+};
+
+/* Static names of the statuses, as in report.json ("rewritten", ...). */
+const char *source_hint_status_name(enum source_hint_status s);
+
+/*
+ * Fills the hint of every load of in and in->sources (reading the source
+ * files under in->lookup_root and the module PTX under in->dir). Files that
+ * cannot be read are not an error: their loads say so. Never fails.
+ */
+void source_hints_resolve(struct report_input *in);
+
+void source_hint_release(struct source_hint *h);
+
+#endif

@@ -1,0 +1,392 @@
+#include "emitters/source_patch.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/digest.h"
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/xalloc.h"
+#include "emitters/report_input.h"
+#include "emitters/source_file.h"
+#include "emitters/source_rewrite.h"
+
+#define SOURCES_SCHEMA "cacheadvise.sources/1"
+#define CONTEXT 3
+
+/* One change: old lines [a, b) (0-based) become lines[0, nr). */
+struct block {
+	size_t a, b;
+	char **lines;               /* each without its line terminator */
+	size_t nr;
+};
+
+/* Line n (0-based) as in the file, without '\n' (a '\r' stays). */
+static const char *raw_line(const struct source_file *sf, size_t n, size_t *len, int *has_nl)
+{
+	size_t b = sf->line_off[n], e = sf->line_off[n + 1];
+
+	*has_nl = e > b && sf->text[e - 1] == '\n';
+	if (*has_nl)
+		e--;
+	*len = e - b;
+	return sf->text + b;
+}
+
+static int block_cmp(const void *x, const void *y)
+{
+	const struct block *p = x, *q = y;
+
+	if (p->a != q->a)
+		return p->a < q->a ? -1 : 1;
+	/* An insertion before a replacement of the same line. */
+	return (int)(p->b - p->a) - (int)(q->b - q->a);
+}
+
+static void emit_old(struct strbuf *out, const struct source_file *sf, size_t n, char mark)
+{
+	size_t len;
+	int nl;
+	const char *s = raw_line(sf, n, &len, &nl);
+
+	strbuf_addch(out, mark);
+	strbuf_add(out, s, len);
+	strbuf_addch(out, '\n');
+	if (!nl)
+		strbuf_addstr(out, "\\ No newline at end of file\n");
+}
+
+static void emit_hunk(struct strbuf *out, const struct source_file *sf, const struct block *bl,
+		      size_t first, size_t last, long *delta)
+{
+	size_t start = bl[first].a > CONTEXT ? bl[first].a - CONTEXT : 0;
+	size_t end = bl[last].b + CONTEXT < sf->nr_lines ? bl[last].b + CONTEXT : sf->nr_lines;
+	size_t old_count = end - start, new_count = old_count, i, n, pos = start;
+	int last_nl = 1;
+
+	for (i = first; i <= last; i++)
+		new_count = new_count - (bl[i].b - bl[i].a) + bl[i].nr;
+	if (sf->nr_lines) {
+		size_t len;
+		raw_line(sf, sf->nr_lines - 1, &len, &last_nl);
+	}
+	strbuf_addf(out, "@@ -%zu,%zu +%zu,%zu @@\n", old_count ? start + 1 : start, old_count,
+		    new_count ? (size_t)((long)start + *delta) + 1 : (size_t)((long)start + *delta),
+		    new_count);
+	for (i = first; i <= last; i++) {
+		for (; pos < bl[i].a; pos++)
+			emit_old(out, sf, pos, ' ');
+		for (n = bl[i].a; n < bl[i].b; n++)
+			emit_old(out, sf, n, '-');
+		for (n = 0; n < bl[i].nr; n++) {
+			strbuf_addch(out, '+');
+			strbuf_addstr(out, bl[i].lines[n]);
+			strbuf_addch(out, '\n');
+			/* The file's last line keeps its missing newline. */
+			if (bl[i].b == sf->nr_lines && n + 1 == bl[i].nr && !last_nl &&
+			    bl[i].b > bl[i].a)
+				strbuf_addstr(out, "\\ No newline at end of file\n");
+		}
+		pos = bl[i].b;
+	}
+	for (; pos < end; pos++)
+		emit_old(out, sf, pos, ' ');
+	*delta += (long)new_count - (long)old_count;
+}
+
+static void add_block(struct block **v, size_t *nr, size_t a, size_t b, char **lines, size_t n)
+{
+	*v = xrealloc(*v, (*nr + 1) * sizeof(**v));
+	(*v)[(*nr)++] = (struct block){ a, b, lines, n };
+}
+
+/* Splits text into lines (each without '\n', with eol appended). */
+static char **split_lines(const char *text, const char *eol, size_t *nr)
+{
+	char **v = NULL;
+	const char *p = text;
+
+	*nr = 0;
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+
+		v = xrealloc(v, (*nr + 1) * sizeof(*v));
+		v[(*nr)++] = xasprintf("%.*s%s", (int)len, p, eol);
+		p += len + (nl ? 1 : 0);
+	}
+	return v;
+}
+
+/* After which line (count of lines before) the helpers go: after the last
+ * #include above the first rewritten line, else at the top. */
+static size_t helper_position(const struct source_file *sf, size_t first_line)
+{
+	size_t n, at = 0;
+
+	for (n = 1; n < first_line && n <= sf->nr_lines; n++) {
+		size_t len;
+		const char *s = source_file_line(sf, n, &len);
+
+		while (len && (*s == ' ' || *s == '\t')) {
+			s++;
+			len--;
+		}
+		if (len >= 8 && *s == '#' && !sf->in_comment[n - 1]) {
+			const char *d = s + 1;
+			while (d < s + len && (*d == ' ' || *d == '\t'))
+				d++;
+			if (!strncmp(d, "include", 7))
+				at = n;
+		}
+	}
+	return at;
+}
+
+/* The file with the blocks applied, as `git apply` would leave it. */
+static void patched_text(const struct source_file *sf, const struct block *bl, size_t nr_bl,
+			 struct strbuf *out)
+{
+	size_t i, n, pos = 0, len;
+	int nl;
+
+	for (i = 0; i <= nr_bl; i++) {
+		size_t upto = i < nr_bl ? bl[i].a : sf->nr_lines;
+
+		for (; pos < upto; pos++) {
+			const char *s = raw_line(sf, pos, &len, &nl);
+			strbuf_add(out, s, len);
+			if (nl)
+				strbuf_addch(out, '\n');
+		}
+		if (i == nr_bl)
+			break;
+		raw_line(sf, sf->nr_lines ? sf->nr_lines - 1 : 0, &len, &nl);
+		for (n = 0; n < bl[i].nr; n++) {
+			strbuf_addstr(out, bl[i].lines[n]);
+			/* The file's last line keeps its missing newline. */
+			if (!(bl[i].b == sf->nr_lines && bl[i].b > bl[i].a && n + 1 == bl[i].nr &&
+			      !nl))
+				strbuf_addch(out, '\n');
+		}
+		pos = bl[i].b;
+	}
+}
+
+/*
+ * Builds the rewrites of one source file; appends its diff to diff and the
+ * patched file to text (either may be NULL). Returns the lines rewritten.
+ */
+static size_t patch_file(const struct report_input *in, size_t src_index, struct strbuf *diff,
+			 struct strbuf *text)
+{
+	const struct report_source *src = &in->sources[src_index];
+	const struct source_file *sf = src->file;
+	struct block *bl = NULL;
+	struct source_helper_need *needs = NULL;
+	size_t nr_bl = 0, nr_needs = 0, i, j, first_line = 0, rewritten = 0;
+	const char *eol = "";
+	struct strbuf hb = STRBUF_INIT;
+	long delta = 0;
+
+	if (sf->nr_lines && sf->line_off[1] >= 2 && sf->text[sf->line_off[1] - 2] == '\r')
+		eol = "\r";
+	for (i = 0; i < in->nr_kernels; i++) {
+		for (j = 0; j < in->kernels[i].nr_loads; j++) {
+			const struct report_load *l = &in->kernels[i].loads[j];
+			size_t q, line = (size_t)l->line, len;
+			int dup = 0, nl;
+
+			if (l->hint.status != SOURCE_HINT_REWRITTEN ||
+			    l->hint.source_index != (long)src_index)
+				continue;
+			needs = xrealloc(needs, (nr_needs + 1) * sizeof(*needs));
+			needs[nr_needs].helper = l->hint.helper;
+			needs[nr_needs].elem_type = l->hint.elem_type;
+			if (source_ld_type_parse(l->instruction, &needs[nr_needs].type))
+				needs[nr_needs].type = (struct source_ld_type){ 1, 32, 'i' };
+			nr_needs++;
+			for (q = 0; q < nr_bl; q++)
+				if (bl[q].a == line - 1 && bl[q].b == line)
+					dup = 1;
+			if (dup)
+				continue;
+			{
+				char **one = xmalloc(sizeof(*one));
+				const char *raw = raw_line(sf, line - 1, &len, &nl);
+				int cr = len && raw[len - 1] == '\r';
+
+				one[0] = xasprintf("%s%s", l->hint.rewritten, cr ? "\r" : "");
+				add_block(&bl, &nr_bl, line - 1, line, one, 1);
+			}
+			if (!first_line || line < first_line)
+				first_line = line;
+			rewritten++;
+		}
+	}
+	if (!nr_bl) {
+		free(needs);
+		return 0;
+	}
+	strbuf_addstr(&hb, "/* cacheadvise: L1 load helpers for the advised loads (inline PTX: CUDA "
+			   "has no\n * intrinsic for L1::no_allocate or L1::evict_last). See "
+			   "'cacheadvise apply --help'. */\n");
+	if (source_helpers_write(&hb, needs, nr_needs, sf->text)) {
+		size_t n;
+		char **lines = split_lines(hb.buf, eol, &n);
+		add_block(&bl, &nr_bl, helper_position(sf, first_line),
+			  helper_position(sf, first_line), lines, n);
+	}
+	strbuf_release(&hb);
+	free(needs);
+	qsort(bl, nr_bl, sizeof(*bl), block_cmp);
+	/* Neighbouring replaced lines become one block: "-a -b +A +B". */
+	for (i = 0; i + 1 < nr_bl;) {
+		if (bl[i].b == bl[i + 1].a && bl[i].b > bl[i].a && bl[i + 1].b > bl[i + 1].a) {
+			bl[i].lines = xrealloc(bl[i].lines, (bl[i].nr + bl[i + 1].nr) *
+					       sizeof(*bl[i].lines));
+			memcpy(bl[i].lines + bl[i].nr, bl[i + 1].lines,
+			       bl[i + 1].nr * sizeof(*bl[i].lines));
+			bl[i].nr += bl[i + 1].nr;
+			bl[i].b = bl[i + 1].b;
+			free(bl[i + 1].lines);
+			memmove(bl + i + 1, bl + i + 2, (nr_bl - i - 2) * sizeof(*bl));
+			nr_bl--;
+		} else {
+			i++;
+		}
+	}
+
+	if (diff) {
+		strbuf_addf(diff, "--- a/%s\n+++ b/%s\n", src->path, src->path);
+		for (i = 0; i < nr_bl;) {
+			size_t last = i;
+
+			while (last + 1 < nr_bl && bl[last + 1].a <= bl[last].b + 2 * CONTEXT)
+				last++;
+			emit_hunk(diff, sf, bl, i, last, &delta);
+			i = last + 1;
+		}
+	}
+	if (text)
+		patched_text(sf, bl, nr_bl, text);
+	for (i = 0; i < nr_bl; i++) {
+		for (j = 0; j < bl[i].nr; j++)
+			free(bl[i].lines[j]);
+		free(bl[i].lines);
+	}
+	free(bl);
+	return rewritten;
+}
+
+size_t source_patch_write(const struct report_input *in, struct strbuf *out)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < in->nr_sources; i++)
+		if (in->sources[i].file && in->sources[i].under_root)
+			n += patch_file(in, i, out, NULL);
+	return n;
+}
+
+json_t *source_patch_sources_json(const struct report_input *in)
+{
+	json_t *doc = json_object(), *files = json_array();
+	size_t i;
+
+	json_object_set_new(doc, "schema", json_string(SOURCES_SCHEMA));
+	json_object_set_new(doc, "root", in->source_root ? json_string(in->source_root) : json_null());
+	json_object_set_new(doc, "read_from", json_string(in->lookup_root));
+	for (i = 0; i < in->nr_sources; i++) {
+		const struct report_source *s = &in->sources[i];
+		struct strbuf text = STRBUF_INIT;
+		char sha[65];
+		size_t n;
+		json_t *f;
+
+		if (!s->file || !s->under_root)
+			continue;
+		n = patch_file(in, i, NULL, &text);
+		f = json_object();
+		json_object_set_new(f, "path", json_string(s->path));
+		json_object_set_new(f, "sha256", json_string(s->file->sha256));
+		json_object_set_new(f, "patched", json_boolean(n > 0));
+		if (n) {
+			digest_sha256_hex(text.buf, text.len, sha);
+			json_object_set_new(f, "patched_sha256", json_string(sha));
+			json_object_set_new(f, "rewritten_lines", json_integer((json_int_t)n));
+		}
+		json_array_append_new(files, f);
+		strbuf_release(&text);
+	}
+	json_object_set_new(doc, "files", files);
+	return doc;
+}
+
+int source_patch_check_sources(json_t *doc, const char *name, const char *root)
+{
+	json_t *files, *f;
+	size_t i, applied = 0, patched = 0;
+	int ret = json_check_schema(doc, name, SOURCES_SCHEMA);
+
+	if (ret)
+		return ret;
+	if (!root)
+		root = json_string_value(json_object_get(doc, "read_from"));
+	if (!root)
+		root = json_string_value(json_object_get(doc, "root"));
+	if (!root)
+		return error_set(CA_E_INPUT, "'%s' records no source root: pass --source-root", name);
+	files = json_object_get(doc, "files");
+	if (!json_is_array(files))
+		return error_set(CA_E_INPUT, "'%s': \"files\" is missing or not a list", name);
+	json_array_foreach(files, i, f) {
+		const char *path = json_string_value(json_object_get(f, "path"));
+		const char *sha = json_string_value(json_object_get(f, "sha256"));
+		struct source_file *sf;
+		char *full;
+
+		if (!path || !sha)
+			return error_set(CA_E_INPUT, "'%s': files[%zu] needs \"path\" and \"sha256\"",
+					 name, i);
+		if (!json_is_true(json_object_get(f, "patched")))
+			continue;
+		if (path[0] == '/' || strstr(path, ".."))
+			return error_set(CA_E_INPUT, "'%s': files[%zu].path '%s' is not relative to "
+					 "the source root", name, i, path);
+		full = xasprintf("%s/%s", root, path);
+		sf = source_file_load(full);
+		if (!sf) {
+			ret = error_set(CA_E_INPUT, "cannot read '%s', which the source patch changes: "
+					"pass --source-root with the directory that holds '%s'",
+					full, path);
+			free(full);
+			return ret;
+		}
+		patched++;
+		if (strcmp(sf->sha256, sha)) {
+			const char *after = json_string_value(json_object_get(f, "patched_sha256"));
+
+			if (after && !strcmp(sf->sha256, after)) {
+				applied++;
+				source_file_free(sf);
+				free(full);
+				continue;
+			}
+			ret = error_set(CA_E_INPUT, "'%s' changed since the capture (its SHA-256 "
+					"differs): the patch's line numbers may no longer fit; rebuild "
+					"and run cacheadvise profile again", full);
+			source_file_free(sf);
+			free(full);
+			return ret;
+		}
+		source_file_free(sf);
+		free(full);
+	}
+	if (applied && applied == patched)
+		return 1;
+	if (applied)
+		return error_set(CA_E_INPUT, "the source patch is applied to some files under '%s' "
+				 "but not to others: restore them and apply it again", root);
+	return 0;
+}

@@ -1,0 +1,46 @@
+#ifndef CACHEADVISE_SOURCE_PATCH_H
+#define CACHEADVISE_SOURCE_PATCH_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "analysis/strbuf.h"
+
+/*
+ * source.patch: a unified diff (paths "a/<file>" and "b/<file>", relative
+ * to the report's source root; `git apply` or `patch -p1` in that
+ * directory) that rewrites every load whose hint is "rewritten" and adds,
+ * once per file after its #include lines, the load helpers it uses
+ * (emitters/source_rewrite.h). Files the hints do not rewrite are left out.
+ *
+ * sources.json ("cacheadvise.sources/1", docs/cmd-apply.md): the source
+ * root and the SHA-256 of every source file the hints read, taken when the
+ * patch was written, and for the files the patch changes the SHA-256 they
+ * will have once it is applied, so `cacheadvise apply` can refuse a file
+ * that changed since and recognise one already patched.
+ */
+
+struct report_input;
+
+/*
+ * Appends the diff to out. Returns the number of source lines it rewrites
+ * (0: the patch is empty and out is unchanged).
+ */
+size_t source_patch_write(const struct report_input *in, struct strbuf *out);
+
+/* The sources.json document (caller owns). */
+json_t *source_patch_sources_json(const struct report_input *in);
+
+/*
+ * Checks that every patched file listed in the sources.json document doc
+ * still has its recorded SHA-256 under root (NULL: the directory doc says
+ * the files were read from, "read_from", else its "root").
+ * Returns 0; 1 when every one of them already has the patch applied (its
+ * SHA-256 is the recorded "patched_sha256"); or CA_E_INPUT naming the
+ * first file that changed or is missing and saying what to do. name is the
+ * document's path, for messages.
+ */
+int source_patch_check_sources(json_t *doc, const char *name, const char *root);
+
+#endif

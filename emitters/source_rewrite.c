@@ -1,0 +1,723 @@
+#include "emitters/source_rewrite.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/xalloc.h"
+#include "emitters/source_file.h"
+
+/* What one occurrence of the parameter's name on the line is. */
+enum occurrence {
+	OCC_NONE,           /* not a read: a write, an address, pointer arithmetic */
+	OCC_READ,           /* a read that can be wrapped */
+	OCC_UNWRAPPABLE,    /* a read that cannot be wrapped (reason given) */
+};
+
+struct line_scan {
+	const char *s;
+	struct source_token *t;
+	size_t nr;
+};
+
+static int tok_is(const struct line_scan *ls, size_t i, const char *str)
+{
+	return i < ls->nr && source_token_is(ls->s, &ls->t[i], str);
+}
+
+static int tok_is_ident(const struct line_scan *ls, size_t i)
+{
+	return i < ls->nr && ls->t[i].kind == SOURCE_TOKEN_IDENT;
+}
+
+/* Whether token i ends an operand, so that a following '*' or '&' is binary. */
+static int ends_operand(const struct line_scan *ls, size_t i)
+{
+	static const char *const keywords[] = { "return", "case", "throw", "else", "do",
+						"co_return", "co_yield", "sizeof" };
+	size_t k;
+
+	if (ls->t[i].kind == SOURCE_TOKEN_NUMBER || ls->t[i].kind == SOURCE_TOKEN_STRING)
+		return 1;
+	if (ls->t[i].kind == SOURCE_TOKEN_IDENT) {
+		for (k = 0; k < ARRAY_SIZE(keywords); k++)
+			if (tok_is(ls, i, keywords[k]))
+				return 0;
+		return 1;
+	}
+	return tok_is(ls, i, ")") || tok_is(ls, i, "]");
+}
+
+/* Token i is a unary '*' or '&' (or any prefix operator) at the line's level. */
+static int is_prefix(const struct line_scan *ls, size_t i)
+{
+	return i == 0 || !ends_operand(ls, i - 1);
+}
+
+static size_t close_of(const struct line_scan *ls, size_t open)
+{
+	const char *o = tok_is(ls, open, "(") ? "(" : "[";
+	const char *c = *o == '(' ? ")" : "]";
+	int depth = 0;
+	size_t i;
+
+	for (i = open; i < ls->nr; i++) {
+		if (tok_is(ls, i, o))
+			depth++;
+		else if (tok_is(ls, i, c) && --depth == 0)
+			return i;
+	}
+	return ls->nr;
+}
+
+static int is_assign_op(const struct line_scan *ls, size_t i)
+{
+	return tok_is(ls, i, "=");
+}
+
+static int is_compound_op(const struct line_scan *ls, size_t i)
+{
+	static const char *const ops[] = { "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+					   "<<=", ">>=", "++", "--" };
+	size_t k;
+
+	for (k = 0; k < ARRAY_SIZE(ops); k++)
+		if (tok_is(ls, i, ops[k]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether the occurrence at k sits inside a parenthesised group that a
+ * prefix '*' dereferences, in a form classify() did not recognise
+ * (*(k + q), *(cond ? q : r)): a read we cannot wrap.
+ */
+static int inside_deref_group(const struct line_scan *ls, size_t k)
+{
+	size_t i;
+	int depth = 0;
+
+	for (i = k; i-- > 0;) {
+		if (tok_is(ls, i, ")") || tok_is(ls, i, "]")) {
+			depth++;
+		} else if (tok_is(ls, i, "(") || tok_is(ls, i, "[")) {
+			if (depth > 0) {
+				depth--;
+				continue;
+			}
+			if (tok_is(ls, i, "(") && i > 0 && tok_is(ls, i - 1, "*") && is_prefix(ls, i - 1))
+				return 1;
+		}
+	}
+	return 0;
+}
+
+struct occ_info {
+	enum occurrence kind;
+	const char *why;
+	size_t begin, end;          /* byte span of the read */
+	size_t open_del;
+	int take_address;
+	int member;                 /* read through a member: type unknown */
+};
+
+static void classify(const struct line_scan *ls, size_t k, struct occ_info *o)
+{
+	size_t j = k + 1, derefs = 0, first_deref = 0, after;
+	int members = 0;
+
+	memset(o, 0, sizeof(*o));
+	o->kind = OCC_NONE;
+	if (k > 0 && (tok_is(ls, k - 1, ".") || tok_is(ls, k - 1, "->") || tok_is(ls, k - 1, "::")))
+		return;             /* a member or qualified name that happens to match */
+
+	/* The postfix chain: [..], .member, ->member. */
+	for (;;) {
+		if (tok_is(ls, j, "[")) {
+			size_t c = close_of(ls, j);
+			if (c >= ls->nr) {
+				o->kind = OCC_UNWRAPPABLE;
+				o->why = "the subscript continues on another line";
+				return;
+			}
+			if (!derefs++)
+				first_deref = j;
+			j = c + 1;
+		} else if (tok_is(ls, j, "->") && tok_is_ident(ls, j + 1)) {
+			if (!derefs++)
+				first_deref = j;
+			members++;
+			j += 2;
+		} else if (tok_is(ls, j, ".") && tok_is_ident(ls, j + 1)) {
+			members++;
+			j += 2;
+		} else {
+			break;
+		}
+	}
+	after = j;
+	(void)first_deref;
+
+	if (derefs == 0) {
+		size_t star = ls->nr, close;
+
+		if (k > 0 && tok_is(ls, k - 1, "*") && is_prefix(ls, k - 1)) {
+			/* *name */
+			if (members) {
+				/* *s.a: the dereference applies to the member. */
+				star = k - 1;
+				close = after - 1;
+			} else {
+				star = k - 1;
+				close = k;
+			}
+			o->begin = ls->t[star].begin;
+			o->end = ls->t[close].end;
+			o->open_del = 1;
+		} else if (k > 1 && tok_is(ls, k - 1, "(") && tok_is(ls, k - 2, "*") &&
+			   is_prefix(ls, k - 2)) {
+			/* *(name), *(name + e), *(name - e) */
+			size_t i;
+			int depth = 0;
+
+			star = k - 2;
+			close = close_of(ls, k - 1);
+			if (close >= ls->nr) {
+				o->kind = OCC_UNWRAPPABLE;
+				o->why = "the dereference continues on another line";
+				return;
+			}
+			if (after != close && !tok_is(ls, after, "+") && !tok_is(ls, after, "-")) {
+				o->kind = OCC_UNWRAPPABLE;
+				o->why = "a dereference this matcher does not recognise";
+				return;
+			}
+			for (i = k + 1; i < close; i++) {
+				if (tok_is(ls, i, "(") || tok_is(ls, i, "[")) {
+					depth++;
+				} else if (tok_is(ls, i, ")") || tok_is(ls, i, "]")) {
+					depth--;
+				} else if (depth == 0 && ls->t[i].kind == SOURCE_TOKEN_PUNCT &&
+					   !tok_is(ls, i, "+") && !tok_is(ls, i, "-") &&
+					   !tok_is(ls, i, "*") && !tok_is(ls, i, "/") &&
+					   !tok_is(ls, i, "%") && !tok_is(ls, i, ".") &&
+					   !tok_is(ls, i, "->") && !tok_is(ls, i, "::")) {
+					o->kind = OCC_UNWRAPPABLE;
+					o->why = "a dereference this matcher does not recognise";
+					return;
+				}
+			}
+			after = close + 1;
+			if (tok_is(ls, after, "[") || tok_is(ls, after, ".") || tok_is(ls, after, "->")) {
+				o->kind = OCC_UNWRAPPABLE;
+				o->why = "the dereferenced expression is used further";
+				return;
+			}
+			o->begin = ls->t[star].begin;
+			o->end = ls->t[close].end;
+			o->open_del = 2;    /* "*(" becomes "<helper>(" */
+		} else {
+			if (inside_deref_group(ls, k)) {
+				o->kind = OCC_UNWRAPPABLE;
+				o->why = "a dereference this matcher does not recognise";
+			}
+			return;     /* pointer arithmetic, an argument, a comparison */
+		}
+		if (star >= 2 && (tok_is(ls, star - 1, "++") || tok_is(ls, star - 1, "--"))) {
+			o->kind = OCC_UNWRAPPABLE;
+			o->why = "the value is incremented in place";
+			return;
+		}
+		if (tok_is(ls, after, "++") || tok_is(ls, after, "--")) {
+			o->kind = OCC_UNWRAPPABLE;
+			o->why = o->open_del == 1 ? "the pointer is incremented in the same expression"
+						  : "the value is incremented in place";
+			return;
+		}
+		if (is_assign_op(ls, after))
+			return;     /* a store */
+		if (is_compound_op(ls, after)) {
+			o->kind = OCC_UNWRAPPABLE;
+			o->why = "a compound assignment reads and writes it";
+			return;
+		}
+		if (star > 0 && tok_is(ls, star - 1, "&") && is_prefix(ls, star - 1))
+			return;     /* &*p: an address */
+		/* *q -> helper(q), *(q + k) -> helper(q + k), *s.a -> helper(s.a) */
+		o->kind = OCC_READ;
+		o->member = members > 0;
+		o->take_address = 0;
+		return;
+	}
+
+	/* name[...] / name->m / s.a[...]: one dereference in the chain. */
+	if (derefs > 1) {
+		o->kind = OCC_UNWRAPPABLE;
+		o->why = "the expression dereferences more than once";
+		return;
+	}
+	if (tok_is(ls, after, "(")) {
+		o->kind = OCC_UNWRAPPABLE;
+		o->why = "the expression is called";
+		return;
+	}
+	if (k > 0 && tok_is(ls, k - 1, "&") && is_prefix(ls, k - 1))
+		return;             /* &a[i]: an address */
+	if (k > 0 && (tok_is(ls, k - 1, "sizeof") ||
+		      (k > 1 && tok_is(ls, k - 1, "(") && (tok_is(ls, k - 2, "sizeof") ||
+							   tok_is(ls, k - 2, "decltype")))))
+		return;
+	if (k > 0 && (tok_is(ls, k - 1, "++") || tok_is(ls, k - 1, "--"))) {
+		o->kind = OCC_UNWRAPPABLE;
+		o->why = "the value is incremented in place";
+		return;
+	}
+	if (is_assign_op(ls, after))
+		return;             /* a store */
+	if (is_compound_op(ls, after)) {
+		o->kind = OCC_UNWRAPPABLE;
+		o->why = "a compound assignment reads and writes it";
+		return;
+	}
+	o->kind = OCC_READ;
+	o->begin = ls->t[k].begin;
+	o->end = ls->t[after - 1].end;
+	o->open_del = 0;
+	o->take_address = 1;
+	o->member = members > 0;
+}
+
+static char *normalize_type(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct source_token *t = NULL;
+	size_t nr = source_tokenize(s, strlen(s), 0, &t), i;
+	int has_unsigned = 0, has_signed = 0, longs = 0, has_int = 0, other = 0;
+
+	for (i = 0; i < nr; i++) {
+		if (source_token_is(s, &t[i], "unsigned"))
+			has_unsigned = 1;
+		else if (source_token_is(s, &t[i], "signed"))
+			has_signed = 1;
+		else if (source_token_is(s, &t[i], "long"))
+			longs++;
+		else if (source_token_is(s, &t[i], "int"))
+			has_int = 1;
+		else
+			other = 1;
+	}
+	if (!other && (has_unsigned || has_signed || longs || has_int)) {
+		if (has_unsigned)
+			strbuf_addstr(&sb, "unsigned ");
+		if (longs == 1)
+			strbuf_addstr(&sb, "long");
+		else if (longs >= 2)
+			strbuf_addstr(&sb, "long long");
+		else
+			strbuf_addstr(&sb, "int");
+	} else {
+		for (i = 0; i < nr; i++) {
+			if (sb.len)
+				strbuf_addch(&sb, ' ');
+			strbuf_add(&sb, s + t[i].begin, t[i].end - t[i].begin);
+		}
+	}
+	free(t);
+	return strbuf_detach(&sb, NULL);
+}
+
+char *source_pointee_type(const char *param_type)
+{
+	struct strbuf base = STRBUF_INIT;
+	struct source_token *t = NULL;
+	size_t nr, i;
+	int pointers = 0, arrays = 0;
+	char *ret;
+
+	if (!param_type)
+		return NULL;
+	nr = source_tokenize(param_type, strlen(param_type), 0, &t);
+	for (i = 0; i < nr; i++) {
+		const struct source_token *k = &t[i];
+
+		if (source_token_is(param_type, k, "*")) {
+			pointers++;
+		} else if (source_token_is(param_type, k, "[")) {
+			arrays++;
+			while (i < nr && !source_token_is(param_type, &t[i], "]"))
+				i++;
+		} else if (source_token_is(param_type, k, "const") ||
+			   source_token_is(param_type, k, "volatile") ||
+			   source_token_is(param_type, k, "__restrict__") ||
+			   source_token_is(param_type, k, "__restrict") ||
+			   source_token_is(param_type, k, "restrict") ||
+			   source_token_is(param_type, k, "__grid_constant__") ||
+			   source_token_is(param_type, k, "struct") ||
+			   source_token_is(param_type, k, "class")) {
+			continue;
+		} else if (k->kind == SOURCE_TOKEN_IDENT || source_token_is(param_type, k, "::")) {
+			if (pointers || arrays) {
+				free(t);
+				strbuf_release(&base);
+				return NULL;    /* float *const *p and the like */
+			}
+			if (base.len && k->kind == SOURCE_TOKEN_IDENT &&
+			    !source_token_is(param_type, &t[i - 1], "::"))
+				strbuf_addch(&base, ' ');
+			strbuf_add(&base, param_type + k->begin, k->end - k->begin);
+		} else {
+			/* Parentheses, template arguments: not a simple pointer. */
+			free(t);
+			strbuf_release(&base);
+			return NULL;
+		}
+	}
+	free(t);
+	if (pointers + arrays != 1 || !base.len) {
+		strbuf_release(&base);
+		return NULL;
+	}
+	ret = normalize_type(base.buf);
+	strbuf_release(&base);
+	return ret;
+}
+
+void source_rewrite_find(struct source_rewrite *rw, const char *line, size_t len,
+			 int in_comment, const char *param, const char *param_type)
+{
+	struct line_scan ls = { line, NULL, 0 };
+	struct occ_info found = { 0 }, first_bad = { 0 };
+	size_t k, reads = 0, bad = 0;
+
+	memset(rw, 0, sizeof(*rw));
+	ls.nr = source_tokenize(line, len, in_comment, &ls.t);
+	for (k = 0; k < ls.nr; k++) {
+		struct occ_info o;
+
+		if (ls.t[k].kind != SOURCE_TOKEN_IDENT || !source_token_is(line, &ls.t[k], param))
+			continue;
+		classify(&ls, k, &o);
+		if (o.kind == OCC_NONE)
+			continue;
+		reads++;
+		if (o.kind == OCC_READ) {
+			found = o;
+		} else if (!bad++) {
+			first_bad = o;
+		}
+	}
+	free(ls.t);
+	rw->nr_reads = reads;
+	if (reads == 0) {
+		rw->status = SOURCE_REWRITE_NOT_FOUND;
+		rw->reason = xasprintf("the line does not read '%s' directly (is the address "
+				       "computed on another line?)", param);
+	} else if (reads > 1) {
+		rw->status = SOURCE_REWRITE_AMBIGUOUS;
+		rw->reason = xasprintf("the line reads '%s' %zu times: cannot tell which read "
+				       "is this load", param, reads);
+	} else if (bad) {
+		rw->status = SOURCE_REWRITE_UNSUPPORTED;
+		rw->reason = xasprintf("the line reads '%s' in a form that cannot be wrapped: %s",
+				       param, first_bad.why);
+	} else {
+		rw->status = SOURCE_REWRITE_OK;
+		rw->begin = found.begin;
+		rw->end = found.end;
+		rw->open_del = found.open_del;
+		rw->take_address = found.take_address;
+		rw->elem_type = found.member ? NULL : source_pointee_type(param_type);
+	}
+}
+
+void source_rewrite_release(struct source_rewrite *rw)
+{
+	free(rw->reason);
+	free(rw->elem_type);
+	memset(rw, 0, sizeof(*rw));
+}
+
+struct edit {
+	size_t pos;
+	size_t del;
+	const char *ins;
+	int closing;
+};
+
+static int edit_cmp(const void *a, const void *b)
+{
+	const struct edit *x = a, *y = b;
+
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	/* At one position, closing parentheses come before openings. */
+	return y->closing - x->closing;
+}
+
+char *source_rewrite_apply(const char *line, size_t len, const struct source_rewrite *const *rws,
+			   const char *const *helpers, size_t n)
+{
+	struct edit *e = xcalloc(2 * n + 1, sizeof(*e));
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, pos = 0, nr = 0;
+	char **opens = xcalloc(n + 1, sizeof(*opens));
+
+	for (i = 0; i < n; i++) {
+		const struct source_rewrite *rw = rws[i];
+
+		if (rw->status != SOURCE_REWRITE_OK || rw->end > len || rw->begin >= rw->end)
+			goto fail;
+		opens[i] = xasprintf("%s(%s", helpers[i], rw->take_address ? "&" : "");
+		e[nr++] = (struct edit){ rw->begin, rw->open_del, opens[i], 0 };
+		/* "*(q + k)" keeps its own closing parenthesis. */
+		e[nr++] = (struct edit){ rw->end, 0, rw->open_del == 2 ? "" : ")", 1 };
+	}
+	qsort(e, nr, sizeof(*e), edit_cmp);
+	for (i = 0; i < nr; i++) {
+		if (i > 0 && e[i].pos == e[i - 1].pos && e[i].closing == e[i - 1].closing)
+			goto fail;  /* two rewrites of the same expression */
+		if (e[i].pos < pos)
+			goto fail;  /* overlapping deletions */
+		strbuf_add(&sb, line + pos, e[i].pos - pos);
+		strbuf_addstr(&sb, e[i].ins);
+		pos = e[i].pos + e[i].del;
+	}
+	strbuf_add(&sb, line + pos, len - pos);
+	for (i = 0; i < n; i++)
+		free(opens[i]);
+	free(opens);
+	free(e);
+	return strbuf_detach(&sb, NULL);
+fail:
+	for (i = 0; i < n; i++)
+		free(opens[i]);
+	free(opens);
+	free(e);
+	strbuf_release(&sb);
+	return NULL;
+}
+
+int source_ld_type_parse(const char *instruction, struct source_ld_type *t)
+{
+	const char *p = instruction, *last = NULL;
+
+	if (!instruction)
+		return -1;
+	t->vector = 1;
+	while ((p = strchr(p, '.'))) {
+		p++;
+		if (p[0] == 'v' && isdigit((unsigned char)p[1]) && (p[2] == '.' || p[2] == '\0'))
+			t->vector = p[1] - '0';
+		last = p;
+	}
+	if (!last || !strchr("fbsu", last[0]) || !isdigit((unsigned char)last[1]))
+		return -1;
+	t->bits = atoi(last + 1);
+	t->kind = last[0] == 'f' ? 'f' : 'i';
+	return t->bits > 0 ? 0 : -1;
+}
+
+/* Element types the helpers are written for, in groups that share a guard. */
+struct helper_type {
+	const char *ctype;
+	const char *ptx;            /* element type suffix */
+	const char *constraint;     /* asm output constraint letter */
+	int vector;
+	int bits;
+	char kind;
+	const char *group;
+};
+
+static const struct helper_type helper_types[] = {
+	{ "float", "f32", "f", 1, 32, 'f', "F32" },
+	{ "int", "s32", "r", 1, 32, 'i', "I32" },
+	{ "unsigned int", "u32", "r", 1, 32, 'i', "I32" },
+	{ "double", "f64", "d", 1, 64, 'f', "F64" },
+	{ "long", "s64", "l", 1, 64, 'i', "I64" },
+	{ "unsigned long", "u64", "l", 1, 64, 'i', "I64" },
+	{ "long long", "s64", "l", 1, 64, 'i', "I64" },
+	{ "unsigned long long", "u64", "l", 1, 64, 'i', "I64" },
+	{ "float2", "f32", "f", 2, 32, 'f', "F32X2" },
+	{ "float4", "f32", "f", 4, 32, 'f', "F32X4" },
+	{ "int2", "s32", "r", 2, 32, 'i', "I32X2" },
+	{ "uint2", "u32", "r", 2, 32, 'i', "I32X2" },
+	{ "int4", "s32", "r", 4, 32, 'i', "I32X4" },
+	{ "uint4", "u32", "r", 4, 32, 'i', "I32X4" },
+	{ "double2", "f64", "d", 2, 64, 'f', "F64X2" },
+	{ "longlong2", "s64", "l", 2, 64, 'i', "I64X2" },
+	{ "ulonglong2", "u64", "l", 2, 64, 'i', "I64X2" },
+};
+
+/* Whether an overload for h can be what a load of type t reads. */
+static int type_fits(const struct helper_type *h, const struct source_ld_type *t)
+{
+	return h->vector == t->vector && h->bits == t->bits && (t->kind == 'i' || h->kind == 'f');
+}
+
+int source_type_matches(const char *elem_type, const struct source_ld_type *t)
+{
+	size_t i;
+
+	if (!elem_type)
+		return -1;
+	for (i = 0; i < ARRAY_SIZE(helper_types); i++) {
+		const struct helper_type *h = &helper_types[i];
+
+		if (strcmp(h->ctype, elem_type))
+			continue;
+		/* Integer and untyped PTX loads may copy float bits; a float load
+		 * is never an integer expression. */
+		return type_fits(h, t);
+	}
+	return -1;
+}
+
+int source_ld_type_supported(const struct source_ld_type *t)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(helper_types); i++)
+		if (type_fits(&helper_types[i], t))
+			return 1;
+	return 0;
+}
+
+struct helper_family {
+	const char *name;
+	const char *qualifiers;     /* between "ld" and the type */
+	int clobber;
+	const char *guard;
+};
+
+static const struct helper_family families[] = {
+	{ "ca_ld_na", ".global.L1::no_allocate", 1, "CACHEADVISE_LD_NA" },
+	{ "ca_ld_na_ro", ".global.L1::no_allocate", 0, "CACHEADVISE_LD_NA_RO" },
+	{ "ca_ldg_na", ".global.nc.L1::no_allocate", 0, "CACHEADVISE_LDG_NA" },
+	{ "ca_ld_el", ".global.L1::evict_last", 1, "CACHEADVISE_LD_EL" },
+	{ "ca_ld_el_ro", ".global.L1::evict_last", 0, "CACHEADVISE_LD_EL_RO" },
+	{ "ca_ldg_el", ".global.nc.L1::evict_last", 0, "CACHEADVISE_LDG_EL" },
+	{ "ca_ld_ef", ".global.L1::evict_first", 1, "CACHEADVISE_LD_EF" },
+	{ "ca_ld_ef_ro", ".global.L1::evict_first", 0, "CACHEADVISE_LD_EF_RO" },
+	{ "ca_ldg_ef", ".global.nc.L1::evict_first", 0, "CACHEADVISE_LDG_EF" },
+};
+
+const char *source_helper_name(enum load_action action, int nc, int read_only)
+{
+	size_t base;
+
+	switch (action) {
+	case LOAD_ACTION_NO_ALLOCATE:
+		base = 0;
+		break;
+	case LOAD_ACTION_EVICT_LAST:
+		base = 3;
+		break;
+	case LOAD_ACTION_EVICT_FIRST:
+		base = 6;
+		break;
+	default:
+		return NULL;
+	}
+	if (nc)
+		return families[base + 2].name;
+	return families[base + (read_only == 1 ? 1 : 0)].name;
+}
+
+static void write_helper(struct strbuf *out, const struct helper_family *f,
+			 const struct helper_type *h)
+{
+	static const char *const lanes[] = { "x", "y", "z", "w" };
+	int i;
+
+	strbuf_addf(out, "__device__ __forceinline__ %s %s(const %s *p) { %s v; asm(\"ld%s.",
+		    h->ctype, f->name, h->ctype, h->ctype, f->qualifiers);
+	if (h->vector > 1)
+		strbuf_addf(out, "v%d.", h->vector);
+	strbuf_addf(out, "%s ", h->ptx);
+	if (h->vector == 1) {
+		strbuf_addstr(out, "%0");
+	} else {
+		strbuf_addch(out, '{');
+		for (i = 0; i < h->vector; i++)
+			strbuf_addf(out, "%s%%%d", i ? "," : "", i);
+		strbuf_addch(out, '}');
+	}
+	strbuf_addf(out, ", [%%%d];\" : ", h->vector);
+	if (h->vector == 1) {
+		strbuf_addf(out, "\"=%s\"(v)", h->constraint);
+	} else {
+		for (i = 0; i < h->vector; i++)
+			strbuf_addf(out, "%s\"=%s\"(v.%s)", i ? ", " : "", h->constraint, lanes[i]);
+	}
+	strbuf_addstr(out, " : \"l\"(p)");
+	if (f->clobber)
+		strbuf_addstr(out, " : \"memory\"");
+	strbuf_addstr(out, "); return v; }\n");
+}
+
+/* Whether text has the line "#define <name>" for exactly this name. */
+static int defines(const char *text, const char *define)
+{
+	const char *p = text;
+	size_t n = strlen(define);
+
+	while ((p = strstr(p, define))) {
+		if (!isalnum((unsigned char)p[n]) && p[n] != '_')
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* Whether a need calls for the overload h of family f. */
+static int needed(const struct helper_family *f, const struct helper_type *h,
+		  const struct source_helper_need *needs, size_t n)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		if (!needs[j].helper || strcmp(needs[j].helper, f->name))
+			continue;
+		if (needs[j].elem_type ? !strcmp(needs[j].elem_type, h->ctype)
+				       : type_fits(h, &needs[j].type))
+			return 1;
+	}
+	return 0;
+}
+
+size_t source_helpers_write(struct strbuf *out, const struct source_helper_need *needs, size_t n,
+			    const char *existing_text)
+{
+	size_t i, j, k, written = 0;
+
+	for (i = 0; i < ARRAY_SIZE(families); i++) {
+		const struct helper_family *f = &families[i];
+
+		for (j = 0; j < ARRAY_SIZE(helper_types); j++) {
+			const char *group = helper_types[j].group;
+			int wanted = 0;
+			char *define;
+
+			if (j > 0 && !strcmp(helper_types[j - 1].group, group))
+				continue;   /* each group once, at its first type */
+			for (k = j; k < ARRAY_SIZE(helper_types) &&
+				    !strcmp(helper_types[k].group, group); k++)
+				wanted |= needed(f, &helper_types[k], needs, n);
+			if (!wanted)
+				continue;
+			define = xasprintf("#define %s_%s", f->guard, group);
+			if (existing_text && defines(existing_text, define)) {
+				free(define);
+				continue;
+			}
+			strbuf_addf(out, "#ifndef %s_%s\n%s\n", f->guard, group, define);
+			free(define);
+			for (k = j; k < ARRAY_SIZE(helper_types) &&
+				    !strcmp(helper_types[k].group, group); k++)
+				write_helper(out, f, &helper_types[k]);
+			strbuf_addstr(out, "#endif\n");
+			written++;
+		}
+	}
+	return written;
+}

@@ -1,0 +1,566 @@
+/*
+ * Unit tests of the report emitters on the hand-made capture
+ * (tests/fixtures/capture-handmade): the report input and its source
+ * hints, every report format, the source patch and sources.json, and the
+ * patched PTX. The analysis is written out here by hand (the optimum of
+ * the fixture's graphs, worked out when the fixture was made) so these
+ * tests check the rendering, not the solvers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/xalloc.h"
+#include "emitters/capture_write.h"
+#include "emitters/patched_ptx.h"
+#include "emitters/report.h"
+#include "emitters/report_input.h"
+#include "emitters/source_patch.h"
+#include "tests/unit/check.h"
+
+#define MOD_A "31a5c710dd083d35"
+#define MOD_B "cf936e38cf9700b0"
+#define MIX "_Z3mixPKfS0_PKiPfii"
+#define GATHER "_Z6gatherPK8particlePKfPfii"
+#define AXPY "_Z12axpy_inplacePfPKffi"
+#define SCALE "_Z5scalePKfPfPVii"
+
+static const char analysis_text[] =
+	"{\"schema\": \"cacheadvise.analysis/1\", \"model\": \"sector\", \"kernels\": ["
+	"{\"module\": \"" MOD_A "\", \"name\": \"" MIX "\", \"chosen\": \"ilp\","
+	" \"expected_l2_traffic_saved_bytes\": 14880000,"
+	" \"solutions\": [{\"method\": \"ilp\", \"cached\": [\"ld1\", \"ld3\"], \"bypassed\": [\"ld0\","
+	"   \"ld2\", \"ld4\", \"ld5\"], \"objective\": 14880000, \"optimal\": true, \"seconds\": 0.01}],"
+	" \"graph\": {\"nodes\": [{\"id\": \"ld0\", \"weight\": 64000}, {\"id\": \"ld1\", \"weight\": 12800000},"
+	"   {\"id\": \"ld2\", \"weight\": 2880000}, {\"id\": \"ld3\", \"weight\": 1920000},"
+	"   {\"id\": \"ld4\", \"weight\": 1600000}, {\"id\": \"ld5\", \"weight\": 32000}],"
+	"  \"edges\": [{\"u\": \"ld1\", \"v\": \"ld2\", \"weight\": -4800000},"
+	"   {\"u\": \"ld1\", \"v\": \"ld3\", \"weight\": 160000}]},"
+	" \"loads\": ["
+	"  {\"ordinal\": 0, \"decision\": \"bypass\", \"action\": \"L1::no_allocate\", \"hit\": 2000, \"access\": 131072, \"hit_rate\": 0.0153, \"weight_bytes\": 64000, \"traffic_saved_bytes\": 960000},"
+	"  {\"ordinal\": 1, \"decision\": \"cache\", \"action\": \"default\", \"hit\": 400000, \"access\": 1048576, \"hit_rate\": 0.381, \"weight_bytes\": 12800000, \"traffic_saved_bytes\": 12880000},"
+	"  {\"ordinal\": 2, \"decision\": \"bypass\", \"action\": \"L1::no_allocate\", \"hit\": 90000, \"access\": 131072, \"hit_rate\": 0.687, \"weight_bytes\": 2880000, \"traffic_saved_bytes\": 1920000},"
+	"  {\"ordinal\": 3, \"decision\": \"cache\", \"action\": \"default\", \"hit\": 60000, \"access\": 131072, \"hit_rate\": 0.458, \"weight_bytes\": 1920000, \"traffic_saved_bytes\": 2000000},"
+	"  {\"ordinal\": 4, \"decision\": \"bypass\", \"action\": \"L1::no_allocate\", \"hit\": 50000, \"access\": 131072, \"hit_rate\": 0.381, \"weight_bytes\": 1600000, \"traffic_saved_bytes\": 2240000},"
+	"  {\"ordinal\": 5, \"decision\": \"bypass\", \"action\": \"L1::no_allocate\", \"hit\": 1000, \"access\": 1048576, \"hit_rate\": 0.001, \"weight_bytes\": 32000, \"traffic_saved_bytes\": 608000}]},"
+	"{\"module\": \"" MOD_A "\", \"name\": \"" GATHER "\", \"chosen\": \"ilp\","
+	" \"expected_l2_traffic_saved_bytes\": 960000,"
+	" \"solutions\": [{\"method\": \"ilp\", \"cached\": [\"ld0\"], \"bypassed\": [\"ld1\", \"ld2\"], \"objective\": 960000, \"optimal\": true, \"seconds\": 0.01}],"
+	" \"graph\": {\"nodes\": [{\"id\": \"ld0\", \"weight\": 960000}, {\"id\": \"ld1\", \"weight\": 320}, {\"id\": \"ld2\", \"weight\": 16000}], \"edges\": []},"
+	" \"loads\": ["
+	"  {\"ordinal\": 0, \"decision\": \"cache\", \"action\": \"default\", \"hit\": 30000, \"access\": 32768, \"hit_rate\": 0.9155, \"weight_bytes\": 960000, \"traffic_saved_bytes\": 960000},"
+	"  {\"ordinal\": 1, \"decision\": \"bypass\", \"action\": \"L1::no_allocate\", \"hit\": 10, \"access\": 524288, \"hit_rate\": 0.00002, \"weight_bytes\": 320, \"traffic_saved_bytes\": 639680},"
+	"  {\"ordinal\": 2, \"decision\": \"bypass\", \"action\": \"L1::no_allocate\", \"hit\": 500, \"access\": 131072, \"hit_rate\": 0.0038, \"weight_bytes\": 16000, \"traffic_saved_bytes\": 464000}]},"
+	"{\"module\": \"" MOD_A "\", \"name\": \"" AXPY "\", \"chosen\": \"ilp\","
+	" \"expected_l2_traffic_saved_bytes\": 6400,"
+	" \"solutions\": [{\"method\": \"ilp\", \"cached\": [\"ld0\"], \"bypassed\": [\"ld1\"], \"objective\": 6400, \"optimal\": true, \"seconds\": 0.01}],"
+	" \"graph\": {\"nodes\": [{\"id\": \"ld0\", \"weight\": 6400}, {\"id\": \"ld1\", \"weight\": 3200}], \"edges\": [{\"u\": \"ld0\", \"v\": \"ld1\", \"weight\": -64000}]},"
+	" \"loads\": ["
+	"  {\"ordinal\": 0, \"decision\": \"cache\", \"action\": \"default\", \"hit\": 200, \"access\": 131072, \"hit_rate\": 0.0015, \"weight_bytes\": 6400, \"traffic_saved_bytes\": 6400},"
+	"  {\"ordinal\": 1, \"decision\": \"bypass\", \"action\": \"L1::no_allocate\", \"hit\": 100, \"access\": 131072, \"hit_rate\": 0.0008, \"weight_bytes\": 3200, \"traffic_saved_bytes\": 60800}]},"
+	"{\"module\": \"" MOD_B "\", \"name\": \"" SCALE "\", \"chosen\": \"ilp\","
+	" \"expected_l2_traffic_saved_bytes\": 160000,"
+	" \"solutions\": [{\"method\": \"ilp\", \"cached\": [\"ld1\"], \"bypassed\": [\"ld2\"], \"objective\": 160000, \"optimal\": true, \"seconds\": 0.01}],"
+	" \"graph\": {\"nodes\": [{\"id\": \"ld1\", \"weight\": 160000}, {\"id\": \"ld2\", \"weight\": 320}], \"edges\": [{\"u\": \"ld1\", \"v\": \"ld2\", \"weight\": -96000}]},"
+	" \"loads\": ["
+	"  {\"ordinal\": 1, \"decision\": \"cache\", \"action\": \"default\", \"hit\": 5000, \"access\": 131072, \"hit_rate\": 0.038, \"weight_bytes\": 160000, \"traffic_saved_bytes\": 160000},"
+	"  {\"ordinal\": 2, \"decision\": \"bypass\", \"action\": \"L1::no_allocate\", \"hit\": 10, \"access\": 131072, \"hit_rate\": 0.0001, \"weight_bytes\": 320, \"traffic_saved_bytes\": 95680}]}"
+	"]}";
+
+static json_t *analysis_doc(void)
+{
+	json_error_t e;
+	json_t *doc = json_loads(analysis_text, 0, &e);
+
+	if (!doc)
+		fprintf(stderr, "analysis text: %s at %d\n", e.text, e.position);
+	CHECK(doc != NULL);
+	return doc;
+}
+
+static json_t *fixture_capture(void)
+{
+	json_t *doc = json_file_load(check_source_path("tests/fixtures/capture-handmade/capture.json"));
+
+	CHECK(doc != NULL);
+	return doc;
+}
+
+static void fixture_plan(struct plan *p, int with_gather)
+{
+	plan_init(p);
+	plan_set(p, MOD_A, MIX, 0, LOAD_ACTION_NO_ALLOCATE);
+	plan_set(p, MOD_A, MIX, 1, LOAD_ACTION_DEFAULT);
+	plan_set(p, MOD_A, MIX, 2, LOAD_ACTION_NO_ALLOCATE);
+	plan_set(p, MOD_A, MIX, 3, LOAD_ACTION_DEFAULT);
+	plan_set(p, MOD_A, MIX, 4, LOAD_ACTION_NO_ALLOCATE);
+	plan_set(p, MOD_A, MIX, 5, LOAD_ACTION_NO_ALLOCATE);
+	if (with_gather) {
+		plan_set(p, MOD_A, GATHER, 0, LOAD_ACTION_DEFAULT);
+		plan_set(p, MOD_A, GATHER, 1, LOAD_ACTION_NO_ALLOCATE);
+		plan_set(p, MOD_A, GATHER, 2, LOAD_ACTION_NO_ALLOCATE);
+	}
+	plan_set(p, MOD_A, AXPY, 0, LOAD_ACTION_DEFAULT);
+	plan_set(p, MOD_A, AXPY, 1, LOAD_ACTION_NO_ALLOCATE);
+	plan_set(p, MOD_B, SCALE, 1, LOAD_ACTION_DEFAULT);
+	plan_set(p, MOD_B, SCALE, 2, LOAD_ACTION_NO_ALLOCATE);
+}
+
+/* Builds the input from capture (a reference is taken). Returns 0 or the error. */
+static int build(struct report_input *in, json_t *capture, int with_gather)
+{
+	struct report_input_options opt = { NULL };
+	json_t *analysis = analysis_doc();
+	struct plan plan;
+	char *dir = xstrdup(check_source_path("tests/fixtures/capture-handmade"));
+	int ret;
+
+	opt.source_root = check_source_path("tests/fixtures/sources");
+	opt.source_root = xstrdup(opt.source_root);
+	fixture_plan(&plan, with_gather);
+	ret = report_input_init_from(in, dir, capture, analysis, &plan, &opt);
+	plan_release(&plan);
+	json_decref(analysis);
+	free((char *)opt.source_root);
+	free(dir);
+	return ret;
+}
+
+static const struct report_load *find_load(const struct report_input *in, const char *kernel,
+					   unsigned ordinal)
+{
+	size_t i, j;
+
+	for (i = 0; i < in->nr_kernels; i++)
+		if (!strcmp(in->kernels[i].name, kernel))
+			for (j = 0; j < in->kernels[i].nr_loads; j++)
+				if (in->kernels[i].loads[j].ordinal == ordinal)
+					return &in->kernels[i].loads[j];
+	CHECK(!"load not found");
+	return NULL;
+}
+
+static char *render(const struct report_input *in, const char *format, int color)
+{
+	struct report_options opt = { color };
+	struct strbuf sb = STRBUF_INIT;
+	const struct report_format *f = report_format_find(format);
+
+	CHECK(f != NULL);
+	if (!f)
+		return xstrdup("");
+	CHECK_INT(f->render(in, &opt, &sb), 0);
+	return strbuf_detach(&sb, NULL);
+}
+
+#define HINT(in, k, o) (find_load((in), (k), (o))->hint)
+
+static void test_hints(const struct report_input *in)
+{
+	const struct report_load *l;
+
+	CHECK_INT(in->nr_kernels, 4);
+	CHECK_STR(in->source_root, "/work/main/tests/fixtures/sources");
+	CHECK_INT(in->incomplete, 0);
+	CHECK(in->verification == NULL);
+
+	l = find_load(in, MIX, 0);
+	CHECK_STR(l->decision, "bypass");
+	CHECK_STR(l->action, "L1::no_allocate");
+	CHECK_INT(l->changes, 1);
+	CHECK_INT(l->hint.status, SOURCE_HINT_REWRITTEN);
+	CHECK_STR(l->hint.path, "stencil.cu");
+	CHECK_STR(l->hint.source_text, "\ts += b[idx[i]];");
+	CHECK_STR(l->hint.rewritten, "\ts += b[ca_ldg_na(&idx[i])];");
+	CHECK_STR(l->hint.helper, "ca_ldg_na");
+	CHECK_STR(l->hint.elem_type, "int");
+
+	l = find_load(in, MIX, 1);
+	CHECK_STR(l->decision, "cache");
+	CHECK_INT(l->changes, 0);   /* "default" on a load without qualifier */
+	CHECK_INT(l->hint.status, SOURCE_HINT_NONE);
+	CHECK(strstr(l->hint.message, "keep as is") != NULL);
+
+	CHECK_STR(HINT(in, MIX, 2).rewritten, "\tfloat s = ca_ldg_na(&a[i]);");
+	CHECK_INT(HINT(in, MIX, 4).status, SOURCE_HINT_NOT_REWRITTEN);
+	CHECK(strstr(HINT(in, MIX, 4).message, "reads 'a' 2 times") != NULL);
+	CHECK_INT(HINT(in, MIX, 5).status, SOURCE_HINT_NOT_REWRITTEN);
+	CHECK(strstr(HINT(in, MIX, 5).message, "does not read 'a' directly") != NULL);
+
+	CHECK_STR(HINT(in, GATHER, 1).rewritten, "\tfloat x = ca_ld_na_ro(&p[i].x);");
+	CHECK(HINT(in, GATHER, 1).elem_type == NULL);       /* a member: the source does not say */
+	CHECK_STR(HINT(in, GATHER, 2).rewritten, "\tout[i] = x * w + 2.0f * ca_ldg_na(q + i + k);");
+	/* x is written by the kernel: the helper with the "memory" clobber. */
+	CHECK_STR(HINT(in, AXPY, 1).rewritten, "\t\tx[i] = alpha * y[i] + ca_ld_na(&x[i]);");
+
+	l = find_load(in, SCALE, 2);
+	CHECK_INT(l->hint.status, SOURCE_HINT_NO_LINEINFO);
+	CHECK(strstr(l->hint.message, "rebuild with nvcc -lineinfo") != NULL);
+	CHECK_STR(l->hint.ptx_path, "modules/" MOD_B ".ptx");
+	CHECK(l->hint.ptx_text && !strncmp(l->hint.ptx_text, "ld.global.f32", 13));
+	l = find_load(in, SCALE, 0);
+	CHECK_STR(l->decision, "not patchable");
+	CHECK(strstr(l->hint.message, "volatile") != NULL);
+	CHECK(isnan(l->hit));
+
+	/* The sections of capture.json: the software cache of mix and the L2 advice. */
+	CHECK_INT(in->nr_sections, 2);
+}
+
+static void test_text(const struct report_input *in)
+{
+	char *t = render(in, "text", 0), *c;
+	const char *summary = strstr(t, "SUMMARY"), *kernel = strstr(t, "KERNEL mix");
+
+	CHECK(summary && kernel && summary < kernel);
+	CHECK(strstr(t, "not verified") != NULL);
+	CHECK(strstr(t, "the plan changes 8 loads in 4 kernels") != NULL);
+	CHECK(strstr(t, "stencil.cu:14") != NULL);
+	CHECK(strstr(t, "PTX line 52") != NULL);
+	CHECK(strstr(t, "5 of 8 loads rewritten in source.patch") != NULL);
+	CHECK(strstr(t, "+ \tfloat s = ca_ldg_na(&a[i]);") != NULL);
+	CHECK(strstr(t, "SOFTWARE CACHE of " MIX "  (candidate, not verified on this program") != NULL);
+	CHECK(strstr(t, "L2 PERSISTENCE WINDOWS  (as measured") != NULL);
+	CHECK(strstr(t, "INCOMPLETE") == NULL);
+	CHECK(strchr(t, '\033') == NULL);
+	/* mix: loads 0..5 in the table with decision, hit_i, access, hit rate. */
+	CHECK(strstr(t, "     1  cache         default              400000    1048576    38.1%") != NULL);
+	c = render(in, "text", 1);
+	CHECK(strstr(c, "\033[1mSUMMARY\033[0m") != NULL);
+	free(c);
+	free(t);
+}
+
+static void test_json(const struct report_input *in)
+{
+	char *t = render(in, "json", 0);
+	json_t *doc = json_loads(t, 0, NULL), *k, *l;
+
+	CHECK(doc != NULL);
+	CHECK_STR(json_string_value(json_object_get(doc, "schema")), "cacheadvise.report/1");
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(doc, "summary"), "loads_changed")), 8);
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(doc, "summary"),
+						     "loads_rewritten_in_source")), 5);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(doc, "summary"), "verification")),
+		  "not verified");
+	k = json_array_get(json_object_get(doc, "kernels"), 0);
+	CHECK_STR(json_string_value(json_object_get(k, "name")), MIX);
+	CHECK(json_is_true(json_object_get(k, "optimal")));
+	l = json_array_get(json_object_get(k, "loads"), 0);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(l, "hint"), "status")), "rewritten");
+	CHECK_INT(json_integer_value(json_object_get(l, "hit")), 2000);
+	CHECK_INT(json_array_size(json_object_get(json_object_get(k, "graph"), "nodes")), 6);
+	CHECK(json_is_object(json_object_get(doc, "plan")));
+	CHECK_INT(json_array_size(json_object_get(doc, "sections")), 2);
+	json_decref(doc);
+	free(t);
+}
+
+static void test_sarif(const struct report_input *in)
+{
+	char *t = render(in, "sarif", 0);
+	json_t *doc = json_loads(t, 0, NULL), *run, *res, *r;
+	size_t i, bypass = 0, cache = 0;
+
+	CHECK(doc != NULL);
+	CHECK_STR(json_string_value(json_object_get(doc, "version")), "2.1.0");
+	CHECK(json_string_value(json_object_get(doc, "$schema")) != NULL);
+	run = json_array_get(json_object_get(doc, "runs"), 0);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(run, "tool"),
+		"driver"), "name")), "cacheadvise");
+	res = json_object_get(run, "results");
+	/* Every decided load: 6 + 3 + 2 + 2 (the volatile load is not advised). */
+	CHECK_INT(json_array_size(res), 13);
+	json_array_foreach(res, i, r) {
+		const char *id = json_string_value(json_object_get(r, "ruleId"));
+		json_t *loc = json_object_get(json_array_get(json_object_get(r, "locations"), 0),
+					      "physicalLocation");
+		bypass += id && !strcmp(id, "cacheadvise/bypass-l1");
+		cache += id && !strcmp(id, "cacheadvise/cache-l1");
+		CHECK(json_string_value(json_object_get(json_object_get(r, "message"), "text")) != NULL);
+		CHECK(json_string_value(json_object_get(json_object_get(loc, "artifactLocation"),
+							"uri")) != NULL);
+		CHECK(json_integer_value(json_object_get(json_object_get(loc, "region"),
+							 "startLine")) > 0);
+	}
+	CHECK_INT(bypass, 8);
+	CHECK_INT(cache, 5);
+	r = json_object_get(json_array_get(json_object_get(json_array_get(res, 0), "locations"), 0),
+			    "physicalLocation");
+	r = json_object_get(r, "artifactLocation");
+	CHECK_STR(json_string_value(json_object_get(r, "uri")), "stencil.cu");
+	CHECK_STR(json_string_value(json_object_get(r, "uriBaseId")), "SRCROOT");
+	json_decref(doc);
+	free(t);
+}
+
+static void test_html(const struct report_input *in)
+{
+	char *t = render(in, "html", 0);
+	const char *p;
+
+	CHECK(!strncmp(t, "<!DOCTYPE html>", 15));
+	CHECK(strstr(t, "id=\"summary\"") != NULL);
+	CHECK(strstr(t, "<svg") != NULL);
+	CHECK(strstr(t, "Kernel <code>mix</code>") && strstr(t, "Kernel <code>gather</code>") &&
+	      strstr(t, "Kernel <code>axpy_inplace</code>") && strstr(t, "Kernel <code>scale</code>"));
+	/* Self-contained: no scripts, no external stylesheets, images or fonts. */
+	CHECK(strstr(t, "<script") == NULL);
+	CHECK(strstr(t, "<link") == NULL);
+	CHECK(strstr(t, " src=") == NULL);
+	CHECK(strstr(t, "url(") == NULL);
+	for (p = t; (p = strstr(p, "http")); p++)
+		CHECK(!strncmp(p, "http://www.w3.org/2000/svg", 26));
+	/* Source text is escaped. */
+	CHECK(strstr(t, "ca_ldg_na(&amp;idx[i])") != NULL);
+	CHECK(strstr(t, "Software cache of <code>" MIX "</code>") != NULL);
+	free(t);
+}
+
+static void test_patch(const struct report_input *in)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *doc, *f;
+	size_t n = source_patch_write(in, &sb);
+
+	CHECK_INT(n, 5);
+	CHECK(!strncmp(sb.buf, "--- a/stencil.cu\n+++ b/stencil.cu\n@@ -1,3 +1,", 44));
+	CHECK(strstr(sb.buf, "\n-\tfloat s = a[i];\n-\ts += b[idx[i]];\n+\tfloat s = ca_ldg_na(&a[i]);\n"
+			     "+\ts += b[ca_ldg_na(&idx[i])];\n") != NULL);
+	CHECK(strstr(sb.buf, "+#define CACHEADVISE_LDG_NA_I32\n") != NULL);
+	CHECK(strstr(sb.buf, "+__device__ __forceinline__ float ca_ld_na(const float *p)") != NULL);
+	CHECK(strstr(sb.buf, "a[i + k] * a[i + 2 * k]") != NULL);   /* context, not changed */
+	CHECK(strstr(sb.buf, "-\ts += a[i + k]") == NULL);
+	doc = source_patch_sources_json(in);
+	CHECK_STR(json_string_value(json_object_get(doc, "schema")), "cacheadvise.sources/1");
+	f = json_array_get(json_object_get(doc, "files"), 0);
+	CHECK_STR(json_string_value(json_object_get(f, "path")), "stencil.cu");
+	CHECK(json_is_true(json_object_get(f, "patched")));
+	CHECK_INT(strlen(json_string_value(json_object_get(f, "patched_sha256"))), 64);
+	/* The sources are the fixture's, unchanged. */
+	CHECK_INT(source_patch_check_sources(doc, "sources.json",
+					     check_source_path("tests/fixtures/sources")), 0);
+	CHECK(source_patch_check_sources(doc, "sources.json", "/nonexistent") < 0);
+	json_decref(doc);
+	strbuf_release(&sb);
+}
+
+static void test_patched_ptx(const struct report_input *in)
+{
+	struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+	int n;
+
+	CHECK_INT(strbuf_read_file(&text, check_source_path("tests/fixtures/capture-handmade/modules/"
+							     MOD_A ".ptx"), 0), 0);
+	n = patched_ptx_render("A", text.buf, text.len, MOD_A, &in->plan, &out);
+	/* mix 6, gather 3, axpy 2 entries in the plan for module A. */
+	CHECK_INT(n, 11);
+	CHECK(strstr(out.buf, "ld.global.nc.L1::no_allocate.u32") != NULL);
+	CHECK(strstr(out.buf, "ld.global.L1::no_allocate.f32") != NULL);
+	CHECK_INT(out.len > text.len, 1);
+	strbuf_release(&text);
+	strbuf_release(&out);
+}
+
+static void test_verified(void)
+{
+	json_t *cap = fixture_capture(), *k;
+	struct report_input in;
+	char *t;
+
+	/* mix kept at 1.08x; gather measured slower and dropped from the plan. */
+	k = json_array_get(json_object_get(cap, "kernels"), 0);
+	json_object_set_new(k, "verification", json_pack("{s:{s:f,s:f,s:f}, s:f, s:b, s:s, s:s}",
+		"speedup", "min", 1.05, "median", 1.08, "max", 1.11, "noise", 0.012, "kept", 1,
+		"reason", "the median speedup exceeds the baseline-against-baseline spread",
+		"name", MIX));
+	k = json_array_get(json_object_get(cap, "kernels"), 1);
+	json_object_set_new(k, "verification", json_pack("{s:{s:f,s:f,s:f}, s:f, s:b, s:s, s:s}",
+		"speedup", "min", 0.95, "median", 0.97, "max", 0.99, "noise", 0.01, "kept", 0,
+		"reason", "slower than the baseline", "name", GATHER));
+	json_object_set_new(cap, "verification", json_pack("{s:s, s:b, s:{s:{s:f}}}", "status",
+		"verified", "kept", 1, "program", "gpu_speedup", "median", 1.04));
+	CHECK_INT(build(&in, cap, 0), 0);
+	t = render(&in, "text", 0);
+	CHECK(strstr(t, "verified: 1.08x median kernel speedup, baseline spread 1.2%, kept") != NULL);
+	CHECK(strstr(t, "measured and rejected: 0.97x median kernel speedup, baseline spread 1.0%: "
+			"slower than the baseline") != NULL);
+	CHECK(strstr(t, "program speedup 1.04x") != NULL);
+	CHECK(strstr(t, "not verified (the capture") == NULL);
+	/* gather's bypass advice was rejected: its hint says so, nothing to change. */
+	CHECK_INT(find_load(&in, GATHER, 1)->changes, 0);
+	CHECK(strstr(HINT(&in, GATHER, 1).message, "the verification rejected") != NULL);
+	free(t);
+	report_input_release(&in);
+	json_decref(cap);
+}
+
+static void test_incomplete_and_conflict(void)
+{
+	json_t *cap = fixture_capture(), *mix;
+	struct report_input in;
+	char *t;
+
+	json_object_set_new(cap, "status", json_string("incomplete"));
+	/* Load 3 (cached) moved onto load 2's line: one expression, two advices. */
+	mix = json_array_get(json_object_get(cap, "kernels"), 0);
+	json_object_set_new(json_array_get(json_object_get(mix, "loads"), 3), "line", json_integer(13));
+	CHECK_INT(build(&in, cap, 1), 0);
+	CHECK_INT(in.incomplete, 1);
+	t = render(&in, "text", 0);
+	CHECK(!strncmp(t, "*** INCOMPLETE CAPTURE (status \"incomplete\")", 44));
+	free(t);
+	t = render(&in, "html", 0);
+	CHECK(strstr(t, "id=\"incomplete\"") != NULL);
+	free(t);
+	CHECK_INT(HINT(&in, MIX, 2).status, SOURCE_HINT_NOT_REWRITTEN);
+	CHECK(strstr(HINT(&in, MIX, 2).message, "load 3 of " MIX " comes from the same expression") != NULL);
+	report_input_release(&in);
+	json_decref(cap);
+}
+
+static void test_bad_capture(void)
+{
+	json_t *cap = fixture_capture();
+	struct report_input in;
+
+	json_object_set_new(cap, "schema", json_string("cacheadvise.capture/2"));
+	CHECK_INT(build(&in, cap, 1), CA_E_INPUT);
+	report_input_release(&in);
+	json_object_set_new(cap, "schema", json_string("cacheadvise.capture/1"));
+	json_object_set_new(json_array_get(json_object_get(cap, "kernels"), 1), "loads",
+			    json_string("oops"));
+	CHECK_INT(build(&in, cap, 1), CA_E_INPUT);
+	report_input_release(&in);
+	json_object_set_new(json_array_get(json_object_get(cap, "modules"), 0), "ptx",
+			    json_string("modules/missing.ptx"));
+	CHECK_INT(build(&in, cap, 1), CA_E_INPUT);
+	report_input_release(&in);
+	json_decref(cap);
+}
+
+/* capture_write_all(): every artifact of a capture directory, atomically. */
+static void test_capture_write(void)
+{
+	static const char *const files[] = { "plan.json", "report.txt", "report.html", "report.json",
+					     "hints.sarif", "source.patch", "sources.json",
+					     "patched/" MOD_A ".ptx", "patched/" MOD_B ".ptx" };
+	struct capture_write_options opt = { NULL };
+	char dir[] = "/tmp/test_emit_capture_XXXXXX";
+	json_t *cap = fixture_capture();
+	struct strbuf sb = STRBUF_INIT;
+	struct plan plan;
+	char *cmd, *path;
+	size_t i;
+
+	if (!cap || !mkdtemp(dir)) {
+		CHECK(!"setup");
+		return;
+	}
+	cmd = xasprintf("cp -r %s/modules %s/", check_source_path("tests/fixtures/capture-handmade"), dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	CHECK_INT(capture_write_all(dir, cap, NULL), 0);
+	for (i = 0; i < ARRAY_SIZE(files); i++) {
+		path = xasprintf("%s/%s", dir, files[i]);
+		strbuf_reset(&sb);
+		CHECK_INT(strbuf_read_file(&sb, path, 0), 0);
+		free(path);
+	}
+	cmd = xasprintf("ls -a %s %s/patched | grep -q '[.]tmp[.]'", dir, dir);
+	CHECK(system(cmd) != 0);    /* no temporary file left */
+	free(cmd);
+	/* The plan written is the analysis' (no plan given): mix load 0 bypassed. */
+	plan_init(&plan);
+	path = xasprintf("%s/plan.json", dir);
+	CHECK_INT(plan_load_file(&plan, path), 0);
+	free(path);
+	CHECK(plan.nr_modules > 0);
+	plan_release(&plan);
+	path = xasprintf("%s/patched/" MOD_A ".ptx", dir);
+	strbuf_reset(&sb);
+	CHECK_INT(strbuf_read_file(&sb, path, 0), 0);
+	CHECK(strstr(sb.buf, "ld.global.nc.L1::no_allocate.u32") != NULL);
+	free(path);
+
+	/* With the sources where they are in this checkout: the patch. */
+	opt.source_root = check_source_path("tests/fixtures/sources");
+	opt.source_root = xstrdup(opt.source_root);
+	CHECK_INT(capture_write_all_opts(dir, cap, NULL, &opt), 0);
+	path = xasprintf("%s/source.patch", dir);
+	strbuf_reset(&sb);
+	CHECK_INT(strbuf_read_file(&sb, path, 0), 0);
+	CHECK(strstr(sb.buf, "+\tfloat s = ca_ldg_na(&a[i]);") != NULL);
+	free(path);
+	free((char *)opt.source_root);
+
+	/* A directory without the modules: an error, nothing written. */
+	cmd = xasprintf("rm -rf %s/* && mkdir -p %s/x", dir, dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	path = xasprintf("%s/x", dir);
+	CHECK_INT(capture_write_all(path, cap, NULL), CA_E_INPUT);
+	free(path);
+	path = xasprintf("%s/x/report.txt", dir);
+	CHECK(access(path, F_OK) != 0);
+	free(path);
+	cmd = xasprintf("rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	strbuf_release(&sb);
+	json_decref(cap);
+}
+
+static void test_human(void)
+{
+	char *s;
+
+	s = report_human_bytes(812);
+	CHECK_STR(s, "812 B");
+	free(s);
+	s = report_human_bytes(1536);
+	CHECK_STR(s, "1.50 KiB");
+	free(s);
+	s = report_human_bytes(14880000);
+	CHECK_STR(s, "14.2 MiB");
+	free(s);
+	s = report_human_bytes(-2048);
+	CHECK_STR(s, "-2.00 KiB");
+	free(s);
+	s = report_human_bytes(NAN);
+	CHECK_STR(s, "unmeasured");
+	free(s);
+}
+
+int main(void)
+{
+	struct report_input in;
+	json_t *cap = fixture_capture();
+
+	CHECK(report_format_find("text") && report_format_find("html") &&
+	      report_format_find("json") && report_format_find("sarif"));
+	CHECK(report_format_find("pdf") == NULL);
+	if (cap && !build(&in, cap, 1)) {
+		test_hints(&in);
+		test_text(&in);
+		test_json(&in);
+		test_sarif(&in);
+		test_html(&in);
+		test_patch(&in);
+		test_patched_ptx(&in);
+		report_input_release(&in);
+	} else {
+		CHECK(!"cannot build the report input");
+	}
+	json_decref(cap);
+	test_verified();
+	test_incomplete_and_conflict();
+	test_bad_capture();
+	test_capture_write();
+	test_human();
+	return check_done();
+}

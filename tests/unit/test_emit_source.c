@@ -1,0 +1,459 @@
+/*
+ * Unit tests of the source-side emitters: the C++ tokenizer and kernel
+ * lookup (emitters/source_file.h), the expression matcher and the load
+ * helpers (emitters/source_rewrite.h). The helpers are also compiled with
+ * nvcc and assembled with ptxas when the CUDA toolkit is there.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/strbuf.h"
+#include "analysis/xalloc.h"
+#include "emitters/source_file.h"
+#include "emitters/source_rewrite.h"
+#include "tests/unit/check.h"
+
+static void test_base_names(void)
+{
+	char *s;
+
+	s = source_kernel_base_name("_Z3mixPKfS0_PKiPfii", NULL);
+	CHECK_STR(s, "mix");
+	free(s);
+	s = source_kernel_base_name("_ZN2ns5innerEPf", NULL);
+	CHECK_STR(s, "inner");
+	free(s);
+	s = source_kernel_base_name("_Z6kernelIfEvPT_i", NULL);
+	CHECK_STR(s, "kernel");
+	free(s);
+	s = source_kernel_base_name("plain_c_kernel", NULL);
+	CHECK_STR(s, "plain_c_kernel");
+	free(s);
+	s = source_kernel_base_name("_Z3mixPKf", "mix(float const*, float const*)");
+	CHECK_STR(s, "mix");
+	free(s);
+	s = source_kernel_base_name("x", "void ns::tiled<float, 4>(float const*, float*)");
+	CHECK_STR(s, "tiled");
+	free(s);
+	s = source_kernel_base_name("_Z999x", NULL);
+	CHECK(s == NULL);
+}
+
+static struct source_file *load_fixture(void)
+{
+	struct source_file *sf = source_file_load(check_source_path("tests/fixtures/sources/stencil.cu"));
+
+	CHECK(sf != NULL);
+	return sf;
+}
+
+static void test_find_kernel(void)
+{
+	struct source_file *sf = load_fixture();
+	struct source_kernel k;
+	size_t len;
+	const char *line;
+
+	if (!sf)
+		return;
+	CHECK_INT(strlen(sf->sha256), 64);
+	line = source_file_line(sf, 13, &len);
+	CHECK(line && len == strlen("\tfloat s = a[i];") && !strncmp(line, "\tfloat s = a[i];", len));
+	CHECK(source_file_line(sf, 0, &len) == NULL);
+	CHECK(source_file_line(sf, sf->nr_lines + 1, &len) == NULL);
+
+	CHECK_INT(source_file_find_kernel(sf, "mix", &k), 1);
+	CHECK_INT(k.nr_params, 6);
+	if (k.nr_params == 6) {
+		CHECK_STR(k.params[0], "a");
+		CHECK_STR(k.params[1], "b");
+		CHECK_STR(k.params[2], "idx");
+		CHECK_STR(k.params[3], "out");
+		CHECK_STR(k.params[5], "k");
+		CHECK_STR(k.param_types[2], "const int *__restrict__");
+	}
+	CHECK_INT(k.decl_line, 7);
+	CHECK_INT(k.body_first_line, 9);
+	CHECK_INT(k.body_last_line, 19);
+	source_kernel_release(&k);
+
+	CHECK_INT(source_file_find_kernel(sf, "gather", &k), 1);
+	CHECK_INT(k.nr_params, 5);
+	if (k.nr_params == 5)
+		CHECK_STR(k.params[0], "p");
+	source_kernel_release(&k);
+	CHECK_INT(source_file_find_kernel(sf, "axpy_inplace", &k), 1);
+	source_kernel_release(&k);
+	/* A struct name and something that is not there. */
+	CHECK_INT(source_file_find_kernel(sf, "particle", &k), 0);
+	CHECK_INT(source_file_find_kernel(sf, "nothere", &k), 0);
+	source_file_free(sf);
+}
+
+static struct source_file *file_from(const char *text)
+{
+	char path[] = "/tmp/test_emit_source_XXXXXX";
+	int fd = mkstemp(path);
+	struct source_file *sf;
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		CHECK(!"cannot write a temporary file");
+		return NULL;
+	}
+	close(fd);
+	sf = source_file_load(path);
+	unlink(path);
+	return sf;
+}
+
+static void test_find_kernel_forms(void)
+{
+	struct source_kernel k;
+	struct source_file *sf = file_from(
+		"/* a __global__ void f(int *x) { in a comment } */\n"
+		"__global__ void f(float *x);  // a declaration\n"
+		"template <typename T>\n"
+		"__global__ void __launch_bounds__(256) f(T *x, const T *y, int n = 4)\n"
+		"{\n"
+		"\tconst char *s = \"f(int *z) {\";\n"
+		"\tx[0] = y[0];\n"
+		"}\n"
+		"__device__ void g(float *a) { f(a); }\n"
+		"extern \"C\" __global__ void two(float *a) {}\n"
+		"extern \"C\" __global__ void two(int *a) {}\n"
+		"__global__ void unnamed(float *, int) {}\n");
+
+	if (!sf)
+		return;
+	CHECK_INT(source_file_find_kernel(sf, "f", &k), 1);
+	CHECK_INT(k.nr_params, 3);
+	if (k.nr_params == 3) {
+		CHECK_STR(k.params[0], "x");
+		CHECK_STR(k.params[1], "y");
+		CHECK_STR(k.params[2], "n");
+		CHECK_STR(k.param_types[1], "const T *");
+	}
+	CHECK_INT(k.body_first_line, 5);
+	CHECK_INT(k.body_last_line, 8);
+	source_kernel_release(&k);
+	CHECK_INT(source_file_find_kernel(sf, "g", &k), 0);     /* not __global__ */
+	CHECK_INT(source_file_find_kernel(sf, "two", &k), -1);  /* overloads */
+	CHECK_INT(source_file_find_kernel(sf, "unnamed", &k), 1);
+	CHECK_INT(k.nr_params, 2);
+	if (k.nr_params == 2) {
+		CHECK(k.params[0] == NULL);
+		CHECK(k.params[1] == NULL);
+	}
+	source_kernel_release(&k);
+	/* The first line starts inside no comment; line 2 does not either. */
+	CHECK_INT(sf->in_comment[0], 0);
+	source_file_free(sf);
+
+	sf = file_from("int x; /* opens\n still inside\n ends */ int y;\n");
+	if (!sf)
+		return;
+	CHECK_INT(sf->in_comment[0], 0);
+	CHECK_INT(sf->in_comment[1], 1);
+	CHECK_INT(sf->in_comment[2], 1);
+	source_file_free(sf);
+}
+
+/* Finds param on line; returns the status and, when OK, the line rewritten with helper. */
+static enum source_rewrite_status rewrite(const char *line, const char *param, const char *type,
+					  const char *helper, char **out)
+{
+	struct source_rewrite rw;
+	const struct source_rewrite *rws[1];
+	const char *helpers[1] = { helper };
+	enum source_rewrite_status st;
+
+	source_rewrite_find(&rw, line, strlen(line), 0, param, type);
+	st = rw.status;
+	*out = NULL;
+	rws[0] = &rw;
+	if (st == SOURCE_REWRITE_OK)
+		*out = source_rewrite_apply(line, strlen(line), rws, helpers, 1);
+	else
+		CHECK(rw.reason != NULL && strlen(rw.reason) > 10);
+	source_rewrite_release(&rw);
+	return st;
+}
+
+#define EXPECT_REWRITE(line, param, helper, want)                                  \
+	do {                                                                       \
+		char *got_;                                                        \
+		CHECK_INT(rewrite(line, param, NULL, helper, &got_), SOURCE_REWRITE_OK); \
+		CHECK_STR(got_, want);                                             \
+		free(got_);                                                        \
+	} while (0)
+
+#define EXPECT_STATUS(line, param, status)                                         \
+	do {                                                                       \
+		char *got_;                                                        \
+		CHECK_INT(rewrite(line, param, NULL, "h", &got_), status);         \
+		free(got_);                                                        \
+	} while (0)
+
+static void test_matcher(void)
+{
+	EXPECT_REWRITE("\tfloat s = a[i];", "a", "ca_ldg_na", "\tfloat s = ca_ldg_na(&a[i]);");
+	EXPECT_REWRITE("\tfloat x = p[i].x;", "p", "h", "\tfloat x = h(&p[i].x);");
+	EXPECT_REWRITE("\tfloat w = p->w;", "p", "h", "\tfloat w = h(&p->w);");
+	EXPECT_REWRITE("\tout[i] = x * w + 2.0f * *(q + i + k);", "q", "h",
+		       "\tout[i] = x * w + 2.0f * h(q + i + k);");
+	EXPECT_REWRITE("v = *q;", "q", "h", "v = h(q);");
+	EXPECT_REWRITE("v = *(q);", "q", "h", "v = h(q);");
+	EXPECT_REWRITE("return a[i];", "a", "h", "return h(&a[i]);");
+	EXPECT_REWRITE("v = s.a[i];", "s", "h", "v = h(&s.a[i]);");
+	EXPECT_REWRITE("v = x * a[i] & m;", "a", "h", "v = x * h(&a[i]) & m;");
+	EXPECT_REWRITE("v = t[a[i]];", "a", "h", "v = t[h(&a[i])];");
+	/* The write is not a read; the other x[i] is. */
+	EXPECT_REWRITE("\t\tx[i] = alpha * y[i] + x[i];", "x", "ca_ld_na",
+		       "\t\tx[i] = alpha * y[i] + ca_ld_na(&x[i]);");
+	EXPECT_REWRITE("if (a[i] == 0) n++;", "a", "h", "if (h(&a[i]) == 0) n++;");
+	EXPECT_REWRITE("v = a[i]; // a[j] in a comment, \"a[k]\"", "a", "h",
+		       "v = h(&a[i]); // a[j] in a comment, \"a[k]\"");
+
+	EXPECT_STATUS("\ts += a[i + k] * a[i + 2 * k];", "a", SOURCE_REWRITE_AMBIGUOUS);
+	EXPECT_STATUS("\ts += row[1];", "a", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("\tconst float *row = a + (size_t)i * k;", "a", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("a[i] = 0;", "a", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("foo(&a[i], a);", "a", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("v = sizeof(a[0]);", "a", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("v = b.a[i];", "a", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("// v = a[i];", "a", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("x[i] += 1;", "x", SOURCE_REWRITE_UNSUPPORTED);
+	EXPECT_STATUS("x[i]++;", "x", SOURCE_REWRITE_UNSUPPORTED);
+	EXPECT_STATUS("++x[i];", "x", SOURCE_REWRITE_UNSUPPORTED);
+	EXPECT_STATUS("v = *q++;", "q", SOURCE_REWRITE_UNSUPPORTED);
+	EXPECT_STATUS("v = *(k + q);", "q", SOURCE_REWRITE_UNSUPPORTED);
+	EXPECT_STATUS("v = a[i][j];", "a", SOURCE_REWRITE_UNSUPPORTED);
+	EXPECT_STATUS("v = p->f(1);", "p", SOURCE_REWRITE_UNSUPPORTED);
+	EXPECT_STATUS("v = a[i +", "a", SOURCE_REWRITE_UNSUPPORTED);
+	/* A read and an unwrappable read on one line: two reads. */
+	EXPECT_STATUS("v = a[i]; a[j] += 2;", "a", SOURCE_REWRITE_AMBIGUOUS);
+
+	/* The line starts inside a block comment. */
+	{
+		struct source_rewrite rw;
+		const char *l = "still comment a[0] */ v = a[i];";
+
+		source_rewrite_find(&rw, l, strlen(l), 1, "a", NULL);
+		CHECK_INT(rw.status, SOURCE_REWRITE_OK);
+		CHECK_INT(rw.begin, strlen("still comment a[0] */ v = "));
+		source_rewrite_release(&rw);
+	}
+}
+
+static void test_nested_apply(void)
+{
+	const char *line = "\ts += b[idx[i]];";
+	struct source_rewrite rb, ri;
+	const struct source_rewrite *rws[2] = { &rb, &ri };
+	const char *helpers[2] = { "ca_ldg_na", "ca_ldg_na" };
+	char *out;
+
+	source_rewrite_find(&rb, line, strlen(line), 0, "b", "const float *__restrict__");
+	source_rewrite_find(&ri, line, strlen(line), 0, "idx", "const int *__restrict__");
+	CHECK_INT(rb.status, SOURCE_REWRITE_OK);
+	CHECK_INT(ri.status, SOURCE_REWRITE_OK);
+	CHECK_STR(rb.elem_type, "float");
+	CHECK_STR(ri.elem_type, "int");
+	out = source_rewrite_apply(line, strlen(line), rws, helpers, 2);
+	CHECK_STR(out, "\ts += ca_ldg_na(&b[ca_ldg_na(&idx[i])]);");
+	free(out);
+	/* The same rewrite twice touches one place twice: refused. */
+	rws[1] = &rb;
+	CHECK(source_rewrite_apply(line, strlen(line), rws, helpers, 2) == NULL);
+	source_rewrite_release(&rb);
+	source_rewrite_release(&ri);
+}
+
+static void test_types(void)
+{
+	struct source_ld_type t;
+	char *s;
+
+	s = source_pointee_type("const float *__restrict__");
+	CHECK_STR(s, "float");
+	free(s);
+	s = source_pointee_type("unsigned *");
+	CHECK_STR(s, "unsigned int");
+	free(s);
+	s = source_pointee_type("const float []");
+	CHECK_STR(s, "float");
+	free(s);
+	s = source_pointee_type("unsigned long int *");
+	CHECK_STR(s, "unsigned long");
+	free(s);
+	s = source_pointee_type("const struct particle *");
+	CHECK_STR(s, "particle");
+	free(s);
+	CHECK(source_pointee_type("float **") == NULL);
+	CHECK(source_pointee_type("float") == NULL);
+	CHECK(source_pointee_type("float *const *") == NULL);
+
+	CHECK_INT(source_ld_type_parse("ld.global.nc.v4.f32", &t), 0);
+	CHECK_INT(t.vector, 4);
+	CHECK_INT(t.bits, 32);
+	CHECK_INT(t.kind, 'f');
+	CHECK_INT(source_type_matches("float4", &t), 1);
+	CHECK_INT(source_type_matches("float", &t), 0);
+	CHECK_INT(source_type_matches("particle", &t), -1);
+	CHECK_INT(source_ld_type_parse("ld.global.u32", &t), 0);
+	CHECK_INT(source_type_matches("float", &t), 1);     /* a bit copy */
+	CHECK_INT(source_type_matches("unsigned int", &t), 1);
+	CHECK_INT(source_type_matches("double", &t), 0);
+	CHECK_INT(source_ld_type_parse("ld.global.f32", &t), 0);
+	CHECK_INT(source_type_matches("int", &t), 0);
+	CHECK_INT(source_ld_type_parse("ld.global.u8", &t), 0);
+	CHECK_INT(source_ld_type_supported(&t), 0);
+	CHECK_INT(source_ld_type_parse("ld.global", &t), -1);
+}
+
+static void test_helpers(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct source_helper_need ldg_float = { "ca_ldg_na", "float", { 1, 32, 'f' } };
+	struct source_helper_need na_float = { "ca_ld_na", "float", { 1, 32, 'f' } };
+	struct source_helper_need member_u32 = { "ca_ld_el_ro", NULL, { 1, 32, 'i' } };
+	struct source_helper_need member_f32 = { "ca_ld_el_ro", NULL, { 1, 32, 'f' } };
+	const char *p;
+
+	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, 1, 1), "ca_ldg_na");
+	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, 0, 1), "ca_ld_na_ro");
+	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, 0, 0), "ca_ld_na");
+	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, 0, -1), "ca_ld_na");
+	CHECK_STR(source_helper_name(LOAD_ACTION_EVICT_LAST, 0, 0), "ca_ld_el");
+	CHECK_STR(source_helper_name(LOAD_ACTION_EVICT_FIRST, 1, 0), "ca_ldg_ef");
+	CHECK(source_helper_name(LOAD_ACTION_DEFAULT, 0, 0) == NULL);
+	CHECK(source_helper_name(LOAD_ACTION_BYPASS, 0, 0) == NULL);
+	CHECK(source_helper_name(LOAD_ACTION_CACHE, 0, 0) == NULL);
+
+	CHECK_INT(source_helpers_write(&sb, &ldg_float, 1, NULL), 1);
+	CHECK(strstr(sb.buf, "#ifndef CACHEADVISE_LDG_NA_F32\n#define CACHEADVISE_LDG_NA_F32\n") != NULL);
+	CHECK(strstr(sb.buf, "__device__ __forceinline__ float ca_ldg_na(const float *p) "
+			     "{ float v; asm(\"ld.global.nc.L1::no_allocate.f32 %0, [%1];\" : "
+			     "\"=f\"(v) : \"l\"(p)); return v; }") != NULL);
+	CHECK(strstr(sb.buf, "int ca_ldg_na") == NULL);     /* only the group needed */
+	CHECK(strstr(sb.buf, "volatile") == NULL);
+	CHECK(strstr(sb.buf, "memory") == NULL);    /* read-only data needs no clobber */
+	strbuf_reset(&sb);
+	CHECK_INT(source_helpers_write(&sb, &na_float, 1, NULL), 1);
+	p = strstr(sb.buf, "ca_ld_na(const float *p)");
+	CHECK(p && strstr(p, ": \"memory\"); return v; }"));
+	/* An unknown element type gets every group the PTX type can be. */
+	strbuf_reset(&sb);
+	CHECK_INT(source_helpers_write(&sb, &member_u32, 1, NULL), 2);
+	CHECK(strstr(sb.buf, "float ca_ld_el_ro(const float *p)") != NULL);
+	CHECK(strstr(sb.buf, "unsigned int ca_ld_el_ro(const unsigned int *p)") != NULL);
+	CHECK(strstr(sb.buf, "ld.global.L1::evict_last.s32") != NULL);
+	CHECK(strstr(sb.buf, "double") == NULL);
+	strbuf_reset(&sb);
+	CHECK_INT(source_helpers_write(&sb, &member_f32, 1, NULL), 1);
+	CHECK(strstr(sb.buf, "int ca_ld_el_ro") == NULL);
+	/* A file that already has a group gets no second copy; F32X2 is not F32. */
+	strbuf_reset(&sb);
+	CHECK_INT(source_helpers_write(&sb, &ldg_float, 1, "x\n#define CACHEADVISE_LDG_NA_F32\n"), 0);
+	CHECK_INT(sb.len, 0);
+	CHECK_INT(source_helpers_write(&sb, &ldg_float, 1, "#define CACHEADVISE_LDG_NA_F32X2\n"), 1);
+	strbuf_release(&sb);
+}
+
+/*
+ * Every helper, compiled by nvcc and assembled by ptxas: each family's
+ * instruction appears in the PTX with the qualifiers it promises.
+ */
+static void test_helpers_compile(void)
+{
+	static const char *const all[] = { "ca_ld_na", "ca_ld_na_ro", "ca_ldg_na", "ca_ld_el",
+					   "ca_ld_el_ro", "ca_ldg_el", "ca_ld_ef", "ca_ld_ef_ro",
+					   "ca_ldg_ef" };
+	static const char *const types[] = { "float", "double", "int", "unsigned int", "long",
+					     "unsigned long", "long long", "unsigned long long",
+					     "float2", "float4", "double2", "int2", "int4", "uint2",
+					     "uint4", "longlong2", "ulonglong2" };
+	static const char *const want[] = {
+		"ld.global.L1::no_allocate.f32", "ld.global.nc.L1::no_allocate.v4.f32",
+		"ld.global.L1::evict_last.s64", "ld.global.nc.L1::evict_last.v2.f64",
+		"ld.global.L1::evict_first.v4.u32", "ld.global.nc.L1::evict_first.v2.u64",
+	};
+	const char *nvcc = "/usr/local/cuda/bin/nvcc", *ptxas = "/usr/local/cuda/bin/ptxas";
+	char dir[] = "/tmp/test_emit_nvcc_XXXXXX";
+	struct source_helper_need needs[ARRAY_SIZE(all) * ARRAY_SIZE(types)];
+	struct strbuf src = STRBUF_INIT, ptx = STRBUF_INIT;
+	char *cmd, *path;
+	size_t f, t, n = 0;
+	FILE *fp;
+
+	if (access(nvcc, X_OK) || access(ptxas, X_OK)) {
+		printf("note: no nvcc/ptxas in /usr/local/cuda/bin: helpers not compiled\n");
+		return;
+	}
+	if (!mkdtemp(dir)) {
+		CHECK(!"mkdtemp");
+		return;
+	}
+	for (f = 0; f < ARRAY_SIZE(all); f++)
+		for (t = 0; t < ARRAY_SIZE(types); t++)
+			needs[n++] = (struct source_helper_need){ all[f], types[t], { 1, 32, 'i' } };
+	CHECK_INT(source_helpers_write(&src, needs, n, NULL), ARRAY_SIZE(all) * 10);
+	strbuf_addstr(&src, "__global__ void k(const char *in, char *out)\n{\n"
+			    "\tunsigned i = threadIdx.x;\n");
+	for (f = 0; f < ARRAY_SIZE(all); f++)
+		for (t = 0; t < ARRAY_SIZE(types); t++)
+			strbuf_addf(&src, "\t{ %s v = %s((const %s *)in + i); "
+				    "*(%s *)(out + %zu) = v; }\n", types[t], all[f], types[t],
+				    types[t], (f * ARRAY_SIZE(types) + t) * 64);
+	strbuf_addstr(&src, "}\n");
+	path = xasprintf("%s/all.cu", dir);
+	fp = fopen(path, "w");
+	CHECK(fp != NULL);
+	if (fp) {
+		fwrite(src.buf, 1, src.len, fp);
+		fclose(fp);
+	}
+	cmd = xasprintf("cd %s && %s -ptx -arch=sm_90 all.cu -o all.ptx 2> nvcc.log && "
+			"%s -arch=sm_90 all.ptx -o all.cubin 2> ptxas.log", dir, nvcc, ptxas);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	free(path);
+	path = xasprintf("%s/all.ptx", dir);
+	CHECK_INT(strbuf_read_file(&ptx, path, 0), 0);
+	for (f = 0; f < ARRAY_SIZE(want); f++) {
+		if (!strstr(ptx.buf, want[f]))
+			fprintf(stderr, "missing in PTX: %s\n", want[f]);
+		CHECK(strstr(ptx.buf, want[f]) != NULL);
+	}
+	/* Nine families, seventeen types: one load each, none combined away. */
+	{
+		size_t nl = 0;
+		const char *p = ptx.buf;
+		while ((p = strstr(p, "\tld.global."))) {
+			nl++;
+			p++;
+		}
+		CHECK_INT(nl, ARRAY_SIZE(all) * ARRAY_SIZE(types));
+	}
+	free(path);
+	cmd = xasprintf("rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	strbuf_release(&src);
+	strbuf_release(&ptx);
+}
+
+int main(void)
+{
+	test_base_names();
+	test_find_kernel();
+	test_find_kernel_forms();
+	test_matcher();
+	test_nested_apply();
+	test_types();
+	test_helpers();
+	test_helpers_compile();
+	return check_done();
+}
