@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# GPU: the L2 persistence advisor (issue 8) on samples/l2_reuse: a window is
+# advised on the reused buffer, each variant is measured against the
+# baseline (DRAM bytes and GPU time), and a window is kept only if faster.
+. "$(dirname "$0")/lib.sh"
+
+out=$WORK/l2
+if "$CACHEADVISE" profile --out "$out" --top 2 --repeat 5 --max-loads 8 "$SAMPLES/l2_reuse" \
+	>"$WORK/l2.stdout" 2>"$WORK/l2.stderr"; then ok; else not_ok "profile l2_reuse failed: $(tail -n 5 "$WORK/l2.stderr")"; fi
+cp "$out/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-l2.json" 2>/dev/null
+cap=$out/capture.json
+check "an L2 window is advised" 'j["l2"]["status"] == "advised"' "$cap"
+check "limits come from the device" 'j["l2"]["l2_bytes"] == j["device"]["l2_bytes"] and j["l2"]["set_aside_bytes"] <= j["device"]["persisting_l2_max_bytes"]' "$cap"
+check "every window variant was measured" 'all("verification" in w for w in j["l2"]["windows"])' "$cap"
+check "the guide's window lowers DRAM read bytes" \
+	'j["l2"]["windows"][0]["verification"]["dram_bytes"] < j["l2"]["baseline_dram_bytes"]' "$cap"
+check "a kept window is faster than the baseline" \
+	'all(w["verification"]["speedup"]["median"] > 1 for w in j["l2"]["windows"] if w["variant"] == j["l2"].get("kept"))' "$cap"
+python3 - "$cap" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1])); l2 = j["l2"]
+print("RESULT: l2 status %s; baseline DRAM %.3g B; kept: %s" % (l2["status"], l2.get("baseline_dram_bytes") or 0, l2.get("kept")))
+for w in l2.get("windows", []):
+    v = w.get("verification", {}); sp = v.get("speedup") or {}
+    print("RESULT: window %s: %.1f MB hitRatio %.2f -> DRAM %.3g B, GPU-time speedup median %.3f (noise %.3f) %s" % (
+        w["variant"], w["num_bytes"] / 1e6, w["hit_ratio"], v.get("dram_bytes") or 0,
+        sp.get("median", 0), v.get("noise") or 0, "KEPT" if v.get("kept") else "rejected: " + str(v.get("reason"))))
+PY
+finish
