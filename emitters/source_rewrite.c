@@ -554,12 +554,33 @@ static int type_fits(const struct helper_type *h, const struct source_ld_type *t
 	return h->vector == t->vector && h->bits == t->bits && (t->kind == 'i' || h->kind == 'f');
 }
 
+/*
+ * The <stdint.h> names as the built-in types they are on Linux x86-64 and
+ * aarch64 (LP64), so a uint32_t array gets the unsigned int overload.
+ */
+static const char *canonical_ctype(const char *t)
+{
+	static const char *const alias[][2] = {
+		{ "int32_t", "int" }, { "uint32_t", "unsigned int" }, { "unsigned", "unsigned int" },
+		{ "int64_t", "long" }, { "uint64_t", "unsigned long" }, { "size_t", "unsigned long" },
+		{ "ptrdiff_t", "long" }, { "intptr_t", "long" }, { "uintptr_t", "unsigned long" },
+		{ "signed int", "int" }, { "long int", "long" }, { "unsigned long int", "unsigned long" },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(alias); i++)
+		if (!strcmp(t, alias[i][0]))
+			return alias[i][1];
+	return t;
+}
+
 int source_type_matches(const char *elem_type, const struct source_ld_type *t)
 {
 	size_t i;
 
 	if (!elem_type)
 		return -1;
+	elem_type = canonical_ctype(elem_type);
 	for (i = 0; i < ARRAY_SIZE(helper_types); i++) {
 		const struct helper_type *h = &helper_types[i];
 
@@ -678,8 +699,10 @@ static int needed(const struct helper_family *f, const struct helper_type *h,
 	for (j = 0; j < n; j++) {
 		if (!needs[j].helper || strcmp(needs[j].helper, f->name))
 			continue;
-		if (needs[j].elem_type ? !strcmp(needs[j].elem_type, h->ctype)
-				       : type_fits(h, &needs[j].type))
+		/* an element type no overload names (a typedef of its own): by the load's type */
+		if (needs[j].elem_type && source_type_matches(needs[j].elem_type, &needs[j].type) >= 0
+		    ? !strcmp(canonical_ctype(needs[j].elem_type), h->ctype)
+		    : type_fits(h, &needs[j].type))
 			return 1;
 	}
 	return 0;
