@@ -6,7 +6,7 @@
 . "$(dirname "$0")/../tests/gpu/lib.sh"
 
 result "| sample | kernel | loads N | runs | profile wall s | program wall s | ratio |"
-for s in stream_table thrash_pair records stencil1d spmv l2_reuse; do
+for s in ${CA_BENCH_SAMPLES:-stream_table thrash_pair records stencil1d spmv l2_reuse}; do
 	times=()
 	for i in 1 2 3; do
 		t0=$(date +%s.%N); "$SAMPLES/$s" >/dev/null 2>&1; t1=$(date +%s.%N)

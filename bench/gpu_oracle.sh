@@ -8,7 +8,7 @@
 
 result "| sample | kernel | N | capture runs | verified speedup (median) | kept | advised plan speedup (oracle runs) | best plan speedup | ratio |"
 for s in ${CA_BENCH_SAMPLES:-stream_table thrash_pair records spmv}; do
-	"$CACHEADVISE" profile --out "$WORK/$s" --top 1 --max-loads 6 --repeat 5 --oracle=6 --no-l2 \
+	"$CACHEADVISE" profile --out "$WORK/$s" --top 1 --max-loads ${CA_BENCH_MAX_LOADS:-6} --repeat 5 --oracle=6 --no-l2 \
 		"$SAMPLES/$s" >/dev/null 2>"$WORK/$s.err" || { not_ok "$s: $(tail -n 3 "$WORK/$s.err")"; continue; }
 	ok
 	cp "$WORK/$s/capture.json" "${CA_GPU_LOGS:-$WORK}/oracle-$s.json" 2>/dev/null

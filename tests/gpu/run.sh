@@ -49,6 +49,10 @@ for t in "$here"/t_*.sh "$CA_SOURCE_DIR"/bench/gpu_*.sh; do
 	while IFS= read -r line; do
 		table+=("    ${line#RESULT: }")
 	done < <(grep '^RESULT: ' "$LOGS/$name.log")
+	# as it goes too, so a run stopped at its time limit still shows what it did
+	printf '%-28s %-8s %5ss\n' "$name" "$st" "$secs"
+	grep '^RESULT: ' "$LOGS/$name.log" | sed 's/^RESULT: /    /'
+	cp "$LOGS/$name.log" "$OUT/" 2>/dev/null
 	[ "$st" = PASS ] || [ "$st" = SKIP ] || tail -n 15 "$LOGS/$name.log" | sed 's/^/    | /'
 done
 echo
