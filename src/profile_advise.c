@@ -50,6 +50,22 @@ static int module_is_measured(struct profile_ctx *c, const struct profile_module
 
 /* ---- monitor ------------------------------------------------------------ */
 
+/* Whether a run printed what the first baseline run printed. */
+static int same_output_as_baseline(struct profile_ctx *c, json_t *run)
+{
+	json_t *runs = json_object_get(c->capture, "runs"), *r;
+	const char *mine = json_string_value(json_object_get(run, "stdout_sha256"));
+	size_t i;
+
+	json_array_foreach(runs, i, r) {
+		if (strcmp(json_string_value(json_object_get(r, "variant")), "baseline"))
+			continue;
+		return mine && !strcmp(mine, json_string_value(json_object_get(r, "stdout_sha256")) ?
+					   json_string_value(json_object_get(r, "stdout_sha256")) : "");
+	}
+	return 1;
+}
+
 int profile_monitor(struct profile_ctx *c)
 {
 	char *dir = xasprintf("%s/runs/%03u.subst", c->dir, c->run_index);
@@ -61,6 +77,7 @@ int profile_monitor(struct profile_ctx *c)
 	};
 	struct run_events ev;
 	struct run_result res;
+	json_t *rj = NULL;
 	char *env[4];
 	size_t i;
 	int ret;
@@ -101,8 +118,12 @@ int profile_monitor(struct profile_ctx *c)
 	env[3] = NULL;
 	run_events_init(&ev);
 	profile_progress(c, "monitor run");
-	ret = profile_run_program(c, "monitor", env, &ev, &res, NULL);
+	ret = profile_run_program(c, "monitor", env, &ev, &res, &rj);
 	free(env[0]);
+	if (!ret && res.status == RUN_OK && !same_output_as_baseline(c, rj))
+		note(c, "the instrumented (monitor) run printed other output than the baseline: the "
+		     "instrumentation changed what the program computes, so its counts describe a "
+		     "different execution; treat access counts and the software-cache ranking with care");
 	if (!ret && res.status == RUN_INTERRUPTED)
 		ret = error_set(CA_E_INTERRUPTED, "interrupted during the monitor run");
 	if (!ret && res.status != RUN_OK)
