@@ -19,15 +19,20 @@ enum advise_model {
 struct advise_options {
 	enum advise_model model;
 	const char *method;         /* solver whose answer becomes the plan: "ilp" default */
+	size_t exhaustive_max_n;    /* exhaustive search runs on kernels with at most this
+				       many nodes (default 20) */
+	double time_limit_seconds;  /* per kernel for the ILP (default 60; 0 = none) */
 };
 
 void advise_options_init(struct advise_options *opt);
 
 /*
  * Fills plan with the chosen action for every measured load (cached loads
- * keep their current form: "default" when they had none; bypassed loads get
- * "L1::no_allocate"; ties keep the current form) and returns in *analysis a
- * new JSON object (caller owns), documented in docs/analysis-json.md:
+ * keep their current form: "default" when they had none, nothing in the
+ * plan when they already carry a cache operator or L1 eviction priority;
+ * bypassed loads get "L1::no_allocate"; ties keep the current form and are
+ * left out of the plan) and returns in *analysis a new JSON object (caller
+ * owns), documented in docs/analysis-json.md:
  *   {"schema": "cacheadvise.analysis/1", "model": "sector",
  *    "kernels": [{"module": ..., "name": ..., "graph": <graph.json>,
  *       "solutions": [{"method", "cached", "bypassed", "objective", "optimal", "seconds"}],
@@ -36,7 +41,16 @@ void advise_options_init(struct advise_options *opt);
  *                  "hit", "access", "hit_rate", "weight_bytes",
  *                  "traffic_saved_bytes"}],
  *       "expected_l2_traffic_saved_bytes": ...}]}
- * Returns 0 or CA_E_INPUT (a capture missing what the model needs, named).
+ * The nodes of a kernel's graph are its patchable loads with a measured
+ * "hit"; the others are listed under "left_out" with the reason. Every
+ * solver that applies runs (exhaustive only up to exhaustive_max_n nodes);
+ * opt->method's answer becomes the plan (the ILP's when exhaustive was
+ * asked for but the kernel is too large; "note" says so).
+ * Returns 0, CA_E_INPUT (a capture missing what the model needs or holding
+ * a malformed item: the message names the kernel and the JSON path),
+ * CA_E_USAGE for an unknown opt->method, or CA_E_INTERNAL when the ILP
+ * library fails. On error *analysis is NULL and plan may hold the kernels
+ * done so far.
  */
 int advise_capture(json_t *capture, const struct advise_options *opt,
 		   struct plan *plan, json_t **analysis);

@@ -3,16 +3,43 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "analysis/graph.h"
 
 /*
  * Solvers of the traffic reduction maximization problem, one interface
  * (STYLE.md "back-ends as tables of functions"): adding a solver is adding a
- * file and a row in solver.c's table.
+ * file and a row in solver.c's table. docs/model.md gives the formulations.
+ *
+ *   ilp         GLPK branch and cut on the seed's linearisation (exact)
+ *   heuristic   the seed's Algorithm 1, O(n^2)
+ *   exhaustive  every one of the 2^n subsets in Gray-code order, O(n 2^n)
  */
 struct solver_options {
 	double time_limit_seconds;  /* ILP: 0 = no limit */
-	size_t exhaustive_max_n;    /* exhaustive refuses larger graphs (default 24) */
+	size_t exhaustive_max_n;    /* exhaustive refuses larger graphs (default 24, at most 62) */
+	/*
+	 * ILP formulation switches, for experiments (bench/bench_solve.c and
+	 * bench/results/solve.md say what each costs); the defaults are what
+	 * docs/model.md describes.
+	 */
+	int ilp_full_linearisation; /* 1: all three constraints on every edge (the seed's
+				       text); 0 (default): only the ones the edge's sign needs */
+	int ilp_continuous_pairs;   /* 1: M_ij continuous in [0,1] (integral anyway once the
+				       N are); 0 (default): binary, as in the seed */
+	int ilp_warm_start;         /* 1 (default): give GLPK the heuristic's answer as the
+				       first incumbent (not with ilp_presolve) */
+	int ilp_fix_persistent;     /* 1 (default): fix loads whose best/worst marginal gain
+				       decides them before calling GLPK (docs/model.md) */
+	int ilp_cuts;               /* 1: GLPK's GMI, MIR, cover and clique cuts; 0 (default) */
+	int ilp_presolve;           /* 1: GLPK's MIP presolver, which renumbers the columns
+				       and so disables the warm start and the triangle cuts;
+				       0 (default) */
+	int ilp_triangle_cuts;      /* 1 (default): separate the triangle inequalities of the
+				       boolean quadric polytope (not with ilp_presolve) */
+	int ilp_branching;          /* GLP_BR_* or 0 for GLPK's default */
+	int ilp_backtracking;       /* GLP_BT_* or 0 for GLPK's default */
 };
 
 struct solver_result {
@@ -22,11 +49,18 @@ struct solver_result {
 	int optimal;                /* proven optimal */
 	double gap;                 /* relative MIP gap when a limit stopped the ILP, else 0 */
 	double seconds;
+	double bound;               /* proven upper bound of the objective (= objective
+				       when optimal); NAN from the heuristic */
 };
 
 struct solver {
 	const char *name;
-	/* Returns 0, or a negative CA_E_* code with the message set. */
+	/*
+	 * Fills every field of res (res need not be initialised; on error it
+	 * is left empty and needs no release). Returns 0, or a negative
+	 * CA_E_* code with the message set: CA_E_INPUT when the graph is too
+	 * large for the method, CA_E_INTERNAL when the ILP library fails.
+	 */
 	int (*solve)(const struct graph *g, const struct solver_options *opt,
 		     struct solver_result *res);
 };
@@ -36,5 +70,37 @@ void solver_result_release(struct solver_result *res);
 /* NULL-terminated table of every solver; solver_find returns NULL for unknown names. */
 extern const struct solver *const solver_table[];
 const struct solver *solver_find(const char *name);
+
+/*
+ * The JSON form of a result, as `solve --json` prints it and the analysis
+ * JSON embeds it (caller owns): {"method", "cached": [ids], "bypassed":
+ * [ids], "objective", "optimal", "seconds"}, plus "gap" and "bound" when
+ * an ILP was stopped by its time limit.
+ */
+json_t *solver_result_to_json(const struct graph *g, const struct solver_result *res);
+
+/*
+ * One decision of Algorithm 1, in the order they were taken: the node
+ * visited, its T_other (edges to the cached and remaining nodes), T =
+ * T_other + W(v), and whether it was cached (T > 0) or bypassed.
+ */
+struct heuristic_step {
+	size_t node;
+	double t_other;
+	double t;
+	int cached;
+};
+
+/*
+ * The heuristic with its trace: steps (may be NULL) receives g->n entries.
+ * Same result as the table's "heuristic" solver.
+ */
+int solver_heuristic_trace(const struct graph *g, struct solver_result *res,
+			   struct heuristic_step *steps);
+
+/* For the back-ends: a monotonic clock in seconds. */
+double solver_clock(void);
+/* For the back-ends: res zeroed, method set, cached allocated (n flags, all 0). */
+void solver_result_start(struct solver_result *res, const char *method, size_t n);
 
 #endif

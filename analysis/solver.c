@@ -1,0 +1,88 @@
+#include "analysis/solver.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "analysis/xalloc.h"
+
+extern const struct solver solver_ilp;
+extern const struct solver solver_heuristic;
+extern const struct solver solver_exhaustive;
+
+const struct solver *const solver_table[] = {
+	&solver_ilp,
+	&solver_heuristic,
+	&solver_exhaustive,
+	NULL,
+};
+
+void solver_options_init(struct solver_options *opt)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->time_limit_seconds = 0;
+	opt->exhaustive_max_n = 24;
+	opt->ilp_full_linearisation = 0;
+	opt->ilp_continuous_pairs = 0;
+	opt->ilp_warm_start = 1;
+	opt->ilp_fix_persistent = 1;
+	opt->ilp_cuts = 0;
+	opt->ilp_presolve = 0;
+	opt->ilp_triangle_cuts = 1;
+	opt->ilp_branching = 0;
+	opt->ilp_backtracking = 0;
+}
+
+void solver_result_start(struct solver_result *res, const char *method, size_t n)
+{
+	memset(res, 0, sizeof(*res));
+	res->method = method;
+	res->cached = xcalloc(n ? n : 1, 1);
+	res->bound = NAN;
+}
+
+void solver_result_release(struct solver_result *res)
+{
+	free(res->cached);
+	res->cached = NULL;
+}
+
+const struct solver *solver_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; solver_table[i]; i++)
+		if (!strcmp(solver_table[i]->name, name))
+			return solver_table[i];
+	return NULL;
+}
+
+double solver_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+json_t *solver_result_to_json(const struct graph *g, const struct solver_result *res)
+{
+	json_t *obj = json_object(), *cached = json_array(), *bypassed = json_array();
+	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		json_array_append_new(res->cached[i] ? cached : bypassed,
+				      json_string(g->nodes[i].id));
+	json_object_set_new(obj, "method", json_string(res->method));
+	json_object_set_new(obj, "cached", cached);
+	json_object_set_new(obj, "bypassed", bypassed);
+	json_object_set_new(obj, "objective", json_real(res->objective));
+	json_object_set_new(obj, "optimal", json_boolean(res->optimal));
+	json_object_set_new(obj, "seconds", json_real(res->seconds));
+	if (!res->optimal && isfinite(res->bound)) {
+		json_object_set_new(obj, "gap", json_real(res->gap));
+		json_object_set_new(obj, "bound", json_real(res->bound));
+	}
+	return obj;
+}

@@ -1,0 +1,392 @@
+/*
+ * advise_capture on hand-made captures whose answers are worked out in
+ * their "comment" fields (tests/fixtures/graphs/capture-*.json).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/advise.h"
+#include "analysis/error.h"
+#include "analysis/json_file.h"
+#include "analysis/plan.h"
+#include "tests/unit/check.h"
+
+static json_t *load_fixture(const char *name)
+{
+	char rel[256];
+	json_t *doc;
+
+	snprintf(rel, sizeof(rel), "tests/fixtures/graphs/%s", name);
+	doc = json_file_load(check_source_path(rel));
+	if (!doc)
+		fprintf(stderr, "%s\n", error_message());
+	return doc;
+}
+
+/* The plan's action for a load as a name, "-" when the plan has none. */
+static const char *plan_action(const struct plan *p, const char *module, const char *fn,
+			       unsigned ordinal)
+{
+	size_t m, f, l;
+
+	for (m = 0; m < p->nr_modules; m++) {
+		const struct plan_module *pm = &p->modules[m];
+
+		if (!pm->id || strcmp(pm->id, module))
+			continue;
+		for (f = 0; f < pm->nr_functions; f++) {
+			if (strcmp(pm->functions[f].name, fn))
+				continue;
+			for (l = 0; l < pm->functions[f].nr_loads; l++)
+				if (pm->functions[f].loads[l].ordinal == ordinal)
+					return load_action_name(pm->functions[f].loads[l].action);
+		}
+	}
+	return "-";
+}
+
+static json_t *kernel(json_t *analysis, const char *name)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(analysis, "kernels"), i, k)
+		if (!strcmp(json_string_value(json_object_get(k, "name")), name))
+			return k;
+	return NULL;
+}
+
+static json_t *load(json_t *k, unsigned ordinal)
+{
+	json_t *l;
+	size_t i;
+
+	json_array_foreach(json_object_get(k, "loads"), i, l)
+		if (json_integer_value(json_object_get(l, "ordinal")) == ordinal)
+			return l;
+	return NULL;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	return s ? s : "(none)";
+}
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static json_t *solution(json_t *k, const char *method)
+{
+	json_t *s;
+	size_t i;
+
+	json_array_foreach(json_object_get(k, "solutions"), i, s)
+		if (!strcmp(str(s, "method"), method))
+			return s;
+	return NULL;
+}
+
+static void test_basic(void)
+{
+	json_t *cap = load_fixture("capture-basic.json"), *an = NULL, *k, *l, *lo;
+	struct advise_options opt;
+	struct plan plan;
+
+	if (!cap) {
+		CHECK(0);
+		return;
+	}
+	advise_options_init(&opt);
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	CHECK_STR(str(an, "schema"), "cacheadvise.analysis/1");
+	CHECK_STR(str(an, "model"), "sector");
+	CHECK_INT(json_array_size(json_object_get(an, "kernels")), 2);
+
+	k = kernel(an, "stream");
+	CHECK(k != NULL);
+	CHECK_STR(str(k, "module"), "aaaaaaaaaaaaaaaa");
+	CHECK_STR(str(k, "chosen"), "ilp");
+	CHECK(json_is_true(json_object_get(k, "optimal")));
+	CHECK_NEAR(num(k, "expected_l2_traffic_saved_bytes"), 6400, 1e-9);
+	/* ilp, heuristic and exhaustive (4 nodes) all ran and agree here */
+	CHECK_INT(json_array_size(json_object_get(k, "solutions")), 3);
+	CHECK_NEAR(num(solution(k, "exhaustive"), "objective"), 6400, 1e-9);
+	CHECK_NEAR(num(solution(k, "heuristic"), "objective"), 6400, 1e-9);
+	/* the graph: 4 nodes (ld3 unpatchable, ld5 unmeasured), W = 32 hit */
+	CHECK_INT(json_array_size(json_object_get(json_object_get(k, "graph"), "nodes")), 4);
+	CHECK_INT(json_array_size(json_object_get(json_object_get(k, "graph"), "edges")), 2);
+	CHECK_INT(json_integer_value(json_object_get(k, "pairs_missing")), 0);
+
+	l = load(k, 0);
+	CHECK_STR(str(l, "decision"), "cache");
+	CHECK_STR(str(l, "action"), "default");
+	CHECK_NEAR(num(l, "weight_bytes"), 3200, 0);
+	CHECK_NEAR(num(l, "traffic_saved_bytes"), 3200 + 1600 / 2, 1e-9);
+	CHECK_NEAR(num(l, "hit_rate"), 0.25, 1e-12);
+	l = load(k, 1);
+	CHECK_STR(str(l, "decision"), "cache");
+	CHECK(json_is_null(json_object_get(l, "action")));
+	CHECK(strstr(str(l, "reason"), "L1::evict_last") != NULL);
+	CHECK_NEAR(num(l, "traffic_saved_bytes"), 1600 + 1600 / 2, 1e-9);
+	l = load(k, 2);
+	CHECK_STR(str(l, "decision"), "keep");
+	CHECK(json_is_null(json_object_get(l, "action")));
+	CHECK(json_is_null(json_object_get(l, "hit_rate")));
+	l = load(k, 4);
+	CHECK_STR(str(l, "decision"), "bypass");
+	CHECK_STR(str(l, "action"), "L1::no_allocate");
+	CHECK_NEAR(num(l, "weight_bytes"), 2560, 0);
+	CHECK_NEAR(num(l, "traffic_saved_bytes"), 0, 0);
+	CHECK(load(k, 3) == NULL);
+	CHECK(load(k, 5) == NULL);
+	lo = json_object_get(k, "left_out");
+	CHECK_INT(json_array_size(lo), 2);
+	CHECK_STR(str(json_array_get(lo, 0), "reason"), "not patchable");
+	CHECK_STR(str(json_array_get(lo, 1), "reason"), "not measured");
+
+	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 0), "default");
+	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 1), "-");
+	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 2), "-");
+	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 3), "-");
+	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 4), "L1::no_allocate");
+	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 5), "-");
+
+	/* 'mix': the heuristic falls short, the plan follows the ILP */
+	k = kernel(an, "mix");
+	CHECK_NEAR(num(k, "expected_l2_traffic_saved_bytes"), 22 * 32, 1e-9);
+	CHECK_NEAR(num(solution(k, "heuristic"), "objective"), 15 * 32, 1e-9);
+	CHECK_NEAR(num(solution(k, "exhaustive"), "objective"), 22 * 32, 1e-9);
+	CHECK_STR(plan_action(&plan, "bbbbbbbbbbbbbbbb", "mix", 0), "L1::no_allocate");
+	CHECK_STR(plan_action(&plan, "bbbbbbbbbbbbbbbb", "mix", 1), "default");
+	CHECK_STR(plan_action(&plan, "bbbbbbbbbbbbbbbb", "mix", 2), "L1::no_allocate");
+	CHECK_STR(plan_action(&plan, "bbbbbbbbbbbbbbbb", "mix", 3), "default");
+	json_decref(an);
+	plan_release(&plan);
+
+	/* the heuristic's answer when asked for */
+	opt.method = "heuristic";
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	k = kernel(an, "mix");
+	CHECK_STR(str(k, "chosen"), "heuristic");
+	CHECK(json_is_false(json_object_get(k, "optimal")));
+	CHECK_NEAR(num(k, "expected_l2_traffic_saved_bytes"), 15 * 32, 1e-9);
+	CHECK_STR(plan_action(&plan, "bbbbbbbbbbbbbbbb", "mix", 2), "default");
+	CHECK_STR(plan_action(&plan, "bbbbbbbbbbbbbbbb", "mix", 3), "L1::no_allocate");
+	json_decref(an);
+	plan_release(&plan);
+
+	/* exhaustive asked for, but a kernel is above its limit: the ILP decides */
+	opt.method = "exhaustive";
+	opt.exhaustive_max_n = 3;
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	k = kernel(an, "mix");
+	CHECK_STR(str(k, "chosen"), "ilp");
+	CHECK(json_object_get(k, "note") != NULL);
+	CHECK(solution(k, "exhaustive") == NULL);
+	json_decref(an);
+	plan_release(&plan);
+
+	opt.method = "magic";
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), CA_E_USAGE);
+	CHECK(an == NULL);
+	plan_release(&plan);
+	json_decref(cap);
+}
+
+static void test_sector_size(void)
+{
+	json_t *cap = load_fixture("capture-basic.json"), *an = NULL;
+	struct advise_options opt;
+	struct plan plan;
+
+	if (!cap) {
+		CHECK(0);
+		return;
+	}
+	/* a 64-byte sector doubles every weight; no device at all means 32 */
+	json_object_set_new(json_object_get(cap, "device"), "sector_bytes", json_integer(64));
+	advise_options_init(&opt);
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	CHECK_NEAR(num(kernel(an, "stream"), "expected_l2_traffic_saved_bytes"), 12800, 1e-9);
+	json_decref(an);
+	json_object_del(cap, "device");
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	CHECK_NEAR(num(kernel(an, "stream"), "expected_l2_traffic_saved_bytes"), 6400, 1e-9);
+	json_decref(an);
+	json_object_set_new(cap, "device", json_pack("{s:i}", "sector_bytes", 0));
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), CA_E_INPUT);
+	CHECK(strstr(error_message(), "device.sector_bytes") != NULL);
+	plan_release(&plan);
+	json_decref(cap);
+}
+
+static void test_classic(void)
+{
+	json_t *cap = load_fixture("capture-classic.json"), *an = NULL, *k;
+	struct advise_options opt;
+	struct plan plan;
+
+	if (!cap) {
+		CHECK(0);
+		return;
+	}
+	advise_options_init(&opt);
+	opt.model = ADVISE_MODEL_CLASSIC;
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	CHECK_STR(str(an, "model"), "classic");
+	k = kernel(an, "gather");
+	CHECK_NEAR(num(load(k, 0), "weight_bytes"), 1280, 1e-9);
+	CHECK_NEAR(num(load(k, 1), "weight_bytes"), -10240, 1e-9);
+	CHECK_NEAR(num(k, "expected_l2_traffic_saved_bytes"), 1280, 1e-9);
+	CHECK_STR(str(load(k, 0), "decision"), "cache");
+	CHECK_STR(str(load(k, 1), "decision"), "bypass");
+	CHECK_STR(plan_action(&plan, "cccccccccccccccc", "gather", 1), "L1::no_allocate");
+	json_decref(an);
+	plan_release(&plan);
+
+	/* the same capture in the sector model caches both */
+	opt.model = ADVISE_MODEL_SECTOR;
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	CHECK_NEAR(num(kernel(an, "gather"), "expected_l2_traffic_saved_bytes"), 2880, 1e-9);
+	json_decref(an);
+	plan_release(&plan);
+
+	/* what the classic model lacks is named */
+	opt.model = ADVISE_MODEL_CLASSIC;
+	k = json_array_get(json_object_get(cap, "kernels"), 0);
+	json_object_set_new(json_object_get(k, "efficiency"), "off", json_null());
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), CA_E_INPUT);
+	CHECK(strstr(error_message(), "'gather'") != NULL);
+	CHECK(strstr(error_message(), "efficiency") != NULL);
+	json_object_set_new(json_object_get(k, "efficiency"), "off", json_real(1.0));
+	json_object_set_new(json_array_get(json_object_get(k, "loads"), 1), "access", json_null());
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), CA_E_INPUT);
+	CHECK(strstr(error_message(), "'gather'") != NULL);
+	CHECK(strstr(error_message(), "\"access\" of load 1") != NULL);
+	plan_release(&plan);
+	json_decref(cap);
+}
+
+/* Pairs that were not measured weigh 0 and are counted. */
+static void test_missing_pairs(void)
+{
+	json_t *cap = load_fixture("capture-basic.json"), *an = NULL, *pairs;
+	struct advise_options opt;
+	struct plan plan;
+
+	if (!cap) {
+		CHECK(0);
+		return;
+	}
+	pairs = json_object_get(json_array_get(json_object_get(cap, "kernels"), 0), "pairs");
+	json_array_remove(pairs, 5);                                           /* (2, 4) gone */
+	json_object_set_new(json_array_get(pairs, 2), "hit", json_null());     /* (0, 4) null */
+	advise_options_init(&opt);
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	CHECK_INT(json_integer_value(json_object_get(kernel(an, "stream"), "pairs_missing")), 2);
+	/* without the conflict edge ld4 is worth caching too */
+	CHECK_NEAR(num(kernel(an, "stream"), "expected_l2_traffic_saved_bytes"), 6400 + 2560, 1e-9);
+	json_decref(an);
+	plan_release(&plan);
+	json_decref(cap);
+}
+
+static void expect_bad(const char *mutation, json_t *cap, const char *want)
+{
+	struct advise_options opt;
+	struct plan plan;
+	json_t *an = NULL;
+	int ret;
+
+	advise_options_init(&opt);
+	plan_init(&plan);
+	ret = advise_capture(cap, &opt, &plan, &an);
+	if (ret != CA_E_INPUT || !strstr(error_message(), want)) {
+		fprintf(stderr, "%s: got %d '%s', want '%s'\n", mutation, ret, error_message(), want);
+		CHECK(0);
+	} else {
+		CHECK(an == NULL);
+	}
+	json_decref(an);
+	plan_release(&plan);
+}
+
+static void test_bad_captures(void)
+{
+	json_t *cap = load_fixture("capture-basic.json"), *k0, *pairs, *copy;
+
+	if (!cap) {
+		CHECK(0);
+		return;
+	}
+	k0 = json_array_get(json_object_get(cap, "kernels"), 0);
+	pairs = json_object_get(k0, "pairs");
+
+	copy = json_deep_copy(cap);
+	json_object_set_new(json_array_get(json_object_get(json_array_get(
+		json_object_get(copy, "kernels"), 0), "pairs"), 1), "j", json_integer(9));
+	expect_bad("unknown load in a pair", copy, "kernels[0].pairs[1].j: no load with ordinal 9");
+	json_decref(copy);
+
+	copy = json_deep_copy(cap);
+	json_object_set_new(json_array_get(json_object_get(json_array_get(
+		json_object_get(copy, "kernels"), 0), "loads"), 4), "hit", json_integer(-1));
+	expect_bad("negative hit", copy, "kernels[0].loads[4].hit: not a non-negative number");
+	json_decref(copy);
+
+	copy = json_deep_copy(cap);
+	json_object_set_new(json_array_get(json_object_get(json_array_get(
+		json_object_get(copy, "kernels"), 0), "pairs"), 0), "j", json_integer(0));
+	expect_bad("pair with itself", copy, "kernels[0].pairs[0]: a pair of load 0 with itself");
+	json_decref(copy);
+
+	copy = json_deep_copy(cap);
+	json_array_append(json_object_get(json_array_get(json_object_get(copy, "kernels"), 0),
+					  "pairs"), json_array_get(pairs, 0));
+	expect_bad("duplicate pair", copy, "kernels[0].pairs[6]: pair (0, 1) listed twice");
+	json_decref(copy);
+
+	copy = json_deep_copy(cap);
+	json_object_set_new(json_array_get(json_object_get(json_array_get(
+		json_object_get(copy, "kernels"), 0), "loads"), 2), "ordinal", json_integer(0));
+	expect_bad("duplicate ordinal", copy, "kernels[0].loads[2].ordinal: load 0 listed twice");
+	json_decref(copy);
+
+	copy = json_deep_copy(cap);
+	json_object_del(json_array_get(json_object_get(copy, "kernels"), 1), "name");
+	expect_bad("no name", copy, "kernels[1].name: missing");
+	json_decref(copy);
+
+	copy = json_deep_copy(cap);
+	json_object_del(copy, "kernels");
+	expect_bad("no kernels", copy, "kernels: missing");
+	json_decref(copy);
+
+	json_decref(cap);
+}
+
+int main(void)
+{
+	test_basic();
+	test_sector_size();
+	test_classic();
+	test_missing_pairs();
+	test_bad_captures();
+	return check_done();
+}
