@@ -371,6 +371,58 @@ static void hints_section(struct strbuf *out, const struct report_input *in,
 		strbuf_addstr(out, "  (no decided loads)\n");
 }
 
+static void plan_bits(struct strbuf *out, json_t *plans, json_int_t plan)
+{
+	json_t *cached = json_object_get(json_array_get(plans, (size_t)plan), "cached"), *v;
+	size_t i;
+
+	strbuf_addch(out, '{');
+	json_array_foreach(cached, i, v)
+		strbuf_addf(out, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
+	strbuf_addch(out, '}');
+}
+
+/* --oracle: one line a kernel, then its five fastest plans. */
+static void oracle_text(struct strbuf *out, json_t *oracle)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(oracle, "kernels"), i, k) {
+		json_t *plans = json_object_get(k, "plans");
+		size_t n = json_array_size(plans), shown, j;
+		double *sp = xcalloc(n + 1, sizeof(double));
+		unsigned char *used = xcalloc(n + 1, 1);
+
+		strbuf_addf(out, "  %s: %lld loads, %lld plans x %lld rounds\n",
+			    json_string_value(json_object_get(k, "kernel")),
+			    (long long)json_integer_value(json_object_get(k, "loads")), (long long)n,
+			    (long long)json_integer_value(json_object_get(k, "rounds")));
+		strbuf_addstr(out, "    advised plan ");
+		plan_bits(out, plans, json_integer_value(json_object_get(k, "advised_plan")));
+		strbuf_addf(out, " %.3fx, best plan ", report_json_number(k, "advised_speedup"));
+		plan_bits(out, plans, json_integer_value(json_object_get(k, "best_plan")));
+		strbuf_addf(out, " %.3fx: the advice reaches %.1f%% of the best\n",
+			    report_json_number(k, "best_speedup"), 100 * report_json_number(k, "ratio"));
+		for (j = 0; j < n; j++)
+			sp[j] = report_json_number(json_array_get(plans, j), "speedup");
+		for (shown = 0; shown < 5 && shown < n; shown++) {
+			size_t best = n;
+			for (j = 0; j < n; j++)
+				if (!used[j] && !isnan(sp[j]) && (best == n || sp[j] > sp[best]))
+					best = j;
+			if (best == n)
+				break;
+			used[best] = 1;
+			strbuf_addstr(out, "      cached ");
+			plan_bits(out, plans, (json_int_t)best);
+			strbuf_addf(out, ": %.3fx\n", sp[best]);
+		}
+		free(sp);
+		free(used);
+	}
+}
+
 static void sections(struct strbuf *out, const struct report_input *in, const struct palette *p)
 {
 	size_t i;
@@ -381,6 +433,8 @@ static void sections(struct strbuf *out, const struct report_input *in, const st
 		const char *title = report_section_title(s->key, &candidate);
 		size_t c;
 
+		if (!strcmp(s->key, "oracle") && s->kernel)
+			continue;   /* the same numbers as the program-wide section */
 		strbuf_addf(out, "\n%s", p->bold);
 		for (c = 0; title[c]; c++)
 			strbuf_addch(out, toupper((unsigned char)title[c]));
@@ -388,7 +442,10 @@ static void sections(struct strbuf *out, const struct report_input *in, const st
 			    s->kernel ? s->kernel : "",
 			    candidate ? "candidate, not verified on this program" : "as measured",
 			    s->origin);
-		json_text(out, s->value, 2);
+		if (!strcmp(s->key, "oracle") && !s->kernel && json_object_get(s->value, "kernels"))
+			oracle_text(out, s->value);
+		else
+			json_text(out, s->value, 2);
 	}
 }
 

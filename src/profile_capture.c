@@ -541,6 +541,32 @@ int profile_capture_variants(struct profile_ctx *c)
 	return ret;
 }
 
+/* The C++ name of a kernel (c++filt from binutils), or NULL when unavailable. */
+static json_t *demangle(const char *name)
+{
+	char *cmd, buf[4096];
+	FILE *f;
+	json_t *out = NULL;
+	size_t n;
+
+	if (strncmp(name, "_Z", 2) || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.") != strlen(name))
+		return NULL;
+	cmd = xasprintf("c++filt '%s' 2>/dev/null", name);
+	f = popen(cmd, "r");
+	free(cmd);
+	if (!f)
+		return NULL;
+	if (fgets(buf, sizeof(buf), f)) {
+		n = strlen(buf);
+		while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+			buf[--n] = '\0';
+		if (n && strcmp(buf, name))
+			out = json_string(buf);
+	}
+	pclose(f);
+	return out;
+}
+
 static json_t *num_or_null(double v)
 {
 	return isnan(v) ? json_null() : json_real(v);
@@ -603,6 +629,11 @@ void profile_fill_kernels(struct profile_ctx *c)
 			"grid", k->disc.grid[0], k->disc.grid[1], k->disc.grid[2],
 			"block", k->disc.block[0], k->disc.block[1], k->disc.block[2],
 			"dynamic_shared_bytes", k->disc.dynamic_shared);
+		{
+			json_t *d = demangle(k->name);
+			if (d)
+				json_object_set_new(kj, "demangled", d);
+		}
 		json_object_set_new(kj, "static_shared_bytes", k->disc.static_shared >= 0 ?
 				    json_integer(k->disc.static_shared) : json_integer((json_int_t)fn->static_shared_bytes));
 		json_object_set_new(kj, "registers", k->disc.registers >= 0 ?
