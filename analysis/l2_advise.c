@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/error.h"
+#include "analysis/strbuf.h"
 #include "analysis/xalloc.h"
 
 struct candidate {
@@ -201,11 +202,46 @@ json_t *l2_advise(json_t *capture)
 			"may keep it there (to be measured)", (long long)c->alloc, c->bytes / 1e6,
 			c->bytes_read / c->bytes, c->launches, footprint / 1e6, l2 / 1e6));
 	}
+	{
+		json_t *w;
+		json_array_foreach(wins, i, w) {
+			char *code = l2_advise_snippet(w, NULL);
+			json_object_set_new(w, "snippet", json_string(code));
+			free(code);
+		}
+	}
 	json_object_set_new(out, "windows", wins);
 	for (i = 0; i < n; i++)
 		json_decref(cs[i].kernels);
 	free(cs);
 	return out;
+}
+
+char *l2_advise_snippet(json_t *w, const char *buffer)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *k;
+	size_t i;
+
+	if (!buffer)
+		buffer = "buffer";
+	strbuf_addf(&sb, "#include \"device/l2window.h\"   /* from cacheadvise */\n\n");
+	strbuf_addf(&sb, "/* once, after allocating %s (allocation #%lld, %.1f MB) */\n", buffer,
+		    (long long)json_integer_value(json_object_get(w, "alloc")),
+		    num(w, "num_bytes") / 1e6);
+	strbuf_addf(&sb, "l2window_set_aside(%lluull, NULL);\n",
+		    (unsigned long long)num(w, "set_aside_bytes"));
+	strbuf_addstr(&sb, "\n/* around each launch of");
+	json_array_foreach(json_object_get(w, "kernels"), i, k)
+		strbuf_addf(&sb, "%s %s", i ? "," : "", json_string_value(k));
+	strbuf_addstr(&sb, " */\n");
+	strbuf_addf(&sb, "l2window_stream_set(stream, (const char *)%s + %lld, %lluull, %.3ff, NULL);\n",
+		    buffer, (long long)json_integer_value(json_object_get(w, "offset")),
+		    (unsigned long long)num(w, "num_bytes"), num(w, "hit_ratio"));
+	strbuf_addstr(&sb, "kernel<<<grid, block, 0, stream>>>(...);\n");
+	strbuf_addstr(&sb, "l2window_stream_reset(stream, NULL, 0);   /* later kernels get the whole L2 */\n");
+	strbuf_addstr(&sb, "\n/* when the buffer is no longer reused */\nl2window_reset_all(1);\n");
+	return strbuf_detach(&sb, NULL);
 }
 
 json_t *l2_advise_window_file(json_t *w)
@@ -214,6 +250,8 @@ json_t *l2_advise_window_file(json_t *w)
 
 	json_object_del(win, "variant");
 	json_object_del(win, "set_aside_bytes");
+	json_object_del(win, "snippet");
+	json_object_del(win, "verification");
 	return json_pack("{s:O, s:[o]}", "set_aside_bytes", json_object_get(w, "set_aside_bytes"),
 			 "windows", win);
 }

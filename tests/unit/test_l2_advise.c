@@ -40,11 +40,21 @@ static void test_advised(void)
 	CHECK_NEAR(json_number_value(json_object_get(w, "hit_ratio")), 1.0, 1e-9);
 	CHECK_STR(json_string_value(json_array_get(json_object_get(w, "kernels"), 0)), "gather_mix");
 	CHECK_INT(json_array_size(json_object_get(w, "kernels")), 1);
+	/* code a programmer pastes, with device/l2window.h's helpers */
+	{
+		const char *code = json_string_value(json_object_get(w, "snippet"));
+		CHECK(code != NULL);
+		CHECK(code && strstr(code, "l2window_set_aside(38797312ull") != NULL);
+		CHECK(code && strstr(code, "l2window_stream_set(stream, (const char *)buffer + 0, 25165824ull, 1.000f") != NULL);
+		CHECK(code && strstr(code, "l2window_stream_reset(stream") != NULL);
+		CHECK(code && strstr(code, "gather_mix") != NULL);
+	}
 	/* the window-file form the injection library reads */
 	{
 		json_t *f = l2_advise_window_file(w);
 		CHECK_INT(json_integer_value(json_object_get(f, "set_aside_bytes")), 38797312);
 		CHECK(json_object_get(json_array_get(json_object_get(f, "windows"), 0), "variant") == NULL);
+		CHECK(json_object_get(json_array_get(json_object_get(f, "windows"), 0), "snippet") == NULL);
 		json_decref(f);
 	}
 	json_decref(r);
