@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# `profile` and `run` answer what a user can get wrong with the documented
+# exit status and a message naming the subject, before any GPU work, and
+# leave no capture behind. Without a GPU (CI), profile and run exit 4.
+. "$(dirname "$0")/lib.sh"
+
+ca=$CACHEADVISE
+expect_status 1 "$ca" profile
+expect_grep "no program given" "$TMP/err"
+expect_status 1 "$ca" profile --top 0 ./app
+expect_grep "--top must be at least 1" "$TMP/err"
+expect_status 1 "$ca" profile --kernels '(' ./app
+expect_grep "not a valid regular expression" "$TMP/err"
+expect_status 1 "$ca" profile --model fancy ./app
+expect_grep "'sector' or 'classic'" "$TMP/err"
+expect_status 1 "$ca" profile --repeat 1000 ./app
+expect_status 1 "$ca" profile --timeout -3 ./app
+expect_status 0 "$ca" profile --help
+expect_grep "^EXAMPLES" "$TMP/out"
+
+# a program that does not exist or cannot run: exit 3, named
+expect_status 3 "$ca" profile --out "$TMP/o1" "$TMP/no-such-app"
+expect_grep "no-such-app.*not found" "$TMP/err"
+printf 'not a program\n' >"$TMP/notexec"
+expect_status 3 "$ca" profile --out "$TMP/o2" "$TMP/notexec"
+expect_grep "not executable" "$TMP/err"
+[ ! -e "$TMP/o1" ] && [ ! -e "$TMP/o2" ] && ok || not_ok "a capture directory was left behind"
+
+# run: plan problems are input errors (2) with the JSON path
+printf '{"schema": "cacheadvise.plan/1", "modules": [{"functions": [{"name": "k", "loads": [{"ordinal": 0, "action": "warp"}]}]}]}\n' >"$TMP/bad-plan.json"
+expect_status 2 "$ca" run --plan "$TMP/bad-plan.json" -- /bin/true
+expect_grep "loads\[0\]\.action" "$TMP/err"
+expect_status 2 "$ca" run --plan "$TMP/missing.json" -- /bin/true
+expect_grep "missing.json" "$TMP/err"
+expect_status 1 "$ca" run /bin/true
+expect_grep "--plan PLAN.json is required" "$TMP/err"
+
+# without a GPU: exit 4 and the reason; with one this part is the GPU tests' job
+if ! nvidia-smi -L >/dev/null 2>&1; then
+	expect_status 4 "$ca" profile --out "$TMP/o3" /bin/true
+	expect_grep "no usable GPU" "$TMP/err"
+	[ ! -e "$TMP/o3" ] && ok || not_ok "profile without a GPU left '$TMP/o3' behind"
+	printf '{"schema": "cacheadvise.plan/1", "modules": []}\n' >"$TMP/plan.json"
+	expect_status 4 "$ca" run --plan "$TMP/plan.json" -- /bin/true
+	expect_grep "no usable GPU" "$TMP/err"
+fi
+finish
