@@ -338,7 +338,7 @@ static int is_tie(const struct graph *g, size_t v)
 
 static json_t *num_or_null(double v)
 {
-	return isnan(v) ? json_null() : json_real(v);
+	return isnan(v) ? json_null() : graph_weight_json(v);
 }
 
 static json_t *decide_loads(struct kernel_in *k, const struct solver_result *chosen,
@@ -393,8 +393,8 @@ static json_t *decide_loads(struct kernel_in *k, const struct solver_result *cho
 		json_object_set_new(jl, "access", num_or_null(l->access));
 		json_object_set_new(jl, "hit_rate", !isnan(l->access) && l->access > 0 ?
 				    json_real(l->hit / l->access) : json_null());
-		json_object_set_new(jl, "weight_bytes", json_real(g->nodes[v].weight));
-		json_object_set_new(jl, "traffic_saved_bytes", json_real(saved));
+		json_object_set_new(jl, "weight_bytes", graph_weight_json(g->nodes[v].weight));
+		json_object_set_new(jl, "traffic_saved_bytes", graph_weight_json(saved));
 		json_array_append_new(out, jl);
 		free(reason);
 	}
@@ -487,7 +487,8 @@ static int advise_kernel(json_t *jk, size_t index, const struct advise_options *
 	json_object_set_new(ko, "loads", decide_loads(&k, chosen, plan));
 	json_object_set_new(ko, "left_out", left_out_json(&k));
 	json_object_set_new(ko, "pairs_missing", json_integer((json_int_t)k.pairs_missing));
-	json_object_set_new(ko, "expected_l2_traffic_saved_bytes", json_real(chosen->objective));
+	json_object_set_new(ko, "expected_l2_traffic_saved_bytes",
+			    graph_weight_json(chosen->objective));
 	*out = ko;
 out:
 	for (i = 0; i < nr; i++)
@@ -533,8 +534,8 @@ int advise_capture(json_t *capture, const struct advise_options *opt,
 	json_object_set_new(doc, "model", json_string(opt->model == ADVISE_MODEL_CLASSIC ?
 						      "classic" : "sector"));
 	json_object_set_new(doc, "method", json_string(opt->method));
-	json_object_set_new(doc, "sector_bytes", json_real(geo.sector_bytes));
-	json_object_set_new(doc, "l1_line_bytes", json_real(geo.line_bytes));
+	json_object_set_new(doc, "sector_bytes", graph_weight_json(geo.sector_bytes));
+	json_object_set_new(doc, "l1_line_bytes", graph_weight_json(geo.line_bytes));
 	json_object_set_new(doc, "kernels", out);
 	*analysis = doc;
 	return 0;

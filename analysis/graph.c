@@ -295,6 +295,13 @@ out:
 	return ret;
 }
 
+json_t *graph_weight_json(double w)
+{
+	if (w == floor(w) && fabs(w) < 9007199254740992.0)
+		return json_integer((json_int_t)w);
+	return json_real(w);
+}
+
 json_t *graph_to_json(const struct graph *g)
 {
 	json_t *doc = json_object(), *nodes = json_array(), *edges = json_array();
@@ -304,7 +311,7 @@ json_t *graph_to_json(const struct graph *g)
 		json_t *node = json_object();
 
 		json_object_set_new(node, "id", json_string(g->nodes[u].id));
-		json_object_set_new(node, "weight", json_real(g->nodes[u].weight));
+		json_object_set_new(node, "weight", graph_weight_json(g->nodes[u].weight));
 		json_array_append_new(nodes, node);
 	}
 	for (u = 0; u < g->n; u++) {
@@ -316,7 +323,7 @@ json_t *graph_to_json(const struct graph *g)
 			edge = json_object();
 			json_object_set_new(edge, "u", json_string(g->nodes[u].id));
 			json_object_set_new(edge, "v", json_string(g->nodes[v].id));
-			json_object_set_new(edge, "weight", json_real(graph_edge(g, u, v)));
+			json_object_set_new(edge, "weight", graph_weight_json(graph_edge(g, u, v)));
 			json_array_append_new(edges, edge);
 		}
 	}

@@ -68,6 +68,13 @@ int graph_from_json(struct graph *g, json_t *doc, const char *name);
  * with a nonzero weight. */
 json_t *graph_to_json(const struct graph *g);
 
+/*
+ * A JSON number for a weight or objective (bytes): an integer when w is
+ * integral and exact in a double (|w| < 2^53), so writers that print reals
+ * with few digits keep byte counts exact; else a real. Caller owns it.
+ */
+json_t *graph_weight_json(double w);
+
 /* T(G') of the seed: sum of cached nodes' weights and of edges between cached nodes. */
 double graph_objective(const struct graph *g, const unsigned char *cached);
 

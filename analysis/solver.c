@@ -77,12 +77,12 @@ json_t *solver_result_to_json(const struct graph *g, const struct solver_result 
 	json_object_set_new(obj, "method", json_string(res->method));
 	json_object_set_new(obj, "cached", cached);
 	json_object_set_new(obj, "bypassed", bypassed);
-	json_object_set_new(obj, "objective", json_real(res->objective));
+	json_object_set_new(obj, "objective", graph_weight_json(res->objective));
 	json_object_set_new(obj, "optimal", json_boolean(res->optimal));
 	json_object_set_new(obj, "seconds", json_real(res->seconds));
 	if (!res->optimal && isfinite(res->bound)) {
 		json_object_set_new(obj, "gap", json_real(res->gap));
-		json_object_set_new(obj, "bound", json_real(res->bound));
+		json_object_set_new(obj, "bound", graph_weight_json(res->bound));
 	}
 	return obj;
 }
