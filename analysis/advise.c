@@ -247,7 +247,7 @@ static int build_graph(struct kernel_in *k, json_t *jk, const char *kpath,
 	for (i = 0; i < k->nr_loads; i++) {
 		struct load_in *l = &k->loads[i];
 		char id[32];
-		double w;
+		double w = 0;
 
 		if (l->left_out)
 			continue;

@@ -60,7 +60,7 @@ static int read_function(struct monitor_function *mf, const json_t *jf, size_t f
 	mf->loads = xcalloc(json_array_size(jloads) + 1, sizeof(*mf->loads));
 	for (i = 0; i < json_array_size(jloads); i++) {
 		const json_t *jl = json_array_get(jloads, i);
-		json_int_t ord, s[4];
+		json_int_t ord = 0, s[4] = { 0, 0, 0, 0 };
 		static const char *const keys[4] = { "requests", "sectors", "lines", "bytes" };
 		int k;
 
@@ -80,7 +80,7 @@ static int read_function(struct monitor_function *mf, const json_t *jf, size_t f
 	mf->ds = xcalloc(json_array_size(jds) + 1, sizeof(*mf->ds));
 	for (i = 0; i < json_array_size(jds); i++) {
 		const json_t *jd = json_array_get(jds, i), *ro;
-		json_int_t param, hits, acc;
+		json_int_t param = 0, hits = 0, acc = 0;
 
 		snprintf(path, sizeof(path), "functions[%zu].data_structures[%zu]", fi, i);
 		ret = get_index(jd, "param", path, 0xffff, &param);
@@ -114,7 +114,7 @@ int monitor_counts_read(struct monitor_counts *mc, const json_t *layout,
 {
 	const json_t *jfunctions;
 	const char *schema;
-	json_int_t slots;
+	json_int_t slots = 0;
 	size_t i;
 	int ret;
 

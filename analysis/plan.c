@@ -279,7 +279,8 @@ int plan_from_json(struct plan *p, json_t *doc, const char *name)
 		}
 	}
 	/* The same load twice (same module id or both without one) is ambiguous. */
-	qsort(seen, nr_seen, sizeof(*seen), cmp_seen);
+	if (nr_seen)
+		qsort(seen, nr_seen, sizeof(*seen), cmp_seen);
 	for (i = 0; i + 1 < nr_seen; i++) {
 		const struct seen *a = &seen[i], *b = &seen[i + 1];
 		if (same_id(a->id, b->id) && !strcmp(a->function, b->function) &&
