@@ -1874,6 +1874,32 @@ static int parse_body(struct parser *P, struct ptx_function *f, unsigned open_li
  * After ".entry" / ".func": [(ret params)] name [(params)] [directives]
  * then '{' body or ';' (a prototype, skipped).
  */
+
+/*
+ * At a '(': moves past the matching ')', counting lines. Returns 0, or -1
+ * when the text ends first (P->p is then unchanged).
+ */
+static int skip_parens(struct parser *P)
+{
+	const char *q;
+	int depth = 0;
+	unsigned lines = 0;
+
+	for (q = P->p; q < P->end; q++) {
+		if (*q == '(')
+			depth++;
+		else if (*q == ')' && --depth == 0)
+			break;
+		else if (*q == '\n')
+			lines++;
+	}
+	if (q >= P->end)
+		return -1;
+	P->line += lines;
+	P->p = q + 1;
+	return 0;
+}
+
 static int parse_function(struct parser *P, int is_entry, unsigned decl_line)
 {
 	struct ptx_function *f;
@@ -1886,37 +1912,15 @@ static int parse_function(struct parser *P, int is_entry, unsigned decl_line)
 	while (P->p < P->end && *P->p == '.') {
 		P->p = scan_ident(P->p + 1, P->end);
 		skip_space(P);
-		if (P->p < P->end && *P->p == '(') {
-			int depth = 0;
-			for (q = P->p; q < P->end; q++) {
-				if (*q == '(')
-					depth++;
-				else if (*q == ')' && --depth == 0)
-					break;
-				else if (*q == '\n')
-					P->line++;
-			}
-			if (q >= P->end)
-				return perr(P, decl_line, "unclosed '(' in function header");
-			P->p = q + 1;
-		}
+		if (P->p < P->end && *P->p == '(' && skip_parens(P))
+			return perr(P, decl_line, "unclosed '(' in function header");
 		skip_space(P);
 	}
 	if (P->p < P->end && *P->p == '(') {
 		/* Return parameters: not modelled, skip the parentheses. */
 		unsigned l = P->line;
-		int depth = 0;
-		for (q = P->p; q < P->end; q++) {
-			if (*q == '(')
-				depth++;
-			else if (*q == ')' && --depth == 0)
-				break;
-			else if (*q == '\n')
-				P->line++;
-		}
-		if (q >= P->end)
+		if (skip_parens(P))
 			return perr(P, l, "unclosed '(' in function header");
-		P->p = q + 1;
 		skip_space(P);
 	}
 	if (P->p >= P->end || !is_ident_start((unsigned char)*P->p))
