@@ -1,0 +1,89 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "collectors/events.h"
+#include "tests/unit/check.h"
+
+/* events.jsonl as the injection library writes it (docs/injection.md), with
+ * the torn last line a crashed program leaves. */
+static const char events[] =
+	"{\"ev\":\"start\",\"pid\":1,\"substitute\":true,\"metrics\":true,\"timing\":true,\"monitor\":false}\n"
+	"{\"ev\":\"module\",\"api\":\"cuLibraryLoadData\",\"id\":\"abf65e38ca1dcd3e\",\"has_ptx\":true,"
+	"\"origin\":\"cuLibraryLoadData#0\",\"functions\":[\"k1\",\"k2\"],\"substituted\":true}\n"
+	"{\"ev\":\"module\",\"api\":\"cuModuleLoadData\",\"id\":\"0000111122223333\",\"has_ptx\":true,"
+	"\"substituted\":false,\"substitute_error\":\"a PTX JIT compilation failed\"}\n"
+	"{\"ev\":\"alloc\",\"seq\":0,\"bytes\":4096,\"ptr\":1000}\n"
+	"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\",\"module\":\"abf65e38ca1dcd3e\",\"grid\":[4,1,1],"
+	"\"block\":[256,1,1],\"dynamic_shared\":1024,\"stream\":0,\"correlation\":7,"
+	"\"args\":[{\"param\":0,\"alloc\":0,\"offset\":0,\"alloc_bytes\":4096}]}\n"
+	"{\"ev\":\"launch\",\"seq\":1,\"kernel\":\"k1\",\"module\":\"abf65e38ca1dcd3e\",\"grid\":[8,1,1],"
+	"\"block\":[128,1,1],\"dynamic_shared\":0,\"stream\":0,\"correlation\":8,\"args\":[]}\n"
+	"{\"ev\":\"metrics\",\"seq\":0,\"kernel\":\"k1\",\"values\":{\"l1_hits\":10.0,\"l1_sectors\":40.0}}\n"
+	"{\"ev\":\"metrics\",\"seq\":1,\"kernel\":\"k1\",\"values\":{\"l1_hits\":5.0,\"l1_sectors\":40.0}}\n"
+	"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":100,\"end\":350,\"correlation\":7,"
+	"\"static_shared\":512,\"dynamic_shared\":1024,\"registers\":32}\n"
+	"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":400,\"end\":450,\"correlation\":8,"
+	"\"static_shared\":512,\"dynamic_shared\":0,\"registers\":32}\n"
+	"{\"ev\":\"counters\",\"seq\":0,\"kernel\":\"k1\",\"module\":\"abf65e38ca1dcd3e\",\"values\":[1,2,3]}\n"
+	"{\"ev\":\"counters\",\"seq\":1,\"kernel\":\"k1\",\"module\":\"abf65e38ca1dcd3e\",\"values\":[10,20,30,40]}\n"
+	"{\"ev\":\"error\",\"what\":\"metric 'x' does not exist on this GPU (unknown): it is left out\"}\n"
+	"{\"ev\":\"launch\",\"seq\":2,\"kernel\":\"k2\",\"gri";
+
+int main(void)
+{
+	char path[] = "/tmp/ca-test-events-XXXXXX";
+	int fd = mkstemp(path);
+	struct run_events ev;
+	struct event_kernel *k;
+
+	if (fd < 0 || write(fd, events, sizeof(events) - 1) != (ssize_t)(sizeof(events) - 1)) {
+		perror("temporary file");
+		return 1;
+	}
+	close(fd);
+	run_events_init(&ev);
+	CHECK_INT(run_events_load(&ev, path), 0);
+	CHECK(ev.saw_start);
+	CHECK(!ev.saw_exit);
+	CHECK_INT(ev.nr_modules, 2);
+	CHECK(ev.modules[0].substituted);
+	CHECK(!ev.modules[1].substituted);
+	CHECK_STR(ev.modules[1].substitute_error, "a PTX JIT compilation failed");
+	/* the torn launch of k2 is ignored */
+	CHECK_INT(ev.launches, 2);
+	CHECK_INT(ev.nr_kernels, 1);
+	k = &ev.kernels[0];
+	CHECK_STR(k->name, "k1");
+	CHECK_STR(k->module, "abf65e38ca1dcd3e");
+	CHECK_INT(k->launches, 2);
+	/* the first launch's configuration */
+	CHECK_INT(k->grid[0], 4);
+	CHECK_INT(k->block[0], 256);
+	CHECK_INT(k->dynamic_shared, 1024);
+	/* counters and times summed over launches */
+	CHECK_NEAR(json_number_value(json_object_get(k->metrics, "l1_hits")), 15.0, 1e-9);
+	CHECK_NEAR(json_number_value(json_object_get(k->metrics, "l1_sectors")), 80.0, 1e-9);
+	CHECK_INT(k->metric_launches, 2);
+	CHECK_INT(k->gpu_time_ns, 300);
+	CHECK_INT(k->timed_launches, 2);
+	CHECK_INT(k->registers, 32);
+	CHECK_INT(k->nr_counters, 4);
+	CHECK_INT(k->counters[0], 11);
+	CHECK_INT(k->counters[2], 33);
+	CHECK_INT(k->counters[3], 40);
+	CHECK_INT(json_array_size(ev.errors), 1);
+	CHECK_INT(json_array_size(ev.allocations), 1);
+	CHECK_INT(json_array_size(ev.launch_sequence), 2);
+	run_events_release(&ev);
+
+	/* a run that never initialised CUDA leaves no file: empty, not an error */
+	run_events_init(&ev);
+	CHECK_INT(run_events_load(&ev, "/tmp/ca-test-events-does-not-exist"), 0);
+	CHECK_INT(ev.launches, 0);
+	CHECK(!ev.saw_start);
+	run_events_release(&ev);
+	unlink(path);
+	return check_done();
+}

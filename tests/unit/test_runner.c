@@ -1,0 +1,127 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/strbuf.h"
+#include "collectors/runner.h"
+#include "tests/unit/check.h"
+
+static char dir[] = "/tmp/ca-test-runner-XXXXXX";
+
+static int run_sh(const char *script, double timeout, struct run_result *res, char *const *env)
+{
+	char *argv[] = { "/bin/sh", "-c", (char *)script, NULL };
+	char log[256], out[256];
+	struct run_spec spec;
+
+	snprintf(log, sizeof(log), "%s/run.log", dir);
+	snprintf(out, sizeof(out), "%s/run.out", dir);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv;
+	spec.env_add = env;
+	spec.log_path = log;
+	spec.stdout_path = out;
+	spec.timeout_seconds = timeout;
+	return runner_run(&spec, res);
+}
+
+static char *slurp(const char *name)
+{
+	struct strbuf sb = STRBUF_INIT;
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	strbuf_read_file(&sb, path, 0);
+	return strbuf_detach(&sb, NULL);
+}
+
+static void test_ok_and_output(void)
+{
+	struct run_result res;
+	char *env[] = { "CA_TEST_VALUE=42", NULL };
+	char *out, *log;
+
+	CHECK_INT(run_sh("echo out $CA_TEST_VALUE; echo err >&2", 10, &res, env), 0);
+	CHECK_INT(res.status, RUN_OK);
+	CHECK_INT(res.exit_code, 0);
+	out = slurp("run.out");
+	log = slurp("run.log");
+	/* stdout alone in .out, both streams in the log; the added variable reached it */
+	CHECK_STR(out, "out 42\n");
+	CHECK(strstr(log, "out 42") != NULL);
+	CHECK(strstr(log, "err") != NULL);
+	free(out);
+	free(log);
+}
+
+static void test_failures(void)
+{
+	struct run_result res;
+	char buf[300];
+
+	CHECK_INT(run_sh("exit 7", 10, &res, NULL), 0);
+	CHECK_INT(res.status, RUN_FAILED);
+	CHECK_INT(res.exit_code, 7);
+	CHECK_STR(run_result_describe(&res, buf, sizeof(buf)), "exited with status 7");
+
+	CHECK_INT(run_sh("kill -SEGV $$", 10, &res, NULL), 0);
+	CHECK_INT(res.status, RUN_SIGNALED);
+	CHECK_INT(res.signal, 11);
+
+	/* a program that ignores SIGTERM is killed after the grace period;
+	 * the timeout reaches its children too (own process group) */
+	CHECK_INT(run_sh("sleep 30 & sleep 30", 0.5, &res, NULL), 0);
+	CHECK_INT(res.status, RUN_TIMEOUT);
+	CHECK(res.wall_seconds < 10);
+}
+
+static void test_not_started(void)
+{
+	char *argv[] = { "/nonexistent/program", NULL };
+	struct run_spec spec;
+	struct run_result res;
+	char *resolved = NULL;
+
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv;
+	CHECK_INT(runner_run(&spec, &res), 0);
+	CHECK_INT(res.status, RUN_NOT_STARTED);
+	CHECK(strstr(res.start_error, "/nonexistent/program") != NULL);
+
+	CHECK_INT(runner_resolve_program("/nonexistent/program", &resolved), -3);
+	CHECK_INT(runner_resolve_program("sh", &resolved), 0);
+	CHECK(resolved && resolved[0] == '/');
+	free(resolved);
+	resolved = NULL;
+	{
+		char path[300];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/not-executable", dir);
+		f = fopen(path, "w");
+		if (f) {
+			fputs("data\n", f);
+			fclose(f);
+		}
+		CHECK_INT(runner_resolve_program(path, &resolved), -3);
+	}
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_ok_and_output();
+	test_failures();
+	test_not_started();
+	{
+		char cmd[300];
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			fprintf(stderr, "cannot remove %s\n", dir);
+	}
+	return check_done();
+}
