@@ -39,6 +39,13 @@ extern const char *cli_command_name;
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "cacheadvise <cmd>: <message>" and a hint to run --help; returns 1. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * The one capture-directory operand after the options (argv[optind]):
+ * sets *dir and returns 0, or prints the usage error and returns 1.
+ * usage_line is shown when it is missing ("cacheadvise report DIR").
+ */
+int cli_capture_dir_operand(int argc, char **argv, int optind, const char *usage_line,
+			    const char **dir);
 /* Prints a warning line to stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Checks that stdout was flushed and written; returns status, or 2 when

@@ -88,12 +88,8 @@ static int parse(struct apply_cmd *o, int argc, char **argv)
 			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("which capture directory? (cacheadvise apply DIR)");
-	if (optind + 1 < argc)
-		return cli_usage_error("one capture directory at a time ('%s' is extra)",
-				       argv[optind + 1]);
-	o->dir = argv[optind];
+	if (cli_capture_dir_operand(argc, argv, optind, "cacheadvise apply DIR", &o->dir))
+		return 1;
 	return 0;
 }
 

@@ -109,12 +109,8 @@ static int parse(struct report_cmd *o, int argc, char **argv)
 			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
-	if (optind >= argc)
-		return cli_usage_error("which capture directory? (cacheadvise report DIR)");
-	if (optind + 1 < argc)
-		return cli_usage_error("one capture directory at a time ('%s' is extra)",
-				       argv[optind + 1]);
-	o->dir = argv[optind];
+	if (cli_capture_dir_operand(argc, argv, optind, "cacheadvise report DIR", &o->dir))
+		return 1;
 	if (!report_format_find(o->format))
 		return cli_usage_error("unknown format '%s' (text, html, json or sarif)", o->format);
 	if (o->all && (o->output || strcmp(o->format, "text")))

@@ -63,6 +63,18 @@ int cli_usage_error(const char *fmt, ...)
 	return 1;
 }
 
+int cli_capture_dir_operand(int argc, char **argv, int optind, const char *usage_line,
+			    const char **dir)
+{
+	if (optind >= argc)
+		return cli_usage_error("which capture directory? (%s)", usage_line);
+	if (optind + 1 < argc)
+		return cli_usage_error("one capture directory at a time ('%s' is extra)",
+				       argv[optind + 1]);
+	*dir = argv[optind];
+	return 0;
+}
+
 void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
