@@ -208,7 +208,15 @@ int main(int argc, char **argv)
 	}
 
 	int per_sm_g = 0, per_sm_s = 0;
-	CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_g, gather_mix, THREADS, 0));
+	/*
+	 * gather_mix's grid fixes how the cold buffer is split into per-thread
+	 * partial sums, so it must not follow the kernel's register count: a
+	 * patched or instrumented build of the same kernel (more registers, fewer
+	 * resident blocks) would otherwise sum in another order and print another
+	 * checksum. A full SM's worth of threads is what the plain kernel (27
+	 * registers) gets from the occupancy calculator anyway.
+	 */
+	per_sm_g = prop.maxThreadsPerMultiProcessor / THREADS;
 	CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm_s, stream_scale, THREADS, 0));
 	int grid_g = prop.multiProcessorCount * per_sm_g;
 	int grid_s = prop.multiProcessorCount * per_sm_s;

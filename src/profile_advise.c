@@ -123,8 +123,10 @@ int profile_monitor(struct profile_ctx *c)
 	free(env[0]);
 	if (!ret && res.status == RUN_OK && !same_output_as_baseline(c, rj))
 		note(c, "the instrumented (monitor) run printed other output than the baseline: the "
-		     "instrumentation changed what the program computes, so its counts describe a "
-		     "different execution; treat access counts and the software-cache ranking with care");
+		     "instrumented kernels use more registers, and a program that sizes its grid "
+		     "with the occupancy calculator then splits its work differently (seen on "
+		     "samples/l2_reuse before it fixed its grid); its counts describe that "
+		     "execution, so treat access counts and the software-cache ranking with care");
 	if (!ret && res.status == RUN_INTERRUPTED)
 		ret = error_set(CA_E_INTERRUPTED, "interrupted during the monitor run");
 	if (!ret && res.status != RUN_OK)
