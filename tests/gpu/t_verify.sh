@@ -5,9 +5,13 @@
 # verification is in report.json, and the oracle ratio is reported.
 . "$(dirname "$0")/lib.sh"
 
-for s in stream_table thrash_pair; do
+# CA_VERIFY_SAMPLES: the samples to verify (default the two with per-load
+# advice; "all" adds records, stencil1d, spmv and l2_reuse, at --max-loads 6)
+samples=${CA_VERIFY_SAMPLES:-stream_table thrash_pair}
+[ "$samples" = all ] && samples="stream_table thrash_pair records stencil1d spmv l2_reuse"
+for s in $samples; do
 	out=$WORK/$s
-	if "$CACHEADVISE" profile --out "$out" --top 1 --repeat 5 --oracle=6 --no-l2 "$SAMPLES/$s" \
+	if "$CACHEADVISE" profile --out "$out" --top 1 --max-loads 6 --repeat 5 --oracle=4 --no-l2 "$SAMPLES/$s" \
 		>"$WORK/$s.stdout" 2>"$WORK/$s.stderr"; then ok; else
 		not_ok "profile $s failed: $(tail -n 5 "$WORK/$s.stderr")"; continue; fi
 	cp "$out/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-verify-$s.json" 2>/dev/null
