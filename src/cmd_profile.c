@@ -28,7 +28,7 @@ static void usage(FILE *f)
 		"      --repeat N       A/B rounds of verification (default 5)\n"
 		"      --compare FILE   an output file of the program that must not change\n"
 		"      --output-ignore REGEX  stdout lines not compared (e.g. '^kernel .* ms')\n"
-		"      --oracle[=N]     also measure every plan of kernels with <= N loads (default 6)\n"
+		"      --oracle [N]     also measure every plan of kernels with <= N loads (default 6)\n"
 		"      --model M        sector (default) or classic (the seed's 128-byte model)\n"
 		"      --device FILE    device model from `cacheadvise probe -o FILE`\n"
 		"      --bypass-form F  no_allocate (default) or cg (reproduces the seed)\n"
@@ -110,8 +110,15 @@ int cmd_profile(int argc, char **argv)
 		case 'I': opt.output_ignore = optarg; break;
 		case 'O':
 			opt.oracle_max = 6;
+			/* DESIGN.md writes `--oracle [N]`: take a bare number after it too */
+			if (!optarg && optind < argc && argv[optind][0] &&
+			    strspn(argv[optind], "0123456789") == strlen(argv[optind]))
+				optarg = argv[optind++];
 			if (optarg && parse_uint(optarg, &opt.oracle_max, "--oracle"))
 				return 1;
+			if (opt.oracle_max > 16)
+				return cli_usage_error("--oracle %u would time 2^%u plans per kernel: use 16 or fewer",
+						       opt.oracle_max, opt.oracle_max);
 			break;
 		case 'M':
 			if (strcmp(optarg, "sector") && strcmp(optarg, "classic"))

@@ -341,7 +341,7 @@ int profile_main(const struct profile_options *opt)
 		ret = CA_E_INPUT;
 		goto fail;
 	}
-	c.dir = xstrdup(opt->out_dir ? opt->out_dir : default_out_dir(opt->argv[0]));
+	c.dir = opt->out_dir ? xstrdup(opt->out_dir) : default_out_dir(opt->argv[0]);
 	ret = make_dirs(&c);
 	if (ret)
 		goto fail;

@@ -88,9 +88,8 @@ static int adopt_module(struct profile_ctx *c, const struct event_module *em, co
 	m->id = xstrdup(em->id);
 	m->origin = em->origin ? xstrdup(em->origin) : NULL;
 	json_array_append_new(json_object_get(c->capture, "modules"),
-		json_pack("{s:s, s:s?, s:b, s:s?}", "id", em->id, "origin", em->origin,
-			  "has_ptx", em->has_ptx, "ptx",
-			  em->has_ptx ? "" : NULL));
+		json_pack("{s:s, s:s?, s:b}", "id", em->id, "origin", em->origin,
+			  "has_ptx", em->has_ptx));
 	if (!em->has_ptx)
 		return 0;
 	from = xasprintf("%s/%s.ptx", seen_dir, em->id);

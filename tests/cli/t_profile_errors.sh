@@ -15,6 +15,8 @@ expect_status 1 "$ca" profile --model fancy ./app
 expect_grep "'sector' or 'classic'" "$TMP/err"
 expect_status 1 "$ca" profile --repeat 1000 ./app
 expect_status 1 "$ca" profile --timeout -3 ./app
+expect_status 1 "$ca" profile --oracle 40 ./app
+expect_grep "use 16 or fewer" "$TMP/err"
 expect_status 0 "$ca" profile --help
 expect_grep "^EXAMPLES" "$TMP/out"
 
