@@ -556,6 +556,56 @@ static void hints_section(struct strbuf *out, const struct report_input *in)
 	strbuf_addstr(out, "</section>\n");
 }
 
+/* --oracle: per kernel, every plan's measured speedup, fastest first. */
+static void oracle_html(struct strbuf *out, json_t *oracle)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(oracle, "kernels"), i, k) {
+		json_t *plans = json_object_get(k, "plans");
+		size_t n = json_array_size(plans), j, r;
+		json_int_t advised = json_integer_value(json_object_get(k, "advised_plan"));
+		json_int_t best = json_integer_value(json_object_get(k, "best_plan"));
+		double top = report_json_number(k, "best_speedup");
+		unsigned char *used = xcalloc(n + 1, 1);
+
+		strbuf_addstr(out, "<p><code>");
+		esc(out, json_string_value(json_object_get(k, "kernel")));
+		strbuf_addf(out, "</code>: %zu plans, %lld rounds each; the advised plan reaches "
+			    "<strong>%.1f%%</strong> of the best measured one.</p>\n", n,
+			    (long long)json_integer_value(json_object_get(k, "rounds")),
+			    100 * report_json_number(k, "ratio"));
+		strbuf_addstr(out, "<table><tr><th>loads cached</th><th>speedup</th><th></th><th></th></tr>\n");
+		for (r = 0; r < n; r++) {
+			size_t pick = n;
+			double sp;
+			json_t *v;
+
+			for (j = 0; j < n; j++) {
+				double x = report_json_number(json_array_get(plans, j), "speedup");
+				if (!used[j] && !isnan(x) && (pick == n ||
+				    x > report_json_number(json_array_get(plans, pick), "speedup")))
+					pick = j;
+			}
+			if (pick == n)
+				break;
+			used[pick] = 1;
+			sp = report_json_number(json_array_get(plans, pick), "speedup");
+			strbuf_addstr(out, "<tr><td>{");
+			json_array_foreach(json_object_get(json_array_get(plans, pick), "cached"), j, v)
+				strbuf_addf(out, "%s%lld", j ? ", " : "", (long long)json_integer_value(v));
+			strbuf_addf(out, "}</td><td>%.3fx</td><td><span class=\"bar\"><span style=\"width:%.0f%%\">"
+				    "</span></span></td><td>%s%s</td></tr>\n", sp,
+				    top > 0 ? fmax(0, fmin(100, 100 * sp / top)) : 0,
+				    (json_int_t)pick == best ? "best " : "",
+				    (json_int_t)pick == advised ? "advised" : "");
+		}
+		strbuf_addstr(out, "</table>\n");
+		free(used);
+	}
+}
+
 static void sections(struct strbuf *out, const struct report_input *in)
 {
 	size_t i;
@@ -565,6 +615,8 @@ static void sections(struct strbuf *out, const struct report_input *in)
 		int candidate;
 		const char *title = report_section_title(s->key, &candidate);
 
+		if (!strcmp(s->key, "oracle") && s->kernel)
+			continue;   /* the same numbers as the program-wide section */
 		strbuf_addf(out, "<section class=\"extra\" id=\"%s-%zu\"><h2>", s->key, i);
 		esc(out, title);
 		if (s->kernel) {
@@ -575,7 +627,10 @@ static void sections(struct strbuf *out, const struct report_input *in)
 		strbuf_addf(out, "</h2><p class=\"muted\">%s; from %s.</p>",
 			    candidate ? "Candidate, not verified on this program" : "As measured",
 			    s->origin);
-		json_html(out, s->value);
+		if (!strcmp(s->key, "oracle") && json_object_get(s->value, "kernels"))
+			oracle_html(out, s->value);
+		else
+			json_html(out, s->value);
 		strbuf_addstr(out, "</section>\n");
 	}
 }
