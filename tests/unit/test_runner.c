@@ -1,3 +1,4 @@
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,6 +109,27 @@ static void test_not_started(void)
 	}
 }
 
+static void on_alarm(int sig)
+{
+	(void)sig;
+	raise(SIGINT);   /* as if the user pressed Ctrl-C */
+}
+
+/* Ctrl-C while a program runs: it is stopped and the run says interrupted. */
+static void test_interrupt(void)
+{
+	struct run_result res;
+
+	runner_install_interrupt_handler();
+	CHECK(!runner_interrupted());
+	signal(SIGALRM, on_alarm);
+	alarm(1);
+	CHECK_INT(run_sh("sleep 20", 0, &res, NULL), 0);
+	CHECK_INT(res.status, RUN_INTERRUPTED);
+	CHECK(res.wall_seconds < 10);
+	CHECK(runner_interrupted());
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -117,6 +139,7 @@ int main(void)
 	test_ok_and_output();
 	test_failures();
 	test_not_started();
+	test_interrupt();
 	{
 		char cmd[300];
 		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
