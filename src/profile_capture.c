@@ -456,6 +456,12 @@ static void baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 		json_array_append_new(notes, json_string(
 			"the program's output differs between baseline runs: it is not deterministic, "
 			"so output checks of the advice cannot be trusted"));
+	/* the reports show capture.notes: the reader learns of the noise there too */
+	{
+		json_t *n;
+		json_array_foreach(notes, i, n)
+			json_array_append(json_object_get(c->capture, "notes"), n);
+	}
 	json_object_set_new(c->capture, "baseline_check",
 		json_pack("{s:O, s:b, s:f, s:o}", "runs", baseline_runs, "output_identical", identical,
 			  "max_counter_spread", spread, "notes", notes));
