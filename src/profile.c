@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <libgen.h>
 #include <regex.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,6 +55,17 @@ char *profile_injection_library(void)
 	real = realpath(path, NULL);
 	free(path);
 	return real;
+}
+
+void profile_note(struct profile_ctx *c, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(json_object_get(c->capture, "notes"), json_string(buf));
 }
 
 /* ---- progress --------------------------------------------------------- */

@@ -27,17 +27,6 @@
 #include "emitters/capture_write.h"
 #include "src/profile_steps.h"
 
-static void note(struct profile_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct profile_ctx *c, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	json_array_append_new(json_object_get(c->capture, "notes"), json_string(buf));
-}
 
 static int module_is_measured(struct profile_ctx *c, const struct profile_module *m)
 {
@@ -109,7 +98,7 @@ int profile_monitor(struct profile_ctx *c)
 	}
 	if (ret) {
 		/* The instrumentation could not handle this PTX: carry on without it. */
-		note(c, "monitor run skipped: %s", error_message());
+		profile_note(c, "monitor run skipped: %s", error_message());
 		ret = 0;
 		goto out;
 	}
@@ -122,7 +111,7 @@ int profile_monitor(struct profile_ctx *c)
 	ret = profile_run_program(c, "monitor", env, &ev, &res, &rj);
 	free(env[0]);
 	if (!ret && res.status == RUN_OK && !same_output_as_baseline(c, rj))
-		note(c, "the instrumented (monitor) run printed other output than the baseline: the "
+		profile_note(c, "the instrumented (monitor) run printed other output than the baseline: the "
 		     "instrumented kernels use more registers, and a program that sizes its grid "
 		     "with the occupancy calculator then splits its work differently (seen on "
 		     "samples/l2_reuse before it fixed its grid); its counts describe that "
@@ -130,7 +119,7 @@ int profile_monitor(struct profile_ctx *c)
 	if (!ret && res.status == RUN_INTERRUPTED)
 		ret = error_set(CA_E_INTERRUPTED, "interrupted during the monitor run");
 	if (!ret && res.status != RUN_OK)
-		note(c, "the monitor run failed (%s): access counts are missing; see runs/%03u.log",
+		profile_note(c, "the monitor run failed (%s): access counts are missing; see runs/%03u.log",
 		     res.status == RUN_TIMEOUT ? "timeout" : "non-zero exit", c->run_index - 1);
 	if (!ret && res.status == RUN_OK) {
 		for (i = 0; i < c->nr_kernels; i++) {
@@ -139,7 +128,7 @@ int profile_monitor(struct profile_ctx *c)
 			size_t mi = (size_t)(k->module - c->modules);
 
 			if (!ek->nr_counters) {
-				note(c, "monitor run: no counters for kernel %s", k->name);
+				profile_note(c, "monitor run: no counters for kernel %s", k->name);
 				continue;
 			}
 			k->monitor_gpu_ns = ek->timed_launches ? (double)ek->gpu_time_ns : -1;
@@ -174,7 +163,7 @@ static void register_cache_hints(struct profile_ctx *c, struct profile_kernel *k
 
 	stencil_detect_init(&sd);
 	if (stencil_detect_run(&sd, k->module->pm)) {
-		note(c, "kernel %s: the register-cache detector failed: %s", k->name, error_message());
+		profile_note(c, "kernel %s: the register-cache detector failed: %s", k->name, error_message());
 		stencil_detect_release(&sd);
 		return;
 	}
@@ -206,7 +195,7 @@ void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k)
 		monitor_counts_init(&mc);
 		if (monitor_counts_read(&mc, k->layout, k->mon, k->nr_mon) ||
 		    monitor_counts_update_kernel(&mc, k->json, 1))
-			note(c, "kernel %s: monitor counters unusable: %s", k->name, error_message());
+			profile_note(c, "kernel %s: monitor counters unusable: %s", k->name, error_message());
 		monitor_counts_release(&mc);
 	}
 	register_cache_hints(c, k);
@@ -214,7 +203,7 @@ void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k)
 	if (!softcache_rank_from_capture(&rank, k->json, json_object_get(c->capture, "device")))
 		json_object_set_new(k->json, "software_cache", softcache_rank_to_json(&rank));
 	else
-		note(c, "kernel %s: no software-cache ranking: %s", k->name, error_message());
+		profile_note(c, "kernel %s: no software-cache ranking: %s", k->name, error_message());
 	softcache_rank_release(&rank);
 }
 

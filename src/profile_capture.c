@@ -137,17 +137,6 @@ static int by_gpu_time(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static void note(struct profile_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void note(struct profile_ctx *c, const char *fmt, ...)
-{
-	char buf[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	json_array_append_new(json_object_get(c->capture, "notes"), json_string(buf));
-}
 
 /* Which allocations the kernel's pointer arguments pointed into, over all
  * its launches: [{"param", "alloc", "launches"}]. */
@@ -187,7 +176,7 @@ static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 	size_t i, n;
 
 	if (!fn) {
-		note(c, "kernel %s: %s, so its loads cannot be measured", ek->name,
+		profile_note(c, "kernel %s: %s, so its loads cannot be measured", ek->name,
 		     !m ? "its module is unknown" : !m->pm ? "its module has no PTX (built without it: "
 		     "add -gencode arch=compute_90,code=compute_90)" : "not found in its module's PTX");
 		return;
@@ -215,7 +204,7 @@ static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 			k->left_out++;
 	}
 	if (k->left_out)
-		note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured "
+		profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured "
 		     "(they stay L1::no_allocate in the variants and keep their form in the advice)",
 		     k->name, k->left_out, c->opt->max_loads);
 	n = k->vk.nr_measured;
@@ -259,7 +248,7 @@ int profile_discover(struct profile_ctx *c)
 		goto out;
 	}
 	if (!ev.saw_start) {
-		note(c, "the program never initialised CUDA: no kernel to measure");
+		profile_note(c, "the program never initialised CUDA: no kernel to measure");
 		fprintf(stderr, "cacheadvise profile: '%s' never initialised CUDA, so there is nothing "
 			"to measure (is it a CUDA program? is it statically linked against an old "
 			"cudart?)\n", c->opt->argv[0]);
@@ -273,7 +262,7 @@ int profile_discover(struct profile_ctx *c)
 		goto out;
 	json_object_set(c->capture, "allocations", ev.allocations);
 	if (!ev.launches) {
-		note(c, "the program launched no kernel");
+		profile_note(c, "the program launched no kernel");
 		fprintf(stderr, "cacheadvise profile: '%s' launched no CUDA kernel: nothing to measure\n",
 			c->opt->argv[0]);
 		goto out;
@@ -302,7 +291,7 @@ int profile_discover(struct profile_ctx *c)
 		if (have_re && regexec(&re, order[i]->name, 0, NULL, 0))
 			continue;
 		if (taken >= c->opt->top) {
-			note(c, "kernel %s (%.3f ms) is not measured: beyond --top %u", order[i]->name,
+			profile_note(c, "kernel %s (%.3f ms) is not measured: beyond --top %u", order[i]->name,
 			     order[i]->gpu_time_ns / 1e6, c->opt->top);
 			continue;
 		}
@@ -310,7 +299,7 @@ int profile_discover(struct profile_ctx *c)
 		taken++;
 	}
 	if (have_re && !taken)
-		note(c, "no kernel matches --kernels '%s'", c->opt->kernels_regex);
+		profile_note(c, "no kernel matches --kernels '%s'", c->opt->kernels_regex);
 	if (!c->nr_kernels)
 		fprintf(stderr, "cacheadvise profile: no kernel of '%s' can be measured (see the "
 			"notes in capture.json)\n", c->opt->argv[0]);
@@ -395,7 +384,7 @@ static void record_variant(struct profile_ctx *c, const struct variant_run *r, u
 		if (n < 0)
 			continue;
 		if (!ek->metrics || !substituted(ev, k->module->id)) {
-			note(c, "run %u (%s): no counters for kernel %s%s", run, label, k->name,
+			profile_note(c, "run %u (%s): no counters for kernel %s%s", run, label, k->name,
 			     ek->metrics ? " (its module was not substituted)" : "");
 			continue;
 		}
@@ -524,7 +513,7 @@ int profile_capture_variants(struct profile_ctx *c)
 			if (runs[r].kind == VARIANT_BASELINE)
 				ret = profile_run_failed(c, "baseline", &res);
 			else
-				note(c, "run %u (%s) failed and is skipped: see runs/%03u.log", run,
+				profile_note(c, "run %u (%s) failed and is skipped: see runs/%03u.log", run,
 				     label, run);
 		}
 		if (!ret && res.status == RUN_OK) {

@@ -18,54 +18,34 @@
 #include "collectors/gpu.h"
 #include "src/profile_steps.h"
 
-/* DRAM bytes read by all kernels of one run with the window applied. */
-static double dram_with_window(struct profile_ctx *c, const char *base_dir, const char *file)
+/*
+ * DRAM bytes read by all kernels of one counters run, the program's modules
+ * unpatched (subst_dir) and, when windows_file is given, the window applied.
+ * NAN when the run failed.
+ */
+static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const char *windows_file)
 {
 	char *env[4];
 	struct run_events ev;
 	struct run_result res;
 	double sum = NAN;
-	size_t i;
+	size_t i, n = 0;
 
-	env[0] = xasprintf("CACHEADVISE_SUBST=%s", base_dir);
-	env[1] = xasprintf("CACHEADVISE_L2_WINDOWS=%s", file);
-	env[2] = "CACHEADVISE_METRICS=1";
-	env[3] = NULL;
+	env[n++] = xasprintf("CACHEADVISE_SUBST=%s", subst_dir);
+	env[n++] = xstrdup("CACHEADVISE_METRICS=1");
+	if (windows_file)
+		env[n++] = xasprintf("CACHEADVISE_L2_WINDOWS=%s", windows_file);
+	env[n] = NULL;
 	run_events_init(&ev);
-	if (!profile_run_program(c, "l2-metrics", env, &ev, &res, NULL) && res.status == RUN_OK) {
+	if (!profile_run_program(c, windows_file ? "l2-metrics" : "l2-metrics-baseline", env, &ev,
+				 &res, NULL) && res.status == RUN_OK) {
 		sum = 0;
 		for (i = 0; i < ev.nr_kernels; i++)
 			sum += json_number_value(json_object_get(ev.kernels[i].metrics, "dram_bytes_read"));
 	}
 	run_events_release(&ev);
-	free(env[0]);
-	free(env[1]);
-	return sum;
-}
-
-static double baseline_dram(struct profile_ctx *c)
-{
-	char *env[3];
-	struct run_events ev;
-	struct run_result res;
-	double sum = NAN;
-	size_t i;
-	char *dir = profile_write_substitutes(c, "l2-metrics-baseline", NULL);
-
-	if (!dir)
-		return NAN;
-	env[0] = xasprintf("CACHEADVISE_SUBST=%s", dir);
-	env[1] = "CACHEADVISE_METRICS=1";
-	env[2] = NULL;
-	run_events_init(&ev);
-	if (!profile_run_program(c, "l2-metrics-baseline", env, &ev, &res, NULL) && res.status == RUN_OK) {
-		sum = 0;
-		for (i = 0; i < ev.nr_kernels; i++)
-			sum += json_number_value(json_object_get(ev.kernels[i].metrics, "dram_bytes_read"));
-	}
-	run_events_release(&ev);
-	free(env[0]);
-	free(dir);
+	for (i = 0; i < n; i++)
+		free(env[i]);
 	return sum;
 }
 
@@ -90,7 +70,7 @@ int profile_l2(struct profile_ctx *c)
 	base_dir = profile_write_substitutes(c, "l2-baseline", NULL);
 	if (!base_dir)
 		return CA_E_IO;
-	base_dram = baseline_dram(c);
+	base_dram = dram_of_run(c, base_dir, NULL);
 	json_object_set_new(l2, "baseline_dram_bytes", isnan(base_dram) ? json_null() : json_real(base_dram));
 	json_array_foreach(json_object_get(l2, "windows"), i, w) {
 		json_t *file_doc = l2_advise_window_file(w), *ver;
@@ -120,7 +100,7 @@ int profile_l2(struct profile_ctx *c)
 		/* Judged on all kernels' GPU time: a window can slow the others. */
 		ver = ab_verdict(ab.base_total, ab.adv_total, rounds, &ab, &kept);
 		json_object_set_new(ver, "program", ab_program_json(&ab));
-		dram = dram_with_window(c, base_dir, file);
+		dram = dram_of_run(c, base_dir, file);
 		json_object_set_new(ver, "dram_bytes", isnan(dram) ? json_null() : json_real(dram));
 		json_object_set_new(w, "verification", ver);
 		if (kept) {

@@ -62,6 +62,8 @@ struct profile_ctx {
 };
 
 void profile_progress(struct profile_ctx *c, const char *label);
+/* Appends a sentence to capture.notes (the reports show them). */
+void profile_note(struct profile_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Baseline-against-advice timing runs (DESIGN.md "Keeping advice"). */
 struct ab_result {
