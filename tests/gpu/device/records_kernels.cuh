@@ -78,11 +78,4 @@ process_records_sc(const char *charInput, const int *intInput, int *intOutput,
 	sc.flush();
 }
 
-__global__ void fill_words(uint32_t *p, uint64_t nwords, uint32_t seed)
-{
-	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < nwords;
-	     i += (uint64_t)gridDim.x * blockDim.x)
-		p[i] = hash32((uint32_t)i ^ hash32((uint32_t)(i >> 32) + seed));
-}
-
 #endif

@@ -35,8 +35,8 @@ int main(int argc, char **argv)
 	CHECK_CUDA(cudaMalloc(&iin, max_rec * 4));
 	CHECK_CUDA(cudaMalloc(&out, max_rec * 4));
 	CHECK_CUDA(cudaMalloc(&selected, sizeof(unsigned)));
-	fill_words<<<prop.multiProcessorCount * 8, 256>>>((uint32_t *)cin, max_rec / 4, 11);
-	fill_words<<<prop.multiProcessorCount * 8, 256>>>((uint32_t *)iin, max_rec, 12);
+	fill_hash<<<prop.multiProcessorCount * 8, 256>>>((uint32_t *)cin, max_rec / 4, 11, 0);
+	fill_hash<<<prop.multiProcessorCount * 8, 256>>>((uint32_t *)iin, max_rec, 12, 0);
 	CHECK_CUDA(cudaDeviceSynchronize());
 
 	softcache::launch_plan lp, lp_na;

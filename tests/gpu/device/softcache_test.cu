@@ -21,29 +21,6 @@
 
 /* ---------------------------------------------------------------- records */
 
-static __device__ __forceinline__ uint64_t mix64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return x;
-}
-
-/* samples/records.cu's checksum. */
-__global__ void checksum(const uint32_t *p, uint64_t n, uint64_t salt, unsigned long long *sum)
-{
-	uint64_t s = 0;
-	for (uint64_t i = (uint64_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-	     i += (uint64_t)gridDim.x * blockDim.x)
-		s += mix64((i + salt) * 0x9e3779b97f4a7c15ULL ^ p[i]);
-	for (int o = 16; o > 0; o >>= 1)
-		s += __shfl_down_sync(0xffffffffu, s, o);
-	if ((threadIdx.x & 31) == 0)
-		atomicAdd(sum, (unsigned long long)s);
-}
-
 static void test_records(const cudaDeviceProp &prop, uint32_t per_thread)
 {
 	uint64_t nthreads = (uint64_t)prop.multiProcessorCount * prop.maxThreadsPerMultiProcessor;
@@ -52,7 +29,6 @@ static void test_records(const cudaDeviceProp &prop, uint32_t per_thread)
 	char *cin;
 	int *iin, *out_plain, *out_sc, *out_na;
 	unsigned *selected;
-	unsigned long long *sum, h;
 	softcache::launch_plan lp, lp_na;
 	char what[200];
 
@@ -62,9 +38,8 @@ static void test_records(const cudaDeviceProp &prop, uint32_t per_thread)
 	CHECK_CUDA(cudaMalloc(&out_sc, nrec * 4));
 	CHECK_CUDA(cudaMalloc(&out_na, nrec * 4));
 	CHECK_CUDA(cudaMalloc(&selected, sizeof(unsigned)));
-	CHECK_CUDA(cudaMalloc(&sum, sizeof(*sum)));
-	fill_words<<<prop.multiProcessorCount * 8, 256>>>((uint32_t *)cin, cwords, 11);
-	fill_words<<<prop.multiProcessorCount * 8, 256>>>((uint32_t *)iin, nrec, 12);
+	fill_hash<<<prop.multiProcessorCount * 8, 256>>>((uint32_t *)cin, cwords, 11, 0);
+	fill_hash<<<prop.multiProcessorCount * 8, 256>>>((uint32_t *)iin, nrec, 12, 0);
 	CHECK_CUDA(cudaMemset(out_sc, 0xee, nrec * 4));
 	CHECK_CUDA(cudaMemset(out_na, 0xdd, nrec * 4));
 	CHECK_CUDA(cudaMemset(selected, 0, sizeof(unsigned)));
@@ -100,10 +75,8 @@ static void test_records(const cudaDeviceProp &prop, uint32_t per_thread)
 		 per_thread);
 	expect(!memcmp(a.data(), c.data(), nrec * 4), what);
 
-	CHECK_CUDA(cudaMemset(sum, 0, sizeof(*sum)));
-	checksum<<<prop.multiProcessorCount * 8, 256>>>((const uint32_t *)out_sc, nrec, 0, sum);
-	CHECK_CUDA(cudaMemcpy(&h, sum, sizeof(h), cudaMemcpyDeviceToHost));
-	printf("records per_thread=%u software-cache checksum: %016llx\n", per_thread, h);
+	printf("records per_thread=%u software-cache checksum: %016llx\n", per_thread,
+	       sum_of(out_sc, nrec, 0));
 
 	cudaFree(cin);
 	cudaFree(iin);
@@ -111,7 +84,6 @@ static void test_records(const cudaDeviceProp &prop, uint32_t per_thread)
 	cudaFree(out_sc);
 	cudaFree(out_na);
 	cudaFree(selected);
-	cudaFree(sum);
 }
 
 /* ------------------------------------------- read-write, barrier, atomics */
