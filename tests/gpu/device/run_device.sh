@@ -15,7 +15,7 @@ cd "$(dirname "$0")/../../.."
 OUT=${OUT:-/tmp/device-out}
 B=${B:-/tmp/cacheadvise-device-build}
 T=$B/test-out
-mkdir -p "$OUT" "$B/bin" "$B/device" "$T"
+mkdir -p "$OUT" "$B/bin" "$B/device" "$B/samples" "$T"
 export PATH=/usr/local/cuda/bin:$PATH
 t0=$(date +%s)
 
@@ -24,6 +24,7 @@ cat "$OUT/gpu.txt"
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | head -n1)
 
 # ---------------------------------------------------------------- build
+SC_SAMPLES="stream_table thrash_pair stencil1d spmv l2_reuse"
 NV="nvcc -O3 -std=c++17 -arch=sm_90 -I."
 {
 	nvcc --version | tail -n 2
@@ -39,9 +40,14 @@ NV="nvcc -O3 -std=c++17 -arch=sm_90 -I."
 	done
 	nvcc -O3 -arch=sm_90 -lineinfo -o "$B/records" samples/records.cu >"$B/build-records.log" 2>&1 &
 	pids+=($!)
+	# the samples t_device_softcache_samples.sh compares with ($CA_BUILD_DIR/samples)
+	for s in $SC_SAMPLES; do
+		nvcc -O3 -arch=sm_90 -lineinfo -o "$B/samples/$s" "samples/$s.cu" >"$B/build-sample-$s.log" 2>&1 &
+		pids+=($!)
+	done
 	for p in "${pids[@]}"; do wait "$p"; done
 	cat "$B"/build-*.log
-	for x in "$B/bin/cacheadvise-probe" "$B"/device/* "$B/records"; do
+	for x in "$B/bin/cacheadvise-probe" "$B"/device/* "$B/records" "$B"/samples/*; do
 		[ -x "$x" ] && echo "built $x" || echo "BUILD FAILED: $x"
 	done
 	cli=${CACHEADVISE:-build-device/bin/cacheadvise}
@@ -60,7 +66,7 @@ grep -E "BUILD FAILED|error" "$OUT/build.log" | head -n 20
 export CA_SOURCE_DIR=$PWD CA_BUILD_DIR=$B CACHEADVISE=$B/bin/cacheadvise CA_TEST_OUT=$T
 declare -A result
 : >"$OUT/tests.log"
-for t in softcache regcache l2window probe; do
+for t in softcache softcache_samples regcache l2window probe; do
 	s=$(date +%s)
 	timeout 200 bash "tests/gpu/t_device_$t.sh" >"$T/t_$t.log" 2>&1
 	rc=$?
@@ -106,15 +112,20 @@ sample_sum=$(sed -n 's/^checksum: //p' "$OUT/bench.log" | head -n1)
 sc_sum=$(sed -n 's/^records per_thread=256 software-cache checksum: //p' "$T/t_softcache.log" | head -n1)
 {
 	echo "device/ on $gpu, $(date -u +%Y-%m-%d), $(( $(date +%s) - t0 )) s"
-	printf '%-22s %s\n' "test" "result"
-	for t in softcache regcache l2window probe; do
-		printf '%-22s %s\n' "t_device_$t" "${result[$t]}"
+	printf '%-29s %s\n' "test" "result"
+	for t in softcache softcache_samples regcache l2window probe; do
+		printf '%-29s %s\n' "t_device_$t" "${result[$t]}"
 	done
 	if [ -n "$sample_sum" ] && [ "$sample_sum" = "$sc_sum" ]; then
-		printf '%-22s %s\n' "records checksum" "samples/records == softcache rewrite ($sample_sum)"
+		printf '%-29s %s\n' "records checksum" "samples/records == softcache rewrite ($sample_sum)"
 	else
-		printf '%-22s %s\n' "records checksum" "DIFFERENT: sample '$sample_sum', softcache '$sc_sum'"
+		printf '%-29s %s\n' "records checksum" "DIFFERENT: sample '$sample_sum', softcache '$sc_sum'"
 	fi
+	# t_device_softcache_samples.sh compared each sample binary with its rewrite
+	for s in $SC_SAMPLES; do
+		line=$(sed -n "s/^RESULT: $s checksum: //p" "$T/t_softcache_samples.log" 2>/dev/null | head -n1)
+		printf '%-29s %s\n' "$s checksum" "${line:-not compared (see tests.log)}"
+	done
 	echo
 	sed -n '/^=== softcache_bench/,/^$/p' "$OUT/bench.log" | sed -n '/^per_thread/,$p'
 	echo
