@@ -23,7 +23,7 @@ static void usage(FILE *f)
 		"  -o, --out DIR        capture directory (default ./cacheadvise-out/PROGRAM-TIME)\n"
 		"      --kernels REGEX  only kernels whose (mangled) name matches\n"
 		"      --top K          the K kernels with the most GPU time (default 5)\n"
-		"      --max-loads N    loads measured per kernel (default 24)\n"
+		"      --max-loads N    loads measured per kernel, the busiest first (default 24)\n"
 		"      --timeout SEC    limit per program run (default 300)\n"
 		"      --repeat N       A/B rounds of verification (default 5)\n"
 		"      --compare FILE   an output file of the program that must not change\n"

@@ -321,6 +321,7 @@ int profile_main(const struct profile_options *opt)
 	struct profile_ctx c;
 	int ret;
 	char *resolved = NULL;
+	size_t i;
 
 	memset(&c, 0, sizeof(c));
 	c.opt = opt;
@@ -401,10 +402,22 @@ int profile_main(const struct profile_options *opt)
 		ret = profile_write_capture(&c, "complete");
 		goto done;
 	}
+	/*
+	 * A kernel with more loads than --max-loads: the monitor run goes
+	 * first, so the loads measured are the ones with the most traffic.
+	 */
+	for (i = 0; i < c.nr_kernels && !opt->no_monitor && !c.monitored; i++) {
+		if (!c.kernels[i].left_out)
+			continue;
+		ret = profile_monitor(&c);
+		if (ret)
+			goto stop;
+		profile_choose_measured_loads(&c);
+	}
 	ret = profile_capture_variants(&c);
 	if (ret)
 		goto stop;
-	if (!opt->no_monitor) {
+	if (!opt->no_monitor && !c.monitored) {
 		ret = profile_monitor(&c);
 		if (ret)
 			goto stop;

@@ -40,7 +40,7 @@ static int module_is_measured(struct profile_ctx *c, const struct profile_module
 
 /* ---- monitor ------------------------------------------------------------ */
 
-/* Whether a run printed what the first baseline run printed. */
+/* Whether a run printed what the discovery (else the first baseline) run printed. */
 static int same_output_as_baseline(struct profile_ctx *c, json_t *run)
 {
 	json_t *runs = json_object_get(c->capture, "runs"), *r;
@@ -48,7 +48,10 @@ static int same_output_as_baseline(struct profile_ctx *c, json_t *run)
 	size_t i;
 
 	json_array_foreach(runs, i, r) {
-		if (strcmp(json_string_value(json_object_get(r, "variant")), "baseline"))
+		const char *v = json_string_value(json_object_get(r, "variant"));
+
+		/* the discovery run stands in when the monitor run comes first */
+		if (strcmp(v, "baseline") && strcmp(v, "discovery"))
 			continue;
 		return mine && !strcmp(mine, json_string_value(json_object_get(r, "stdout_sha256")) ?
 					   json_string_value(json_object_get(r, "stdout_sha256")) : "");
@@ -142,6 +145,7 @@ int profile_monitor(struct profile_ctx *c)
 	run_events_release(&ev);
 	profile_progress(c, "monitor run");
 out:
+	c->monitored = 1;
 	for (i = 0; i < c->nr_modules; i++)
 		json_decref(layouts[i]);
 	free(layouts);

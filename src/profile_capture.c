@@ -19,6 +19,7 @@
 #include "analysis/plan.h"
 #include "analysis/strbuf.h"
 #include "analysis/xalloc.h"
+#include "analysis/monitor_counts.h"
 #include "src/profile_steps.h"
 
 void profile_merge_device(struct device_model *dst, const struct device_model *p)
@@ -203,10 +204,6 @@ static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 		else
 			k->left_out++;
 	}
-	if (k->left_out)
-		profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured "
-		     "(they stay L1::no_allocate in the variants and keep their form in the advice)",
-		     k->name, k->left_out, c->opt->max_loads);
 	n = k->vk.nr_measured;
 	k->counters = json_object();
 	k->hit = xcalloc(n + 1, sizeof(double));
@@ -220,6 +217,90 @@ static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 	for (i = 0; i < n * n; i++) {
 		k->pair_hit[i] = NAN;
 		k->pair_run[i] = -1;
+	}
+}
+
+/* Sector traffic of a kernel's load in the monitor run, 0 when not counted. */
+static uint64_t load_sectors(const struct monitor_function *mf, unsigned ordinal)
+{
+	size_t i;
+
+	for (i = 0; mf && i < mf->nr_loads; i++)
+		if (mf->loads[i].ordinal == ordinal)
+			return mf->loads[i].sectors;
+	return 0;
+}
+
+static const struct monitor_function *sort_mf;
+
+/* Most sectors first; the text order breaks ties. */
+static int cmp_by_traffic(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+	uint64_t sx = load_sectors(sort_mf, x), sy = load_sectors(sort_mf, y);
+
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+static int cmp_unsigned(const void *a, const void *b)
+{
+	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * For kernels with more patchable loads than --max-loads: the loads to
+ * measure are the ones with the most sector traffic in the monitor run
+ * (profile_monitor() before the variant runs), not the first ones in the
+ * text. Without monitor counts the text order stays. Notes what was left
+ * out and how much of the kernel's traffic that is.
+ */
+void profile_choose_measured_loads(struct profile_ctx *c)
+{
+	size_t i, j;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		struct monitor_counts mc;
+		const struct monitor_function *mf = NULL;
+		uint64_t total = 0, kept = 0;
+		unsigned *order;
+
+		if (!k->left_out)
+			continue;
+		monitor_counts_init(&mc);
+		if (k->layout && !monitor_counts_read(&mc, k->layout, k->mon, k->nr_mon))
+			mf = monitor_counts_find(&mc, k->vk.function);
+		if (!mf) {
+			profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured; "
+			     "without monitor counts the first %u in the PTX were chosen (they stay "
+			     "L1::no_allocate in the variants and keep their form in the advice)",
+			     k->name, k->left_out, c->opt->max_loads, c->opt->max_loads);
+			monitor_counts_release(&mc);
+			continue;
+		}
+		order = xcalloc(k->vk.nr_patchable + 1, sizeof(*order));
+		memcpy(order, k->vk.patchable, k->vk.nr_patchable * sizeof(*order));
+		sort_mf = mf;
+		qsort(order, k->vk.nr_patchable, sizeof(*order), cmp_by_traffic);
+		sort_mf = NULL;
+		for (j = 0; j < k->vk.nr_patchable; j++) {
+			total += load_sectors(mf, order[j]);
+			if (j < k->vk.nr_measured)
+				kept += load_sectors(mf, order[j]);
+		}
+		memcpy(k->vk.measured, order, k->vk.nr_measured * sizeof(*order));
+		qsort(k->vk.measured, k->vk.nr_measured, sizeof(*k->vk.measured), cmp_unsigned);
+		profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured; the %zu "
+		     "measured are those with the most sector traffic in the monitor run (%.1f%% of the "
+		     "kernel's load sectors); the others stay L1::no_allocate in the variants and keep "
+		     "their form in the advice", k->name, k->left_out, c->opt->max_loads,
+		     k->vk.nr_measured, total ? 100.0 * (double)kept / (double)total : 0.0);
+		free(order);
+		monitor_counts_release(&mc);
 	}
 }
 
@@ -467,7 +548,7 @@ int profile_capture_variants(struct profile_ctx *c)
 	for (i = 0; i < c->nr_kernels; i++)
 		vks[i] = c->kernels[i].vk;
 	nr_runs = variants_schedule(vks, c->nr_kernels, 2, &runs);
-	c->runs_planned = c->runs_done + (unsigned)nr_runs + (c->opt->no_monitor ? 0 : 1);
+	c->runs_planned = c->runs_done + (unsigned)nr_runs + (c->opt->no_monitor || c->monitored ? 0 : 1);
 	for (r = 0; r < nr_runs; r++) {
 		struct plan plan;
 		char label[64], *subst, *env[4];

@@ -59,6 +59,7 @@ struct profile_ctx {
 	struct profile_kernel *kernels;
 	size_t nr_kernels;
 	struct plan *plan;          /* the advice, once analysed (owned) */
+	int monitored;              /* the monitor run is done */
 };
 
 void profile_progress(struct profile_ctx *c, const char *label);
@@ -108,6 +109,8 @@ char *profile_write_substitutes(struct profile_ctx *c, const char *label, const 
 int profile_discover(struct profile_ctx *c);
 int profile_capture_variants(struct profile_ctx *c);
 int profile_monitor(struct profile_ctx *c);
+/* After an early monitor run: measure the loads with the most traffic. */
+void profile_choose_measured_loads(struct profile_ctx *c);
 void profile_fill_kernels(struct profile_ctx *c);
 /* Adds the monitor run's per-load counts, efficiencies, data structures and
  * the software-cache ranking to k->json. */
