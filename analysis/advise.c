@@ -21,8 +21,9 @@ void advise_options_init(struct advise_options *opt)
 {
 	memset(opt, 0, sizeof(*opt));
 	opt->model = ADVISE_MODEL_SECTOR;
-	opt->method = "ilp";
+	opt->method = "bnb";
 	opt->exhaustive_max_n = 20;
+	opt->ilp_max_n = 40;
 	opt->time_limit_seconds = 60;
 }
 
@@ -421,7 +422,7 @@ static int advise_kernel(json_t *jk, size_t index, const struct advise_options *
 {
 	struct kernel_in k;
 	struct solver_options sopt;
-	struct solver_result res[3];
+	struct solver_result res[8];
 	const struct solver_result *chosen = NULL;
 	const char *note = NULL;
 	json_t *jname, *jmod, *solutions, *ko;
@@ -456,6 +457,9 @@ static int advise_kernel(json_t *jk, size_t index, const struct advise_options *
 
 		if (!strcmp(s->name, "exhaustive") && k.g.n > opt->exhaustive_max_n)
 			continue;
+		/* a cross-check where GLPK proves quickly, unless it decides */
+		if (!strcmp(s->name, "ilp") && k.g.n > opt->ilp_max_n && strcmp(opt->method, "ilp"))
+			continue;
 		ret = s->solve(&k.g, &sopt, &res[nr]);
 		if (ret) {
 			error_prefix(ret, "kernel '%s' (module %s): %s", k.name, k.module, s->name);
@@ -468,9 +472,9 @@ static int advise_kernel(json_t *jk, size_t index, const struct advise_options *
 	if (!chosen) {
 		/* exhaustive asked for on a kernel too large for it */
 		for (i = 0; i < nr; i++)
-			if (!strcmp(res[i].method, "ilp"))
+			if (!strcmp(res[i].method, "bnb"))
 				chosen = &res[i];
-		note = "too many loads for exhaustive search: the ILP's answer is used";
+		note = "too many loads for exhaustive search: the branch and bound's answer is used";
 	}
 	solutions = json_array();
 	for (i = 0; i < nr; i++)
@@ -509,8 +513,8 @@ int advise_capture(json_t *capture, const struct advise_options *opt,
 	if (!json_is_object(capture))
 		return error_set(CA_E_INPUT, "capture: not a JSON object");
 	if (!solver_find(opt->method))
-		return error_set(CA_E_USAGE, "unknown solver method '%s': use ilp, heuristic or "
-				 "exhaustive", opt->method);
+		return error_set(CA_E_USAGE, "unknown solver method '%s': use bnb, ilp, heuristic "
+				 "or exhaustive", opt->method);
 	if ((ret = get_geometry(capture, &geo)))
 		return ret;
 	kernels = json_object_get(capture, "kernels");

@@ -18,10 +18,17 @@ enum advise_model {
 
 struct advise_options {
 	enum advise_model model;
-	const char *method;         /* solver whose answer becomes the plan: "ilp" default */
+	const char *method;         /* solver whose answer becomes the plan: "bnb" default,
+				       the exact method that proves fastest at every size
+				       bench/results/solve.md measures */
 	size_t exhaustive_max_n;    /* exhaustive search runs on kernels with at most this
 				       many nodes (default 20) */
-	double time_limit_seconds;  /* per kernel for the ILP (default 60; 0 = none) */
+	size_t ilp_max_n;           /* the ILP runs, as a cross-check, on kernels with at
+				       most this many nodes (default 40, where GLPK proves
+				       dense graphs in about a second), and always when it
+				       is the method */
+	double time_limit_seconds;  /* per kernel for the ILP and for bnb (default 60;
+				       0 = none) */
 };
 
 void advise_options_init(struct advise_options *opt);
@@ -36,16 +43,17 @@ void advise_options_init(struct advise_options *opt);
  *   {"schema": "cacheadvise.analysis/1", "model": "sector",
  *    "kernels": [{"module": ..., "name": ..., "graph": <graph.json>,
  *       "solutions": [{"method", "cached", "bypassed", "objective", "optimal", "seconds"}],
- *       "chosen": "ilp",
+ *       "chosen": "bnb",
  *       "loads": [{"ordinal", "decision": "cache"|"bypass"|"keep", "action",
  *                  "hit", "access", "hit_rate", "weight_bytes",
  *                  "traffic_saved_bytes"}],
  *       "expected_l2_traffic_saved_bytes": ...}]}
  * The nodes of a kernel's graph are its patchable loads with a measured
  * "hit"; the others are listed under "left_out" with the reason. Every
- * solver that applies runs (exhaustive only up to exhaustive_max_n nodes);
- * opt->method's answer becomes the plan (the ILP's when exhaustive was
- * asked for but the kernel is too large; "note" says so).
+ * solver that applies runs (exhaustive only up to exhaustive_max_n nodes,
+ * the ILP up to ilp_max_n unless it is the method); opt->method's answer
+ * becomes the plan (bnb's when exhaustive was asked for but the kernel is
+ * too large; "note" says so).
  * Returns 0, CA_E_INPUT (a capture missing what the model needs or holding
  * a malformed item: the message names the kernel and the JSON path),
  * CA_E_USAGE for an unknown opt->method, or CA_E_INTERNAL when the ILP

@@ -8,11 +8,13 @@
 #include "analysis/xalloc.h"
 
 extern const struct solver solver_ilp;
+extern const struct solver solver_bnb;
 extern const struct solver solver_heuristic;
 extern const struct solver solver_exhaustive;
 
 const struct solver *const solver_table[] = {
 	&solver_ilp,
+	&solver_bnb,
 	&solver_heuristic,
 	&solver_exhaustive,
 	NULL,
@@ -32,6 +34,8 @@ void solver_options_init(struct solver_options *opt)
 	opt->ilp_triangle_cuts = 1;
 	opt->ilp_branching = 0;
 	opt->ilp_backtracking = 0;
+	opt->bnb_node_limit = 0;
+	opt->bnb_sdp = 1;
 }
 
 void solver_result_start(struct solver_result *res, const char *method, size_t n)

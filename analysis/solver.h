@@ -13,11 +13,13 @@
  * file and a row in solver.c's table. docs/model.md gives the formulations.
  *
  *   ilp         GLPK branch and cut on the seed's linearisation (exact)
+ *   bnb         branch and bound specialised for the 0-1 quadratic program,
+ *               with SDP bounds (exact; the fastest on dense graphs)
  *   heuristic   the seed's Algorithm 1, O(n^2)
  *   exhaustive  every one of the 2^n subsets in Gray-code order, O(n 2^n)
  */
 struct solver_options {
-	double time_limit_seconds;  /* ILP: 0 = no limit */
+	double time_limit_seconds;  /* ILP and bnb: 0 = no limit */
 	size_t exhaustive_max_n;    /* exhaustive refuses larger graphs (default 24, at most 62) */
 	/*
 	 * ILP formulation switches, for experiments (bench/bench_solve.c and
@@ -40,17 +42,22 @@ struct solver_options {
 				       boolean quadric polytope (not with ilp_presolve) */
 	int ilp_branching;          /* GLP_BR_* or 0 for GLPK's default */
 	int ilp_backtracking;       /* GLP_BT_* or 0 for GLPK's default */
+	unsigned long bnb_node_limit; /* bnb stops after this many nodes (0 = no limit) */
+	int bnb_sdp;                /* 1 (default): bnb bounds nodes by the SDP relaxation;
+				       0: only by the cheap bound (for experiments) */
 };
 
 struct solver_result {
-	const char *method;         /* static: "ilp", "heuristic", "exhaustive" */
+	const char *method;         /* static: "ilp", "bnb", "heuristic", "exhaustive" */
 	unsigned char *cached;      /* n flags, 1 = cache (owned, free with solver_result_release) */
 	double objective;           /* graph_objective of cached */
 	int optimal;                /* proven optimal */
-	double gap;                 /* relative MIP gap when a limit stopped the ILP, else 0 */
+	double gap;                 /* relative gap (bound - objective) / |objective| when a
+				       limit stopped the ILP or bnb, else 0 */
 	double seconds;
 	double bound;               /* proven upper bound of the objective (= objective
 				       when optimal); NAN from the heuristic */
+	unsigned long nodes;        /* search tree nodes (bnb), else 0 */
 };
 
 struct solver {
@@ -75,7 +82,7 @@ const struct solver *solver_find(const char *name);
  * The JSON form of a result, as `solve --json` prints it and the analysis
  * JSON embeds it (caller owns): {"method", "cached": [ids], "bypassed":
  * [ids], "objective", "optimal", "seconds"}, plus "gap" and "bound" when
- * an ILP was stopped by its time limit.
+ * an exact method (ilp, bnb) was stopped by a limit.
  */
 json_t *solver_result_to_json(const struct graph *g, const struct solver_result *res);
 

@@ -28,7 +28,7 @@ static int exhaustive_solve(const struct graph *g, const struct solver_options *
 	if (n > max_n)
 		return error_set(CA_E_INPUT,
 				 "exhaustive search is limited to %zu loads and the graph has %zu: "
-				 "use the ilp method", max_n, n);
+				 "use the bnb or ilp method", max_n, n);
 	lin = xcalloc(n ? n : 1, sizeof(*lin));
 	end = n ? (uint64_t)1 << n : 1;
 	for (k = 1; k < end; k++) {

@@ -1,5 +1,5 @@
 /*
- * cacheadvise solve [--method ilp|heuristic|exhaustive|all] [--json]
+ * cacheadvise solve [--method ilp|bnb|heuristic|exhaustive|all] [--json]
  *                   [--time-limit SEC] GRAPH.json
  *
  * Solves a traffic reduction graph (docs/graph-json.md) with one solver or
@@ -29,7 +29,7 @@ struct solve_options {
 static void print_usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cacheadvise solve [--method ilp|heuristic|exhaustive|all] [--json]\n"
+		"usage: cacheadvise solve [--method ilp|bnb|heuristic|exhaustive|all] [--json]\n"
 		"                         [--time-limit SEC] GRAPH.json\n"
 		"\n"
 		"Chooses which loads of a traffic reduction graph to cache in L1 and which to\n"
@@ -37,13 +37,16 @@ static void print_usage(FILE *f)
 		"GRAPH.json: {\"nodes\": [{\"id\", \"weight\"}], \"edges\": [{\"u\", \"v\", \"weight\"}]};\n"
 		"a capture directory holds one per kernel under graphs/. Needs no GPU.\n"
 		"\n"
-		"  --method M        ilp (default: GLPK, proven optimal), heuristic (the\n"
-		"                    seed's Algorithm 1), exhaustive (all 2^N plans, N <= 24),\n"
-		"                    or all (every method that applies)\n"
+		"  --method M        ilp (default: GLPK, proven optimal), bnb (branch and\n"
+		"                    bound with SDP bounds, proven optimal, the fastest on\n"
+		"                    dense graphs), heuristic (the seed's Algorithm 1),\n"
+		"                    exhaustive (all 2^N plans, N <= 24), or all (every\n"
+		"                    method that applies)\n"
 		"  --json            print {\"method\", \"cached\", \"bypassed\", \"objective\",\n"
 		"                    \"optimal\", \"seconds\"} (a list of them for --method all)\n"
-		"  --time-limit SEC  stop the ILP after SEC seconds; it then reports the best\n"
-		"                    plan found, \"optimal\": false and the gap to its bound\n"
+		"  --time-limit SEC  stop ilp and bnb after SEC seconds each; they then report\n"
+		"                    the best plan found, \"optimal\": false and the gap to\n"
+		"                    their bound\n"
 		"  -h, --help        show this help\n"
 		"\n"
 		"Exit status: 0 solved, 1 usage error, 2 unreadable or invalid graph (the\n"
@@ -53,6 +56,7 @@ static void print_usage(FILE *f)
 		"EXAMPLES\n"
 		"  cacheadvise solve cacheadvise-out/app-20261122-031000/graphs/_Z3mixPKfS0_PKiPfii.json\n"
 		"  cacheadvise solve --method all graph.json\n"
+		"  cacheadvise solve --method bnb dense-64-loads.json\n"
 		"  cacheadvise solve --method heuristic --json graph.json | jq .cached\n"
 		"  cacheadvise solve --time-limit 10 big-graph.json\n");
 }
@@ -78,7 +82,7 @@ static int parse_options(int argc, char **argv, struct solve_options *o)
 		switch (c) {
 		case 'm':
 			if (strcmp(optarg, "all") && !solver_find(optarg))
-				return cli_usage_error("unknown method '%s': use ilp, heuristic, "
+				return cli_usage_error("unknown method '%s': use ilp, bnb, heuristic, "
 						       "exhaustive or all", optarg);
 			o->method = optarg;
 			break;
@@ -177,7 +181,7 @@ static int solve_graph(const struct solve_options *o)
 		}
 		if (!strcmp(s->name, "exhaustive") && g.n > sopt.exhaustive_max_n) {
 			ret = error_set(CA_E_INPUT, "'%s' has %zu loads, more than exhaustive "
-					"search takes (%zu): use --method ilp", o->path, g.n,
+					"search takes (%zu): use --method bnb or ilp", o->path, g.n,
 					sopt.exhaustive_max_n);
 			goto out;
 		}

@@ -14,7 +14,7 @@ static const struct cmd commands[] = {
 	{ "inspect", cmd_inspect, 0, "list modules, kernels and global loads of a binary or PTX" },
 	{ "profile", cmd_profile, CMD_NEEDS_GPU, "measure, advise and verify: the main job" },
 	{ "report", cmd_report, 0, "re-render a finished capture (text, html, json, sarif)" },
-	{ "solve", cmd_solve, 0, "solve a traffic reduction graph (ILP, heuristic, exhaustive)" },
+	{ "solve", cmd_solve, 0, "solve a traffic reduction graph (ILP, branch and bound, heuristic, exhaustive)" },
 	{ "patch", cmd_patch, 0, "apply a plan's cache operators to PTX, or instrument it" },
 	{ "run", cmd_run, CMD_NEEDS_GPU, "run a program with a plan applied, no rebuild" },
 	{ "apply", cmd_apply, 0, "write or apply the source patch of a capture" },

@@ -21,10 +21,15 @@ expect_status 0 "$CACHEADVISE" solve --method all --json "$G/figure4.json"
 python3 - "$TMP/out" <<'PY' && ok || not_ok "solve --method all --json: unexpected result"
 import json, sys
 r = json.load(open(sys.argv[1]))
-assert [x["method"] for x in r] == ["ilp", "heuristic", "exhaustive"], r
+assert [x["method"] for x in r] == ["ilp", "bnb", "heuristic", "exhaustive"], r
 assert all(x["objective"] == 12 for x in r), r
-assert [x["optimal"] for x in r] == [True, False, True], r
+assert [x["optimal"] for x in r] == [True, True, False, True], r
 PY
+
+# bnb alone, text summary
+expect_status 0 "$CACHEADVISE" solve --method bnb "$G/figure4.json"
+expect_grep '^bnb +12  yes ' "$TMP/out"
+expect_grep 'cache  \(3\): V1 V2 V4' "$TMP/out"
 
 # options after the file work too; text summary
 expect_status 0 "$CACHEADVISE" solve "$G/figure4.json" --method heuristic
@@ -38,7 +43,7 @@ expect_status 0 "$CACHEADVISE" solve --help
 expect_grep '^EXAMPLES' "$TMP/out"
 expect_grep 'cacheadvise solve ' "$TMP/out"
 
-# generated graphs: ILP and exhaustive agree, the heuristic never beats them
+# generated graphs: ILP, bnb and exhaustive agree, the heuristic never beats them
 for seed in 1 2 3 4 5 6; do
 	python3 - "$TMP/g$seed.json" "$seed" <<'PY'
 import json, random, sys
@@ -62,6 +67,8 @@ for m, x in r.items():
     assert abs(objective(x["cached"]) - x["objective"]) < 1e-6, (m, x)
     assert sorted(x["cached"] + x["bypassed"]) == sorted(w), (m, x)
 assert abs(r["ilp"]["objective"] - r["exhaustive"]["objective"]) < 1e-6, r
+assert abs(r["bnb"]["objective"] - r["exhaustive"]["objective"]) < 1e-6, r
+assert r["bnb"]["optimal"] is True, r
 assert r["heuristic"]["objective"] <= r["ilp"]["objective"] + 1e-6, r
 PY
 done
@@ -87,9 +94,23 @@ assert len(r["cached"]) + len(r["bypassed"]) == 90
 if not r["optimal"]:
     assert r["gap"] >= 0 and r["bound"] >= r["objective"], r
 PY
+# the same for bnb: proven on a graph of this size, or stopped with a bound
+start=$(date +%s.%N)
+expect_status 0 "$CACHEADVISE" solve --json --method bnb --time-limit 0.5 "$TMP/big.json"
+end=$(date +%s.%N)
+python3 - "$TMP/out" "$start" "$end" <<'PY' && ok || not_ok "bnb: time limit not honoured or result incomplete"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert float(sys.argv[3]) - float(sys.argv[2]) < 5, "took too long"
+assert r["method"] == "bnb" and len(r["cached"]) + len(r["bypassed"]) == 90
+if not r["optimal"]:
+    assert r["gap"] >= 0 and r["bound"] >= r["objective"], r
+else:
+    assert "gap" not in r, r
+PY
 # --method all skips exhaustive above its limit, with a warning
 expect_status 0 "$CACHEADVISE" solve --method all --json --time-limit 0.2 "$TMP/big.json"
 expect_grep 'exhaustive search .* skipped' "$TMP/err"
-python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert [x['method'] for x in r]==['ilp','heuristic']" "$TMP/out" && ok || not_ok "--method all on a big graph"
+python3 -c "import json,sys; r=json.load(open(sys.argv[1])); assert [x['method'] for x in r]==['ilp','bnb','heuristic']" "$TMP/out" && ok || not_ok "--method all on a big graph"
 
 finish

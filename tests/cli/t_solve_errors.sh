@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # cacheadvise solve on bad input: exit 2 with the JSON path of the bad item;
-# usage errors exit 1; exhaustive search above its limit says to use ilp.
+# usage errors exit 1; exhaustive search above its limit says to use bnb or ilp.
 . "$CA_SOURCE_DIR/tests/cli/lib.sh"
 
 bad() { # bad NAME 'JSON' 'expected message (ERE)'
@@ -36,14 +36,15 @@ bad truncated '{"nodes": [' "invalid JSON"
 expect_status 2 "$CACHEADVISE" solve "$TMP/does-not-exist.json"
 expect_grep "does-not-exist\\.json" "$TMP/err"
 
-# exhaustive search above its limit: exit 2, says to use ilp
+# exhaustive search above its limit: exit 2, says to use bnb or ilp
 python3 -c '
 import json, sys
 json.dump({"nodes": [{"id": "ld%d" % i, "weight": 1} for i in range(30)]}, open(sys.argv[1], "w"))
 ' "$TMP/thirty.json"
 expect_status 2 "$CACHEADVISE" solve --method exhaustive "$TMP/thirty.json"
-expect_grep "30 loads, more than exhaustive search takes \\(24\\): use --method ilp" "$TMP/err"
+expect_grep "30 loads, more than exhaustive search takes \\(24\\): use --method bnb or ilp" "$TMP/err"
 expect_status 0 "$CACHEADVISE" solve --method ilp "$TMP/thirty.json"
+expect_status 0 "$CACHEADVISE" solve --method bnb "$TMP/thirty.json"
 
 # usage errors
 G=$CA_SOURCE_DIR/tests/fixtures/graphs/figure4.json

@@ -113,11 +113,13 @@ static void test_basic(void)
 	k = kernel(an, "stream");
 	CHECK(k != NULL);
 	CHECK_STR(str(k, "module"), "aaaaaaaaaaaaaaaa");
-	CHECK_STR(str(k, "chosen"), "ilp");
+	CHECK_STR(str(k, "chosen"), "bnb");
 	CHECK(json_is_true(json_object_get(k, "optimal")));
 	CHECK_NEAR(num(k, "expected_l2_traffic_saved_bytes"), 6400, 1e-9);
-	/* ilp, heuristic and exhaustive (4 nodes) all ran and agree here */
-	CHECK_INT(json_array_size(json_object_get(k, "solutions")), 3);
+	/* ilp, bnb, heuristic and exhaustive (4 nodes) all ran and agree here */
+	CHECK_INT(json_array_size(json_object_get(k, "solutions")), 4);
+	CHECK_NEAR(num(solution(k, "ilp"), "objective"), 6400, 1e-9);
+	CHECK(json_is_true(json_object_get(solution(k, "ilp"), "optimal")));
 	CHECK_NEAR(num(solution(k, "exhaustive"), "objective"), 6400, 1e-9);
 	CHECK_NEAR(num(solution(k, "heuristic"), "objective"), 6400, 1e-9);
 	/* the graph: 4 nodes (ld3 unpatchable, ld5 unmeasured), W = 32 hit */
@@ -159,11 +161,12 @@ static void test_basic(void)
 	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 4), "L1::no_allocate");
 	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 5), "-");
 
-	/* 'mix': the heuristic falls short, the plan follows the ILP */
+	/* 'mix': the heuristic falls short, the plan follows bnb (and the ILP agrees) */
 	k = kernel(an, "mix");
 	CHECK_NEAR(num(k, "expected_l2_traffic_saved_bytes"), 22 * 32, 1e-9);
 	CHECK_NEAR(num(solution(k, "heuristic"), "objective"), 15 * 32, 1e-9);
 	CHECK_NEAR(num(solution(k, "exhaustive"), "objective"), 22 * 32, 1e-9);
+	CHECK_NEAR(num(solution(k, "ilp"), "objective"), 22 * 32, 1e-9);
 	CHECK_STR(plan_action(&plan, "bbbbbbbbbbbbbbbb", "mix", 0), "L1::no_allocate");
 	CHECK_STR(plan_action(&plan, "bbbbbbbbbbbbbbbb", "mix", 1), "default");
 	CHECK_STR(plan_action(&plan, "bbbbbbbbbbbbbbbb", "mix", 2), "L1::no_allocate");
@@ -184,17 +187,40 @@ static void test_basic(void)
 	json_decref(an);
 	plan_release(&plan);
 
-	/* exhaustive asked for, but a kernel is above its limit: the ILP decides */
+	/* exhaustive asked for, but a kernel is above its limit: bnb decides */
 	opt.method = "exhaustive";
 	opt.exhaustive_max_n = 3;
 	plan_init(&plan);
 	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
 	k = kernel(an, "mix");
-	CHECK_STR(str(k, "chosen"), "ilp");
+	CHECK_STR(str(k, "chosen"), "bnb");
 	CHECK(json_object_get(k, "note") != NULL);
 	CHECK(solution(k, "exhaustive") == NULL);
 	json_decref(an);
 	plan_release(&plan);
+
+	/* the ILP runs as a cross-check up to ilp_max_n nodes, and always when
+	 * it is the method */
+	opt.method = "bnb";
+	opt.exhaustive_max_n = 20;
+	opt.ilp_max_n = 3;
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	k = kernel(an, "mix");
+	CHECK(solution(k, "ilp") == NULL);
+	CHECK(solution(k, "bnb") != NULL);
+	json_decref(an);
+	opt.method = "ilp";
+	plan_release(&plan);
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	k = kernel(an, "mix");
+	CHECK_STR(str(k, "chosen"), "ilp");
+	CHECK(json_is_true(json_object_get(k, "optimal")));
+	CHECK_NEAR(num(k, "expected_l2_traffic_saved_bytes"), 22 * 32, 1e-9);
+	json_decref(an);
+	plan_release(&plan);
+	opt.ilp_max_n = 40;
 
 	opt.method = "magic";
 	plan_init(&plan);

@@ -1,6 +1,7 @@
 /*
- * The three solvers against each other on random graphs (ILP == exhaustive,
- * heuristic <= ILP), the heuristic against a literal transcription of the
+ * The solvers against each other on random graphs (ILP == exhaustive,
+ * bnb == exhaustive, bnb == ILP, heuristic <= ILP), stopped runs of the
+ * exact methods, the heuristic against a literal transcription of the
  * seed's Algorithm 1, and the seed's Figure 4 walk.
  */
 #include <math.h>
@@ -139,12 +140,13 @@ static void test_table(void)
 	size_t i;
 
 	CHECK(solver_find("ilp") != NULL);
+	CHECK(solver_find("bnb") != NULL);
 	CHECK(solver_find("heuristic") != NULL);
 	CHECK(solver_find("exhaustive") != NULL);
 	CHECK(solver_find("magic") == NULL);
 	for (i = 0; solver_table[i]; i++)
 		CHECK(solver_find(solver_table[i]->name) == solver_table[i]);
-	CHECK_INT(i, 3);
+	CHECK_INT(i, 4);
 }
 
 static void test_empty(void)
@@ -435,6 +437,200 @@ static void test_time_limit(void)
 	graph_release(&g);
 }
 
+/*
+ * One bnb run against a reference optimum: same objective, a consistent
+ * plan, proven, bound = objective. Returns the number of failures.
+ */
+static int bnb_check(const struct graph *g, const struct solver_options *opt, double optimum,
+		     const char *reference)
+{
+	struct solver_result res;
+	double tol = 1e-9 * (1.0 + fabs(optimum));
+	int wrong = 0;
+
+	if (solve_with("bnb", g, opt, &res)) {
+		fprintf(stderr, "bnb failed: %s\n", error_message());
+		return 1;
+	}
+	if (fabs(res.objective - optimum) > tol) {
+		fprintf(stderr, "n=%zu: bnb %.17g %s %.17g\n", g->n, res.objective, reference,
+			optimum);
+		wrong++;
+	}
+	wrong += fabs(res.objective - graph_objective(g, res.cached)) > tol;
+	wrong += !res.optimal || res.gap != 0 || res.bound != res.objective;
+	wrong += strcmp(res.method, "bnb") != 0;
+	solver_result_release(&res);
+	return wrong;
+}
+
+/* bnb against exhaustive search, with the SDP bound and with the cheap bound
+ * alone, on graphs of every weight kind, size up to 14 and three densities. */
+static void test_bnb_equals_exhaustive(void)
+{
+	static const double densities[] = { 0.15, 0.5, 1.0 };
+	int round, wrong = 0, rounds = 0, sdp;
+
+	for (sdp = 1; sdp >= 0; sdp--) {
+		struct solver_options opt;
+
+		solver_options_init(&opt);
+		opt.bnb_sdp = sdp;
+		for (round = 0; round < 420; round++) {
+			struct graph g;
+			struct solver_result ex;
+
+			random_graph(&g, (size_t)(1 + round % 14), densities[round % 3],
+				     (enum weights)(round / 3 % 4));
+			if (solve_with("exhaustive", &g, &opt, &ex)) {
+				wrong++;
+			} else {
+				wrong += bnb_check(&g, &opt, ex.objective, "exhaustive");
+				solver_result_release(&ex);
+			}
+			graph_release(&g);
+			rounds++;
+		}
+	}
+	CHECK_INT(rounds, 840);
+	CHECK_INT(wrong, 0);
+}
+
+/*
+ * The bound of a run stopped after its first node (the root's cheap bound,
+ * or its SDP bound) is never below the optimum, and where the root alone
+ * proves the answer, it is the optimum.
+ */
+static void test_bnb_root_bound(void)
+{
+	int round, below = 0, sdp, stopped = 0;
+
+	for (sdp = 1; sdp >= 0; sdp--) {
+		struct solver_options opt;
+
+		solver_options_init(&opt);
+		opt.bnb_sdp = sdp;
+		opt.bnb_node_limit = 1;
+		for (round = 0; round < 300; round++) {
+			struct graph g;
+			struct solver_result ex, bnb;
+
+			random_graph(&g, (size_t)(4 + round % 11), round % 2 ? 1.0 : 0.5,
+				     (enum weights)(round % 4));
+			if (solve_with("exhaustive", &g, &opt, &ex) ||
+			    solve_with("bnb", &g, &opt, &bnb)) {
+				below++;
+				graph_release(&g);
+				continue;
+			}
+			if (bnb.bound < ex.objective - 1e-9 * (1 + fabs(ex.objective))) {
+				fprintf(stderr, "n=%zu sdp=%d: root bound %.17g below the optimum %.17g\n",
+					g.n, sdp, bnb.bound, ex.objective);
+				below++;
+			}
+			if (bnb.optimal && fabs(bnb.objective - ex.objective) > 1e-9 * (1 + fabs(ex.objective)))
+				below++;
+			stopped += !bnb.optimal;
+			solver_result_release(&ex);
+			solver_result_release(&bnb);
+			graph_release(&g);
+		}
+	}
+	CHECK_INT(below, 0);
+	CHECK(stopped > 0);
+}
+
+/* Sizes exhaustive search does not reach: bnb against the ILP. */
+static void test_bnb_equals_ilp(void)
+{
+	struct solver_options opt;
+	int round, wrong = 0, ilp_unproven = 0;
+
+	solver_options_init(&opt);
+	for (round = 0; round < 24; round++) {
+		struct graph g;
+		struct solver_result ilp;
+		size_t n = (size_t)(20 + round % 11);
+
+		random_graph(&g, n, round % 3 ? 1.0 : 0.3, (enum weights)(round % 3));
+		if (solve_with("ilp", &g, &opt, &ilp)) {
+			wrong++;
+		} else {
+			ilp_unproven += !ilp.optimal;
+			wrong += bnb_check(&g, &opt, ilp.objective, "ilp");
+			solver_result_release(&ilp);
+		}
+		graph_release(&g);
+	}
+	CHECK_INT(ilp_unproven, 0);
+	CHECK_INT(wrong, 0);
+}
+
+/*
+ * A stopped bnb run (node limit, time limit): a valid plan at least as good
+ * as the heuristic's, "optimal" false, a bound above the objective and the
+ * gap in the JSON. The bound is a real one: it is not below the optimum.
+ */
+static void test_bnb_stopped(void)
+{
+	struct graph g;
+	struct solver_options opt;
+	struct solver_result bnb, heur, full;
+	json_t *j;
+	double t0;
+
+	solver_options_init(&opt);
+	random_graph(&g, 60, 1.0, W_INT);
+	CHECK_INT(solve_with("bnb", &g, &opt, &full), 0);
+	CHECK_INT(full.optimal, 1);
+	CHECK(full.nodes > 3);
+	CHECK_INT(solve_with("heuristic", &g, &opt, &heur), 0);
+
+	opt.bnb_node_limit = 3;
+	CHECK_INT(solve_with("bnb", &g, &opt, &bnb), 0);
+	CHECK_INT(bnb.optimal, 0);
+	CHECK(bnb.nodes <= 3);
+	CHECK(bnb.objective >= heur.objective);
+	CHECK_NEAR(bnb.objective, graph_objective(&g, bnb.cached), 1e-6);
+	CHECK(bnb.gap > 0);
+	CHECK(bnb.bound > bnb.objective);
+	CHECK(bnb.bound >= full.objective);
+	CHECK_NEAR(bnb.gap, (bnb.bound - bnb.objective) / fabs(bnb.objective), 1e-9);
+	j = solver_result_to_json(&g, &bnb);
+	CHECK(json_is_false(json_object_get(j, "optimal")));
+	CHECK(json_object_get(j, "gap") != NULL);
+	CHECK_NEAR(json_number_value(json_object_get(j, "bound")), bnb.bound, 1e-6);
+	json_decref(j);
+	solver_result_release(&bnb);
+
+	/* without the SDP bound, the bound of a stopped run is the cheap one */
+	opt.bnb_sdp = 0;
+	CHECK_INT(solve_with("bnb", &g, &opt, &bnb), 0);
+	CHECK_INT(bnb.optimal, 0);
+	CHECK(bnb.objective >= heur.objective);
+	CHECK(bnb.bound >= full.objective);
+	solver_result_release(&bnb);
+	solver_result_release(&heur);
+	solver_result_release(&full);
+	graph_release(&g);
+
+	/* a time limit on a graph far too large to prove */
+	solver_options_init(&opt);
+	opt.time_limit_seconds = 0.05;
+	random_graph(&g, 300, 1.0, W_INT);
+	t0 = solver_clock();
+	CHECK_INT(solve_with("bnb", &g, &opt, &bnb), 0);
+	CHECK(solver_clock() - t0 < 2.0);
+	CHECK_INT(solve_with("heuristic", &g, &opt, &heur), 0);
+	CHECK_INT(bnb.optimal, 0);
+	CHECK(bnb.objective >= heur.objective);
+	CHECK(bnb.bound > bnb.objective);
+	CHECK(bnb.gap > 0);
+	solver_result_release(&bnb);
+	solver_result_release(&heur);
+	graph_release(&g);
+}
+
 static void test_result_json(void)
 {
 	struct graph g;
@@ -479,6 +675,10 @@ int main(void)
 	test_heuristic_suboptimal_exists();
 	test_exhaustive_limit();
 	test_time_limit();
+	test_bnb_equals_exhaustive();
+	test_bnb_root_bound();
+	test_bnb_equals_ilp();
+	test_bnb_stopped();
 	test_result_json();
 	return check_done();
 }
