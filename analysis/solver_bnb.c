@@ -77,6 +77,7 @@ struct bnb {
 	double best;
 	unsigned char *best_x;
 	unsigned char *x;           /* scratch plan for rounding */
+	unsigned char *last_round;  /* the last rounded plan (searched from already) */
 	double *gain;               /* scratch for the local search */
 	/* Pruning. */
 	int integral;
@@ -525,7 +526,11 @@ static double bnb_sdp(struct bnb *b, int exact)
 	if (!b->stopped) {
 		for (i = 0; i < n; i++)
 			b->x[i] = b->val[i] == FREE ? b->lean[i] > 0 : b->val[i];
-		bnb_offer(b, b->x, local_search(b->g, b->x, b->gain));
+		/* neighbouring nodes often round alike: search each plan once */
+		if (memcmp(b->x, b->last_round, n)) {
+			memcpy(b->last_round, b->x, n);
+			bnb_offer(b, b->x, local_search(b->g, b->x, b->gain));
+		}
 	}
 	return result;
 }
@@ -654,6 +659,7 @@ static void bnb_init(struct bnb *b, const struct graph *g, const struct solver_o
 	b->trail = xmalloc((n + 1) * sizeof(*b->trail));
 	b->best_x = xcalloc(n + 1, 1);
 	b->x = xcalloc(n + 1, 1);
+	b->last_round = xcalloc(n + 1, 1);
 	b->gain = xcalloc(n + 1, sizeof(*b->gain));
 	b->nr_free = n;
 	b->integral = 1;
@@ -723,6 +729,7 @@ static void bnb_release(struct bnb *b)
 	free(b->trail);
 	free(b->best_x);
 	free(b->x);
+	free(b->last_round);
 	free(b->gain);
 	free(b->vec);
 	free(b->free_list);
