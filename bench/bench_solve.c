@@ -3,10 +3,14 @@
  *   1. ILP time against the number of loads on dense random graphs,
  *   2. the ILP formulation switches compared on the same graphs,
  *   3. heuristic time against the number of loads, up to 4096,
- *   4. heuristic / optimum objective ratio on random graphs.
+ *   4. heuristic / optimum objective ratio on random graphs,
+ *   5. bnb (branch and bound with SDP bounds) time against the number of
+ *      loads, dense and sparse, on the graphs of section 1,
+ *   6. what bnb's SDP bound buys.
  * Results committed in bench/results/solve.md.
  *
  * usage: bench_solve [--quick] [--time-limit SEC] [--seeds N] [--section N]
+ *                    [--max-n N]
  */
 #include <getopt.h>
 #include <math.h>
@@ -91,15 +95,18 @@ static int cmp_double(const void *a, const void *b)
 }
 
 struct ilp_stats {
-	double median_s, max_s, worst_gap;
+	double median_s, max_s, worst_gap, median_nodes;
 	int proven, runs;
 };
 
-static void run_ilp(size_t n, double density, enum family f, int seeds,
-		    const struct solver_options *opt, struct ilp_stats *st)
+/* Runs method on the graphs of seeds 0..seeds-1 (the same graphs for every
+ * method and section). */
+static void run_method(const char *method, size_t n, double density, enum family f, int seeds,
+		       const struct solver_options *opt, struct ilp_stats *st)
 {
-	const struct solver *ilp = solver_find("ilp");
+	const struct solver *solver = solver_find(method);
 	double *times = calloc((size_t)seeds, sizeof(*times));
+	double *nodes = calloc((size_t)seeds, sizeof(*nodes));
 	int s;
 
 	memset(st, 0, sizeof(*st));
@@ -108,11 +115,12 @@ static void run_ilp(size_t n, double density, enum family f, int seeds,
 		struct solver_result res;
 
 		random_graph(&g, n, density, f, 1000 + (uint64_t)s * 7919 + n);
-		if (ilp->solve(&g, opt, &res)) {
-			fprintf(stderr, "ilp failed: %s\n", error_message());
+		if (solver->solve(&g, opt, &res)) {
+			fprintf(stderr, "%s failed: %s\n", method, error_message());
 			exit(1);
 		}
 		times[s] = res.seconds;
+		nodes[s] = (double)res.nodes;
 		st->proven += res.optimal;
 		if (res.gap > st->worst_gap)
 			st->worst_gap = res.gap;
@@ -122,9 +130,18 @@ static void run_ilp(size_t n, double density, enum family f, int seeds,
 		graph_release(&g);
 	}
 	qsort(times, (size_t)seeds, sizeof(*times), cmp_double);
+	qsort(nodes, (size_t)seeds, sizeof(*nodes), cmp_double);
 	st->median_s = times[seeds / 2];
+	st->median_nodes = nodes[seeds / 2];
 	st->runs = seeds;
 	free(times);
+	free(nodes);
+}
+
+static void run_ilp(size_t n, double density, enum family f, int seeds,
+		    const struct solver_options *opt, struct ilp_stats *st)
+{
+	run_method("ilp", n, density, f, seeds, opt, st);
 }
 
 static void section_ilp_scaling(double limit, int seeds, int quick, double density)
@@ -330,6 +347,74 @@ static void section_ratio(int quick)
 	printf("\n");
 }
 
+static void section_bnb_scaling(double limit, int seeds, int quick, double density,
+				size_t max_n)
+{
+	static const size_t sizes[] = { 8, 16, 24, 32, 40, 48, 56, 64, 72, 80, 96, 112, 128 };
+	size_t k;
+	int f;
+
+	printf("## 5%s. bnb against N, %s graphs (edge density %.1f)\n\n",
+	       density < 1 ? "b" : "", density < 1 ? "sparse" : "dense", density);
+	printf("time limit %.0f s per graph, %d graphs per row (seeds as in section 1, whose graphs "
+	       "are the first ones here); gap = (bound - objective) / objective of the worst "
+	       "graph\n\n", limit, seeds);
+	printf("| family | N | median s | max s | proven optimal | worst gap | median nodes |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|\n");
+	for (f = 0; f < 2; f++) {
+		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			struct solver_options opt;
+			struct ilp_stats st;
+
+			if ((quick && sizes[k] > 64) || sizes[k] > max_n)
+				break;
+			if (density < 1 && sizes[k] < 32)
+				continue;
+			solver_options_init(&opt);
+			opt.time_limit_seconds = limit;
+			run_method("bnb", sizes[k], density, (enum family)f, seeds, &opt, &st);
+			printf("| %s | %zu | %.3f | %.3f | %d/%d | %.3g | %.0f |\n",
+			       family_name((enum family)f), sizes[k], st.median_s, st.max_s, st.proven,
+			       st.runs, st.worst_gap, st.median_nodes);
+			fflush(stdout);
+		}
+	}
+	printf("\n");
+}
+
+/* What the SDP bound buys: bnb with the cheap bound only (persistency, the
+ * half-split bound, the same branching and local search) against the default. */
+static void section_bnb_sdp(double limit, int seeds)
+{
+	static const size_t sizes[] = { 24, 32, 40, 48 };
+	size_t k;
+	int f, sdp;
+
+	printf("## 6. bnb with and without the SDP bound, dense graphs\n\n");
+	printf("time limit %.0f s per graph, %d graphs per row\n\n", limit, seeds);
+	printf("| family | N | bound | median s | max s | proven optimal | worst gap | median nodes |\n");
+	printf("|---|---:|---|---:|---:|---:|---:|---:|\n");
+	for (f = 0; f < 2; f++) {
+		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+			for (sdp = 0; sdp < 2; sdp++) {
+				struct solver_options opt;
+				struct ilp_stats st;
+
+				solver_options_init(&opt);
+				opt.time_limit_seconds = limit;
+				opt.bnb_sdp = sdp;
+				run_method("bnb", sizes[k], 1.0, (enum family)f, seeds, &opt, &st);
+				printf("| %s | %zu | %s | %.3f | %.3f | %d/%d | %.3g | %.0f |\n",
+				       family_name((enum family)f), sizes[k],
+				       sdp ? "SDP (default)" : "cheap only", st.median_s, st.max_s,
+				       st.proven, st.runs, st.worst_gap, st.median_nodes);
+				fflush(stdout);
+			}
+		}
+	}
+	printf("\n");
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -339,11 +424,12 @@ int main(int argc, char **argv)
 		{ "section", required_argument, NULL, 'S' },
 		{ "variant-n", required_argument, NULL, 'n' },
 		{ "variants", required_argument, NULL, 'v' },
+		{ "max-n", required_argument, NULL, 'N' },
 		{ NULL, 0, NULL, 0 },
 	};
 	double limit = 30;
 	int quick = 0, seeds = 5, section = 0, c;
-	size_t variant_n = 32;
+	size_t variant_n = 32, max_n = 128;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
@@ -353,9 +439,11 @@ int main(int argc, char **argv)
 		case 'S': section = atoi(optarg); break;
 		case 'n': variant_n = (size_t)atoi(optarg); break;
 		case 'v': variant_filter = optarg; break;
+		case 'N': max_n = (size_t)atoi(optarg); break;
 		default:
 			fprintf(stderr, "usage: bench_solve [--quick] [--time-limit SEC] [--seeds N] "
-					"[--section 1-4] [--variant-n N] [--variants SUBSTRING]\n");
+					"[--section 1-6] [--variant-n N] [--variants SUBSTRING] "
+					"[--max-n N]\n");
 			return 1;
 		}
 	}
@@ -373,5 +461,11 @@ int main(int argc, char **argv)
 		section_heuristic(quick);
 	if (!section || section == 4)
 		section_ratio(quick);
+	if (!section || section == 5) {
+		section_bnb_scaling(limit, seeds, quick, 1.0, max_n);
+		section_bnb_scaling(limit, seeds, quick, 0.1, max_n);
+	}
+	if (!section || section == 6)
+		section_bnb_sdp(limit, seeds);
 	return 0;
 }
