@@ -406,12 +406,14 @@ int profile_main(const struct profile_options *opt)
 	 * A kernel with more loads than --max-loads: the monitor run goes
 	 * first, so the loads measured are the ones with the most traffic.
 	 */
-	for (i = 0; i < c.nr_kernels && !opt->no_monitor && !c.monitored; i++) {
-		if (!c.kernels[i].left_out)
-			continue;
-		ret = profile_monitor(&c);
-		if (ret)
-			goto stop;
+	for (i = 0; i < c.nr_kernels && !c.kernels[i].left_out; i++)
+		;
+	if (i < c.nr_kernels) {
+		if (!opt->no_monitor) {
+			ret = profile_monitor(&c);
+			if (ret)
+				goto stop;
+		}
 		profile_choose_measured_loads(&c);
 	}
 	ret = profile_capture_variants(&c);

@@ -220,28 +220,19 @@ static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 	}
 }
 
-/* Sector traffic of a kernel's load in the monitor run, 0 when not counted. */
-static uint64_t load_sectors(const struct monitor_function *mf, unsigned ordinal)
-{
-	size_t i;
-
-	for (i = 0; mf && i < mf->nr_loads; i++)
-		if (mf->loads[i].ordinal == ordinal)
-			return mf->loads[i].sectors;
-	return 0;
-}
-
-static const struct monitor_function *sort_mf;
+struct load_traffic {
+	unsigned ordinal;
+	uint64_t sectors;       /* in the monitor run, 0 when not counted */
+};
 
 /* Most sectors first; the text order breaks ties. */
-static int cmp_by_traffic(const void *a, const void *b)
+static int cmp_traffic(const void *a, const void *b)
 {
-	unsigned x = *(const unsigned *)a, y = *(const unsigned *)b;
-	uint64_t sx = load_sectors(sort_mf, x), sy = load_sectors(sort_mf, y);
+	const struct load_traffic *x = a, *y = b;
 
-	if (sx != sy)
-		return sx > sy ? -1 : 1;
-	return x < y ? -1 : x > y;
+	if (x->sectors != y->sectors)
+		return x->sectors > y->sectors ? -1 : 1;
+	return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
 }
 
 static int cmp_unsigned(const void *a, const void *b)
@@ -260,14 +251,14 @@ static int cmp_unsigned(const void *a, const void *b)
  */
 void profile_choose_measured_loads(struct profile_ctx *c)
 {
-	size_t i, j;
+	size_t i, j, l;
 
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		struct monitor_counts mc;
 		const struct monitor_function *mf = NULL;
+		struct load_traffic *order;
 		uint64_t total = 0, kept = 0;
-		unsigned *order;
 
 		if (!k->left_out)
 			continue;
@@ -276,23 +267,26 @@ void profile_choose_measured_loads(struct profile_ctx *c)
 			mf = monitor_counts_find(&mc, k->vk.function);
 		if (!mf) {
 			profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured; "
-			     "without monitor counts the first %u in the PTX were chosen (they stay "
-			     "L1::no_allocate in the variants and keep their form in the advice)",
-			     k->name, k->left_out, c->opt->max_loads, c->opt->max_loads);
+			     "without monitor counts (--no-monitor, or the monitor run failed) the first %zu "
+			     "in the PTX were chosen; the others stay L1::no_allocate in the variants and "
+			     "keep their form in the advice", k->name, k->left_out, c->opt->max_loads,
+			     k->vk.nr_measured);
 			monitor_counts_release(&mc);
 			continue;
 		}
 		order = xcalloc(k->vk.nr_patchable + 1, sizeof(*order));
-		memcpy(order, k->vk.patchable, k->vk.nr_patchable * sizeof(*order));
-		sort_mf = mf;
-		qsort(order, k->vk.nr_patchable, sizeof(*order), cmp_by_traffic);
-		sort_mf = NULL;
 		for (j = 0; j < k->vk.nr_patchable; j++) {
-			total += load_sectors(mf, order[j]);
-			if (j < k->vk.nr_measured)
-				kept += load_sectors(mf, order[j]);
+			order[j].ordinal = k->vk.patchable[j];
+			for (l = 0; l < mf->nr_loads; l++)
+				if (mf->loads[l].ordinal == order[j].ordinal)
+					order[j].sectors = mf->loads[l].sectors;
+			total += order[j].sectors;
 		}
-		memcpy(k->vk.measured, order, k->vk.nr_measured * sizeof(*order));
+		qsort(order, k->vk.nr_patchable, sizeof(*order), cmp_traffic);
+		for (j = 0; j < k->vk.nr_measured; j++) {
+			k->vk.measured[j] = order[j].ordinal;
+			kept += order[j].sectors;
+		}
 		qsort(k->vk.measured, k->vk.nr_measured, sizeof(*k->vk.measured), cmp_unsigned);
 		profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured; the %zu "
 		     "measured are those with the most sector traffic in the monitor run (%.1f%% of the "

@@ -35,6 +35,14 @@ sc = k.get("software_cache") or {}
 print("RESULT: %s software cache: enabled=%s cln=%s selected=%s" % (s, sc.get("enabled"), sc.get("cln"), sc.get("selected")))
 PY
 done
+# --no-monitor: no traffic to choose by; the loads measured are the first
+# ones in the PTX, and the notes say so.
+if "$CACHEADVISE" profile --out "$WORK/nomon" --top 1 --max-loads 2 --no-monitor --no-verify --no-l2 \
+	"$SAMPLES/records" >/dev/null 2>"$WORK/nomon.stderr"; then ok; else
+	not_ok "profile --no-monitor records failed: $(tail -n 5 "$WORK/nomon.stderr")"; fi
+check "records --no-monitor: the first two patchable loads are measured, and the notes say why" \
+	'(lambda k: [l["ordinal"] for l in k["loads"] if l.get("measured")] == [l["ordinal"] for l in k["loads"] if l["patchable"]][:2] and any("without monitor counts" in n for n in j["notes"]))(j["kernels"][0])' \
+	"$WORK/nomon/capture.json"
 cap=$WORK/records/capture.json
 check "records: charInput (param 0) has more simulated hits than intInput (param 1)" \
 	'(lambda d: d[0]["sim_hits"] > d[1]["sim_hits"])({x["param"]: x for x in j["kernels"][0]["data_structures"]})' "$cap"
