@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/graph.h"
 #include "analysis/solver.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 #define ANALYSIS_SCHEMA "cacheadvise.analysis/1"
 

@@ -4,11 +4,11 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "analysis/atomic_file.h"
+#include "base/atomic_file.h"
 #include "analysis/device_model.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
 
 /*
  * The documented defaults (docs/device-json.md): NVIDIA's published figures

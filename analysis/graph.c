@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 
 void graph_init(struct graph *g)
 {

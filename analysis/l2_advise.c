@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
 struct candidate {
 	json_int_t alloc;

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/ptx_instrument.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 void monitor_counts_init(struct monitor_counts *mc)
 {

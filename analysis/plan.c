@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/json_file.h"
-#include "analysis/module_id.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/module_id.h"
+#include "base/xalloc.h"
 
 #define PLAN_SCHEMA "cacheadvise.plan/1"
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 
 /*
  * One pass over the text, statement by statement, with no regular

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 
 /*
  * The PTX model: functions, parameters and every global load of one PTX

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 
 /*
  * NEEDSWORK: every warp adds to the same few counters; in long kernels a

@@ -6,7 +6,7 @@
 #include <jansson.h>
 
 #include "analysis/ptx.h"
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 
 /*
  * The monitor run's instrumentation (issue 4): PTX in, PTX out, computing

@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 
 /*
  * Rewriting replaces only the opcode token of each edited load. The new

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
 void softcache_device_init(struct softcache_device *d)
 {

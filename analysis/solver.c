@@ -5,7 +5,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 extern const struct solver solver_ilp;
 extern const struct solver solver_bnb;

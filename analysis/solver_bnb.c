@@ -51,7 +51,7 @@
 #include <string.h>
 
 #include "analysis/solver.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 /* The SDP bound runs on subproblems of at most this many free loads; larger
  * ones get the cheap bound only (an L of 513^2 doubles, ~2 MiB, per copy). */

@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/solver.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 #define EXHAUSTIVE_HARD_MAX 62
 

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "analysis/solver.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 int solver_heuristic_trace(const struct graph *g, struct solver_result *res,
 			   struct heuristic_step *steps)

@@ -33,9 +33,9 @@
 
 #include <glpk.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/solver.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 enum fixing { FREE = -1, BYPASS = 0, CACHE = 1 };
 

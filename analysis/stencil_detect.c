@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/stencil_detect.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 /*
  * The function body as instructions: enough of PTX to follow how a

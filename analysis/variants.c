@@ -2,7 +2,7 @@
 
 #include <stdlib.h>
 
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 void variant_pair(size_t n, size_t p, size_t *i, size_t *j)
 {

@@ -22,12 +22,12 @@
 
 #include <zstd.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/module_id.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/module_id.h"
 #include "analysis/ptx.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "collectors/fatbin.h"
 #include "collectors/intake.h"
 

@@ -21,7 +21,7 @@
 
 #include <glpk.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/graph.h"
 #include "analysis/solver.h"
 

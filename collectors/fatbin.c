@@ -12,9 +12,9 @@
 #include <unistd.h>
 #include <zstd.h>
 
-#include "analysis/error.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
 #define FATBIN_HEADER_SIZE 16
 #define ENTRY_HEADER_MIN 0x40

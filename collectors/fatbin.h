@@ -36,7 +36,7 @@
  * (apart from xmalloc's abort when memory runs out).
  *
  * Errors: every function returns 0 or a negative CA_E_* code with the
- * message set (analysis/error.h). Invalid, truncated or corrupt input is
+ * message set (base/error.h). Invalid, truncated or corrupt input is
  * CA_E_INPUT with a message naming the file, the section, the fatbin and
  * entry index (both 0-based) and what is wrong, e.g.
  * "cannot read fatbin in 'app' (section .nv_fatbin, fatbin 2): entry 3

@@ -7,8 +7,8 @@
 
 #include <cuda.h>
 
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 
 /* The few driver entry points used, looked up with dlsym so that the CLI
  * needs no libcuda at link time; types and constants come from cuda.h. */

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/ptx.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "collectors/fatbin.h"
 
 void intake_init(struct intake *in)

@@ -3,7 +3,7 @@
 
 #include <stddef.h>
 
-#include "analysis/module_id.h"
+#include "base/module_id.h"
 
 struct fatbin;
 struct ptx_module;

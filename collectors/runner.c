@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 
 extern char **environ;
 

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
-#include "analysis/xalloc.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
 #include "emitters/patched_ptx.h"
 #include "emitters/report.h"
 #include "emitters/report_input.h"

@@ -3,11 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/module_id.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/module_id.h"
 #include "analysis/ptx.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "emitters/report_input.h"
 
 #define PTX_MAX_BYTES (1u << 30)

@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "analysis/plan.h"
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 
 struct report_input;
 

@@ -1,7 +1,7 @@
 #ifndef CACHEADVISE_REPORT_H
 #define CACHEADVISE_REPORT_H
 
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 #include "emitters/report_input.h"
 
 /*

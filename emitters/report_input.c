@@ -7,9 +7,9 @@
 #include <sys/stat.h>
 
 #include "analysis/advise.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
 #include "emitters/source_file.h"
 
 #define CAPTURE_SCHEMA "cacheadvise.capture/1"

@@ -1,6 +1,6 @@
 #include <stdlib.h>
 
-#include "analysis/json_file.h"
+#include "base/json_file.h"
 #include "emitters/report.h"
 
 /* report.json: report_to_json() (docs/report-json.md), indented. */

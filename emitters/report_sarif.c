@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/json_file.h"
-#include "analysis/xalloc.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
 #include "emitters/report.h"
 
 /*

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "emitters/report.h"
 
 /* report.txt: summary first, then per kernel, then source hints. */

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/digest.h"
-#include "analysis/error.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 
 /* Source files larger than this are not C++ anyone hand-writes kernels in. */
 #define SOURCE_FILE_MAX_BYTES (64u << 20)

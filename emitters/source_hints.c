@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 #include "emitters/report_input.h"
 #include "emitters/source_file.h"
 #include "emitters/source_rewrite.h"

@@ -3,10 +3,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/digest.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
-#include "analysis/xalloc.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
 #include "emitters/report_input.h"
 #include "emitters/source_file.h"
 #include "emitters/source_rewrite.h"

@@ -5,7 +5,7 @@
 
 #include <jansson.h>
 
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 
 /*
  * source.patch: a unified diff (paths "a/<file>" and "b/<file>", relative

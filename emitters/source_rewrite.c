@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "emitters/source_file.h"
 
 /* What one occurrence of the parameter's name on the line is. */

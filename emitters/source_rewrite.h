@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 #include "analysis/ptx.h"
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 
 /*
  * Rewriting one advised global load in CUDA C++ source: on the source line

@@ -8,11 +8,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "emitters/report_input.h"
 #include "emitters/source_patch.h"
 #include "src/cli.h"

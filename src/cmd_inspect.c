@@ -12,12 +12,12 @@
 
 #include <jansson.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
 #include "analysis/ptx.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "collectors/intake.h"
 #include "src/cli.h"
 

@@ -5,14 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
-#include "analysis/module_id.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/module_id.h"
 #include "analysis/plan.h"
 #include "analysis/ptx.h"
 #include "analysis/ptx_instrument.h"
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 #include "src/cli.h"
 
 /*

@@ -7,10 +7,10 @@
 #include <unistd.h>
 
 #include "analysis/device_model.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "collectors/runner.h"
 #include "src/cli.h"
 

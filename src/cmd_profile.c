@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "collectors/runner.h"
 #include "src/cli.h"
 #include "src/profile.h"

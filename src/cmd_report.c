@@ -4,9 +4,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/strbuf.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/strbuf.h"
 #include "emitters/capture_write.h"
 #include "emitters/report.h"
 #include "emitters/report_input.h"

@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
 #include "analysis/plan.h"
 #include "analysis/ptx.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "collectors/events.h"
 #include "collectors/gpu.h"
 #include "collectors/intake.h"

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/graph.h"
-#include "analysis/json_file.h"
+#include "base/json_file.h"
 #include "analysis/solver.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "src/cli.h"
 
 struct solve_options {

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "src/cli.h"
 
 const char *cli_command_name = "";

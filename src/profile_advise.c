@@ -13,17 +13,17 @@
 #include <unistd.h>
 
 #include "analysis/advise.h"
-#include "analysis/atomic_file.h"
-#include "analysis/digest.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
+#include "base/atomic_file.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/json_file.h"
 #include "analysis/monitor_counts.h"
 #include "analysis/plan.h"
 #include "analysis/ptx_instrument.h"
 #include "analysis/softcache_rank.h"
 #include "analysis/stencil_detect.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "emitters/capture_write.h"
 #include "src/profile_steps.h"
 

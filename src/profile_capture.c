@@ -13,12 +13,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
 #include "analysis/plan.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "analysis/monitor_counts.h"
 #include "src/profile_steps.h"
 

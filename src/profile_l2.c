@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/json_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
 #include "analysis/l2_advise.h"
 #include "analysis/plan.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "collectors/gpu.h"
 #include "src/profile_steps.h"
 

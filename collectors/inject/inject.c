@@ -29,9 +29,9 @@
 #include <cuda.h>
 #include <cupti.h>
 
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "analysis/ptx_instrument.h"
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 #include "collectors/inject/inject.h"
 #include "collectors/inject/module_table.h"
 

@@ -5,11 +5,11 @@
 
 #include <jansson.h>
 
-#include "analysis/error.h"
-#include "analysis/json_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
 #include "analysis/ptx.h"
 #include "analysis/ptx_instrument.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "collectors/intake.h"
 #include "collectors/inject/inject.h"
 

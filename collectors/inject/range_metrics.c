@@ -13,7 +13,7 @@
 #include <cupti_range_profiler.h>
 #include <cupti_target.h>
 
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "collectors/inject/inject.h"
 
 #define RM_MAX_RANGES 16

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "analysis/advise.h"
-#include "analysis/error.h"
-#include "analysis/json_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
 #include "analysis/plan.h"
 #include "tests/unit/check.h"
 

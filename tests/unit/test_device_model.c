@@ -3,10 +3,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/atomic_file.h"
+#include "base/atomic_file.h"
 #include "analysis/device_model.h"
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 #include "tests/unit/check.h"
 
 static char tmpdir[] = "/tmp/ca-test-device-model-XXXXXX";

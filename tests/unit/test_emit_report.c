@@ -12,9 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/error.h"
-#include "analysis/json_file.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
 #include "emitters/capture_write.h"
 #include "emitters/patched_ptx.h"
 #include "emitters/report.h"

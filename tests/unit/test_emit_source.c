@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "emitters/source_file.h"
 #include "emitters/source_rewrite.h"
 #include "tests/unit/check.h"

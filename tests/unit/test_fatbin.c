@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/error.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "collectors/fatbin.h"
 #include "tests/unit/check.h"
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/graph.h"
 #include "tests/unit/check.h"
 

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/error.h"
-#include "analysis/module_id.h"
+#include "base/error.h"
+#include "base/module_id.h"
 #include "analysis/ptx.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "collectors/fatbin.h"
 #include "collectors/intake.h"
 #include "tests/unit/check.h"

@@ -2,7 +2,7 @@
  * Decoding the monitor counters: slots to per-load and per-data-structure
  * fields, E_on / E_off, the capture kernel update, and bad layouts.
  */
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/monitor_counts.h"
 #include "tests/unit/check.h"
 

@@ -7,11 +7,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/error.h"
-#include "analysis/module_id.h"
+#include "base/error.h"
+#include "base/module_id.h"
 #include "analysis/plan.h"
 #include "analysis/ptx.h"
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 #include "tests/unit/check.h"
 
 #define ID_A "0123456789abcdef"

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/ptx.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "tests/unit/check.h"
 
 static struct ptx_module *load_fixture(const char *name)

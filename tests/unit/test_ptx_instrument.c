@@ -10,12 +10,12 @@
 #include <ctype.h>
 #include <stdint.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/monitor_counts.h"
 #include "analysis/ptx.h"
 #include "analysis/ptx_instrument.h"
-#include "analysis/strbuf.h"
-#include "analysis/xalloc.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "tests/unit/check.h"
 
 #define LANES 32

@@ -4,7 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 #include "collectors/runner.h"
 #include "tests/unit/check.h"
 

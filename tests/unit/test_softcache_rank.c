@@ -5,7 +5,7 @@
  */
 #include <limits.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/softcache_rank.h"
 #include "tests/unit/check.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/graph.h"
 #include "analysis/solver.h"
 #include "tests/unit/check.h"

@@ -1,10 +1,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
+#include "base/error.h"
 #include "analysis/ptx.h"
 #include "analysis/stencil_detect.h"
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 #include "tests/unit/check.h"
 
 /*

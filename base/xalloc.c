@@ -1,4 +1,4 @@
-#include "analysis/xalloc.h"
+#include "base/xalloc.h"
 
 #include <stdarg.h>
 #include <stdio.h>

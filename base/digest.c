@@ -1,8 +1,8 @@
-#include "analysis/digest.h"
+#include "base/digest.h"
 
 #include <openssl/sha.h>
 
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 
 static void to_hex(const unsigned char *d, size_t n, char *out)
 {

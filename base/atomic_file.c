@@ -1,4 +1,4 @@
-#include "analysis/atomic_file.h"
+#include "base/atomic_file.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 
 int atomic_file_open(struct atomic_file *af, const char *path)
 {

@@ -1,11 +1,11 @@
-#include "analysis/json_file.h"
+#include "base/json_file.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/atomic_file.h"
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 
 json_t *json_file_load(const char *path)
 {

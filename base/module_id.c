@@ -1,8 +1,8 @@
-#include "analysis/module_id.h"
+#include "base/module_id.h"
 
 #include <string.h>
 
-#include "analysis/digest.h"
+#include "base/digest.h"
 
 void module_id_compute(const void *ptx, size_t len, char out[MODULE_ID_LEN + 1])
 {

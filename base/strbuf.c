@@ -1,12 +1,12 @@
-#include "analysis/strbuf.h"
+#include "base/strbuf.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/error.h"
-#include "analysis/xalloc.h"
+#include "base/error.h"
+#include "base/xalloc.h"
 
 char strbuf_empty_[1];
 
