@@ -9,10 +9,18 @@
 #   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCACHEADVISE_WERROR=OFF
 #   cmake --build build-gpu -j
 # then on the GPU machine: CA_BUILD_DIR=build-gpu tests/gpu/run.sh
+#
+# Exit status: 0 when every test selected passed (some may skip), 1 when one
+# failed or when all of them skipped (no usable GPU: nothing was tested),
+# 2 when the subsets select no test.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
-export CA_SOURCE_DIR=$(cd "$here/../.." && pwd)
-export CA_BUILD_DIR=$(cd "${CA_BUILD_DIR:-$CA_SOURCE_DIR/build-gpu}" && pwd)
+CA_SOURCE_DIR=$(cd "$here/../.." && pwd)
+if ! CA_BUILD_DIR=$(cd "${CA_BUILD_DIR:-$CA_SOURCE_DIR/build-gpu}" 2>/dev/null && pwd); then
+	echo "run.sh: no build folder at ${CA_BUILD_DIR:-$CA_SOURCE_DIR/build-gpu} (set CA_BUILD_DIR)" >&2
+	exit 2
+fi
+export CA_SOURCE_DIR CA_BUILD_DIR
 export CACHEADVISE="$CA_BUILD_DIR/bin/cacheadvise"
 OUT=${OUT:-/tmp/cacheadvise-gpu-out}
 # The device tool brings back at most 8 files: logs travel as one tarball.
@@ -36,15 +44,24 @@ selected() {
 	nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
 } >"$LOGS/machine.txt" 2>&1
 table=()
+nr_run=0
+nr_skip=0
+tests=()
 for t in "$here"/t_*.sh "$CA_SOURCE_DIR"/bench/gpu_*.sh; do
-	[ -f "$t" ] || continue
+	[ -f "$t" ] && selected "$(basename "$t" .sh)" && tests+=("$t")
+done
+if [ ${#tests[@]} = 0 ]; then
+	echo "run.sh: no test matches '${subsets[*]}' (tests: t_*.sh in tests/gpu, gpu_*.sh in bench)" >&2
+	exit 2
+fi
+for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
-	selected "$name" || continue
 	start=$(date +%s)
 	bash "$t" >"$LOGS/$name.log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
-	case $rc in 0) st=PASS ;; 77) st=SKIP ;; *) st="FAIL($rc)" ;; esac
+	nr_run=$((nr_run + 1))
+	case $rc in 0) st=PASS ;; 77) st=SKIP; nr_skip=$((nr_skip + 1)) ;; *) st="FAIL($rc)" ;; esac
 	table+=("$(printf '%-28s %-8s %5ss' "$name" "$st" "$secs")")
 	while IFS= read -r line; do
 		table+=("    ${line#RESULT: }")
@@ -61,4 +78,10 @@ printf '%s\n' "${table[@]}" | tee "$LOGS/summary.txt"
 cp "$LOGS/summary.txt" "$OUT/summary.txt"
 tar czf "$OUT/gpu-logs.tgz" -C "$(dirname "$LOGS")" logs
 grep -q 'FAIL(' "$LOGS/summary.txt" && exit 1
+# Every test skips where it finds no GPU: on the GPU machine, all of them
+# skipping means nothing was tested (nvidia-smi failed, say), not a pass.
+if [ "$nr_skip" = "$nr_run" ]; then
+	echo "run.sh: all $nr_run tests skipped: no usable GPU (see machine.txt above)" >&2
+	exit 1
+fi
 exit 0

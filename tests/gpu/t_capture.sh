@@ -2,7 +2,7 @@
 # GPU: `profile` measures what the method needs (issue 3). On the
 # stream_table sample, hit_i of the streaming key load (param 0) is near 0
 # and that of the table load (param 4) is high; on thrash_pair, the A and B
-# loads thrash: hit_{A,B} < hit_A + hit_B. The capture is complete, every
+# loads thrash: hit_{A,B} < half of hit_A + hit_B. The capture is complete, every
 # baseline counter is there, and the runs needed are 2 + 1 + max N + pairs
 # (+ discovery, monitor, verification).
 . "$(dirname "$0")/lib.sh"
@@ -40,8 +40,11 @@ PY
 if profile thrash_pair "$SAMPLES/thrash_pair"; then ok; else not_ok "profile thrash_pair failed"; fi
 cap=$WORK/thrash_pair/capture.json
 check "thrash_pair capture complete" 'j["status"] == "complete"' "$cap"
-check "a pair of loads thrashes: hit_ij < hit_i + hit_j by more than 5%" \
-	'(lambda k: any(p["hit"] is not None and p["hit"] < 0.95 * (H(k,p["i"]) + H(k,p["j"])) for p in k["pairs"]))(j["kernels"][0])' "$cap" 2>/dev/null || true
+# README: hit_{A,B} = 1.45e9 < hit_A + hit_B = 4.23e9 (H200); H100
+# 1,320,403,616 < 4,229,432,624: the pair keeps a third of its hits, so
+# "less than half" holds on both with room and fails if they stop thrashing.
+check "a pair of loads thrashes: hit_{A,B} < 0.5 x (hit_A + hit_B)" \
+	'(lambda k: any(p["hit"] is not None and p["hit"] < 0.5 * (H(k,p["i"]) + H(k,p["j"])) for p in k["pairs"]))(j["kernels"][0])' "$cap"
 python3 - "$cap" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1])); k = j["kernels"][0]

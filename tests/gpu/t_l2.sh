@@ -2,6 +2,9 @@
 # GPU: the L2 persistence advisor (issue 8) on samples/l2_reuse: a window is
 # advised on the reused buffer, each variant is measured against the
 # baseline (DRAM bytes and GPU time), and a window is kept only if faster.
+# Measured (bench/results/l2.md): both windows slower and rejected, H200
+# 0.753x and 0.562x, H100 0.763x and 0.572x; the checks hold either outcome
+# to its numbers rather than passing on "nothing kept".
 . "$(dirname "$0")/lib.sh"
 
 out=$WORK/l2
@@ -14,8 +17,14 @@ check "limits come from the device" 'j["l2"]["l2_bytes"] == j["device"]["l2_byte
 check "every window variant was measured" 'all("verification" in w for w in j["l2"]["windows"])' "$cap"
 check "the guide's window lowers DRAM read bytes" \
 	'j["l2"]["windows"][0]["verification"]["dram_bytes"] < j["l2"]["baseline_dram_bytes"]' "$cap"
-check "a kept window is faster than the baseline" \
-	'all(w["verification"]["speedup"]["median"] > 1 for w in j["l2"]["windows"] if w["variant"] == j["l2"].get("kept"))' "$cap"
+check "every window was timed: as many advice times as rounds, a median speedup" \
+	'len(j["l2"]["windows"]) >= 1 and all(len([t for t in w["verification"]["advice_ns"] if t]) == j["options"]["repeat"] and w["verification"]["speedup"]["median"] > 0 for w in j["l2"]["windows"])' "$cap"
+check "a kept window is faster than the baseline by more than the noise" \
+	'all(w["verification"]["speedup"]["median"] - 1 > w["verification"]["noise"] for w in j["l2"]["windows"] if w["verification"]["kept"] is True)' "$cap"
+check "a rejected window carries its measured slowdown (speedup < 1) and the reason" \
+	'all(w["verification"]["speedup"]["median"] < 1 and w["verification"]["reason"] == "slower than the baseline" for w in j["l2"]["windows"] if w["verification"]["kept"] is False)' "$cap"
+check "l2.kept names the fastest kept window, or is null when none is kept" \
+	'(lambda kept: j["l2"]["kept"] is None if not kept else j["l2"]["kept"] == max(kept, key=lambda w: w["verification"]["speedup"]["median"])["variant"])([w for w in j["l2"]["windows"] if w["verification"]["kept"] is True])' "$cap"
 python3 - "$cap" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1])); l2 = j["l2"]

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU: the monitor run (issue 4). On every sample, the per-load sector
 # counts of the instrumented run, summed over the kernel, equal the
-# hardware L1 global-load sector count of the baseline run within 1%; the
+# hardware L1 global-load sector count of the baseline run exactly (spmv:
+# within 0.001%, see below); the
 # instrumented program prints the same checksum; where a kernel has more
 # loads than --max-loads, the loads measured are those with the most sector
 # traffic (the monitor run goes first); on records the software
@@ -17,8 +18,15 @@ for s in stream_table thrash_pair records stencil1d spmv l2_reuse; do
 		not_ok "profile $s failed: $(tail -n 5 "$WORK/$s.stderr")"; continue; fi
 	cap=$out/capture.json
 	check "$s: monitor counted every load" 'all(l["access"] is not None for l in j["kernels"][0]["loads"] if l["patchable"])' "$cap"
-	check "$s: sum of per-load sectors = hardware L1 sectors within 1%" \
-		'(lambda k: abs(sum(l["access"] or 0 for l in k["loads"]) - k["counters"]["baseline"]["l1_sectors"]) <= 0.01 * k["counters"]["baseline"]["l1_sectors"])(j["kernels"][0])' "$cap"
+	# README: "exactly on 5 samples and within 0.00003% on the sixth". The
+	# sixth is spmv: 7,790,361,007 counted against 7,790,363,163 in hardware,
+	# the same 2,156 sectors on an H200 and an H100, so a fixed difference of
+	# this kernel, not noise; 0.001% is 30 times that and 1,000 times tighter
+	# than the 1% this test used to allow.
+	tol=0
+	[ "$s" = spmv ] && tol=0.00001
+	check "$s: sum of per-load sectors = hardware L1 sectors (tolerance $tol)" \
+		"(lambda k: abs(sum(l['access'] or 0 for l in k['loads']) - k['counters']['baseline']['l1_sectors']) <= $tol * k['counters']['baseline']['l1_sectors'])(j['kernels'][0])" "$cap"
 	check "$s: the instrumented program prints the same output" \
 		'len(set(r["stdout_sha256"] for r in j["runs"] if r["variant"] in ("baseline", "monitor"))) == 1' "$cap"
 	check "$s: with loads left out, the measured ones are those with the most sectors" \

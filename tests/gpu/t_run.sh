@@ -17,8 +17,9 @@ cat >"$WORK/plan.json" <<JSON
    "loads": [{"ordinal": 1, "action": "L1::no_allocate"}, {"ordinal": 2, "action": "L1::no_allocate"}]}]}]}
 JSON
 want=$("$bin" 2>/dev/null | grep checksum)
-got=$("$CACHEADVISE" run --plan "$WORK/plan.json" --keep "$WORK/keep" -- "$bin" 2>"$WORK/err" | grep checksum)
+"$CACHEADVISE" run --plan "$WORK/plan.json" --keep "$WORK/keep" -- "$bin" >"$WORK/out" 2>"$WORK/err"
 rc=$?
+got=$(grep checksum "$WORK/out")
 [ "$rc" = 0 ] && ok || not_ok "run --plan failed: $(cat "$WORK/err")"
 [ -n "$want" ] && [ "$want" = "$got" ] && ok || not_ok "checksum changed: '$want' vs '$got'"
 if grep -q '"substituted":true' "$WORK/keep/events/events.jsonl"; then ok; else not_ok "module not substituted"; fi
