@@ -12,7 +12,8 @@
  *     profiler) or monitor counters when asked;
  *   - track device allocations;
  *   - collect kernel times from CUPTI activity records when asked.
- * Everything goes to OUT/events.jsonl, one JSON object a line.
+ * Everything goes to OUT/events.jsonl, one JSON object a line; a second
+ * process of the same run writes OUT/events.<pid>.jsonl (open_events()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +34,7 @@
 #include "analysis/ptx_instrument.h"
 #include "base/strbuf.h"
 #include "collectors/inject/inject.h"
+#include "collectors/inject/launch_plan.h"
 #include "collectors/inject/module_table.h"
 
 static struct {
@@ -54,6 +56,7 @@ static struct {
 	struct module_table modules;
 	struct alloc_table allocs;
 	struct l2_windows *windows;
+	struct launch_plan *plan;
 } g = { .events_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* Set while this library itself calls the driver, so that its own calls do
@@ -264,48 +267,65 @@ static json_t *launch_args_json(CUfunction f, void **params)
 	return arr;
 }
 
-static void on_launch_enter(const CUpti_CallbackData *cb, CUfunction f, unsigned grid[3],
-			    unsigned block[3], unsigned shared, CUstream stream, void **params)
+static void ensure_range_metrics(CUcontext ctx, int per_launch)
 {
-	const char *kernel = cb->symbolName ? cb->symbolName : "?";
+	if (g.rm || g.rm_ctx)
+		return;
+	g.rm_ctx = ctx;
+	in_own_call++;
+	g.rm = range_metrics_new(ctx, g.metric_list, per_launch);
+	in_own_call--;
+}
+
+static void on_launch_enter(const CUpti_CallbackData *cb, struct launch_info *li)
+{
+	const char *kernel = li->kernel;
 	const struct seen_module *m = module_table_find_function(&g.modules, kernel);
-	uint64_t seq;
 	json_t *ev;
 
 	pthread_mutex_lock(&g.lock);
-	seq = g.launch_seq++;
+	li->seq = g.launch_seq++;
 	reset_persisting_l2();
 	ev = json_pack("{s:s, s:I, s:s, s:s?, s:[i,i,i], s:[i,i,i], s:i, s:I, s:I}",
-		       "ev", "launch", "seq", (json_int_t)seq, "kernel", kernel,
-		       "module", m ? m->id : NULL, "grid", grid[0], grid[1], grid[2],
-		       "block", block[0], block[1], block[2], "dynamic_shared", shared,
-		       "stream", (json_int_t)(uintptr_t)stream,
+		       "ev", "launch", "seq", (json_int_t)li->seq, "kernel", kernel,
+		       "module", m ? m->id : NULL, "grid", li->grid[0], li->grid[1], li->grid[2],
+		       "block", li->block[0], li->block[1], li->block[2], "dynamic_shared", li->shared,
+		       "stream", (json_int_t)(uintptr_t)li->stream,
 		       "correlation", (json_int_t)cb->correlationId);
-	json_object_set_new(ev, "args", launch_args_json(f, params));
+	json_object_set_new(ev, "args", launch_args_json(*li->f, li->params));
 	inject_event(ev);
 	if (g.windows)
-		l2_windows_apply(g.windows, kernel, stream, &g.allocs, params ? 1 : 0);
-	if (g.metrics) {
-		if (!g.rm && !g.rm_ctx) {
-			g.rm_ctx = cb->context;
-			in_own_call++;
-			g.rm = range_metrics_new(cb->context, g.metric_list);
-			in_own_call--;
-		}
+		l2_windows_apply(g.windows, kernel, li->stream, &g.allocs, li->params ? 1 : 0);
+	if (g.plan) {
+		if (launch_plan_wants_counters(g.plan, kernel))
+			ensure_range_metrics(cb->context, 1);
 		in_own_call++;
-		range_metrics_before_launch(g.rm, seq, kernel);
+		launch_plan_before(g.plan, &g.modules, &g.allocs, g.rm, li);
+		in_own_call--;
+	} else if (g.metrics) {
+		ensure_range_metrics(cb->context, 0);
+		in_own_call++;
+		range_metrics_before_launch(g.rm, li->seq, kernel);
 		in_own_call--;
 	}
 	pthread_mutex_unlock(&g.lock);
 }
 
-static void on_launch_exit(const CUpti_CallbackData *cb, CUstream stream)
+static void on_launch_exit(const CUpti_CallbackData *cb, const struct launch_info *li)
 {
-	const char *kernel = cb->symbolName ? cb->symbolName : "?";
+	const char *kernel = li->kernel;
 	struct seen_module *m;
 
+	(void)cb;
 	if (g.windows)
-		l2_windows_after_launch(g.windows, kernel, stream);
+		l2_windows_after_launch(g.windows, kernel, li->stream);
+	if (g.plan) {
+		pthread_mutex_lock(&g.lock);
+		in_own_call++;
+		launch_plan_after(g.plan, g.rm, li);
+		in_own_call--;
+		pthread_mutex_unlock(&g.lock);
+	}
 	if (!g.monitor)
 		return;
 	m = module_table_find_function(&g.modules, kernel);
@@ -446,29 +466,35 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 		break;
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
-		const cuLaunchKernel_params *p = cb->functionParams;
-		if (cb->callbackSite == CUPTI_API_ENTER) {
-			unsigned grid[3] = { p->gridDimX, p->gridDimY, p->gridDimZ };
-			unsigned block[3] = { p->blockDimX, p->blockDimY, p->blockDimZ };
-			on_launch_enter(cb, p->f, grid, block, p->sharedMemBytes, p->hStream,
-					p->kernelParams);
-		} else {
-			on_launch_exit(cb, p->hStream);
-		}
+		/* not const: a launch plan may choose another function (FACTS.md) */
+		cuLaunchKernel_params *p = (cuLaunchKernel_params *)cb->functionParams;
+		struct launch_info li = {
+			.kernel = cb->symbolName ? cb->symbolName : "?", .f = &p->f,
+			.grid = { p->gridDimX, p->gridDimY, p->gridDimZ },
+			.block = { p->blockDimX, p->blockDimY, p->blockDimZ },
+			.shared = p->sharedMemBytes, .stream = p->hStream, .params = p->kernelParams,
+		};
+		if (cb->callbackSite == CUPTI_API_ENTER)
+			on_launch_enter(cb, &li);
+		else
+			on_launch_exit(cb, &li);
 		break;
 	}
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
 	case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
-		const cuLaunchKernelEx_params *p = cb->functionParams;
+		cuLaunchKernelEx_params *p = (cuLaunchKernelEx_params *)cb->functionParams;
 		const CUlaunchConfig *c = p->config;
-		if (cb->callbackSite == CUPTI_API_ENTER) {
-			unsigned grid[3] = { c->gridDimX, c->gridDimY, c->gridDimZ };
-			unsigned block[3] = { c->blockDimX, c->blockDimY, c->blockDimZ };
-			on_launch_enter(cb, p->f, grid, block, c->sharedMemBytes, c->hStream,
-					p->kernelParams);
-		} else {
-			on_launch_exit(cb, c->hStream);
-		}
+		struct launch_info li = {
+			.kernel = cb->symbolName ? cb->symbolName : "?", .f = &p->f,
+			.grid = { c->gridDimX, c->gridDimY, c->gridDimZ },
+			.block = { c->blockDimX, c->blockDimY, c->blockDimZ },
+			.shared = c->sharedMemBytes, .stream = c->hStream, .params = p->kernelParams,
+			.config = c,
+		};
+		if (cb->callbackSite == CUPTI_API_ENTER)
+			on_launch_enter(cb, &li);
+		else
+			on_launch_exit(cb, &li);
 		break;
 	}
 	case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
@@ -554,8 +580,19 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 		return 1;
 	g.out_dir = xstrdup(out);
 	mkdir(g.out_dir, 0777);
+	/*
+	 * One file per process: the first process of a run takes events.jsonl,
+	 * any other (the CUDA children of a wrapper script, worker processes)
+	 * finds it taken and writes events.<pid>.jsonl, so each file's seq
+	 * numbers are one process's own. events.c reads them all.
+	 */
 	path = xasprintf("%s/events.jsonl", g.out_dir);
-	g.events_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	g.events_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0666);
+	if (g.events_fd < 0 && errno == EEXIST) {
+		free(path);
+		path = xasprintf("%s/events.%d.jsonl", g.out_dir, (int)getpid());
+		g.events_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+	}
 	free(path);
 	if (g.events_fd < 0)
 		return 1;
@@ -570,6 +607,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 	alloc_table_init(&g.allocs);
 	if (getenv("CACHEADVISE_L2_WINDOWS") && *getenv("CACHEADVISE_L2_WINDOWS"))
 		g.windows = l2_windows_load(getenv("CACHEADVISE_L2_WINDOWS"));
+	if (getenv("CACHEADVISE_LAUNCH_PLAN") && *getenv("CACHEADVISE_LAUNCH_PLAN"))
+		g.plan = launch_plan_load(getenv("CACHEADVISE_LAUNCH_PLAN"));
 
 	inject_event(json_pack("{s:s, s:i, s:b, s:b, s:b, s:b}", "ev", "start", "pid",
 			       (int)getpid(), "substitute", g.subst_dir != NULL, "metrics",

@@ -9,7 +9,8 @@
  * The protocol is documented in docs/injection.md.
  *
  * Environment:
- *   CACHEADVISE_OUT         directory for events.jsonl and seen/ (required)
+ *   CACHEADVISE_OUT         directory for events.jsonl and seen/ (required;
+ *                           a second process of a run writes events.<pid>.jsonl)
  *   CACHEADVISE_SUBST       directory of <module id>.ptx files to load in
  *                           place of the program's modules
  *   CACHEADVISE_SAVE_MODULES=1  write each module's PTX to OUT/seen/<id>.ptx
@@ -21,6 +22,9 @@
  *   CACHEADVISE_L2_WINDOWS  a JSON file of persisting-L2 windows to set on
  *                           launches (docs/injection.md)
  *   CACHEADVISE_METRIC_LIST comma-separated metric names overriding the default
+ *   CACHEADVISE_LAUNCH_PLAN a JSON launch plan (launch_plan.h): variants
+ *                           replayed at sampled launches, versions chosen
+ *                           per launch
  */
 
 #include <stddef.h>
@@ -39,10 +43,19 @@ void inject_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 struct range_metrics;
 /* Sets up profiling for the current context. Returns NULL (with an error
  * event recorded) when the profiler cannot be used. */
-struct range_metrics *range_metrics_new(void *cu_context, const char *metric_list);
-/* Called before each launch: decodes the ranges of earlier launches and
- * records a "metrics" event for each, labelled with their seq numbers. */
+/* per_launch = 0: every launch is profiled from now on; 1: only launches
+ * between range_metrics_begin and range_metrics_end (launch plans). */
+struct range_metrics *range_metrics_new(void *cu_context, const char *metric_list, int per_launch);
+/* Called before each launch (per_launch = 0): decodes the ranges of earlier
+ * launches and records a "metrics" event for each, labelled with their seq
+ * numbers. Does nothing in per-launch mode. */
 void range_metrics_before_launch(struct range_metrics *rm, uint64_t seq, const char *kernel);
+/* Per-launch mode: profile the next launch as the variant `label` of the
+ * kernel's launch `ordinal`; range_metrics_end() stops the profiler and
+ * records its "metrics" event (with "variant" and "ordinal"). */
+void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *kernel,
+			 const char *label, uint64_t ordinal);
+void range_metrics_end(struct range_metrics *rm);
 /* Decodes what is pending and releases the profiler. */
 void range_metrics_free(struct range_metrics *rm);
 

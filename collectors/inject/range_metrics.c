@@ -46,8 +46,11 @@ struct range_metrics {
 	size_t nr_names;
 	uint64_t pending_seq[RM_MAX_RANGES];
 	char *pending_kernel[RM_MAX_RANGES];
+	char *pending_label[RM_MAX_RANGES];     /* launch plans: the variant, else NULL */
+	int64_t pending_ordinal[RM_MAX_RANGES]; /* launch plans: the kernel's launch ordinal */
 	size_t nr_pending;
 	int started;
+	int per_launch;            /* started and stopped around chosen launches */
 };
 
 static const char *cupti_error_string(CUptiResult r)
@@ -102,7 +105,37 @@ static void add_metric(struct range_metrics *rm, const char *name)
 	rm->nr_names++;
 }
 
-struct range_metrics *range_metrics_new(void *cu_context, const char *metric_list)
+/* SetConfig and Start: from here every launch is a range (auto range,
+ * kernel replay). Returns 0 or -1 with an error event. */
+static int start_session(struct range_metrics *rm)
+{
+	{
+		CUpti_RangeProfiler_SetConfig_Params set = { .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE };
+		CUpti_RangeProfiler_Start_Params start = { .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
+
+		set.pRangeProfilerObject = rm->object;
+		set.configSize = rm->config_size;
+		set.pConfig = rm->config;
+		set.counterDataImageSize = rm->counter_data_size;
+		set.pCounterDataImage = rm->counter_data;
+		set.range = CUPTI_AutoRange;
+		set.replayMode = CUPTI_KernelReplay;
+		set.maxRangesPerPass = RM_MAX_RANGES;
+		set.numNestingLevels = 1;
+		set.minNestingLevel = 1;
+		set.passIndex = 0;
+		set.targetNestingLevel = 0;
+		CHECK(cuptiRangeProfilerSetConfig(&set));
+		start.pRangeProfilerObject = rm->object;
+		CHECK(cuptiRangeProfilerStart(&start));
+		rm->started = 1;
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+struct range_metrics *range_metrics_new(void *cu_context, const char *metric_list, int per_launch)
 {
 	struct range_metrics *rm = xcalloc(1, sizeof(*rm));
 	CUcontext ctx = cu_context;
@@ -191,27 +224,9 @@ struct range_metrics *range_metrics_new(void *cu_context, const char *metric_lis
 		init.counterDataSize = rm->counter_data_size;
 		CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
 	}
-	{
-		CUpti_RangeProfiler_SetConfig_Params set = { .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE };
-		CUpti_RangeProfiler_Start_Params start = { .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
-
-		set.pRangeProfilerObject = rm->object;
-		set.configSize = rm->config_size;
-		set.pConfig = rm->config;
-		set.counterDataImageSize = rm->counter_data_size;
-		set.pCounterDataImage = rm->counter_data;
-		set.range = CUPTI_AutoRange;
-		set.replayMode = CUPTI_KernelReplay;
-		set.maxRangesPerPass = RM_MAX_RANGES;
-		set.numNestingLevels = 1;
-		set.minNestingLevel = 1;
-		set.passIndex = 0;
-		set.targetNestingLevel = 0;
-		CHECK(cuptiRangeProfilerSetConfig(&set));
-		start.pRangeProfilerObject = rm->object;
-		CHECK(cuptiRangeProfilerStart(&start));
-		rm->started = 1;
-	}
+	rm->per_launch = per_launch;
+	if (!per_launch && start_session(rm))
+		goto fail;
 	{
 		json_t *ev = json_pack("{s:s}", "ev", "metrics_config");
 		json_t *arr = json_array();
@@ -266,6 +281,10 @@ static void flush_ranges(struct range_metrics *rm)
 		ev = json_pack("{s:s, s:I, s:s, s:o}", "ev", "metrics", "seq",
 			       (json_int_t)rm->pending_seq[r], "kernel", rm->pending_kernel[r],
 			       "values", vals);
+		if (rm->pending_label[r]) {
+			json_object_set_new(ev, "variant", json_string(rm->pending_label[r]));
+			json_object_set_new(ev, "ordinal", json_integer(rm->pending_ordinal[r]));
+		}
 		inject_event(ev);
 	}
 	init.pRangeProfilerObject = rm->object;
@@ -274,19 +293,51 @@ static void flush_ranges(struct range_metrics *rm)
 	CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
 fail:
 	free(values);
-	for (r = 0; r < rm->nr_pending; r++)
+	for (r = 0; r < rm->nr_pending; r++) {
 		free(rm->pending_kernel[r]);
+		free(rm->pending_label[r]);
+		rm->pending_label[r] = NULL;
+	}
 	rm->nr_pending = 0;
 }
 
 void range_metrics_before_launch(struct range_metrics *rm, uint64_t seq, const char *kernel)
 {
-	if (!rm)
+	if (!rm || rm->per_launch)
 		return;
 	flush_ranges(rm);
 	rm->pending_seq[rm->nr_pending] = seq;
 	rm->pending_kernel[rm->nr_pending] = xstrdup(kernel ? kernel : "?");
 	rm->nr_pending++;
+}
+
+void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *kernel,
+			 const char *label, uint64_t ordinal)
+{
+	if (!rm || !rm->per_launch || rm->started)
+		return;
+	flush_ranges(rm);
+	if (start_session(rm))
+		return;
+	rm->started = 1;
+	rm->pending_seq[0] = seq;
+	rm->pending_kernel[0] = xstrdup(kernel ? kernel : "?");
+	rm->pending_label[0] = label ? xstrdup(label) : NULL;
+	rm->pending_ordinal[0] = (int64_t)ordinal;
+	rm->nr_pending = 1;
+}
+
+void range_metrics_end(struct range_metrics *rm)
+{
+	CUpti_RangeProfiler_Stop_Params stop = { .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
+
+	if (!rm || !rm->per_launch || !rm->started)
+		return;
+	rm->started = 0;
+	stop.pRangeProfilerObject = rm->object;
+	if (cuptiRangeProfilerStop(&stop) != CUPTI_SUCCESS)
+		inject_error("cuptiRangeProfilerStop failed");
+	flush_ranges(rm);
 }
 
 void range_metrics_free(struct range_metrics *rm)
@@ -314,8 +365,10 @@ void range_metrics_free(struct range_metrics *rm)
 	}
 	for (i = 0; i < rm->nr_names; i++)
 		free((char *)rm->names[i]);
-	for (i = 0; i < rm->nr_pending; i++)
+	for (i = 0; i < rm->nr_pending; i++) {
 		free(rm->pending_kernel[i]);
+		free(rm->pending_label[i]);
+	}
 	free(rm->names);
 	free(rm->keys);
 	free(rm->availability);

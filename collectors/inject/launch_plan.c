@@ -1,0 +1,587 @@
+/*
+ * Launch plans: see launch_plan.h and docs/injection.md. The file format
+ * ("cacheadvise.launch_plan/1"):
+ *
+ *   {"replay_max_bytes": 4294967296,
+ *    "kernels": [{"name": "_Z6decodePKjPKfPfi",
+ *      "mask_symbol": "__cacheadvise_mask__Z6decodePKjPKfPfi",
+ *      "default_mask": "ffffffffffffffff",
+ *      "variants": [{"label": "none", "mask": "0"}, {"label": "0", "mask": "1"}],
+ *      "written_params": [2],
+ *      "samples": [{"ordinal": 3, "variants": [0, 1]}],
+ *      "versions": [{"label": "base", "ptx": "/dir/base.ptx"},
+ *                   {"label": "advice", "ptx": "/dir/advice.ptx"}],
+ *      "pattern": "abba",
+ *      "replay_rounds": {"ordinals": [0], "rounds": 5}}]}
+ *
+ * Masks are hexadecimal strings (64 bits do not fit JSON numbers). Every
+ * field but "name" is optional.
+ */
+#define _GNU_SOURCE
+#include "collectors/inject/launch_plan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "collectors/inject/inject.h"
+
+struct plan_variant {
+	char *label;
+	uint64_t mask;
+};
+
+struct plan_sample {
+	uint64_t ordinal;
+	size_t *variants;
+	size_t nr_variants;
+};
+
+struct plan_version {
+	char *label;
+	char *ptx_path;
+	CUmodule module;
+	CUfunction fn;
+	int failed;
+};
+
+struct plan_kernel {
+	char *name;
+	uint64_t next_ordinal;          /* launches of this kernel so far */
+	/* counters */
+	char *mask_symbol;
+	uint64_t default_mask;
+	struct plan_variant *variants;
+	size_t nr_variants;
+	unsigned *written;
+	size_t nr_written;
+	struct plan_sample *samples;
+	size_t nr_samples;
+	void *mask_owner;               /* module handle mask_addr belongs to */
+	CUdeviceptr mask_addr;
+	int own_profiled;               /* the program's launch is under the profiler */
+	/* verification */
+	struct plan_version *versions;
+	size_t nr_versions;
+	char *pattern;
+	uint64_t *replay_ordinals;
+	size_t nr_replay_ordinals;
+	unsigned rounds;
+};
+
+struct launch_plan {
+	uint64_t replay_max_bytes;
+	struct plan_kernel *kernels;
+	size_t nr_kernels;
+};
+
+struct saved_alloc {
+	CUdeviceptr ptr, backup;
+	size_t size;
+};
+
+struct saved_memory {
+	struct saved_alloc *items;
+	size_t nr;
+	uint64_t bytes;
+	double save_ms;
+};
+
+static const char *cu_error(CUresult r)
+{
+	const char *s = NULL;
+
+	cuGetErrorString(r, &s);
+	return s ? s : "unknown driver error";
+}
+
+static uint64_t hex_value(json_t *v, uint64_t fallback)
+{
+	const char *s = json_string_value(v);
+
+	return s ? strtoull(s, NULL, 16) : fallback;
+}
+
+static void load_kernel(struct plan_kernel *k, json_t *o)
+{
+	json_t *arr, *e, *x;
+	size_t i, j;
+
+	k->name = xstrdup(json_string_value(json_object_get(o, "name")));
+	if (json_string_value(json_object_get(o, "mask_symbol")))
+		k->mask_symbol = xstrdup(json_string_value(json_object_get(o, "mask_symbol")));
+	k->default_mask = hex_value(json_object_get(o, "default_mask"), ~(uint64_t)0);
+	arr = json_object_get(o, "variants");
+	k->nr_variants = json_array_size(arr);
+	k->variants = xcalloc(k->nr_variants + 1, sizeof(*k->variants));
+	json_array_foreach(arr, i, e) {
+		const char *label = json_string_value(json_object_get(e, "label"));
+		k->variants[i].label = xstrdup(label ? label : "?");
+		k->variants[i].mask = hex_value(json_object_get(e, "mask"), k->default_mask);
+	}
+	arr = json_object_get(o, "written_params");
+	k->nr_written = json_array_size(arr);
+	k->written = xcalloc(k->nr_written + 1, sizeof(*k->written));
+	json_array_foreach(arr, i, e)
+		k->written[i] = (unsigned)json_integer_value(e);
+	arr = json_object_get(o, "samples");
+	k->nr_samples = json_array_size(arr);
+	k->samples = xcalloc(k->nr_samples + 1, sizeof(*k->samples));
+	json_array_foreach(arr, i, e) {
+		json_t *vs = json_object_get(e, "variants");
+		struct plan_sample *s = &k->samples[i];
+
+		s->ordinal = (uint64_t)json_integer_value(json_object_get(e, "ordinal"));
+		s->variants = xcalloc(json_array_size(vs) + 1, sizeof(*s->variants));
+		json_array_foreach(vs, j, x) {
+			json_int_t v = json_integer_value(x);
+			if (v >= 0 && (size_t)v < k->nr_variants)
+				s->variants[s->nr_variants++] = (size_t)v;
+		}
+	}
+	arr = json_object_get(o, "versions");
+	k->nr_versions = json_array_size(arr);
+	k->versions = xcalloc(k->nr_versions + 1, sizeof(*k->versions));
+	json_array_foreach(arr, i, e) {
+		const char *label = json_string_value(json_object_get(e, "label"));
+		const char *ptx = json_string_value(json_object_get(e, "ptx"));
+		k->versions[i].label = xstrdup(label ? label : "?");
+		k->versions[i].ptx_path = ptx ? xstrdup(ptx) : NULL;
+	}
+	if (json_string_value(json_object_get(o, "pattern")))
+		k->pattern = xstrdup(json_string_value(json_object_get(o, "pattern")));
+	x = json_object_get(o, "replay_rounds");
+	arr = json_object_get(x, "ordinals");
+	k->nr_replay_ordinals = json_array_size(arr);
+	k->replay_ordinals = xcalloc(k->nr_replay_ordinals + 1, sizeof(*k->replay_ordinals));
+	json_array_foreach(arr, i, e)
+		k->replay_ordinals[i] = (uint64_t)json_integer_value(e);
+	k->rounds = (unsigned)json_integer_value(json_object_get(x, "rounds"));
+}
+
+struct launch_plan *launch_plan_load(const char *path)
+{
+	json_t *doc = json_file_load(path), *arr, *o;
+	struct launch_plan *p;
+	size_t i;
+
+	if (!doc) {
+		inject_error("launch plan: %s", error_message());
+		return NULL;
+	}
+	p = xcalloc(1, sizeof(*p));
+	p->replay_max_bytes = (uint64_t)json_integer_value(json_object_get(doc, "replay_max_bytes"));
+	arr = json_object_get(doc, "kernels");
+	p->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*p->kernels));
+	json_array_foreach(arr, i, o) {
+		if (!json_string_value(json_object_get(o, "name")))
+			continue;
+		load_kernel(&p->kernels[p->nr_kernels++], o);
+	}
+	json_decref(doc);
+	return p;
+}
+
+void launch_plan_free(struct launch_plan *p)
+{
+	size_t i, j;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->nr_kernels; i++) {
+		struct plan_kernel *k = &p->kernels[i];
+
+		free(k->name);
+		free(k->mask_symbol);
+		for (j = 0; j < k->nr_variants; j++)
+			free(k->variants[j].label);
+		free(k->variants);
+		free(k->written);
+		for (j = 0; j < k->nr_samples; j++)
+			free(k->samples[j].variants);
+		free(k->samples);
+		for (j = 0; j < k->nr_versions; j++) {
+			free(k->versions[j].label);
+			free(k->versions[j].ptx_path);
+		}
+		free(k->versions);
+		free(k->pattern);
+		free(k->replay_ordinals);
+	}
+	free(p->kernels);
+	free(p);
+}
+
+static struct plan_kernel *find_kernel(const struct launch_plan *p, const char *name)
+{
+	size_t i;
+
+	if (!p || !name)
+		return NULL;
+	for (i = 0; i < p->nr_kernels; i++)
+		if (!strcmp(p->kernels[i].name, name))
+			return &p->kernels[i];
+	return NULL;
+}
+
+int launch_plan_wants_counters(const struct launch_plan *p, const char *kernel)
+{
+	const struct plan_kernel *k = find_kernel(p, kernel);
+
+	return k && k->nr_samples && k->mask_symbol;
+}
+
+/* ---- the program's launch, again ------------------------------------- */
+
+static CUresult relaunch(const struct launch_info *li, CUfunction fn)
+{
+	if (li->config) {
+		CUlaunchConfig c = *li->config;
+		return cuLaunchKernelEx(&c, fn, li->params, NULL);
+	}
+	return cuLaunchKernel(fn, li->grid[0], li->grid[1], li->grid[2], li->block[0],
+			      li->block[1], li->block[2], li->shared, li->stream, li->params, NULL);
+}
+
+/* ---- memory the kernel writes ------------------------------------------ */
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void saved_release(struct saved_memory *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		if (s->items[i].backup)
+			cuMemFree(s->items[i].backup);
+	free(s->items);
+	memset(s, 0, sizeof(*s));
+}
+
+/*
+ * Saves every allocation a written parameter points into. Returns 0, or -1
+ * with *why set (a static or new string in why_buf) when it cannot.
+ */
+static int save_written(const struct launch_plan *p, const struct plan_kernel *k,
+			const struct alloc_table *allocs, const struct launch_info *li,
+			struct saved_memory *s, char *why, size_t why_len)
+{
+	double t0 = now_ms();
+	size_t i, j;
+	CUresult r;
+
+	memset(s, 0, sizeof(*s));
+	if (!li->params) {
+		snprintf(why, why_len, "the launch passes its arguments in 'extra': they cannot be read");
+		return -1;
+	}
+	for (i = 0; i < k->nr_written; i++) {
+		CUdeviceptr v;
+		const struct alloc_entry *a;
+		int dup = 0;
+
+		if (!li->params[k->written[i]]) {
+			snprintf(why, why_len, "parameter %u is missing", k->written[i]);
+			goto fail;
+		}
+		memcpy(&v, li->params[k->written[i]], sizeof(v));
+		a = alloc_table_find(allocs, v);
+		if (!a) {
+			snprintf(why, why_len, "written parameter %u does not point into an allocation "
+				 "the library saw (cuMemAlloc*)", k->written[i]);
+			goto fail;
+		}
+		for (j = 0; j < s->nr; j++)
+			dup |= s->items[j].ptr == a->ptr;
+		if (dup)
+			continue;
+		s->items = xrealloc(s->items, (s->nr + 1) * sizeof(*s->items));
+		s->items[s->nr++] = (struct saved_alloc){ a->ptr, 0, a->size };
+		s->bytes += a->size;
+	}
+	if (p->replay_max_bytes && s->bytes > p->replay_max_bytes) {
+		snprintf(why, why_len, "the kernel writes %llu bytes, over the replay limit of %llu",
+			 (unsigned long long)s->bytes, (unsigned long long)p->replay_max_bytes);
+		goto fail;
+	}
+	for (i = 0; i < s->nr; i++) {
+		r = cuMemAlloc(&s->items[i].backup, s->items[i].size);
+		if (r == CUDA_SUCCESS)
+			r = cuMemcpyDtoD(s->items[i].backup, s->items[i].ptr, s->items[i].size);
+		if (r != CUDA_SUCCESS) {
+			snprintf(why, why_len, "cannot save %zu bytes: %s", s->items[i].size, cu_error(r));
+			goto fail;
+		}
+	}
+	cuCtxSynchronize();
+	s->save_ms = now_ms() - t0;
+	return 0;
+fail:
+	saved_release(s);
+	return -1;
+}
+
+static void restore_written(const struct saved_memory *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nr; i++)
+		cuMemcpyDtoD(s->items[i].ptr, s->items[i].backup, s->items[i].size);
+	cuCtxSynchronize();
+}
+
+/* ---- counters: variants through the mask ------------------------------- */
+
+static int resolve_mask(struct plan_kernel *k, struct module_table *mods)
+{
+	struct seen_module *m = module_table_find_function(mods, k->name);
+	size_t bytes = 0;
+	CUresult r;
+
+	if (!m || !m->handle) {
+		inject_error("launch plan: kernel %s: its module is not known", k->name);
+		return -1;
+	}
+	if (k->mask_owner == m->handle && k->mask_addr)
+		return 0;
+	if (m->is_library)
+		r = cuLibraryGetGlobal(&k->mask_addr, &bytes, (CUlibrary)m->handle, k->mask_symbol);
+	else
+		r = cuModuleGetGlobal(&k->mask_addr, &bytes, (CUmodule)m->handle, k->mask_symbol);
+	if (r != CUDA_SUCCESS || bytes != sizeof(uint64_t)) {
+		inject_error("launch plan: kernel %s: no mask %s in its module (%s)", k->name,
+			     k->mask_symbol, r == CUDA_SUCCESS ? "wrong size" : cu_error(r));
+		k->mask_addr = 0;
+		return -1;
+	}
+	k->mask_owner = m->handle;
+	return 0;
+}
+
+static int write_mask(const struct plan_kernel *k, uint64_t mask)
+{
+	CUresult r = cuMemcpyHtoD(k->mask_addr, &mask, sizeof(mask));
+
+	if (r != CUDA_SUCCESS)
+		inject_error("launch plan: kernel %s: cannot write its mask: %s", k->name, cu_error(r));
+	return r == CUDA_SUCCESS ? 0 : -1;
+}
+
+static const struct plan_sample *sample_for(const struct plan_kernel *k, uint64_t ordinal)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_samples; i++)
+		if (k->samples[i].ordinal == ordinal)
+			return &k->samples[i];
+	return NULL;
+}
+
+static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
+			    struct module_table *mods, const struct alloc_table *allocs,
+			    struct range_metrics *rm, const struct launch_info *li,
+			    const struct plan_sample *s, uint64_t ordinal)
+{
+	struct saved_memory saved;
+	char why[256];
+	double t0, restore_ms = 0;
+	size_t i;
+
+	if (!rm || !s->nr_variants || resolve_mask(k, mods))
+		return;
+	cuCtxSynchronize();
+	if (save_written(p, k, allocs, li, &saved, why, sizeof(why))) {
+		/* Measure one variant on the program's own launch instead. */
+		inject_event(json_pack("{s:s, s:s, s:I, s:I, s:s}", "ev", "replay_refused",
+				       "kernel", k->name, "seq", (json_int_t)li->seq,
+				       "ordinal", (json_int_t)ordinal, "reason", why));
+		if (write_mask(k, k->variants[s->variants[0]].mask))
+			return;
+		range_metrics_begin(rm, li->seq, k->name, k->variants[s->variants[0]].label, ordinal);
+		k->own_profiled = 1;
+		return;
+	}
+	t0 = now_ms();
+	for (i = 0; i < s->nr_variants; i++) {
+		const struct plan_variant *v = &k->variants[s->variants[i]];
+		CUresult r;
+		double r0;
+
+		if (write_mask(k, v->mask))
+			break;
+		range_metrics_begin(rm, li->seq, k->name, v->label, ordinal);
+		r = relaunch(li, *li->f);
+		range_metrics_end(rm);
+		if (r != CUDA_SUCCESS) {
+			inject_error("launch plan: kernel %s: replaying variant %s failed: %s",
+				     k->name, v->label, cu_error(r));
+			break;
+		}
+		r0 = now_ms();
+		restore_written(&saved);
+		restore_ms += now_ms() - r0;
+	}
+	write_mask(k, k->default_mask);
+	inject_event(json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "ev", "replay",
+			       "kernel", k->name, "seq", (json_int_t)li->seq,
+			       "ordinal", (json_int_t)ordinal, "variants", (json_int_t)i,
+			       "saved_bytes", (json_int_t)saved.bytes, "save_ms", saved.save_ms,
+			       "restore_ms", restore_ms, "total_ms", now_ms() - t0 + saved.save_ms));
+	saved_release(&saved);
+}
+
+/* ---- verification: versions --------------------------------------------- */
+
+static CUfunction version_function(struct plan_kernel *k, struct plan_version *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	CUresult r;
+
+	if (v->fn || v->failed)
+		return v->fn;
+	v->failed = 1;
+	if (!v->ptx_path || strbuf_read_file(&sb, v->ptx_path, 0)) {
+		inject_error("launch plan: kernel %s: cannot read version %s's PTX", k->name, v->label);
+		strbuf_release(&sb);
+		return NULL;
+	}
+	r = cuModuleLoadData(&v->module, sb.buf);
+	strbuf_release(&sb);
+	if (r == CUDA_SUCCESS)
+		r = cuModuleGetFunction(&v->fn, v->module, k->name);
+	if (r != CUDA_SUCCESS) {
+		inject_error("launch plan: kernel %s: cannot load version %s: %s", k->name,
+			     v->label, cu_error(r));
+		v->fn = NULL;
+		return NULL;
+	}
+	v->failed = 0;
+	return v->fn;
+}
+
+static int is_replay_ordinal(const struct plan_kernel *k, uint64_t ordinal)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_replay_ordinals; i++)
+		if (k->replay_ordinals[i] == ordinal)
+			return 1;
+	return 0;
+}
+
+/* Times each version `rounds` times, alternating (ABBA), memory restored. */
+static void replay_versions(struct launch_plan *p, struct plan_kernel *k,
+			    const struct alloc_table *allocs, const struct launch_info *li,
+			    uint64_t ordinal)
+{
+	struct saved_memory saved;
+	CUevent start = NULL, stop = NULL;
+	char why[256];
+	unsigned r;
+	size_t i;
+
+	for (i = 0; i < k->nr_versions; i++)
+		if (!version_function(k, &k->versions[i]))
+			return;
+	cuCtxSynchronize();
+	if (save_written(p, k, allocs, li, &saved, why, sizeof(why))) {
+		inject_event(json_pack("{s:s, s:s, s:I, s:I, s:s}", "ev", "replay_refused",
+				       "kernel", k->name, "seq", (json_int_t)li->seq,
+				       "ordinal", (json_int_t)ordinal, "reason", why));
+		return;
+	}
+	if (cuEventCreate(&start, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+	    cuEventCreate(&stop, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+		goto out;
+	for (r = 0; r < k->rounds; r++) {
+		for (i = 0; i < k->nr_versions; i++) {
+			/* ABBA: every other round runs the versions in reverse */
+			size_t vi = (r & 1) ? k->nr_versions - 1 - i : i;
+			struct plan_version *v = &k->versions[vi];
+			float ms = 0;
+
+			cuEventRecord(start, li->stream);
+			if (relaunch(li, v->fn) != CUDA_SUCCESS)
+				goto out;
+			cuEventRecord(stop, li->stream);
+			cuEventSynchronize(stop);
+			cuEventElapsedTime(&ms, start, stop);
+			inject_event(json_pack("{s:s, s:s, s:I, s:i, s:s, s:f}", "ev", "replay_time",
+					       "kernel", k->name, "ordinal", (json_int_t)ordinal,
+					       "round", (int)r, "version", v->label, "ns", ms * 1e6));
+			restore_written(&saved);
+		}
+	}
+out:
+	if (start)
+		cuEventDestroy(start);
+	if (stop)
+		cuEventDestroy(stop);
+	saved_release(&saved);
+}
+
+/* Which version the program's launch runs: the pattern's letter for the
+ * ordinal ('a' the first version, 'b' the second, ...). */
+static void choose_version(struct plan_kernel *k, const struct launch_info *li, uint64_t ordinal)
+{
+	size_t n, vi;
+	CUfunction fn;
+
+	if (!k->pattern || !*k->pattern || !k->nr_versions)
+		return;
+	n = strlen(k->pattern);
+	vi = (size_t)(k->pattern[ordinal % n] - 'a');
+	if (vi >= k->nr_versions)
+		return;
+	fn = version_function(k, &k->versions[vi]);
+	if (!fn)
+		return;
+	*li->f = fn;
+	inject_event(json_pack("{s:s, s:I, s:s, s:I, s:s}", "ev", "version", "seq",
+			       (json_int_t)li->seq, "kernel", k->name, "ordinal",
+			       (json_int_t)ordinal, "version", k->versions[vi].label));
+}
+
+void launch_plan_before(struct launch_plan *p, struct module_table *mods,
+			const struct alloc_table *allocs, struct range_metrics *rm,
+			const struct launch_info *li)
+{
+	struct plan_kernel *k = find_kernel(p, li->kernel);
+	const struct plan_sample *s;
+	uint64_t ordinal;
+
+	if (!k)
+		return;
+	ordinal = k->next_ordinal++;
+	if (k->mask_symbol && (s = sample_for(k, ordinal)))
+		replay_variants(p, k, mods, allocs, rm, li, s, ordinal);
+	if (k->nr_versions && k->rounds && is_replay_ordinal(k, ordinal))
+		replay_versions(p, k, allocs, li, ordinal);
+	choose_version(k, li, ordinal);
+}
+
+void launch_plan_after(struct launch_plan *p, struct range_metrics *rm,
+		       const struct launch_info *li)
+{
+	struct plan_kernel *k = find_kernel(p, li->kernel);
+
+	if (!k || !k->own_profiled)
+		return;
+	k->own_profiled = 0;
+	range_metrics_end(rm);
+	cuCtxSynchronize();
+	write_mask(k, k->default_mask);
+}
