@@ -1,5 +1,7 @@
 #include "collectors/events.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -155,7 +157,8 @@ static void handle(struct run_events *ev, json_t *o)
 	}
 }
 
-int run_events_load(struct run_events *ev, const char *path)
+/* One process's file. */
+static int load_file(struct run_events *ev, const char *path)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *line, *next;
@@ -185,4 +188,76 @@ int run_events_load(struct run_events *ev, const char *path)
 	}
 	strbuf_release(&sb);
 	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	long x = *(const long *)a, y = *(const long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * The pids of the other processes' files beside events.jsonl
+ * (events.<pid>.jsonl), in increasing order; *n gets their number.
+ */
+static long *other_processes(const char *dir, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	long *pids = NULL;
+	size_t alloc = 0;
+
+	*n = 0;
+	if (!d)
+		return NULL;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid;
+
+		if (strncmp(de->d_name, "events.", 7) || !isdigit((unsigned char)de->d_name[7]))
+			continue;
+		pid = strtol(de->d_name + 7, &end, 10);
+		if (strcmp(end, ".jsonl"))
+			continue;
+		ALLOC_GROW(pids, *n + 1, alloc);
+		pids[(*n)++] = pid;
+	}
+	closedir(d);
+	if (*n)
+		qsort(pids, *n, sizeof(*pids), cmp_pid);
+	return pids;
+}
+
+int run_events_load(struct run_events *ev, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	int ret, all_exited;
+	size_t n = 0, i;
+	long *pids = NULL;
+	char *dir;
+
+	ret = load_file(ev, path);
+	base = base ? base + 1 : path;
+	if (ret || strcmp(base, "events.jsonl"))
+		return ret;
+	dir = base == path ? xstrdup(".") : xstrndup(path, (size_t)(base - path - 1));
+	pids = other_processes(dir, &n);
+	/* the run exited cleanly only if every process that started did */
+	all_exited = !ev->saw_start || ev->saw_exit;
+	for (i = 0; i < n && !ret; i++) {
+		char *other = xasprintf("%s/events.%ld.jsonl", dir, pids[i]);
+		int had_start = ev->saw_start;
+
+		ev->saw_start = ev->saw_exit = 0;
+		ret = load_file(ev, other);
+		if (ev->saw_start && !ev->saw_exit)
+			all_exited = 0;
+		ev->saw_start |= had_start;
+		free(other);
+	}
+	ev->saw_exit = ev->saw_start && all_exited;
+	free(pids);
+	free(dir);
+	return ret;
 }

@@ -57,6 +57,15 @@ void run_events_release(struct run_events *ev);
  * Reads path. A torn last line (the program died mid-write) is ignored; a
  * missing file leaves ev empty and returns 0 (the program never initialised
  * CUDA). Returns CA_E_INPUT only for a file that cannot be read at all.
+ *
+ * When path is DIR/events.jsonl, the files of the run's other processes
+ * beside it (DIR/events.<pid>.jsonl, docs/injection.md) are read after it,
+ * in pid order, and merged per kernel: launches, metrics, times and
+ * counters add up. saw_exit is set only when every process that started
+ * exited cleanly.
+ * NEEDSWORK: allocations and the launch sequence are concatenated; their
+ * seq numbers restart in each process, so allocation identity is exact only
+ * for runs with one CUDA process.
  */
 int run_events_load(struct run_events *ev, const char *path);
 

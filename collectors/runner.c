@@ -99,15 +99,93 @@ static void kill_group(pid_t pid, int sig)
 		kill(pid, sig);
 }
 
+/* The first executable regular file called name in PATH (caller frees), or NULL. */
+static char *search_path(const char *name)
+{
+	const char *p = getenv("PATH");
+	char *copy, *dir, *save = NULL, *found = NULL;
+	struct stat st;
+
+	if (!p)
+		p = "/usr/bin:/bin";
+	copy = xstrdup(p);
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		char *cand = xasprintf("%s/%s", *dir ? dir : ".", name);
+
+		if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, X_OK))
+			found = cand;
+		else
+			free(cand);
+	}
+	free(copy);
+	return found;
+}
+
+/*
+ * In the child: execute file as execvp(3) would. A file the kernel cannot
+ * execute (ENOEXEC: a script without "#!") runs through /bin/sh with
+ * sh_argv ("/bin/sh", file, argv[1]...). Returns errno when both fail.
+ */
+static int exec_program(const char *file, char *const *argv, char *const *sh_argv, char **env)
+{
+	execve(file, argv, env);
+	if (errno == ENOEXEC)
+		execve("/bin/sh", sh_argv, env);
+	return errno;
+}
+
+/* Why exec failed, in words: a "#!" line naming a missing interpreter says so. */
+static void describe_exec_error(struct run_result *res, const char *argv0, const char *file, int err)
+{
+	char line[128] = "";
+	FILE *f;
+
+	if (err == ENOENT && !access(file, F_OK) && (f = fopen(file, "r"))) {
+		if (!fgets(line, sizeof(line), f) || strncmp(line, "#!", 2))
+			line[0] = '\0';
+		fclose(f);
+		line[strcspn(line, "\r\n")] = '\0';
+	}
+	if (line[0])
+		snprintf(res->start_error, sizeof(res->start_error),
+			 "cannot execute '%s': its interpreter in '%s' was not found", argv0, line);
+	else if (strcmp(argv0, file))
+		snprintf(res->start_error, sizeof(res->start_error), "cannot execute '%s' (%s): %s",
+			 argv0, file, strerror(err));
+	else
+		snprintf(res->start_error, sizeof(res->start_error), "cannot execute '%s': %s",
+			 argv0, strerror(err));
+}
+
 int runner_run(const struct run_spec *spec, struct run_result *res)
 {
 	int log_fd = -1, out_fd = -1, pipefd[2] = { -1, -1 }, errpipe[2] = { -1, -1 };
 	int ret = 0, status = 0, stopping = 0;
 	double start, kill_at = 0;
-	char **env = NULL;
+	char **env = NULL, *found = NULL, **sh_argv = NULL;
+	const char *file = spec->path;
+	size_t argc = 0, i;
 	pid_t pid;
 
 	memset(res, 0, sizeof(*res));
+	if (!file && !strchr(spec->argv[0], '/'))
+		file = found = search_path(spec->argv[0]);
+	else if (!file)
+		file = spec->argv[0];
+	if (!file) {
+		res->status = RUN_NOT_STARTED;
+		snprintf(res->start_error, sizeof(res->start_error),
+			 "program '%s' not found in PATH: give its path, e.g. ./%s",
+			 spec->argv[0], spec->argv[0]);
+		return 0;
+	}
+	while (spec->argv[argc])
+		argc++;
+	sh_argv = xcalloc(argc + 2, sizeof(*sh_argv));
+	sh_argv[0] = "/bin/sh";
+	sh_argv[1] = (char *)file;
+	for (i = 1; i < argc; i++)
+		sh_argv[i + 1] = spec->argv[i];
 	if (spec->log_path && !spec->inherit_stdio) {
 		log_fd = open(spec->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
 		if (log_fd < 0)
@@ -142,8 +220,7 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
 		if (spec->inherit_stdio) {
-			execve(spec->argv[0], spec->argv, env);
-			err = errno;
+			err = exec_program(file, spec->argv, sh_argv, env);
 			if (write(errpipe[1], &err, sizeof(err)) < 0)
 				_exit(127);
 			_exit(127);
@@ -155,8 +232,7 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 			dup2(log_fd, 2);
 		else
 			dup2(open("/dev/null", O_WRONLY), 2);
-		execve(spec->argv[0], spec->argv, env);
-		err = errno;
+		err = exec_program(file, spec->argv, sh_argv, env);
 		if (write(errpipe[1], &err, sizeof(err)) < 0)
 			_exit(127);
 		_exit(127);
@@ -174,8 +250,7 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 		if (n == (ssize_t)sizeof(child_errno)) {
 			waitpid(pid, &status, 0);
 			res->status = RUN_NOT_STARTED;
-			snprintf(res->start_error, sizeof(res->start_error), "cannot execute '%s': %s",
-				 spec->argv[0], strerror(child_errno));
+			describe_exec_error(res, spec->argv[0], file, child_errno);
 			goto out;
 		}
 	}
@@ -240,6 +315,8 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 	}
 out:
 	free(env);
+	free(sh_argv);
+	free(found);
 	if (pipefd[0] >= 0)
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)
@@ -285,22 +362,9 @@ int runner_resolve_program(const char *path, char **resolved)
 	struct stat st;
 
 	if (!strchr(path, '/')) {
-		const char *p = getenv("PATH");
-		char *copy, *dir, *save = NULL;
-
-		if (!p)
-			p = "/usr/bin:/bin";
-		copy = xstrdup(p);
-		for (dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-			char *cand = xasprintf("%s/%s", *dir ? dir : ".", path);
-			if (!stat(cand, &st) && S_ISREG(st.st_mode) && !access(cand, X_OK)) {
-				free(copy);
-				*resolved = cand;
-				return 0;
-			}
-			free(cand);
-		}
-		free(copy);
+		*resolved = search_path(path);
+		if (*resolved)
+			return 0;
 		return error_set(CA_E_PROGRAM,
 				 "program '%s' not found in PATH: give its path, e.g. ./%s", path, path);
 	}

@@ -21,7 +21,8 @@ enum run_status {
 };
 
 struct run_spec {
-	char *const *argv;        /* program and arguments, NULL-terminated */
+	char *const *argv;        /* program and arguments, NULL-terminated; argv[0] is passed as given */
+	const char *path;         /* the file to execute; NULL: argv[0], searched in PATH when it has no slash */
 	char *const *env_add;     /* "NAME=value" entries added to the environment, NULL-terminated or NULL */
 	const char *log_path;     /* standard output and error of the run; NULL: discard */
 	const char *stdout_path;  /* standard output alone; NULL: not kept */
@@ -47,6 +48,13 @@ int runner_interrupted(void);
  * Runs the program and waits for it. Returns 0 when the run happened
  * (whatever its status: see res), or CA_E_IO when the log files cannot be
  * written. RUN_NOT_STARTED is reported in res, not as an error.
+ *
+ * The program is found as execvp(3) finds it: a name without a slash is
+ * searched in PATH; a file with a "#!" line runs through its interpreter,
+ * and an executable file the kernel cannot run (ENOEXEC: a script without
+ * "#!") runs through /bin/sh. The environment (with env_add) is the
+ * program's and, unless it changes it, its children's: a wrapper script
+ * that starts the CUDA program passes the injection variables on.
  */
 int runner_run(const struct run_spec *spec, struct run_result *res);
 
@@ -55,7 +63,9 @@ const char *run_result_describe(const struct run_result *res, char *buf, size_t 
 
 /*
  * Checks that path names an executable file, searching PATH when it has no
- * slash; on success stores the resolved path (caller frees) in *resolved.
+ * slash (as runner_run does); on success stores the resolved path (caller
+ * frees) in *resolved: give it to runner_run as run_spec.path, and keep
+ * argv[0] as the user typed it.
  * Returns 0 or CA_E_PROGRAM with a message ("program './app' not found",
  * "'./app' is not executable: chmod +x it").
  */

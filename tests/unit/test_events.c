@@ -31,6 +31,75 @@ static const char events[] =
 	"{\"ev\":\"error\",\"what\":\"metric 'x' does not exist on this GPU (unknown): it is left out\"}\n"
 	"{\"ev\":\"launch\",\"seq\":2,\"kernel\":\"k2\",\"gri";
 
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* Two CUDA processes of one run (a wrapper's children): the second wrote
+ * events.<pid>.jsonl; the kernels merge, the seq numbers are each its own. */
+static void test_several_processes(void)
+{
+	char dir[] = "/tmp/ca-test-events-dir-XXXXXX", path[300], cmd[320];
+	struct run_events ev;
+	struct event_kernel *k;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	write_file(path,
+		"{\"ev\":\"start\",\"pid\":100}\n"
+		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\",\"grid\":[4,1,1],\"block\":[256,1,1]}\n"
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":100,\"end\":350}\n"
+		"{\"ev\":\"exit\",\"launches\":1}\n");
+	snprintf(path, sizeof(path), "%s/events.20.jsonl", dir);
+	write_file(path,
+		"{\"ev\":\"start\",\"pid\":20}\n"
+		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\",\"grid\":[8,1,1],\"block\":[128,1,1]}\n"
+		"{\"ev\":\"launch\",\"seq\":1,\"kernel\":\"k3\",\"grid\":[1,1,1],\"block\":[32,1,1]}\n"
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":400,\"end\":450}\n"
+		"{\"ev\":\"exit\",\"launches\":2}\n");
+	/* not a process's file: left alone */
+	snprintf(path, sizeof(path), "%s/events.jsonl.bak", dir);
+	write_file(path, "{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k9\"}\n");
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	run_events_init(&ev);
+	CHECK_INT(run_events_load(&ev, path), 0);
+	CHECK(ev.saw_start);
+	CHECK(ev.saw_exit);
+	CHECK_INT(ev.launches, 3);
+	CHECK_INT(ev.nr_kernels, 2);
+	k = run_events_kernel(&ev, "k1");
+	CHECK_INT(k->launches, 2);
+	CHECK_INT(k->grid[0], 4);          /* events.jsonl first */
+	CHECK_INT(k->gpu_time_ns, 300);
+	CHECK_INT(k->timed_launches, 2);
+	CHECK_INT(run_events_kernel(&ev, "k3")->launches, 1);
+	run_events_release(&ev);
+
+	/* a process that died (start, no exit) makes the run unclean */
+	snprintf(path, sizeof(path), "%s/events.7.jsonl", dir);
+	write_file(path, "{\"ev\":\"start\",\"pid\":7}\n");
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	run_events_init(&ev);
+	CHECK_INT(run_events_load(&ev, path), 0);
+	CHECK(ev.saw_start);
+	CHECK(!ev.saw_exit);
+	run_events_release(&ev);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
 int main(void)
 {
 	char path[] = "/tmp/ca-test-events-XXXXXX";
@@ -85,5 +154,6 @@ int main(void)
 	CHECK(!ev.saw_start);
 	run_events_release(&ev);
 	unlink(path);
+	test_several_processes();
 	return check_done();
 }

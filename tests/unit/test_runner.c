@@ -2,8 +2,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/strbuf.h"
 #include "collectors/runner.h"
 #include "tests/unit/check.h"
@@ -109,6 +111,128 @@ static void test_not_started(void)
 	}
 }
 
+static struct run_result run_argv(char *const *argv, const char *path)
+{
+	char log[256], out[256];
+	struct run_spec spec;
+	struct run_result res;
+
+	snprintf(log, sizeof(log), "%s/run.log", dir);
+	snprintf(out, sizeof(out), "%s/run.out", dir);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv;
+	spec.path = path;
+	spec.log_path = log;
+	spec.stdout_path = out;
+	spec.timeout_seconds = 10;
+	CHECK_INT(runner_run(&spec, &res), 0);
+	return res;
+}
+
+static void write_script(const char *name, const char *text, int mode)
+{
+	char path[300];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	fputs(text, f);
+	fclose(f);
+	chmod(path, mode);
+}
+
+/* Run what the user typed (issue 14): a bare name through PATH, "#!"
+ * scripts, scripts without "#!" through /bin/sh, argv[0] as typed. */
+static void test_what_the_user_typed(void)
+{
+	char *bare[] = { "sh", "-c", "exit 7", NULL };
+	char *named[] = { "typed-name", "-c", "echo $0", NULL };
+	char *missing[] = { "ca-no-such-program-here", NULL };
+	char *script[] = { "ca-script", "arg1", NULL };
+	char *noshebang[] = { "ca-noshebang", "arg2", NULL };
+	char *badinterp[] = { "ca-badinterp", NULL };
+	char path[300], *saved_path, *out, *resolved = NULL;
+	struct run_result res;
+
+	res = run_argv(bare, NULL);
+	CHECK_INT(res.status, RUN_FAILED);
+	CHECK_INT(res.exit_code, 7);
+
+	/* the file is spec.path, argv[0] stays what the user typed */
+	res = run_argv(named, "/bin/sh");
+	CHECK_INT(res.status, RUN_OK);
+	out = slurp("run.out");
+	CHECK_STR(out, "typed-name\n");
+	free(out);
+
+	res = run_argv(missing, NULL);
+	CHECK_INT(res.status, RUN_NOT_STARTED);
+	CHECK(strstr(res.start_error, "'ca-no-such-program-here' not found in PATH") != NULL);
+
+	write_script("ca-script", "#!/bin/sh\necho script \"$1\"\nexit 5\n", 0755);
+	write_script("ca-noshebang", "echo noshebang \"$1\"\nexit 4\n", 0755);
+	write_script("ca-badinterp", "#!/nonexistent/interpreter -x\necho never\n", 0755);
+	write_script("ca-notexec", "#!/bin/sh\nexit 0\n", 0644);
+	saved_path = getenv("PATH") ? strdup(getenv("PATH")) : NULL;
+	snprintf(path, sizeof(path), "%s:/usr/bin:/bin", dir);
+	setenv("PATH", path, 1);
+
+	res = run_argv(script, NULL);
+	CHECK_INT(res.status, RUN_FAILED);
+	CHECK_INT(res.exit_code, 5);
+	out = slurp("run.out");
+	CHECK_STR(out, "script arg1\n");
+	free(out);
+
+	res = run_argv(noshebang, NULL);
+	CHECK_INT(res.status, RUN_FAILED);
+	CHECK_INT(res.exit_code, 4);
+	out = slurp("run.out");
+	CHECK_STR(out, "noshebang arg2\n");
+	free(out);
+
+	res = run_argv(badinterp, NULL);
+	CHECK_INT(res.status, RUN_NOT_STARTED);
+	CHECK(strstr(res.start_error, "interpreter") != NULL);
+	CHECK(strstr(res.start_error, "/nonexistent/interpreter") != NULL);
+
+	/* resolving skips a file that is not executable, and says so by path */
+	CHECK_INT(runner_resolve_program("ca-script", &resolved), 0);
+	CHECK(resolved && !strncmp(resolved, dir, strlen(dir)));
+	free(resolved);
+	resolved = NULL;
+	CHECK_INT(runner_resolve_program("ca-notexec", &resolved), -3);
+	CHECK(strstr(error_message(), "not found in PATH") != NULL);
+	snprintf(path, sizeof(path), "%s/ca-notexec", dir);
+	CHECK_INT(runner_resolve_program(path, &resolved), -3);
+	CHECK(strstr(error_message(), "chmod +x") != NULL);
+
+	if (saved_path)
+		setenv("PATH", saved_path, 1);
+	else
+		unsetenv("PATH");
+	free(saved_path);
+}
+
+/* A wrapper that starts the CUDA program as a child: the added variables
+ * (CUDA_INJECTION64_PATH, CACHEADVISE_*) reach the grandchild. */
+static void test_env_reaches_children(void)
+{
+	struct run_result res;
+	char *env[] = { "CACHEADVISE_OUT=/some/dir", NULL };
+	char *out;
+
+	CHECK_INT(run_sh("sh -c 'echo child $CACHEADVISE_OUT'", 10, &res, env), 0);
+	CHECK_INT(res.status, RUN_OK);
+	out = slurp("run.out");
+	CHECK_STR(out, "child /some/dir\n");
+	free(out);
+}
+
 static void on_alarm(int sig)
 {
 	(void)sig;
@@ -139,6 +263,8 @@ int main(void)
 	test_ok_and_output();
 	test_failures();
 	test_not_started();
+	test_what_the_user_typed();
+	test_env_reaches_children();
 	test_interrupt();
 	{
 		char cmd[300];
