@@ -13,7 +13,7 @@
  *   - track device allocations;
  *   - collect kernel times from CUPTI activity records when asked.
  * Everything goes to OUT/events.jsonl, one JSON object a line; a second
- * process of the same run writes OUT/events.<pid>.jsonl (open_events()).
+ * process of the same run writes OUT/events.<pid>.jsonl (InitializeInjection).
  */
 #define _GNU_SOURCE
 #include <errno.h>
