@@ -153,11 +153,16 @@ static int switch_function(const struct ptx_module *m, const struct ptx_switch_k
 
 	if (!f || !f->is_entry)
 		return error_set(CA_E_INPUT, "'%s' is not a kernel of the module", k->function);
-	if (k->nr_ordinals > PTX_SWITCH_MAX_LOADS)
+	if (!k->bits && k->nr_ordinals > PTX_SWITCH_MAX_LOADS)
 		return error_set(CA_E_INPUT, "%s: %zu loads to switch, at most %d fit the mask",
 				 f->name, k->nr_ordinals, PTX_SWITCH_MAX_LOADS);
 	for (b = 0; b < k->nr_ordinals; b++) {
 		const struct ptx_load *ld = NULL;
+		unsigned bit = k->bits ? k->bits[b] : (unsigned)b;
+
+		if (bit >= PTX_SWITCH_MAX_LOADS)
+			return error_set(CA_E_INPUT, "%s: load %u: mask bit %u is over 63", f->name,
+					 k->ordinals[b], bit);
 
 		for (i = 0; i < f->nr_loads; i++)
 			if (f->loads[i].ordinal == k->ordinals[b])
@@ -168,7 +173,7 @@ static int switch_function(const struct ptx_module *m, const struct ptx_switch_k
 			if (k->ordinals[i] == k->ordinals[b])
 				return error_set(CA_E_INPUT, "%s: load %u is listed twice", f->name,
 						 k->ordinals[b]);
-		ret = switch_load(m, f, ld, (unsigned)b, e);
+		ret = switch_load(m, f, ld, bit, e);
 		if (ret)
 			return ret;
 	}

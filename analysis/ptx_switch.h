@@ -30,15 +30,23 @@
 
 struct ptx_switch_kernel {
 	const char *function;        /* an entry of the module */
-	const unsigned *ordinals;    /* its loads, bit b of the mask is ordinals[b] */
-	size_t nr_ordinals;          /* at most PTX_SWITCH_MAX_LOADS */
+	const unsigned *ordinals;    /* its loads to switch */
+	/* the mask bit of each (several loads may share one); NULL: bit b is
+	 * ordinals[b], and then at most PTX_SWITCH_MAX_LOADS loads */
+	const unsigned char *bits;
+	size_t nr_ordinals;
 };
+
+/* The bit that profile gives every patchable load it does not measure, so
+ * that those loads bypass L1 in every variant as in separate runs. */
+#define PTX_SWITCH_REST_BIT 63
 
 /*
  * Appends the switchable module to out. Every listed load must be
  * patchable and allow the L1::no_allocate form (else CA_E_INPUT naming the
  * load, out untouched); a function listed twice, an unknown function or
- * ordinal, more than PTX_SWITCH_MAX_LOADS loads, a 32-bit module or one
+ * ordinal, a load listed twice, a bit over 63 (or, without bits, more
+ * than PTX_SWITCH_MAX_LOADS loads), a 32-bit module or one
  * that already declares a mask symbol are CA_E_INPUT too.
  */
 int ptx_write_switchable(const struct ptx_module *m, const struct ptx_switch_kernel *kernels,

@@ -92,7 +92,7 @@ static void test_switch_kernel(void)
 	struct ptx_module *m = NULL;
 	struct strbuf out = STRBUF_INIT;
 	const unsigned ordinals[] = { 0, 1, 2 };
-	struct ptx_switch_kernel k = { "k", ordinals, 3 };
+	struct ptx_switch_kernel k = { "k", ordinals, NULL, 3 };
 	char *sym;
 	int ok;
 
@@ -138,11 +138,11 @@ static void test_switch_errors(void)
 	struct ptx_module *m = NULL;
 	struct strbuf out = STRBUF_INIT;
 	const unsigned strong[] = { 3 }, missing[] = { 9 }, twice[] = { 0, 0 }, one[] = { 0 };
-	struct ptx_switch_kernel k_strong = { "k", strong, 1 }, k_missing = { "k", missing, 1 },
-		k_twice = { "k", twice, 2 }, k_nokernel = { "nope", one, 1 };
-	struct ptx_switch_kernel k_dup[2] = { { "k", one, 1 }, { "k", one, 1 } };
+	struct ptx_switch_kernel k_strong = { "k", strong, NULL, 1 }, k_missing = { "k", missing, NULL, 1 },
+		k_twice = { "k", twice, NULL, 2 }, k_nokernel = { "nope", one, NULL, 1 };
+	struct ptx_switch_kernel k_dup[2] = { { "k", one, NULL, 1 }, { "k", one, NULL, 1 } };
 	unsigned many[PTX_SWITCH_MAX_LOADS + 1];
-	struct ptx_switch_kernel k_many = { "k", many, PTX_SWITCH_MAX_LOADS + 1 };
+	struct ptx_switch_kernel k_many = { "k", many, NULL, PTX_SWITCH_MAX_LOADS + 1 };
 
 	memset(many, 0, sizeof(many));
 	CHECK_INT(ptx_parse("t.ptx", module_text, strlen(module_text), &m), 0);
@@ -161,8 +161,33 @@ static void test_switch_errors(void)
 	ptx_module_free(m);
 }
 
+/* Several loads on one bit (profile's unmeasured loads share bit 63). */
+static void test_shared_bit(void)
+{
+	struct ptx_module *m = NULL;
+	struct strbuf out = STRBUF_INIT;
+	const unsigned ordinals[] = { 0, 1, 2 };
+	const unsigned char bits[] = { 0, 63, 63 }, bad[] = { 0, 64, 1 };
+	struct ptx_switch_kernel k = { "k", ordinals, bits, 3 }, kbad = { "k", ordinals, bad, 3 };
+
+	CHECK_INT(ptx_parse("t.ptx", module_text, strlen(module_text), &m), 0);
+	if (!m)
+		return;
+	CHECK_INT(ptx_write_switchable(m, &kbad, 1, &out), CA_E_INPUT);
+	CHECK(strstr(error_message(), "bit 64") != NULL);
+	CHECK_INT(out.len, 0);
+	CHECK_INT(ptx_write_switchable(m, &k, 1, &out), 0);
+	CHECK_INT(count(out.buf, "%cacheadvise_mask, 1U;"), 1);
+	CHECK_INT(count(out.buf, "%cacheadvise_mask, 9223372036854775808U;"), 2);
+	CHECK_INT(count(out.buf, "%cacheadvise_mask, 2U;"), 0);
+	CHECK(ptxas_accepts(out.buf) != 0);
+	strbuf_release(&out);
+	ptx_module_free(m);
+}
+
 int main(void)
 {
+	test_shared_bit();
 	test_switch_kernel();
 	test_switch_errors();
 	return check_done();

@@ -1,0 +1,70 @@
+#include "analysis/launch_sampling.h"
+
+#include <math.h>
+#include <stdio.h>
+
+#include "base/xalloc.h"
+
+size_t launch_sample_ordinals(uint64_t launches, size_t samples, uint64_t *out)
+{
+	uint64_t first, span;
+	size_t i;
+
+	if (!launches || !samples)
+		return 0;
+	if (launches <= samples) {
+		for (i = 0; i < launches; i++)
+			out[i] = i;
+		return (size_t)launches;
+	}
+	/* launches > samples >= 1: skip launch 0, spread over [1, launches) */
+	first = 1;
+	span = launches - first;
+	for (i = 0; i < samples; i++)
+		out[i] = first + (uint64_t)((double)span * (2 * i + 1) / (2.0 * samples));
+	return samples;
+}
+
+static void set_variant(struct measure_variant *v, uint64_t mask, const char *fmt, size_t a, size_t b)
+{
+	v->mask = mask;
+	snprintf(v->label, sizeof(v->label), fmt, a, b);
+}
+
+struct measure_variant *measure_singles(size_t n, size_t *nr)
+{
+	struct measure_variant *v = xcalloc(n + 2, sizeof(*v));
+	uint64_t all = n >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << n) - 1);
+	size_t i;
+
+	set_variant(&v[0], all, "all", 0, 0);
+	set_variant(&v[1], 0, "none", 0, 0);
+	for (i = 0; i < n; i++)
+		set_variant(&v[2 + i], (uint64_t)1 << i, "%zu", i, 0);
+	*nr = n + 2;
+	return v;
+}
+
+struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs,
+				      size_t *nr, size_t *skipped)
+{
+	struct measure_variant *v = xcalloc(n * (n - (n > 0)) / 2 + 1, sizeof(*v));
+	size_t i, j;
+
+	*nr = 0;
+	*skipped = 0;
+	for (i = 0; i < n; i++) {
+		for (j = i + 1; j < n; j++) {
+			int hi = hit && !isnan(hit[i]) && hit[i] > 0;
+			int hj = hit && !isnan(hit[j]) && hit[j] > 0;
+			int unknown = !hit || isnan(hit[i]) || isnan(hit[j]);
+
+			if (!all_pairs && !hi && !hj && !unknown) {
+				(*skipped)++;
+				continue;
+			}
+			set_variant(&v[(*nr)++], ((uint64_t)1 << i) | ((uint64_t)1 << j), "%zu,%zu", i, j);
+		}
+	}
+	return v;
+}
