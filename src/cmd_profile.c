@@ -1,9 +1,13 @@
+#include <errno.h>
 #include <getopt.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "analysis/device_model.h"
 #include "base/error.h"
 #include "collectors/runner.h"
 #include "src/cli.h"
@@ -59,6 +63,97 @@ static int parse_uint(const char *s, unsigned *out, const char *what)
 	return 0;
 }
 
+/*
+ * The file an option names must be a readable regular file before any GPU
+ * work (issue 16: a typo is an input error, exit 2, on any machine).
+ * what says what the file is for. Returns 0 or the exit status, printed.
+ */
+static int check_option_file(const char *option, const char *path, const char *what)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		return cli_fail(CA_E_INPUT, "%s '%s': %s: %s", option, path, strerror(errno), what);
+	if (S_ISDIR(st.st_mode))
+		return cli_fail(CA_E_INPUT, "%s '%s' is a directory: %s", option, path, what);
+	if (!S_ISREG(st.st_mode))
+		return cli_fail(CA_E_INPUT, "%s '%s' is not a regular file: %s", option, path, what);
+	if (access(path, R_OK))
+		return cli_fail(CA_E_INPUT, "%s '%s': %s: %s", option, path, strerror(errno), what);
+	return 0;
+}
+
+/* --device FILE and --compare FILE, read and checked before the GPU is. */
+static int check_option_files(const struct profile_options *opt)
+{
+	int ret;
+
+	if (opt->device_file) {
+		struct device_model dm;
+
+		ret = check_option_file("--device", opt->device_file,
+					"give the device.json that 'cacheadvise probe -o FILE' wrote");
+		if (ret)
+			return ret;
+		device_model_init(&dm);
+		ret = device_model_load_file(&dm, opt->device_file);
+		device_model_release(&dm);
+		if (ret)
+			return cli_fail(ret, NULL);
+	}
+	if (opt->compare_file)
+		return check_option_file("--compare", opt->compare_file,
+					 "run the program once so that it writes the file, then "
+					 "profile it");
+	return 0;
+}
+
+/* A run's progress: a bar on a terminal, a line a run in a log. */
+static void print_run(const struct profile_event *ev)
+{
+	unsigned done = ev->runs_done, total = ev->runs_planned;
+	int tty = isatty(2);
+
+	if (total && done) {
+		double eta = ev->elapsed / done * (total > done ? total - done : 0);
+		if (tty) {
+			int width = 30, filled = (int)(width * done / (total ? total : 1));
+			fprintf(stderr, "\r[%.*s%*s] %u/%u runs, %s, ETA %.0f s   ",
+				filled, "##############################", width - filled, "",
+				done, total, ev->label, eta);
+		} else {
+			fprintf(stderr, "cacheadvise profile: run %u/%u done (%s), %.0f s elapsed, ETA %.0f s\n",
+				done, total, ev->label, ev->elapsed, eta);
+		}
+	} else {
+		fprintf(stderr, tty ? "\r%s   " : "cacheadvise profile: %s\n", ev->label);
+	}
+	if (tty && total && done == total)
+		fputc('\n', stderr);
+}
+
+static void print_event(void *data, const struct profile_event *ev)
+{
+	(void)data;
+	switch (ev->kind) {
+	case PROFILE_EVENT_RUN:
+		print_run(ev);
+		break;
+	case PROFILE_EVENT_MESSAGE:
+		fprintf(stderr, "cacheadvise profile: %s\n", ev->message);
+		break;
+	case PROFILE_EVENT_DONE:
+		fprintf(stderr, "cacheadvise profile: capture written to %s (%u runs)\n", ev->dir,
+			ev->runs_done);
+		fprintf(stderr, "  read it:    cacheadvise report %s   (or open %s/report.html)\n",
+			ev->dir, ev->dir);
+		break;
+	case PROFILE_EVENT_INCOMPLETE:
+		fprintf(stderr, "cacheadvise profile: the capture in %s is incomplete\n", ev->dir);
+		break;
+	}
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -81,7 +176,7 @@ int cmd_profile(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct profile_options opt;
-	int c;
+	int c, ret;
 
 	memset(&opt, 0, sizeof(opt));
 	opt.top = 5;
@@ -90,9 +185,11 @@ int cmd_profile(int argc, char **argv)
 	opt.repeat = 5;
 	opt.model = "sector";
 	opt.bypass_form = "no_allocate";
+	opterr = 0;
 	optind = 1;
-	/* '+': stop at the first non-option, which starts the program. */
-	while ((c = getopt_long(argc, argv, "+o:h", longopts, NULL)) != -1) {
+	/* '+': stop at the first non-option, which starts the program;
+	 * ':': a missing value is told apart from an unknown option. */
+	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'o': opt.out_dir = optarg; break;
 		case 'k': opt.kernels_regex = optarg; break;
@@ -135,7 +232,11 @@ int cmd_profile(int argc, char **argv)
 		case 'N': opt.no_monitor = 1; break;
 		case 'L': opt.no_l2 = 1; break;
 		case 'h': usage(stdout); return 0;
-		default: return cli_usage_error("unknown option");
+		case ':': return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return cli_usage_error("unknown option '-%c'", optopt);
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
@@ -158,7 +259,13 @@ int cmd_profile(int argc, char **argv)
 					       opt.kernels_regex);
 		regfree(&re);
 	}
+	if ((ret = check_option_files(&opt)))
+		return ret;
 	opt.argv = argv + optind;
+	opt.tool_dir = cli_exe_dir();
 	runner_install_interrupt_handler();
-	return profile_main(&opt);
+	ret = profile_run(&opt, &progress);
+	if (ret == CA_E_INTERRUPTED)
+		return 130;   /* the capture says where it stopped */
+	return ret ? cli_fail(ret, NULL) : 0;
 }

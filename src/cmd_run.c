@@ -127,13 +127,18 @@ int cmd_run(int argc, char **argv)
 	size_t patched = 0, i, n = 0;
 	int c, ret, status = 0;
 
+	opterr = 0;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+p:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': opt.plan_path = optarg; break;
 		case 'k': opt.keep_dir = optarg; break;
 		case 'h': usage(stdout); return 0;
-		default: return cli_usage_error("unknown option");
+		case ':': return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			if (optopt)
+				return cli_usage_error("unknown option '-%c'", optopt);
+			return cli_usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (!opt.plan_path)
