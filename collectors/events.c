@@ -33,6 +33,11 @@ void run_events_release(struct run_events *ev)
 		free(ev->kernels[i].module);
 		json_decref(ev->kernels[i].metrics);
 		json_decref(ev->kernels[i].args);
+		json_decref(ev->kernels[i].variants);
+		json_decref(ev->kernels[i].replays);
+		json_decref(ev->kernels[i].replay_refused);
+		json_decref(ev->kernels[i].version_ns);
+		json_decref(ev->kernels[i].replay_ns);
 		free(ev->kernels[i].counters);
 	}
 	free(ev->modules);
@@ -41,6 +46,7 @@ void run_events_release(struct run_events *ev)
 	json_decref(ev->allocations);
 	json_decref(ev->launch_sequence);
 	json_decref(ev->metric_names);
+	json_decref(ev->join_);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -64,6 +70,57 @@ struct event_kernel *run_events_kernel(struct run_events *ev, const char *name)
 static const char *str(json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));
+}
+
+/* Adds every number of vals to the same key of sum. */
+static void add_values(json_t *sum, json_t *vals)
+{
+	json_t *v;
+	const char *key;
+
+	json_object_foreach(vals, key, v) {
+		double prev = json_number_value(json_object_get(sum, key));
+		json_object_set_new(sum, key, json_real(prev + json_number_value(v)));
+	}
+}
+
+/* Appends x to the array under key of *obj (created as needed). */
+static void push(json_t **obj, const char *key, json_t *x)
+{
+	json_t *arr;
+
+	if (!*obj)
+		*obj = json_object();
+	arr = json_object_get(*obj, key);
+	if (!arr) {
+		arr = json_array();
+		json_object_set_new(*obj, key, arr);
+	}
+	json_array_append_new(arr, x);
+}
+
+static void join_set(struct run_events *ev, const char *map, json_int_t key, json_t *value)
+{
+	char k[32];
+	json_t *m;
+
+	if (!ev->join_)
+		ev->join_ = json_object();
+	m = json_object_get(ev->join_, map);
+	if (!m) {
+		m = json_object();
+		json_object_set_new(ev->join_, map, m);
+	}
+	snprintf(k, sizeof(k), "%lld", (long long)key);
+	json_object_set_new(m, k, value);
+}
+
+static json_t *join_get(struct run_events *ev, const char *map, json_int_t key)
+{
+	char k[32];
+
+	snprintf(k, sizeof(k), "%lld", (long long)key);
+	return json_object_get(json_object_get(ev->join_, map), k);
 }
 
 static void dims(json_t *arr, unsigned out[3])
@@ -110,6 +167,8 @@ static void handle(struct run_events *ev, json_t *o)
 		}
 		k->launches++;
 		ev->launches++;
+		join_set(ev, "seq_correlation", json_integer_value(json_object_get(o, "seq")),
+			 json_incref(json_object_get(o, "correlation")));
 		json_array_append_new(ev->launch_sequence,
 			json_pack("{s:O?, s:s, s:O?}", "seq", json_object_get(o, "seq"),
 				  "kernel", k->name, "args", json_object_get(o, "args")));
@@ -122,26 +181,67 @@ static void handle(struct run_events *ev, json_t *o)
 		ev->metric_names = json_incref(json_object_get(o, "metrics"));
 	} else if (!strcmp(type, "metrics")) {
 		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
-		json_t *vals = json_object_get(o, "values"), *v;
-		const char *key;
+		json_t *vals = json_object_get(o, "values");
+		const char *variant = str(o, "variant");
 
+		if (variant) {
+			json_t *sum;
+
+			if (!k->variants)
+				k->variants = json_object();
+			sum = json_object_get(k->variants, variant);
+			if (!sum) {
+				sum = json_object();
+				json_object_set_new(k->variants, variant, sum);
+			}
+			add_values(sum, vals);
+			json_object_set_new(sum, "samples", json_integer(
+				json_integer_value(json_object_get(sum, "samples")) + 1));
+			return;
+		}
 		if (!k->metrics)
 			k->metrics = json_object();
-		json_object_foreach(vals, key, v) {
-			double prev = json_number_value(json_object_get(k->metrics, key));
-			json_object_set_new(k->metrics, key, json_real(prev + json_number_value(v)));
-		}
+		add_values(k->metrics, vals);
 		k->metric_launches++;
 	} else if (!strcmp(type, "kernel_time")) {
 		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
 		json_int_t s = json_integer_value(json_object_get(o, "start"));
 		json_int_t e = json_integer_value(json_object_get(o, "end"));
 
+		json_t *version = join_get(ev, "correlation_version",
+					   json_integer_value(json_object_get(o, "correlation")));
+
 		if (e > s)
 			k->gpu_time_ns += (uint64_t)(e - s);
+		if (version && e > s)
+			push(&k->version_ns, json_string_value(version), json_integer(e - s));
 		k->timed_launches++;
 		k->static_shared = (int)json_integer_value(json_object_get(o, "static_shared"));
 		k->registers = (int)json_integer_value(json_object_get(o, "registers"));
+	} else if (!strcmp(type, "version")) {
+		json_t *corr = join_get(ev, "seq_correlation", json_integer_value(json_object_get(o, "seq")));
+
+		if (corr && str(o, "version"))
+			join_set(ev, "correlation_version", json_integer_value(corr),
+				 json_string(str(o, "version")));
+	} else if (!strcmp(type, "replay")) {
+		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+
+		if (!k->replays)
+			k->replays = json_array();
+		json_array_append(k->replays, o);
+	} else if (!strcmp(type, "replay_refused")) {
+		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+
+		if (!k->replay_refused)
+			k->replay_refused = json_array();
+		json_array_append_new(k->replay_refused, json_string(str(o, "reason") ? str(o, "reason") : "?"));
+	} else if (!strcmp(type, "replay_time")) {
+		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+
+		if (str(o, "version"))
+			push(&k->replay_ns, str(o, "version"), json_integer(
+				(json_int_t)json_number_value(json_object_get(o, "ns"))));
 	} else if (!strcmp(type, "counters")) {
 		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
 		json_t *vals = json_object_get(o, "values");
@@ -172,6 +272,9 @@ static int load_file(struct run_events *ev, const char *path)
 	fclose(f);
 	if (strbuf_read_file(&sb, path, 0))
 		return CA_E_INPUT;
+	/* seq and correlation numbers are per process */
+	json_decref(ev->join_);
+	ev->join_ = NULL;
 	for (line = sb.buf; line && *line; line = next) {
 		json_t *o;
 		json_error_t jerr;

@@ -35,6 +35,21 @@ struct event_kernel {
 	uint64_t *counters;        /* monitor counters summed over launches (owned) */
 	size_t nr_counters;
 	json_t *args;              /* args of the first launch (owned) */
+	/*
+	 * Launch plans (docs/injection.md): counters of each variant replayed
+	 * at sampled launches, kept apart from `metrics` (label -> object of
+	 * summed metric values plus "samples", the launches it was measured
+	 * at); the replay events (cost of saving and restoring memory), the
+	 * reasons replays were refused; and per-launch GPU times of each
+	 * version the plan chose (label -> array of ns, program launches) and
+	 * of the versions' replays (label -> array of ns). All owned, NULL
+	 * when the run had none.
+	 */
+	json_t *variants;
+	json_t *replays;
+	json_t *replay_refused;
+	json_t *version_ns;
+	json_t *replay_ns;
 };
 
 struct run_events {
@@ -48,6 +63,7 @@ struct run_events {
 	json_t *allocations;       /* array of {"seq","bytes"} (owned) */
 	json_t *launch_sequence;   /* array of {"seq","kernel","args"} (owned) */
 	json_t *metric_names;      /* metrics the profiler used, or NULL */
+	json_t *join_;             /* private: one process's correlation -> version */
 };
 
 void run_events_init(struct run_events *ev);

@@ -100,8 +100,65 @@ static void test_several_processes(void)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
+/* Launch plans: variant counters apart from the program's, versions'
+ * per-launch times joined through seq and correlation, replays. */
+static void test_launch_plan_events(void)
+{
+	char path[] = "/tmp/ca-test-events-plan-XXXXXX";
+	int fd = mkstemp(path);
+	struct run_events ev;
+	struct event_kernel *k;
+	json_t *none, *base, *adv;
+	static const char text[] =
+		"{\"ev\":\"start\",\"pid\":1}\n"
+		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k\",\"correlation\":10}\n"
+		"{\"ev\":\"metrics\",\"seq\":0,\"kernel\":\"k\",\"variant\":\"none\",\"ordinal\":0,\"values\":{\"l1_hits\":0,\"l1_sectors\":50}}\n"
+		"{\"ev\":\"metrics\",\"seq\":0,\"kernel\":\"k\",\"variant\":\"0\",\"ordinal\":0,\"values\":{\"l1_hits\":7,\"l1_sectors\":50}}\n"
+		"{\"ev\":\"replay\",\"kernel\":\"k\",\"seq\":0,\"ordinal\":0,\"variants\":2,\"saved_bytes\":4096,\"save_ms\":0.1,\"restore_ms\":0.2,\"total_ms\":3.0}\n"
+		"{\"ev\":\"version\",\"seq\":0,\"kernel\":\"k\",\"ordinal\":0,\"version\":\"base\"}\n"
+		"{\"ev\":\"launch\",\"seq\":1,\"kernel\":\"k\",\"correlation\":11}\n"
+		"{\"ev\":\"metrics\",\"seq\":1,\"kernel\":\"k\",\"variant\":\"none\",\"ordinal\":1,\"values\":{\"l1_hits\":1,\"l1_sectors\":50}}\n"
+		"{\"ev\":\"replay_refused\",\"kernel\":\"k\",\"seq\":1,\"ordinal\":1,\"reason\":\"too big\"}\n"
+		"{\"ev\":\"version\",\"seq\":1,\"kernel\":\"k\",\"ordinal\":1,\"version\":\"advice\"}\n"
+		"{\"ev\":\"replay_time\",\"kernel\":\"k\",\"ordinal\":0,\"round\":0,\"version\":\"advice\",\"ns\":900.0}\n"
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":100,\"end\":300,\"correlation\":10}\n"
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":400,\"end\":550,\"correlation\":11}\n"
+		"{\"ev\":\"exit\",\"launches\":2}\n";
+
+	if (fd < 0 || write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1)) {
+		perror("temporary file");
+		check_failed_++;
+		return;
+	}
+	close(fd);
+	run_events_init(&ev);
+	CHECK_INT(run_events_load(&ev, path), 0);
+	k = run_events_kernel(&ev, "k");
+	/* variant counters do not leak into the program's own */
+	CHECK(k->metrics == NULL);
+	CHECK_INT(k->metric_launches, 0);
+	none = json_object_get(k->variants, "none");
+	CHECK_NEAR(json_number_value(json_object_get(none, "l1_hits")), 1.0, 1e-9);
+	CHECK_NEAR(json_number_value(json_object_get(none, "l1_sectors")), 100.0, 1e-9);
+	CHECK_INT(json_integer_value(json_object_get(none, "samples")), 2);
+	CHECK_NEAR(json_number_value(json_object_get(json_object_get(k->variants, "0"), "l1_hits")), 7.0, 1e-9);
+	CHECK_INT(json_array_size(k->replays), 1);
+	CHECK_STR(json_string_value(json_array_get(k->replay_refused, 0)), "too big");
+	/* correlation 10 ran "base", 11 ran "advice" */
+	base = json_object_get(k->version_ns, "base");
+	adv = json_object_get(k->version_ns, "advice");
+	CHECK_INT(json_array_size(base), 1);
+	CHECK_INT(json_integer_value(json_array_get(base, 0)), 200);
+	CHECK_INT(json_integer_value(json_array_get(adv, 0)), 150);
+	CHECK_INT(json_integer_value(json_array_get(json_object_get(k->replay_ns, "advice"), 0)), 900);
+	CHECK_INT(k->gpu_time_ns, 350);
+	run_events_release(&ev);
+	unlink(path);
+}
+
 int main(void)
 {
+	test_launch_plan_events();
 	char path[] = "/tmp/ca-test-events-XXXXXX";
 	int fd = mkstemp(path);
 	struct run_events ev;
