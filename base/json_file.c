@@ -5,13 +5,20 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/input_file.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 
 json_t *json_file_load(const char *path)
 {
+	struct strbuf sb = STRBUF_INIT;
 	json_error_t jerr;
-	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	json_t *doc;
 
+	if (input_file_read(&sb, path, INPUT_MAX_JSON))
+		return NULL;
+	doc = json_loadb(sb.buf, sb.len, JSON_REJECT_DUPLICATES, &jerr);
+	strbuf_release(&sb);
 	if (!doc) {
 		if (jerr.line <= 0)
 			error_set(CA_E_INPUT, "cannot read '%s': %s", path, jerr.text);

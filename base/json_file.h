@@ -9,7 +9,9 @@
  */
 
 /*
- * Loads path. On error returns NULL with the message set, naming the file,
+ * Loads path ("-": standard input) through input_file_read(): a directory,
+ * FIFO or device is refused as such, a file over INPUT_MAX_JSON (256 MiB) by
+ * its size. On error returns NULL with the message set, naming the file,
  * line and column. The caller owns the returned reference (json_decref).
  */
 json_t *json_file_load(const char *path);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/input_file.h"
 #include "base/xalloc.h"
 
 char strbuf_empty_[1];
@@ -124,25 +125,5 @@ void strbuf_add_html(struct strbuf *sb, const char *s)
 
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes)
 {
-	FILE *f = fopen(path, "rb");
-	char chunk[65536];
-	size_t n, start = sb->len;
-	int ret = 0;
-
-	if (!f)
-		return error_set(CA_E_INPUT, "cannot open '%s': %s", path, strerror(errno));
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		if (max_bytes && sb->len - start + n > max_bytes) {
-			ret = error_set(CA_E_INPUT, "'%s' is larger than %zu bytes", path, max_bytes);
-			goto out;
-		}
-		strbuf_add(sb, chunk, n);
-	}
-	if (ferror(f))
-		ret = error_set(CA_E_INPUT, "cannot read '%s': %s", path, strerror(errno));
-out:
-	fclose(f);
-	if (ret)
-		strbuf_setlen(sb, start);
-	return ret;
+	return input_file_read(sb, path, max_bytes);
 }

@@ -37,7 +37,9 @@ void strbuf_add_html(struct strbuf *sb, const char *s);
 /*
  * Appends the whole file at path. Returns 0, or a negative CA_E_* code with
  * the error message set (see error.h) when the file cannot be read.
- * max_bytes (0: no limit) caps what is accepted.
+ * It is input_file_read() (base/input_file.h): a directory, FIFO or device
+ * is refused without blocking, and a file larger than max_bytes (0:
+ * INPUT_MAX_BINARY, 1 GiB) is refused by its size before it is read.
  */
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes);
 

@@ -13,6 +13,7 @@
 #include <zstd.h>
 
 #include "base/error.h"
+#include "base/input_file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
@@ -25,7 +26,7 @@
  * no real program has. */
 #define FATBIN_IMAGE_MAX ((uint64_t)4 << 30)
 /* .fatbin and .ptx files are read whole. */
-#define FATBIN_FILE_MAX ((size_t)2 << 30)
+#define FATBIN_FILE_MAX INPUT_MAX_BINARY  /* a fatbin or PTX file, read whole */
 
 static uint16_t get16(const unsigned char *p)
 {
@@ -625,33 +626,45 @@ out:
 	return ret;
 }
 
-/* PTX text: no NUL bytes and a .version directive. */
+/*
+ * PTX text: a .version directive, and text up to the first NUL byte if any
+ * (so that PTX damaged by a NUL gets input_text_check()'s message, shared
+ * with `patch`, while a binary is still called a binary).
+ */
 static int looks_like_ptx(const char *buf, size_t len)
 {
-	return len && !memchr(buf, '\0', len) && strstr(buf, ".version");
+	const char *p = buf, *end = buf + len, *nul = memchr(buf, '\0', len);
+	int found = 0;
+
+	while (p < end && (p = memchr(p, '.', (size_t)(end - p)))) {
+		if ((size_t)(end - p) >= 8 && !memcmp(p, ".version", 8)) {
+			found = 1;
+			break;
+		}
+		p++;
+	}
+	if (!found || nul == buf)
+		return 0;
+	for (p = buf; nul && p < nul; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (c < 0x20 && c != '\t' && c != '\n' && c != '\r')
+			return 0;
+	}
+	return 1;
 }
 
 int fatbin_read_file(struct fatbin *fb, const char *path)
 {
 	unsigned char head[16];
 	struct strbuf sb = STRBUF_INIT;
-	struct stat st;
+	uint64_t size;
 	ssize_t n;
 	int fd, ret;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Refuses directories, FIFOs, devices and huge files before reading. */
+	fd = input_file_open(path, INPUT_MAX_EXECUTABLE, &size);
 	if (fd < 0)
-		return error_set(CA_E_INPUT, "cannot open '%s': %s", path, strerror(errno));
-	if (fstat(fd, &st)) {
-		ret = error_set(CA_E_INPUT, "cannot read '%s': %s", path, strerror(errno));
-		close(fd);
-		return ret;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		close(fd);
-		return error_set(CA_E_INPUT, "cannot read '%s': %s", path,
-				 S_ISDIR(st.st_mode) ? "it is a directory" : "not a regular file");
-	}
+		return fd;
 	n = pread(fd, head, sizeof(head), 0);
 	if (n < 0) {
 		ret = error_set(CA_E_INPUT, "cannot read '%s': %s", path, strerror(errno));
@@ -659,7 +672,7 @@ int fatbin_read_file(struct fatbin *fb, const char *path)
 		return ret;
 	}
 	if (n >= SELFMAG && !memcmp(head, ELFMAG, SELFMAG)) {
-		ret = read_elf(fb, fd, path, (uint64_t)st.st_size);
+		ret = read_elf(fb, fd, path, size);
 		close(fd);
 		return ret;
 	}
@@ -668,16 +681,25 @@ int fatbin_read_file(struct fatbin *fb, const char *path)
 		return error_set(CA_E_INPUT, "'%s' is empty: expected an executable, a shared "
 				 "library, a .fatbin, a .cubin or a .ptx file", path);
 
-	if ((uint64_t)st.st_size < FATBIN_FILE_MAX)
-		strbuf_grow(&sb, (size_t)st.st_size);  /* one allocation, no regrowth */
-	ret = strbuf_read_file(&sb, path, FATBIN_FILE_MAX);
+	/* Not ELF: read whole into memory, so the smaller limit applies. */
+	ret = input_file_read(&sb, path, FATBIN_FILE_MAX);
 	if (ret)
 		goto out;
 	if (sb.len >= 4 && get32((unsigned char *)sb.buf) == FATBIN_MAGIC) {
 		ret = fatbin_parse(fb, sb.buf, sb.len, path, NULL);
 	} else if (looks_like_ptx(sb.buf, sb.len)) {
 		size_t len;
-		unsigned char *text = (unsigned char *)strbuf_detach(&sb, &len);
+		unsigned char *text;
+
+		ret = input_text_check(path, sb.buf, sb.len);
+		if (ret < 0)
+			goto out;
+		if (ret) {
+			memmove(sb.buf, sb.buf + ret, sb.len - (size_t)ret);
+			strbuf_setlen(&sb, sb.len - (size_t)ret);
+		}
+		ret = 0;
+		text = (unsigned char *)strbuf_detach(&sb, &len);
 		add_owned_entry(fb, FATBIN_KIND_PTX, text, len, path);
 	} else {
 		ret = error_set(CA_E_INPUT, "'%s' is not an ELF file, a fatbin or PTX text: "

@@ -4,9 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/input_file.h"
 #include "base/json_file.h"
 #include "base/module_id.h"
 #include "analysis/plan.h"
@@ -23,8 +25,6 @@
  * Output goes to stdout, or atomically to OUT; on any error nothing is
  * written.
  */
-
-#define PATCH_MAX_PTX_BYTES ((size_t)1 << 31)
 
 struct patch_options {
 	const char *plan_path;
@@ -138,13 +138,56 @@ static int parse_options(int argc, char **argv, struct patch_options *o)
 	return 0;
 }
 
-static int write_output(const char *path, const struct strbuf *sb)
+/* Flushes f to its disk; 0 or CA_E_IO naming path. */
+static int flush_file(FILE *f, const char *path)
 {
-	if (path)
-		return write_file_atomic(path, sb->buf, sb->len);
-	if (sb->len && fwrite(sb->buf, 1, sb->len, stdout) != sb->len)
-		return error_set(CA_E_IO, "cannot write to standard output: %s", strerror(errno));
+	if (ferror(f) || fflush(f) || fsync(fileno(f)))
+		return error_set(CA_E_IO, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 	return 0;
+}
+
+/*
+ * The PTX (to OUT or standard output) and the layout (when asked for) are
+ * both written to temporary files and renamed only when both are complete,
+ * so that an error in either leaves neither behind.
+ */
+static int write_outputs(const struct patch_options *o, const struct strbuf *sb, json_t *layout)
+{
+	struct atomic_file ptx = { 0 }, lay = { 0 };
+	int ret;
+
+	if (o->out_path && (ret = atomic_file_open(&ptx, o->out_path)))
+		return ret;
+	if (o->layout_path) {
+		char *s;
+
+		if ((ret = atomic_file_open(&lay, o->layout_path)))
+			goto fail;
+		s = json_to_string(layout);
+		fprintf(lay.fp, "%s\n", s);
+		free(s);
+		if ((ret = flush_file(lay.fp, o->layout_path)))
+			goto fail;
+	}
+	if (o->out_path) {
+		fwrite(sb->buf, 1, sb->len, ptx.fp);
+		if ((ret = flush_file(ptx.fp, o->out_path)))
+			goto fail;
+		ret = atomic_file_commit(&ptx);
+	} else if (sb->len && fwrite(sb->buf, 1, sb->len, stdout) != sb->len) {
+		ret = error_set(CA_E_IO, "cannot write to standard output: %s", strerror(errno));
+	}
+	if (ret)
+		goto fail;
+	/* NEEDSWORK: a rename that fails after the PTX's leaves the new PTX
+	 * beside the old layout; both temporaries are complete by now. */
+	return o->layout_path ? atomic_file_commit(&lay) : 0;
+fail:
+	if (ptx.fp)
+		atomic_file_abort(&ptx);
+	if (lay.fp)
+		atomic_file_abort(&lay);
+	return ret;
 }
 
 /* Entries with the module's id naming functions it lacks are mistakes. */
@@ -230,15 +273,13 @@ int cmd_patch(int argc, char **argv)
 	if (ret)
 		return ret < 0 ? 0 : ret;
 	ptx_name = strcmp(o.ptx_path, "-") ? o.ptx_path : "<stdin>";
-	ret = strbuf_read_file(&text, strcmp(o.ptx_path, "-") ? o.ptx_path : "/dev/stdin",
-			       PATCH_MAX_PTX_BYTES);
+	/* The reading `inspect` shares: NUL refused, a byte order mark dropped. */
+	ret = input_file_read_text(&text, o.ptx_path, INPUT_MAX_TEXT);
 	if (!ret)
 		ret = o.instrument ? do_instrument(&o, ptx_name, &text, &out, &layout)
 				   : do_plan(&o, ptx_name, &text, &out);
 	if (!ret)
-		ret = write_output(o.out_path, &out);
-	if (!ret && o.layout_path)
-		ret = json_file_write(o.layout_path, layout);
+		ret = write_outputs(&o, &out, layout);
 	json_decref(layout);
 	strbuf_release(&text);
 	strbuf_release(&out);

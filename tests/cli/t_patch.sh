@@ -84,7 +84,7 @@ plan "$TMP/b5.json" "$ID" nosuchkernel '[{"ordinal": 0, "action": "cache"}]'
 bad "names function 'nosuchkernel' for module $ID" --plan "$TMP/b5.json" "$PTX"
 echo '{"schema": "cacheadvise.plan/1", "modules": [' >"$TMP/b6.json"
 bad "invalid JSON in '$TMP/b6.json' at line" --plan "$TMP/b6.json" "$PTX"
-bad "cannot read '$TMP/none.json'" --plan "$TMP/none.json" "$PTX"
+bad "cannot open '$TMP/none.json': No such file" --plan "$TMP/none.json" "$PTX"
 bad "cannot open '$TMP/none.ptx'" --plan "$TMP/p.json" "$TMP/none.ptx"
 head -c 2000 "$PTX" >"$TMP/trunc.ptx"
 bad "trunc.ptx:[0-9]+: " --plan "$TMP/p.json" "$TMP/trunc.ptx"
