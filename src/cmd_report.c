@@ -1,12 +1,15 @@
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "base/xalloc.h"
 #include "emitters/capture_write.h"
 #include "emitters/report.h"
 #include "emitters/report_input.h"
@@ -130,6 +133,69 @@ static int want_color(const struct report_cmd *o)
 	return isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
 
+/*
+ * The capture's own top-level files besides the reports, whose names come
+ * from report_formats[] (DESIGN.md "Files").
+ * NEEDSWORK: take these from emitters/capture_layout.h once it is in.
+ */
+static const char *const capture_files[] = {
+	"capture.json", "plan.json", "sources.json", "source.patch",
+};
+
+static int is_capture_file(const char *name, const char *own)
+{
+	size_t i;
+
+	if (!strcmp(name, own))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(capture_files); i++)
+		if (!strcmp(name, capture_files[i]))
+			return 1;
+	for (i = 0; report_formats[i]; i++)
+		if (!strcmp(name, report_formats[i]->file_name))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether writing path (renamed into place, as write_file_atomic does)
+ * would replace one of the files of the capture directory dir: a file of
+ * its layout at its top level, or anything in one of its subdirectories
+ * (modules/, patched/, graphs/, runs/). Directories are compared by device
+ * and inode, and by their real paths, so no spelling of path (./, ..,
+ * a symbolic link) gets past. own, the format's own file (report.txt for
+ * text), may be written. Returns 1 when it would, 0 otherwise (also when
+ * path's directory does not exist: writing then fails on its own).
+ */
+static int replaces_capture_file(const char *dir, const char *path, const char *own)
+{
+	char *copy = xstrdup(path), *slash = strrchr(copy, '/');
+	const char *parent = ".", *name = copy;
+	char real_dir[PATH_MAX], real_parent[PATH_MAX];
+	struct stat dst, pst;
+	size_t n;
+	int ret = 0;
+
+	if (slash) {
+		*slash = '\0';
+		parent = slash == copy ? "/" : copy;
+		name = slash + 1;
+	}
+	if (stat(dir, &dst) || stat(parent, &pst))
+		goto out;
+	if (dst.st_dev == pst.st_dev && dst.st_ino == pst.st_ino) {
+		ret = is_capture_file(name, own);
+		goto out;
+	}
+	if (!realpath(dir, real_dir) || !realpath(parent, real_parent))
+		goto out;
+	n = strlen(real_dir);
+	ret = !strncmp(real_parent, real_dir, n) && real_parent[n] == '/';
+out:
+	free(copy);
+	return ret;
+}
+
 static int report(const struct report_cmd *o)
 {
 	struct report_input_options iopt = { o->source_root };
@@ -139,6 +205,10 @@ static int report(const struct report_cmd *o)
 	struct strbuf sb = STRBUF_INIT;
 	int ret;
 
+	if (o->output && replaces_capture_file(o->dir, o->output, fmt->file_name))
+		return error_set(CA_E_INPUT, "refusing to write over '%s': it is one of the files "
+				 "of the capture '%s'; write the report elsewhere, or re-write the "
+				 "capture's reports with --all", o->output, o->dir);
 	ret = report_input_load(&in, o->dir, &iopt);
 	if (ret)
 		goto out;
