@@ -4,8 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
+#include "base/module_id.h"
 #include "base/xalloc.h"
+#include "emitters/patched_ptx.h"
 #include "emitters/source_file.h"
+
+/* PTX files larger than this are refused (as patched_ptx.c does). */
+#define REPORT_PTX_MAX_BYTES (1u << 30)
 
 const struct report_format *const report_formats[] = {
 	&report_format_text,
@@ -23,6 +29,43 @@ const struct report_format *report_format_find(const char *name)
 		if (!strcmp(report_formats[i]->name, name))
 			return report_formats[i];
 	return NULL;
+}
+
+/*
+ * NEEDSWORK: patched_ptx_write_all reads and renders the same files again;
+ * it could write what this check rendered.
+ */
+int report_check_input(const struct report_input *in)
+{
+	json_t *mods = json_object_get(in->capture, "modules"), *jm;
+	size_t i;
+	int ret = 0;
+
+	json_array_foreach(mods, i, jm) {
+		const char *id = json_string_value(json_object_get(jm, "id"));
+		const char *ptx = json_string_value(json_object_get(jm, "ptx"));
+		struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
+		char actual[MODULE_ID_LEN + 1], *src;
+
+		if (!id || !ptx)
+			continue;
+		src = xasprintf("%s/%s", in->dir, ptx);
+		ret = strbuf_read_file(&text, src, REPORT_PTX_MAX_BYTES);
+		if (!ret) {
+			module_id_compute(text.buf, text.len, actual);
+			if (strcmp(actual, id))
+				ret = error_set(CA_E_INPUT, "'%s' does not match its module id %s (its "
+						"content hashes to %s): was it edited?", src, id, actual);
+		}
+		if (!ret)
+			ret = patched_ptx_render(src, text.buf, text.len, id, &in->plan, &out);
+		free(src);
+		strbuf_release(&text);
+		strbuf_release(&out);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
 }
 
 char *report_human_bytes(double bytes)

@@ -35,6 +35,16 @@ extern const struct report_format report_format_html;
 extern const struct report_format report_format_json;
 extern const struct report_format report_format_sarif;
 
+/*
+ * Checks what every format and `report --all` must agree on before any of
+ * them renders: each module PTX that capture.json names still hashes to
+ * its module id (a truncated or edited file is refused), and the plan
+ * applies to it (every ordinal is a load of its function, every action is
+ * legal for its load; emitters/patched_ptx.h). Returns 0, or CA_E_INPUT
+ * with the message naming the PTX file and the load.
+ */
+int report_check_input(const struct report_input *in);
+
 /* Byte counts for people: "812 B", "3.4 KiB", "1.20 GiB"; "unmeasured" for NAN. Caller frees. */
 char *report_human_bytes(double bytes);
 

@@ -212,6 +212,10 @@ static int report(const struct report_cmd *o)
 	ret = report_input_load(&in, o->dir, &iopt);
 	if (ret)
 		goto out;
+	/* The same checks for one format as for --all (issue 16). */
+	ret = report_check_input(&in);
+	if (ret)
+		goto out;
 	if (in.incomplete)
 		cli_warn("the capture in '%s' is %s: rendering what it holds", o->dir, in.status);
 	if (o->all) {
