@@ -261,6 +261,29 @@ static int read_edges(struct graph *g, const struct id_index *ix, json_t *edges,
 	return ret;
 }
 
+/*
+ * Every objective and bound the solvers compute is a sum of weights: when
+ * the sum of their magnitudes overflows, "optimal" answers disagree and the
+ * objective prints as inf. Refuse such graphs (GRAPH_MAX_ABS_SUM leaves
+ * room for the solvers' scaled sums).
+ */
+static int check_sums(const struct graph *g, const char *name)
+{
+	double sum = 0;
+	size_t u, v;
+
+	for (u = 0; u < g->n; u++) {
+		sum += fabs(g->nodes[u].weight);
+		for (v = u + 1; v < g->n; v++)
+			sum += fabs(graph_edge(g, u, v));
+	}
+	if (!(sum <= GRAPH_MAX_ABS_SUM))
+		return error_set(CA_E_INPUT, "%s: weights too large: their magnitudes add up to "
+				 "%g, more than %g, so objectives would not stay finite: scale the "
+				 "weights down", name, sum, GRAPH_MAX_ABS_SUM);
+	return 0;
+}
+
 int graph_from_json(struct graph *g, json_t *doc, const char *name)
 {
 	struct id_index ix;
@@ -290,6 +313,8 @@ int graph_from_json(struct graph *g, json_t *doc, const char *name)
 		}
 	}
 	ret = read_edges(g, &ix, json_object_get(doc, "edges"), name);
+	if (!ret)
+		ret = check_sums(g, name);
 out:
 	free(ix.entries);
 	return ret;

@@ -53,13 +53,17 @@ size_t graph_nr_edges(const struct graph *g);
 /* graph_from_json refuses larger graphs: the edge matrix is n^2 doubles
  * (512 MiB at this size), and a kernel has far fewer loads. */
 #define GRAPH_MAX_NODES 8192
+/* The sum of the magnitudes of all weights must stay below this, so that
+ * every objective, bound and gap is finite (traffic in bytes is far below). */
+#define GRAPH_MAX_ABS_SUM 1e300
 
 /*
  * Reads graph JSON into g (which must be freshly initialised). Returns 0, or
  * CA_E_INPUT with a message naming name and the JSON path of the bad item
  * ("g.json: edges[3].v: unknown node 'ld9'"): unknown node in an edge,
  * duplicate node id, empty id, self-loop, duplicate edge, NaN/inf or missing
- * weight, wrong types, more than GRAPH_MAX_NODES nodes. "edges" may be absent (no edges). Unknown keys are
+ * weight, wrong types, more than GRAPH_MAX_NODES nodes, weights whose
+ * magnitudes add up to more than GRAPH_MAX_ABS_SUM. "edges" may be absent (no edges). Unknown keys are
  * ignored (fields may be added). On error g holds whatever was read so far:
  * release it.
  */

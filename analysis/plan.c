@@ -166,8 +166,12 @@ static int parse_loads(struct plan *t, const char *name, const char *id, const c
 		ord = json_integer_value(jo);
 		if (ord < 0 || ord > 0x7fffffff) {
 			strncat(path, ".ordinal", sizeof(path) - strlen(path) - 1);
-			snprintf(what, sizeof(what), "%lld is not a load ordinal (0 or more)",
-				 (long long)ord);
+			if (ord < 0)
+				snprintf(what, sizeof(what), "%lld is not a load ordinal (0 or more)",
+					 (long long)ord);
+			else
+				snprintf(what, sizeof(what), "%lld is too large for a load ordinal "
+					 "(at most %d)", (long long)ord, 0x7fffffff);
 			return bad(name, path, what);
 		}
 		if (!json_is_string(ja)) {

@@ -174,10 +174,16 @@ static void test_not_finite(void)
 	/* jansson refuses to hold NaN or inf; check its refusal and our check of
 	 * huge but finite values instead */
 	CHECK(json_real_set(w, NAN) == -1);
-	CHECK(json_real_set(w, 1e308) == 0);
+	CHECK(json_real_set(w, 1e299) == 0);
 	graph_init(&g);
 	CHECK_INT(graph_from_json(&g, doc, "mem"), 0);
-	CHECK_NEAR(g.nodes[0].weight, 1e308, 0);
+	CHECK_NEAR(g.nodes[0].weight, 1e299, 0);
+	graph_release(&g);
+	/* finite, but past GRAPH_MAX_ABS_SUM: sums of such weights overflow */
+	CHECK(json_real_set(w, 1e308) == 0);
+	graph_init(&g);
+	CHECK_INT(graph_from_json(&g, doc, "mem"), CA_E_INPUT);
+	CHECK(strstr(error_message(), "mem: weights too large") != NULL);
 	graph_release(&g);
 	json_decref(doc);
 }
