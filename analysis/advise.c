@@ -501,6 +501,14 @@ out:
 	return ret;
 }
 
+/* How often advise_capture() ran in this process (tests check "once"). */
+static unsigned long advise_capture_calls;
+
+unsigned long advise_capture_count(void)
+{
+	return advise_capture_calls;
+}
+
 int advise_capture(json_t *capture, const struct advise_options *opt,
 		   struct plan *plan, json_t **analysis)
 {
@@ -509,6 +517,7 @@ int advise_capture(json_t *capture, const struct advise_options *opt,
 	size_t i;
 	int ret;
 
+	advise_capture_calls++;
 	*analysis = NULL;
 	if (!json_is_object(capture))
 		return error_set(CA_E_INPUT, "capture: not a JSON object");

@@ -63,4 +63,11 @@ void advise_options_init(struct advise_options *opt);
 int advise_capture(json_t *capture, const struct advise_options *opt,
 		   struct plan *plan, json_t **analysis);
 
+/*
+ * How many times advise_capture() has run in this process. The analysis
+ * (every solver) is the expensive part of emitting; `profile` runs it once
+ * and the tests check that emitting does not run it again.
+ */
+unsigned long advise_capture_count(void);
+
 #endif

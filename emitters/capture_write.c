@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/json_file.h"
 #include "base/xalloc.h"
+#include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
 #include "emitters/report.h"
 #include "emitters/report_input.h"
@@ -14,7 +15,7 @@
 
 static int write_buffer(const char *dir, const char *name, const struct strbuf *sb)
 {
-	char *path = xasprintf("%s/%s", dir, name);
+	char *path = capture_layout_file(dir, name);
 	int ret = write_file_atomic(path, sb->buf, sb->len);
 
 	free(path);
@@ -23,7 +24,7 @@ static int write_buffer(const char *dir, const char *name, const struct strbuf *
 
 static int write_json(const char *dir, const char *name, json_t *doc)
 {
-	char *path = xasprintf("%s/%s", dir, name);
+	char *path = capture_layout_file(dir, name);
 	int ret = json_file_write(path, doc);
 
 	free(path);
@@ -34,7 +35,7 @@ int capture_write_input(const struct report_input *in)
 {
 	struct report_options ropt = { 0 };
 	struct strbuf sb = STRBUF_INIT;
-	char *path = xasprintf("%s/plan.json", in->dir);
+	char *path = capture_layout_file(in->dir, CAPTURE_LAYOUT_PLAN);
 	json_t *doc;
 	size_t i;
 	int ret = plan_write_file(&in->plan, path);
@@ -55,22 +56,33 @@ int capture_write_input(const struct report_input *in)
 	}
 	strbuf_reset(&sb);
 	source_patch_write(in, &sb);
-	ret = write_buffer(in->dir, "source.patch", &sb);
+	ret = write_buffer(in->dir, CAPTURE_LAYOUT_SOURCE_PATCH, &sb);
 	if (ret)
 		goto out;
 	doc = source_patch_sources_json(in);
-	ret = write_json(in->dir, "sources.json", doc);
+	ret = write_json(in->dir, CAPTURE_LAYOUT_SOURCES, doc);
 	json_decref(doc);
 out:
 	strbuf_release(&sb);
 	return ret;
 }
 
-int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *plan,
-			   const struct capture_write_options *opt)
+int capture_write_analysed(const char *dir, json_t *capture, json_t *analysis,
+			   const struct plan *plan, const struct capture_write_options *opt)
 {
 	struct report_input_options ropt = { opt ? opt->source_root : NULL };
 	struct report_input in;
+	int ret = report_input_init_from(&in, dir, capture, analysis, plan, &ropt);
+
+	if (!ret)
+		ret = capture_write_input(&in);
+	report_input_release(&in);
+	return ret;
+}
+
+int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *plan,
+			   const struct capture_write_options *opt)
+{
 	struct plan aplan;
 	json_t *analysis = NULL;
 	const char *status = json_string_value(json_object_get(capture, "status"));
@@ -87,10 +99,7 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 		analysis = NULL;
 		error_clear();
 	}
-	ret = report_input_init_from(&in, dir, capture, analysis, plan ? plan : &aplan, &ropt);
-	if (!ret)
-		ret = capture_write_input(&in);
-	report_input_release(&in);
+	ret = capture_write_analysed(dir, capture, analysis, plan ? plan : &aplan, opt);
 	json_decref(analysis);
 	plan_release(&aplan);
 	return ret;

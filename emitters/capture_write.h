@@ -12,9 +12,11 @@ struct report_input;
  * runs/ (DESIGN.md "Files"): plan.json, patched/<id>.ptx, report.txt,
  * report.html, report.json, hints.sarif, source.patch and sources.json
  * (the SHA-256 of every source file source.patch changes, which
- * `cacheadvise apply` checks). `profile` calls capture_write_all() after the
- * analysis and again after verification, so the reports show it; `report
- * --all` re-writes them from a finished capture. Every file is written to
+ * `cacheadvise apply` checks); paths come from emitters/capture_layout.h.
+ * `profile` analyses once and calls capture_write_analysed() after the
+ * analysis and again after each later step (verification, L2, oracle), so
+ * the reports show them; `report --all` re-writes them from a finished
+ * capture. Every file is written to
  * a temporary name and renamed: a crash never leaves a half-written one.
  */
 
@@ -37,6 +39,15 @@ struct capture_write_options {
  * module's PTX missing or edited, a plan action illegal for its load).
  */
 int capture_write_all(const char *dir, json_t *capture, const struct plan *plan);
+
+/*
+ * The same with the analysis supplied: analysis is advise_capture()'s
+ * result for capture (not stolen; NULL: the capture could not be
+ * analysed) and is written as it is, never recomputed. plan is the advice
+ * to write (required). Returns as capture_write_all.
+ */
+int capture_write_analysed(const char *dir, json_t *capture, json_t *analysis,
+			   const struct plan *plan, const struct capture_write_options *opt);
 
 /* The same with options (may be NULL). */
 int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *plan,

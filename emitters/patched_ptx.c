@@ -1,39 +1,68 @@
 #include "emitters/patched_ptx.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/module_id.h"
 #include "analysis/ptx.h"
 #include "base/xalloc.h"
+#include "emitters/capture_layout.h"
 #include "emitters/report_input.h"
 
 #define PTX_MAX_BYTES (1u << 30)
+
+int patched_ptx_render_module(const struct ptx_module *pm, const char *id,
+			      const struct plan *plan, struct strbuf *out)
+{
+	struct ptx_load_edit *edits = NULL;
+	size_t nr = plan ? plan_edits_for_module(plan, id, pm, &edits) : 0;
+	int ret = 0;
+
+	if (nr) {
+		ret = ptx_rewrite_loads(pm, edits, nr, out);
+		if (!ret)
+			ret = (int)nr;
+	}
+	free(edits);
+	return ret;
+}
+
+int patched_ptx_write_module(const struct ptx_module *pm, const char *id,
+			     const struct plan *plan, const char *path, const char *unpatched)
+{
+	struct strbuf sb = STRBUF_INIT;
+	int ret = patched_ptx_render_module(pm, id, plan, &sb);
+
+	if (ret > 0) {
+		int w = write_file_atomic(path, sb.buf, sb.len);
+		if (w)
+			ret = w;
+	} else if (!ret && unpatched) {
+		unlink(path);
+		if (symlink(unpatched, path))
+			ret = error_set(CA_E_IO, "cannot link '%s': %s", path, strerror(errno));
+	}
+	strbuf_release(&sb);
+	return ret;
+}
 
 int patched_ptx_render(const char *name, const char *text, size_t len, const char *id,
 		       const struct plan *plan, struct strbuf *out)
 {
 	struct ptx_module *m = NULL;
-	struct ptx_load_edit *edits = NULL;
-	size_t nr;
 	int ret = ptx_parse(name, text, len, &m);
 
 	if (ret)
 		return ret;
-	nr = plan_edits_for_module(plan, id, m, &edits);
-	if (!nr) {
+	ret = patched_ptx_render_module(m, id, plan, out);
+	if (!ret)
 		strbuf_add(out, text, len);
-		ret = 0;
-	} else {
-		ret = ptx_rewrite_loads(m, edits, nr, out);
-		if (ret)
-			ret = error_prefix(ret, "cannot apply the plan to '%s'", name);
-		else
-			ret = (int)nr;
-	}
-	free(edits);
+	else if (ret < 0)
+		ret = error_prefix(ret, "cannot apply the plan to '%s'", name);
 	ptx_module_free(m);
 	return ret;
 }
@@ -41,7 +70,7 @@ int patched_ptx_render(const char *name, const char *text, size_t len, const cha
 int patched_ptx_write_all(const struct report_input *in, const char *out_dir)
 {
 	json_t *mods = json_object_get(in->capture, "modules"), *jm;
-	char *dir = xasprintf("%s/patched", out_dir);
+	char *dir = capture_layout_patched_dir(out_dir);
 	size_t i;
 	int ret = 0, written = 0;
 
@@ -55,7 +84,7 @@ int patched_ptx_write_all(const struct report_input *in, const char *out_dir)
 			continue;
 		if (!written && (ret = mkdir_p(dir)))
 			break;
-		src = xasprintf("%s/%s", in->dir, ptx);
+		src = capture_layout_file(in->dir, ptx);
 		ret = strbuf_read_file(&text, src, PTX_MAX_BYTES);
 		if (!ret) {
 			module_id_compute(text.buf, text.len, actual);
@@ -66,7 +95,7 @@ int patched_ptx_write_all(const struct report_input *in, const char *out_dir)
 		if (!ret)
 			ret = patched_ptx_render(src, text.buf, text.len, id, &in->plan, &out);
 		if (ret >= 0) {
-			dst = xasprintf("%s/%s.ptx", dir, id);
+			dst = capture_layout_patched_ptx(out_dir, id);
 			ret = write_file_atomic(dst, out.buf, out.len);
 			free(dst);
 		}

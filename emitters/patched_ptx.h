@@ -6,6 +6,7 @@
 #include "analysis/plan.h"
 #include "base/strbuf.h"
 
+struct ptx_module;
 struct report_input;
 
 /*
@@ -23,6 +24,25 @@ struct report_input;
  */
 int patched_ptx_render(const char *name, const char *text, size_t len, const char *id,
 		       const struct plan *plan, struct strbuf *out);
+
+/*
+ * The one writer of plan-patched PTX (`profile`'s substitutes, `run
+ * --plan`, patched/ of a capture). Appends to out the parsed module pm
+ * with the plan's edits for module id applied. Returns the number of edits
+ * (0: out is unchanged), or a negative CA_E_INPUT when an edit is illegal
+ * for its load.
+ */
+int patched_ptx_render_module(const struct ptx_module *pm, const char *id,
+			      const struct plan *plan, struct strbuf *out);
+
+/*
+ * Writes path (atomically) with module pm as plan patches it (plan may be
+ * NULL: no edits). A module the plan leaves unchanged gets a symbolic link
+ * to unpatched when that is given, and no file otherwise. Returns the
+ * number of edits (>= 0), or a negative CA_E_* code with the message set.
+ */
+int patched_ptx_write_module(const struct ptx_module *pm, const char *id,
+			     const struct plan *plan, const char *path, const char *unpatched);
 
 /*
  * Writes <out_dir>/patched/<id>.ptx (atomically) for every module of the

@@ -1,3 +1,7 @@
+/*
+ * `cacheadvise profile`: parses the options into struct profile_options,
+ * runs the profile library (src/profile/profile.h) and prints its progress.
+ */
 #include <errno.h>
 #include <getopt.h>
 #include <regex.h>
@@ -10,8 +14,9 @@
 #include "analysis/device_model.h"
 #include "base/error.h"
 #include "collectors/runner.h"
+#include "emitters/capture_layout.h"
 #include "src/cli.h"
-#include "src/profile.h"
+#include "src/profile/profile.h"
 
 static void usage(FILE *f)
 {
@@ -108,6 +113,52 @@ static int check_option_files(const struct profile_options *opt)
 	return 0;
 }
 
+/* A run's progress: a bar on a terminal, a line a run in a log. */
+static void print_run(const struct profile_event *ev)
+{
+	unsigned done = ev->runs_done, total = ev->runs_planned;
+	int tty = isatty(2);
+
+	if (total && done) {
+		double eta = ev->elapsed / done * (total > done ? total - done : 0);
+		if (tty) {
+			int width = 30, filled = (int)(width * done / (total ? total : 1));
+			fprintf(stderr, "\r[%.*s%*s] %u/%u runs, %s, ETA %.0f s   ",
+				filled, "##############################", width - filled, "",
+				done, total, ev->label, eta);
+		} else {
+			fprintf(stderr, "cacheadvise profile: run %u/%u done (%s), %.0f s elapsed, ETA %.0f s\n",
+				done, total, ev->label, ev->elapsed, eta);
+		}
+	} else {
+		fprintf(stderr, tty ? "\r%s   " : "cacheadvise profile: %s\n", ev->label);
+	}
+	if (tty && total && done == total)
+		fputc('\n', stderr);
+}
+
+static void print_event(void *data, const struct profile_event *ev)
+{
+	(void)data;
+	switch (ev->kind) {
+	case PROFILE_EVENT_RUN:
+		print_run(ev);
+		break;
+	case PROFILE_EVENT_MESSAGE:
+		fprintf(stderr, "cacheadvise profile: %s\n", ev->message);
+		break;
+	case PROFILE_EVENT_DONE:
+		fprintf(stderr, "cacheadvise profile: capture written to %s (%u runs)\n", ev->dir,
+			ev->runs_done);
+		fprintf(stderr, "  read it:    cacheadvise report %s   (or open %s/"
+			CAPTURE_LAYOUT_REPORT_HTML ")\n", ev->dir, ev->dir);
+		break;
+	case PROFILE_EVENT_INCOMPLETE:
+		fprintf(stderr, "cacheadvise profile: the capture in %s is incomplete\n", ev->dir);
+		break;
+	}
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -130,6 +181,7 @@ int cmd_profile(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct profile_options opt;
+	struct profile_progress progress = { print_event, NULL };
 	int c, ret;
 
 	memset(&opt, 0, sizeof(opt));
@@ -216,6 +268,10 @@ int cmd_profile(int argc, char **argv)
 	if ((ret = check_option_files(&opt)))
 		return ret;
 	opt.argv = argv + optind;
+	opt.tool_dir = cli_exe_dir();
 	runner_install_interrupt_handler();
-	return profile_main(&opt);
+	ret = profile_run(&opt, &progress);
+	if (ret == CA_E_INTERRUPTED)
+		return 130;   /* the capture says where it stopped */
+	return ret ? cli_fail(ret, NULL) : 0;
 }

@@ -17,9 +17,10 @@
 #include "collectors/events.h"
 #include "collectors/gpu.h"
 #include "collectors/intake.h"
+#include "collectors/run_request.h"
 #include "collectors/runner.h"
+#include "emitters/patched_ptx.h"
 #include "src/cli.h"
-#include "src/profile.h"
 
 /*
  * `cacheadvise run --plan PLAN.json -- PROGRAM [ARGS...]`: the program runs
@@ -71,27 +72,19 @@ static int patch_modules(struct intake *in, const struct plan *plan, const char 
 	*patched = 0;
 	for (i = 0; i < in->nr_modules && !ret; i++) {
 		struct intake_module *m = &in->modules[i];
-		struct ptx_load_edit *edits = NULL;
-		struct strbuf sb = STRBUF_INIT;
-		size_t n;
 		char *path;
+		int n;
 
 		if (!m->has_ptx || !m->ptx)
 			continue;
-		n = plan_edits_for_module(plan, m->id, m->ptx, &edits);
-		if (!n) {
-			free(edits);
-			continue;
-		}
-		ret = ptx_rewrite_loads(m->ptx, edits, n, &sb);
-		if (!ret) {
-			path = xasprintf("%s/%s.ptx", dir, m->id);
-			ret = write_file_atomic(path, sb.buf, sb.len);
-			free(path);
+		/* the injection library substitutes <dir>/<id>.ptx (docs/injection.md) */
+		path = xasprintf("%s/%s.ptx", dir, m->id);
+		n = patched_ptx_write_module(m->ptx, m->id, plan, path, NULL);
+		free(path);
+		if (n > 0)
 			(*patched)++;
-		}
-		strbuf_release(&sb);
-		free(edits);
+		else if (n < 0)
+			ret = n;
 	}
 	return ret;
 }
@@ -122,9 +115,10 @@ int cmd_run(int argc, char **argv)
 	struct run_result res;
 	struct run_spec spec;
 	struct run_events ev;
-	char *program = NULL, *inject = NULL, *dir = NULL, *windows = NULL, *env[8];
+	struct run_request req = { 0 };
+	char *program = NULL, *inject = NULL, *dir = NULL, *windows = NULL, *evdir = NULL;
 	unsigned arch = 0;
-	size_t patched = 0, i, n = 0;
+	size_t patched = 0, i;
 	int c, ret, status = 0;
 
 	opterr = 0;
@@ -165,7 +159,7 @@ int cmd_run(int argc, char **argv)
 		if (sscanf(dm.cc, "%u.%u", &major, &minor) == 2)
 			arch = major * 10 + minor;
 	}
-	inject = profile_injection_library();
+	inject = run_request_injection_library(cli_exe_dir());
 	if (!inject) {
 		ret = CA_E_INPUT;
 		goto fail;
@@ -197,25 +191,21 @@ int cmd_run(int argc, char **argv)
 	if (!patched && !windows)
 		cli_warn("the plan changes nothing in the modules of '%s' (module ids or kernel "
 			 "names do not match): the program runs as it is", opt.argv[0]);
-	env[n++] = xasprintf("CUDA_INJECTION64_PATH=%s", inject);
-	env[n++] = xasprintf("CACHEADVISE_OUT=%s/events", dir);
-	env[n++] = xasprintf("CACHEADVISE_SUBST=%s", dir);
-	if (windows)
-		env[n++] = xasprintf("CACHEADVISE_L2_WINDOWS=%s", windows);
-	env[n] = NULL;
+	evdir = xasprintf("%s/events", dir);
+	req.inject_path = inject;
+	req.events_dir = evdir;
+	req.subst_dir = dir;
+	req.l2_windows = windows;
 	memset(&spec, 0, sizeof(spec));
 	opt.argv[0] = program;
 	spec.argv = opt.argv;
-	spec.env_add = env;
 	spec.inherit_stdio = 1;
 	runner_install_interrupt_handler();
-	ret = runner_run(&spec, &res);
-	for (i = 0; i < n; i++)
-		free(env[i]);
+	ret = run_request_run(&req, &spec, &res);
 	if (ret)
 		goto fail;
 	{
-		char *evpath = xasprintf("%s/events/events.jsonl", dir);
+		char *evpath = run_request_events_file(evdir);
 		run_events_load(&ev, evpath);
 		free(evpath);
 		for (i = 0; i < ev.nr_modules; i++)
@@ -248,6 +238,7 @@ out:
 	free(program);
 	free(inject);
 	free(dir);
+	free(evdir);
 	free(windows);
 	return status;
 }

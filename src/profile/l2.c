@@ -16,7 +16,8 @@
 #include "analysis/plan.h"
 #include "base/xalloc.h"
 #include "collectors/gpu.h"
-#include "src/profile_steps.h"
+#include "emitters/capture_layout.h"
+#include "src/profile/internal.h"
 
 /*
  * DRAM bytes read by all kernels of one counters run, the program's modules
@@ -25,27 +26,22 @@
  */
 static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const char *windows_file)
 {
-	char *env[4];
+	const struct run_request req = {
+		.subst_dir = subst_dir, .metrics = 1, .l2_windows = windows_file,
+	};
 	struct run_events ev;
 	struct run_result res;
 	double sum = NAN;
-	size_t i, n = 0;
+	size_t i;
 
-	env[n++] = xasprintf("CACHEADVISE_SUBST=%s", subst_dir);
-	env[n++] = xstrdup("CACHEADVISE_METRICS=1");
-	if (windows_file)
-		env[n++] = xasprintf("CACHEADVISE_L2_WINDOWS=%s", windows_file);
-	env[n] = NULL;
 	run_events_init(&ev);
-	if (!profile_run_program(c, windows_file ? "l2-metrics" : "l2-metrics-baseline", env, &ev,
+	if (!profile_run_program(c, windows_file ? "l2-metrics" : "l2-metrics-baseline", &req, &ev,
 				 &res, NULL) && res.status == RUN_OK) {
 		sum = 0;
 		for (i = 0; i < ev.nr_kernels; i++)
 			sum += json_number_value(json_object_get(ev.kernels[i].metrics, "dram_bytes_read"));
 	}
 	run_events_release(&ev);
-	for (i = 0; i < n; i++)
-		free(env[i]);
 	return sum;
 }
 
@@ -74,9 +70,10 @@ int profile_l2(struct profile_ctx *c)
 	json_object_set_new(l2, "baseline_dram_bytes", isnan(base_dram) ? json_null() : json_real(base_dram));
 	json_array_foreach(json_object_get(l2, "windows"), i, w) {
 		json_t *file_doc = l2_advise_window_file(w), *ver;
-		char *file = xasprintf("%s/runs/l2-%s.json", c->dir,
+		char *file = capture_layout_l2_windows(c->dir,
 				       json_string_value(json_object_get(w, "variant")));
-		char *env[2];
+		struct run_request base = { .subst_dir = base_dir, .timing = 1 };
+		struct run_request adv = { .subst_dir = base_dir, .timing = 1, .l2_windows = file };
 		struct ab_result ab;
 		double dram;
 		int kept = 0;
@@ -87,10 +84,7 @@ int profile_l2(struct profile_ctx *c)
 			free(file);
 			break;
 		}
-		env[0] = xasprintf("CACHEADVISE_L2_WINDOWS=%s", file);
-		env[1] = NULL;
-		ret = profile_ab_runs(c, "l2", base_dir, env, rounds, &ab);
-		free(env[0]);
+		ret = profile_ab_runs(c, "l2", &base, &adv, rounds, &ab);
 		if (ret) {
 			ab_result_release(&ab);
 			json_decref(file_doc);

@@ -1,0 +1,142 @@
+#include "analysis/ab_verdict.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/xalloc.h"
+
+/* At most this many rounds count (the CLI caps --repeat at 64). */
+#define AB_MAX_ROUNDS 64
+
+void ab_result_init(struct ab_result *ab, size_t nr_kernels, unsigned rounds)
+{
+	memset(ab, 0, sizeof(*ab));
+	ab->rounds = rounds;
+	ab->base_ns = xcalloc(nr_kernels * rounds + 1, sizeof(double));
+	ab->adv_ns = xcalloc(nr_kernels * rounds + 1, sizeof(double));
+	ab->base_total = xcalloc(rounds + 1, sizeof(double));
+	ab->adv_total = xcalloc(rounds + 1, sizeof(double));
+	ab->base_wall = xcalloc(rounds + 1, sizeof(double));
+	ab->adv_wall = xcalloc(rounds + 1, sizeof(double));
+	ab->outputs_equal = 1;
+	ab->baseline_stable = 1;
+}
+
+void ab_result_release(struct ab_result *ab)
+{
+	free(ab->base_ns);
+	free(ab->adv_ns);
+	free(ab->base_total);
+	free(ab->adv_total);
+	free(ab->base_wall);
+	free(ab->adv_wall);
+	memset(ab, 0, sizeof(*ab));
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double ab_median(double *v, size_t n)
+{
+	if (!n)
+		return NAN;
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+json_t *ab_stats_json(double *v, size_t n)
+{
+	double med;
+
+	if (!n)
+		return json_null();
+	med = ab_median(v, n);
+	return json_pack("{s:f, s:f, s:f}", "min", v[0], "median", med, "max", v[n - 1]);
+}
+
+static json_t *array_json(const double *v, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(a, isnan(v[i]) ? json_null() : json_real(v[i]));
+	return a;
+}
+
+json_t *ab_verdict_judge(const double *b, const double *p, unsigned rounds,
+			 int outputs_equal, const char *reject_reason, int *kept)
+{
+	double sp[AB_MAX_ROUNDS], bs[AB_MAX_ROUNDS], noise, med_sp, med_b;
+	size_t n = 0, nb = 0, j;
+	const char *why;
+	json_t *v;
+
+	for (j = 0; j < rounds && j < AB_MAX_ROUNDS; j++) {
+		if (!isnan(b[j]) && b[j] > 0)
+			bs[nb++] = b[j];
+		if (!isnan(b[j]) && !isnan(p[j]) && p[j] > 0)
+			sp[n++] = b[j] / p[j];
+	}
+	v = json_pack("{s:o, s:o}", "baseline_ns", array_json(b, rounds),
+		      "advice_ns", array_json(p, rounds));
+	json_object_set_new(v, "speedup", ab_stats_json(sp, n));
+	med_b = ab_median(bs, nb);
+	med_sp = ab_median(sp, n);
+	/* baseline against baseline: the relative spread of the baseline times */
+	noise = nb >= 2 && med_b > 0 ? (bs[nb - 1] - bs[0]) / med_b : NAN;
+	json_object_set_new(v, "noise", isnan(noise) ? json_null() : json_real(noise));
+	if (!n) {
+		*kept = 0;
+		why = "no kernel times were measured";
+	} else if (!outputs_equal) {
+		*kept = 0;
+		why = reject_reason ? reject_reason : "the output changed with the advice applied";
+	} else if (isnan(noise)) {
+		*kept = 0;
+		why = "the baseline noise could not be measured (use --repeat 2 or more)";
+	} else if (med_sp - 1 > noise) {
+		*kept = 1;
+		why = "the median speedup exceeds the baseline-against-baseline spread";
+	} else {
+		*kept = 0;
+		why = med_sp < 1 ? "slower than the baseline" :
+		      "the speedup is within the baseline-against-baseline spread";
+	}
+	json_object_set_new(v, "kept", json_boolean(*kept));
+	json_object_set_new(v, "reason", json_string(why));
+	return v;
+}
+
+json_t *ab_verdict(const double *b, const double *p, unsigned rounds, const struct ab_result *ab,
+		   int *kept)
+{
+	return ab_verdict_judge(b, p, rounds, ab->outputs_equal, ab->reject_reason, kept);
+}
+
+json_t *ab_program_json(const struct ab_result *ab)
+{
+	double sp[AB_MAX_ROUNDS], tsp[AB_MAX_ROUNDS];
+	size_t n = 0, nt = 0;
+	unsigned r;
+	json_t *v;
+
+	for (r = 0; r < ab->rounds && r < AB_MAX_ROUNDS; r++) {
+		if (ab->adv_wall[r] > 0)
+			sp[n++] = ab->base_wall[r] / ab->adv_wall[r];
+		if (ab->adv_total[r] > 0)
+			tsp[nt++] = ab->base_total[r] / ab->adv_total[r];
+	}
+	v = json_pack("{s:o, s:o, s:o, s:o, s:o}",
+		      "baseline_wall_seconds", array_json(ab->base_wall, ab->rounds),
+		      "advice_wall_seconds", array_json(ab->adv_wall, ab->rounds),
+		      "baseline_gpu_ns", array_json(ab->base_total, ab->rounds),
+		      "advice_gpu_ns", array_json(ab->adv_total, ab->rounds),
+		      "wall_speedup", ab_stats_json(sp, n));
+	json_object_set_new(v, "gpu_speedup", ab_stats_json(tsp, nt));
+	return v;
+}

@@ -1,0 +1,56 @@
+#ifndef CACHEADVISE_AB_VERDICT_H
+#define CACHEADVISE_AB_VERDICT_H
+
+/*
+ * Keeping advice (DESIGN.md "Keeping advice"): the verdict on baseline
+ * against advice timings. Pure computation on numbers the A/B runs
+ * measured (collectors/run_request.h runs them); nothing here runs a
+ * program.
+ */
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* What alternating baseline / advice runs measured. */
+struct ab_result {
+	unsigned rounds;
+	double *base_ns, *adv_ns;       /* per measured kernel and round: [k * rounds + r], NAN unmeasured */
+	double *base_total, *adv_total; /* GPU time of all kernels, per round */
+	double *base_wall, *adv_wall;   /* program wall time, per round */
+	int outputs_equal;              /* every advice run printed what the baseline did */
+	int baseline_stable;            /* the baseline runs agree with each other */
+	const char *reject_reason;      /* why the output check failed (static) */
+};
+
+/* Allocates the series for nr_kernels kernels and rounds rounds, NAN-free
+ * zeros, outputs_equal and baseline_stable set. Release with ab_result_release. */
+void ab_result_init(struct ab_result *ab, size_t nr_kernels, unsigned rounds);
+void ab_result_release(struct ab_result *ab);
+
+/* The median of v[0..n) (sorts v in place); NAN when n is 0. */
+double ab_median(double *v, size_t n);
+
+/* {"min","median","max"} of v[0..n) (sorts v), or JSON null when n is 0. */
+json_t *ab_stats_json(double *v, size_t n);
+
+/*
+ * The verdict for one timing series (base[r], adv[r] for r < rounds; NAN or
+ * <= 0 where a round measured nothing). The advice is kept (*kept = 1) only
+ * when the outputs were equal (outputs_equal; else it is rejected with
+ * reject_reason) and the median speedup base/adv exceeds 1 by more than the
+ * spread of the baseline times, (max - min) / median; with fewer than two
+ * baseline times the spread is unknown and the advice is not kept. Returns a
+ * new object: baseline_ns, advice_ns, speedup, noise, kept, reason.
+ */
+json_t *ab_verdict_judge(const double *base, const double *adv, unsigned rounds,
+			 int outputs_equal, const char *reject_reason, int *kept);
+
+/* ab_verdict_judge with the output check of ab. */
+json_t *ab_verdict(const double *base, const double *adv, unsigned rounds,
+		   const struct ab_result *ab, int *kept);
+
+/* Program-level figures: wall time and total GPU time speedups (new object). */
+json_t *ab_program_json(const struct ab_result *ab);
+
+#endif

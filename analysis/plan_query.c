@@ -1,0 +1,72 @@
+#include "analysis/plan_query.h"
+
+#include <string.h>
+
+int plan_action(const struct plan *p, const char *module, const char *fn, unsigned ordinal)
+{
+	size_t m, f, l;
+
+	for (m = 0; m < p->nr_modules; m++) {
+		if (p->modules[m].id && strcmp(p->modules[m].id, module))
+			continue;
+		for (f = 0; f < p->modules[m].nr_functions; f++) {
+			const struct plan_function *pf = &p->modules[m].functions[f];
+			if (strcmp(pf->name, fn))
+				continue;
+			for (l = 0; l < pf->nr_loads; l++)
+				if (pf->loads[l].ordinal == ordinal)
+					return (int)pf->loads[l].action;
+		}
+	}
+	return -1;
+}
+
+int plan_action_bypasses(int action)
+{
+	return action == LOAD_ACTION_NO_ALLOCATE || action == LOAD_ACTION_BYPASS;
+}
+
+int plan_has_loads(const struct plan *p)
+{
+	size_t m, f;
+
+	for (m = 0; m < p->nr_modules; m++)
+		for (f = 0; f < p->modules[m].nr_functions; f++)
+			if (p->modules[m].functions[f].nr_loads)
+				return 1;
+	return 0;
+}
+
+int plan_mentions(const struct plan *p, const char *fn)
+{
+	size_t m, f;
+
+	for (m = 0; m < p->nr_modules; m++)
+		for (f = 0; f < p->modules[m].nr_functions; f++)
+			if (!strcmp(p->modules[m].functions[f].name, fn) &&
+			    p->modules[m].functions[f].nr_loads)
+				return 1;
+	return 0;
+}
+
+void plan_drop_function(struct plan *p, const char *fn)
+{
+	size_t m, f;
+
+	for (m = 0; m < p->nr_modules; m++)
+		for (f = 0; f < p->modules[m].nr_functions; f++)
+			if (!strcmp(p->modules[m].functions[f].name, fn))
+				p->modules[m].functions[f].nr_loads = 0;
+}
+
+unsigned long long plan_cached_mask(const struct plan *p, const char *module, const char *fn,
+				    const unsigned *measured, size_t n)
+{
+	unsigned long long mask = 0;
+	size_t b;
+
+	for (b = 0; b < n && b < 64; b++)
+		if (!plan_action_bypasses(plan_action(p, module, fn, measured[b])))
+			mask |= 1ull << b;
+	return mask;
+}

@@ -1,0 +1,92 @@
+#ifndef CACHEADVISE_RUN_REQUEST_H
+#define CACHEADVISE_RUN_REQUEST_H
+
+/*
+ * One run of the target program under the injection library
+ * (collectors/inject/, docs/injection.md), as a typed request. This module
+ * is the only place that turns a request into the CACHEADVISE_*
+ * environment settings the injection library reads; `profile` and `run`
+ * describe what they want here and never spell the variables.
+ *
+ * It also runs A/B pairs: rounds of a baseline run and an advice run,
+ * alternating, with their kernel times and output checks
+ * (analysis/ab_verdict.h judges them).
+ */
+
+#include <stddef.h>
+
+#include "analysis/ab_verdict.h"
+#include "collectors/events.h"
+#include "collectors/runner.h"
+
+struct run_request {
+	const char *inject_path;   /* the injection library (CUDA_INJECTION64_PATH); required */
+	const char *events_dir;    /* where it writes events.jsonl (and seen/); required */
+	const char *subst_dir;     /* <module id>.ptx files that replace the modules; NULL: none */
+	const char *l2_windows;    /* persisting-L2 window file to apply; NULL: none */
+	int save_modules;          /* save every module's PTX under events_dir/seen/ */
+	int metrics;               /* CUPTI counters per kernel */
+	int timing;                /* GPU time per kernel */
+	int monitor;               /* read the monitor counters of instrumented PTX */
+};
+
+/*
+ * The "NAME=value" entries for the request, NULL-terminated (for
+ * run_spec.env_add). Caller frees with run_request_env_free.
+ */
+char **run_request_env(const struct run_request *req);
+void run_request_env_free(char **env);
+
+/*
+ * Runs spec (argv, log and stdout paths, timeout, stdio) with the
+ * request's environment (spec->env_add is ignored). Returns what
+ * runner_run returns.
+ */
+int run_request_run(const struct run_request *req, const struct run_spec *spec,
+		    struct run_result *res);
+
+/* events_dir/events.jsonl and events_dir/seen, as the injection library
+ * writes them. Caller frees. */
+char *run_request_events_file(const char *events_dir);
+char *run_request_seen_dir(const char *events_dir);
+
+/*
+ * The injection library installed beside the CLI (exe_dir/../lib/
+ * libcacheadvise_inject.so), as an absolute path the caller frees; NULL
+ * with the message set (CA_E_INPUT) when it is missing.
+ */
+char *run_request_injection_library(const char *exe_dir);
+
+/* A/B pairs: `rounds` times a baseline run, then an advice run. */
+struct ab_pairs {
+	const struct run_request *baseline;
+	const struct run_request *advice;
+	unsigned rounds;
+	const char *name;                /* runs are "<name>-baseline" / "<name>-advice" */
+	const char *const *kernels;      /* kernels timed, in the order of ab->base_ns */
+	size_t nr_kernels;
+	const char *compare_file;        /* an output file hashed after each run; NULL: none */
+	/*
+	 * Runs one request (filling in inject_path and events_dir, recording
+	 * the run) and loads its events into ev; writes the SHA-256 of the
+	 * run's compared standard output into stdout_sha256 ("" unknown).
+	 * Returns 0 or a negative CA_E_* code.
+	 */
+	int (*run)(void *data, const char *label, const struct run_request *req,
+		   struct run_events *ev, struct run_result *res, char stdout_sha256[65]);
+	/* The error for a baseline run that did not succeed (message set). */
+	int (*failed)(void *data, const char *label, const struct run_result *res);
+	void *data;
+};
+
+/*
+ * Runs the pairs and fills ab (initialised here; release with
+ * ab_result_release). An advice run that fails or prints other output than
+ * the baseline clears ab->outputs_equal with the reason; baselines that
+ * differ from each other clear ab->baseline_stable. Returns 0, the run
+ * callback's error, CA_E_INTERRUPTED, or pairs->failed()'s error when a
+ * baseline run fails.
+ */
+int ab_pairs_run(const struct ab_pairs *pairs, struct ab_result *ab);
+
+#endif

@@ -1,0 +1,65 @@
+/*
+ * `profile`'s analyse and emit steps. The analysis (analysis/advise.h:
+ * graphs, every solver, the plan) runs once per profile; every emit after
+ * it writes that analysis with the plan as the later steps left it
+ * (verification drops what was not kept, L2 adds its windows).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/advise.h"
+#include "analysis/plan.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
+#include "emitters/capture_layout.h"
+#include "emitters/capture_write.h"
+#include "src/profile/internal.h"
+
+/* graphs/<kernel>.json: each kernel's traffic reduction graph, as `solve` reads it. */
+static int write_graphs(struct profile_ctx *c, json_t *analysis)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(analysis, "kernels"), i, k) {
+		const char *name = json_string_value(json_object_get(k, "name"));
+		json_t *g = json_object_get(k, "graph");
+		char *path;
+		int ret;
+
+		if (!g || !(path = capture_layout_graph(c->dir, name)))
+			continue;
+		ret = json_file_write(path, g);
+		free(path);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+int profile_analyse(struct profile_ctx *c)
+{
+	struct advise_options ao;
+	int ret;
+
+	if (c->plan)
+		return 0;
+	advise_options_init(&ao);
+	ao.model = !strcmp(c->opt->model, "classic") ? ADVISE_MODEL_CLASSIC : ADVISE_MODEL_SECTOR;
+	c->plan = xcalloc(1, sizeof(*c->plan));
+	plan_init(c->plan);
+	ret = advise_capture(c->capture, &ao, c->plan, &c->analysis);
+	if (ret)
+		return error_prefix(ret, "cannot analyse the capture in '%s'", c->dir);
+	return write_graphs(c, c->analysis);
+}
+
+int profile_emit(struct profile_ctx *c)
+{
+	int ret = capture_write_analysed(c->dir, c->capture, c->analysis, c->plan, NULL);
+
+	if (ret)
+		return error_prefix(ret, "cannot write the results into '%s'", c->dir);
+	return 0;
+}

@@ -1,0 +1,309 @@
+/*
+ * `profile`'s capture step: the variant runs that measure hit_i and
+ * hit_{i,j} (analysis/variants.h schedules them), the baseline check, and
+ * the kernels' entries of capture.json.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/plan.h"
+#include "base/error.h"
+#include "base/xalloc.h"
+#include "emitters/capture_layout.h"
+#include "src/profile/internal.h"
+
+/* Was the kernel's module really replaced in this run? */
+static int substituted(const struct run_events *ev, const char *module_id)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nr_modules; i++)
+		if (!strcmp(ev->modules[i].id, module_id))
+			return ev->modules[i].substituted;
+	return 0;
+}
+
+static double metric(json_t *metrics, const char *key)
+{
+	json_t *v = json_object_get(metrics, key);
+	return v ? json_number_value(v) : NAN;
+}
+
+static void record_variant(struct profile_ctx *c, const struct variant_run *r, unsigned run,
+			   struct run_events *ev, const char *label)
+{
+	size_t i, nodes[2];
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		struct event_kernel *ek = run_events_kernel(ev, k->name);
+		int n = variant_nodes(&k->vk, r, nodes);
+		double hits;
+
+		if (n < 0)
+			continue;
+		if (!ek->metrics || !substituted(ev, k->module->id)) {
+			profile_note(c, "run %u (%s): no counters for kernel %s%s", run, label, k->name,
+			     ek->metrics ? " (its module was not substituted)" : "");
+			continue;
+		}
+		if (r->kind == VARIANT_BASELINE || r->kind == VARIANT_ALL_BYPASSED) {
+			json_t *m = json_deep_copy(ek->metrics);
+			json_object_set_new(m, "run", json_integer(run));
+			json_object_set_new(m, "launches", json_integer(ek->metric_launches));
+			json_object_set_new(k->counters, label, m);
+		}
+		hits = metric(ek->metrics, "l1_hits");
+		if (n == 1) {
+			k->hit[nodes[0]] = hits;
+			k->hit_run[nodes[0]] = (int)run;
+		} else if (n == 2) {
+			size_t nn = k->vk.nr_measured;
+			k->pair_hit[nodes[0] * nn + nodes[1]] = hits;
+			k->pair_run[nodes[0] * nn + nodes[1]] = (int)run;
+		}
+	}
+}
+
+static void baseline_check(struct profile_ctx *c, json_t *baseline_runs)
+{
+	json_t *runs = json_object_get(c->capture, "runs"), *check, *notes = json_array();
+	const char *first_hash = NULL;
+	int identical = 1;
+	double spread = 0;
+	size_t i, j;
+
+	json_array_foreach(baseline_runs, i, check) {
+		json_t *r = json_array_get(runs, (size_t)json_integer_value(check));
+		const char *h = json_string_value(json_object_get(r, "stdout_sha256"));
+		if (!first_hash)
+			first_hash = h;
+		else if (h && strcmp(h, first_hash))
+			identical = 0;
+	}
+	for (i = 0; i < c->nr_kernels; i++) {
+		json_t *a = json_object_get(c->kernels[i].counters, "baseline");
+		json_t *b = json_object_get(c->kernels[i].counters, "baseline#2");
+		static const char *const keys[] = { "l1_hits", "l1_sectors", "l2_sectors_from_l1" };
+
+		if (!a || !b)
+			continue;
+		for (j = 0; j < ARRAY_SIZE(keys); j++) {
+			double x = metric(a, keys[j]), y = metric(b, keys[j]);
+			double d = (x + y) > 0 ? fabs(x - y) / ((x + y) / 2) : 0;
+			if (!isnan(d) && d > spread)
+				spread = d;
+			if (d > 0.05)
+				json_array_append_new(notes, json_sprintf(
+					"kernel %s: %s differs by %.1f%% between the two baseline runs: "
+					"its hit measurements carry that much noise", c->kernels[i].name,
+					keys[j], d * 100));
+		}
+	}
+	if (!identical)
+		json_array_append_new(notes, json_string(
+			"the program's output differs between baseline runs: it is not deterministic, "
+			"so output checks of the advice cannot be trusted"));
+	/* the reports show capture.notes: the reader learns of the noise there too */
+	{
+		json_t *n;
+		json_array_foreach(notes, i, n)
+			json_array_append(json_object_get(c->capture, "notes"), n);
+	}
+	json_object_set_new(c->capture, "baseline_check",
+		json_pack("{s:O, s:b, s:f, s:o}", "runs", baseline_runs, "output_identical", identical,
+			  "max_counter_spread", spread, "notes", notes));
+}
+
+int profile_capture_variants(struct profile_ctx *c)
+{
+	struct variant_kernel *vks = xcalloc(c->nr_kernels, sizeof(*vks));
+	struct variant_run *runs = NULL;
+	json_t *baseline_runs = json_array();
+	size_t nr_runs, r, i;
+	int ret = 0;
+
+	for (i = 0; i < c->nr_kernels; i++)
+		vks[i] = c->kernels[i].vk;
+	nr_runs = variants_schedule(vks, c->nr_kernels, 2, &runs);
+	c->runs_planned = c->runs_done + (unsigned)nr_runs + (c->opt->no_monitor || c->monitored ? 0 : 1);
+	for (r = 0; r < nr_runs; r++) {
+		struct plan plan;
+		char label[64], *subst;
+		struct run_request req = { .metrics = 1 };
+		struct run_events ev;
+		struct run_result res;
+		unsigned run = c->run_index;
+
+		if (runs[r].kind == VARIANT_BASELINE)
+			snprintf(label, sizeof(label), runs[r].index ? "baseline#%u" : "baseline",
+				 runs[r].index + 1);
+		else if (runs[r].kind == VARIANT_ALL_BYPASSED)
+			snprintf(label, sizeof(label), "all_bypassed");
+		else
+			snprintf(label, sizeof(label), "%s %u", variant_kind_name(runs[r].kind),
+				 runs[r].index);
+		plan_init(&plan);
+		for (i = 0; i < c->nr_kernels; i++)
+			variant_add_to_plan(&c->kernels[i].vk, &runs[r],
+					    strcmp(c->opt->bypass_form, "cg") ? LOAD_ACTION_NO_ALLOCATE :
+					    LOAD_ACTION_BYPASS, &plan);
+		{
+			char dirlabel[16];
+			snprintf(dirlabel, sizeof(dirlabel), "%03u", run);
+			subst = profile_write_substitutes(c, dirlabel, &plan);
+		}
+		plan_release(&plan);
+		if (!subst) {
+			ret = error_prefix(CA_E_IO, "cannot prepare the PTX of run %u (%s)", run, label);
+			break;
+		}
+		req.subst_dir = subst;
+		run_events_init(&ev);
+		profile_progress(c, label);
+		ret = profile_run_program(c, runs[r].kind == VARIANT_BASELINE ? "baseline" :
+					  variant_kind_name(runs[r].kind), &req, &ev, &res, NULL);
+		free(subst);
+		if (!ret && res.status == RUN_INTERRUPTED)
+			ret = error_set(CA_E_INTERRUPTED, "interrupted during run %u (%s)", run, label);
+		if (!ret && res.status != RUN_OK) {
+			if (runs[r].kind == VARIANT_BASELINE)
+				ret = profile_run_failed(c, "baseline", &res);
+			else {
+				char *log = capture_layout_run_log(NULL, run);
+				profile_note(c, "run %u (%s) failed and is skipped: see %s", run, label, log);
+				free(log);
+			}
+		}
+		if (!ret && res.status == RUN_OK) {
+			if (runs[r].kind == VARIANT_BASELINE)
+				json_array_append_new(baseline_runs, json_integer(run));
+			record_variant(c, &runs[r], run, &ev, label);
+		}
+		run_events_release(&ev);
+		profile_progress(c, label);
+		if (ret)
+			break;
+		profile_write_capture(c, "incomplete");
+	}
+	if (!ret)
+		baseline_check(c, baseline_runs);
+	json_decref(baseline_runs);
+	free(runs);
+	free(vks);
+	return ret;
+}
+
+/* The C++ name of a kernel (c++filt from binutils), or NULL when unavailable. */
+static json_t *demangle(const char *name)
+{
+	char *cmd, buf[4096];
+	FILE *f;
+	json_t *out = NULL;
+	size_t n;
+
+	if (strncmp(name, "_Z", 2) || strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$.") != strlen(name))
+		return NULL;
+	cmd = xasprintf("c++filt '%s' 2>/dev/null", name);
+	f = popen(cmd, "r");
+	free(cmd);
+	if (!f)
+		return NULL;
+	if (fgets(buf, sizeof(buf), f)) {
+		n = strlen(buf);
+		while (n && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+			buf[--n] = '\0';
+		if (n && strcmp(buf, name))
+			out = json_string(buf);
+	}
+	pclose(f);
+	return out;
+}
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : json_real(v);
+}
+
+void profile_fill_kernels(struct profile_ctx *c)
+{
+	json_t *kernels = json_object_get(c->capture, "kernels");
+	size_t i, a, b;
+
+	json_array_clear(kernels);
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		const struct ptx_function *fn = k->fn;
+		size_t n = k->vk.nr_measured;
+		json_t *kj, *loads = json_array(), *pairs = json_array();
+		json_t *base = json_object_get(k->counters, "baseline");
+
+		for (a = 0; a < fn->nr_loads; a++) {
+			const struct ptx_load *l = &fn->loads[a];
+			json_t *lj = json_pack("{s:i, s:i, s:s, s:s, s:s, s:b, s:i, s:i}",
+				"ordinal", l->ordinal, "ptx_line", l->ptx_line, "instruction", l->opcode,
+				"space", l->space == PTX_SPACE_GLOBAL ? "global" : "generic",
+				"cache_op", ptx_cache_op_name(l->cache_op), "nc", l->nc,
+				"vector", l->vector, "bits", l->bits);
+			json_object_set_new(lj, "file", l->file ? json_string(l->file) : json_null());
+			json_object_set_new(lj, "line", l->line ? json_integer(l->line) : json_null());
+			json_object_set_new(lj, "param", l->param >= 0 ? json_integer(l->param) : json_null());
+			json_object_set_new(lj, "read_only", l->read_only < 0 ? json_null() :
+					    json_boolean(l->read_only));
+			json_object_set_new(lj, "patchable", json_boolean(l->patchable));
+			if (!l->patchable)
+				json_object_set_new(lj, "unpatchable_reason",
+						    json_string(l->unpatchable_reason ? l->unpatchable_reason : "?"));
+			json_object_set_new(lj, "l1_eviction", json_string(ptx_l1_eviction_name(l->l1_eviction)));
+			json_object_set_new(lj, "measured", json_false());
+			for (b = 0; b < n; b++) {
+				if (k->vk.measured[b] != l->ordinal)
+					continue;
+				json_object_set_new(lj, "measured", json_true());
+				json_object_set_new(lj, "node", json_integer((json_int_t)b));
+				json_object_set_new(lj, "hit", num_or_null(k->hit[b]));
+				json_object_set_new(lj, "run", k->hit_run[b] >= 0 ?
+						    json_integer(k->hit_run[b]) : json_null());
+			}
+			json_object_set_new(lj, "access", json_null());
+			json_array_append_new(loads, lj);
+		}
+		for (a = 0; a < n; a++)
+			for (b = a + 1; b < n; b++) {
+				double h = k->pair_hit[a * n + b];
+				json_t *pj = json_pack("{s:i, s:i, s:o}", "i", k->vk.measured[a], "j",
+						       k->vk.measured[b], "hit", num_or_null(h));
+				json_object_set_new(pj, "run", k->pair_run[a * n + b] >= 0 ?
+						    json_integer(k->pair_run[a * n + b]) : json_null());
+				json_array_append_new(pairs, pj);
+			}
+		kj = json_pack("{s:s, s:s, s:i, s:[i,i,i], s:[i,i,i], s:i}",
+			"module", k->module->id, "name", k->name, "launches", k->disc.launches,
+			"grid", k->disc.grid[0], k->disc.grid[1], k->disc.grid[2],
+			"block", k->disc.block[0], k->disc.block[1], k->disc.block[2],
+			"dynamic_shared_bytes", k->disc.dynamic_shared);
+		{
+			json_t *d = demangle(k->name);
+			if (d)
+				json_object_set_new(kj, "demangled", d);
+		}
+		json_object_set_new(kj, "static_shared_bytes", k->disc.static_shared >= 0 ?
+				    json_integer(k->disc.static_shared) : json_integer((json_int_t)fn->static_shared_bytes));
+		json_object_set_new(kj, "registers", k->disc.registers >= 0 ?
+				    json_integer(k->disc.registers) : json_null());
+		json_object_set_new(kj, "gpu_time_ns", json_pack("{s:I, s:o}", "cubin",
+			(json_int_t)k->disc.gpu_time_ns, "baseline",
+			num_or_null(metric(base, "duration_ns"))));
+		json_object_set(kj, "counters", k->counters);
+		json_object_set_new(kj, "loads", loads);
+		json_object_set_new(kj, "pairs", pairs);
+		json_object_set_new(kj, "left_out_loads", json_integer((json_int_t)k->left_out));
+		if (k->allocs_used)
+			json_object_set(kj, "allocs_used", k->allocs_used);
+		json_array_append_new(kernels, kj);
+		k->json = kj;
+	}
+}

@@ -1,0 +1,290 @@
+/*
+ * What every step of `profile` uses: notes and progress, one program run
+ * recorded in capture.json, A/B pairs, the capture document, and the
+ * substituted PTX of a run.
+ */
+#define _GNU_SOURCE
+#include <regex.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "analysis/plan.h"
+#include "base/atomic_file.h"
+#include "base/digest.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "emitters/capture_layout.h"
+#include "emitters/patched_ptx.h"
+#include "src/profile/internal.h"
+
+double profile_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void report(struct profile_ctx *c, enum profile_event_kind kind, const char *label,
+		   const char *message)
+{
+	struct profile_event ev = {
+		.kind = kind, .step = c->step, .label = label, .message = message, .dir = c->dir,
+		.runs_done = c->runs_done, .runs_planned = c->runs_planned,
+		.elapsed = profile_now() - c->started,
+	};
+
+	if (c->progress && c->progress->report)
+		c->progress->report(c->progress->data, &ev);
+}
+
+void profile_progress(struct profile_ctx *c, const char *label)
+{
+	report(c, PROFILE_EVENT_RUN, label, NULL);
+}
+
+void profile_message(struct profile_ctx *c, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	report(c, PROFILE_EVENT_MESSAGE, NULL, buf);
+}
+
+void profile_note(struct profile_ctx *c, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	json_array_append_new(json_object_get(c->capture, "notes"), json_string(buf));
+}
+
+void profile_report_event(struct profile_ctx *c, enum profile_event_kind kind)
+{
+	report(c, kind, NULL, NULL);
+}
+
+/* ---- runs ------------------------------------------------------------- */
+
+/* A JSON string that takes s (freed here). */
+static json_t *json_own(char *s)
+{
+	json_t *j = json_string(s);
+
+	free(s);
+	return j;
+}
+
+static void tail_of_file(const char *path, struct strbuf *out, size_t max_lines)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t lines = 0;
+	const char *p;
+
+	if (strbuf_read_file(&sb, path, 0))
+		return;
+	for (p = sb.buf + sb.len; p > sb.buf; p--)
+		if (p[-1] == '\n' && p != sb.buf + sb.len && ++lines > max_lines)
+			break;
+	strbuf_addstr(out, p);
+	strbuf_release(&sb);
+}
+
+/*
+ * SHA-256 of the run's standard output, without the lines --output-ignore
+ * matches (a program that prints its timings still compares equal).
+ */
+static void stdout_digest(struct profile_ctx *c, const char *path, char hex[65])
+{
+	struct strbuf sb = STRBUF_INIT, kept = STRBUF_INIT;
+	regex_t re;
+	char *line, *next;
+
+	hex[0] = '\0';
+	if (strbuf_read_file(&sb, path, 0))
+		return;
+	if (!c->opt->output_ignore ||
+	    regcomp(&re, c->opt->output_ignore, REG_EXTENDED | REG_NOSUB)) {
+		digest_sha256_hex(sb.buf, sb.len, hex);
+		strbuf_release(&sb);
+		return;
+	}
+	for (line = sb.buf; *line; line = next) {
+		char saved;
+		next = strchr(line, '\n');
+		next = next ? next + 1 : line + strlen(line);
+		saved = *next;
+		*next = '\0';
+		if (regexec(&re, line, 0, NULL, 0))
+			strbuf_addstr(&kept, line);
+		*next = saved;
+	}
+	regfree(&re);
+	digest_sha256_hex(kept.buf, kept.len, hex);
+	strbuf_release(&kept);
+	strbuf_release(&sb);
+}
+
+int profile_run_program(struct profile_ctx *c, const char *variant, const struct run_request *req,
+			struct run_events *ev, struct run_result *res, json_t **run_json)
+{
+	char *log = capture_layout_run_log(c->dir, c->run_index);
+	char *out = capture_layout_run_stdout(c->dir, c->run_index);
+	char *evdir = capture_layout_run_events_dir(c->dir, c->run_index);
+	char *evfile = run_request_events_file(evdir);
+	struct run_request r = *req;
+	struct run_spec spec;
+	char desc[300], hex[65] = "";
+	int ret;
+	json_t *rj;
+
+	mkdir(evdir, 0777);
+	r.inject_path = c->inject_path;
+	r.events_dir = evdir;
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = c->opt->argv;
+	spec.log_path = log;
+	spec.stdout_path = out;
+	spec.timeout_seconds = c->opt->timeout;
+	ret = run_request_run(&r, &spec, res);
+	if (!ret && ev)
+		ret = run_events_load(ev, evfile);
+	if (!ret)
+		stdout_digest(c, out, hex);
+	rj = json_pack("{s:i, s:s, s:s, s:i, s:f, s:s, s:s}",
+		       "index", c->run_index, "variant", variant,
+		       "status", res->status == RUN_OK ? "ok" :
+				 res->status == RUN_TIMEOUT ? "timeout" :
+				 res->status == RUN_INTERRUPTED ? "interrupted" :
+				 res->status == RUN_SIGNALED ? "killed" : "failed",
+		       "exit_status", res->exit_code, "wall_seconds", res->wall_seconds,
+		       "stdout_sha256", hex, "description", run_result_describe(res, desc, sizeof(desc)));
+	json_object_set_new(rj, "log", json_own(capture_layout_run_log(NULL, c->run_index)));
+	json_object_set_new(rj, "events", json_own(capture_layout_run_events(NULL, c->run_index)));
+	json_object_set_new(rj, "stdout", json_own(capture_layout_run_stdout(NULL, c->run_index)));
+	if (ev && json_array_size(ev->errors))
+		json_object_set(rj, "errors", ev->errors);
+	json_array_append_new(json_object_get(c->capture, "runs"), rj);
+	if (run_json)
+		*run_json = rj;
+	c->run_index++;
+	c->runs_done++;
+	free(log);
+	free(out);
+	free(evdir);
+	free(evfile);
+	return ret;
+}
+
+int profile_run_failed(struct profile_ctx *c, const char *what, const struct run_result *res)
+{
+	struct strbuf tail = STRBUF_INIT;
+	char desc[300];
+	char *log = capture_layout_run_log(c->dir, c->run_index - 1);
+	int ret;
+
+	tail_of_file(log, &tail, 12);
+	ret = error_set(CA_E_PROGRAM, "the %s run of '%s' %s; its last output:\n%s\n(full log: %s)",
+			what, c->opt->argv[0], run_result_describe(res, desc, sizeof(desc)),
+			tail.len ? tail.buf : "(none)", log);
+	strbuf_release(&tail);
+	free(log);
+	return ret;
+}
+
+/* ---- A/B pairs ---------------------------------------------------------- */
+
+static int ab_run(void *data, const char *label, const struct run_request *req,
+		  struct run_events *ev, struct run_result *res, char stdout_sha256[65])
+{
+	struct profile_ctx *c = data;
+	json_t *rj = NULL;
+	const char *hex;
+	int ret;
+
+	profile_progress(c, label);
+	ret = profile_run_program(c, label, req, ev, res, &rj);
+	hex = json_string_value(json_object_get(rj, "stdout_sha256"));
+	snprintf(stdout_sha256, 65, "%s", hex ? hex : "");
+	if (!ret)
+		profile_progress(c, label);
+	return ret;
+}
+
+static int ab_failed(void *data, const char *label, const struct run_result *res)
+{
+	return profile_run_failed(data, label, res);
+}
+
+int profile_ab_runs(struct profile_ctx *c, const char *name, const struct run_request *base,
+		    const struct run_request *adv, unsigned rounds, struct ab_result *ab)
+{
+	const char **kernels = xcalloc(c->nr_kernels + 1, sizeof(*kernels));
+	struct ab_pairs pairs = {
+		.baseline = base, .advice = adv, .rounds = rounds, .name = name,
+		.kernels = kernels, .nr_kernels = c->nr_kernels,
+		.compare_file = c->opt->compare_file,
+		.run = ab_run, .failed = ab_failed, .data = c,
+	};
+	size_t i;
+	int ret;
+
+	for (i = 0; i < c->nr_kernels; i++)
+		kernels[i] = c->kernels[i].name;
+	c->runs_planned = c->runs_done + 2 * rounds;
+	ret = ab_pairs_run(&pairs, ab);
+	free(kernels);
+	return ret;
+}
+
+/* ---- files -------------------------------------------------------------- */
+
+int profile_write_capture(struct profile_ctx *c, const char *status)
+{
+	char *path = capture_layout_file(c->dir, CAPTURE_LAYOUT_CAPTURE);
+	int ret;
+
+	json_object_set_new(c->capture, "status", json_string(status));
+	ret = json_file_write(path, c->capture);
+	free(path);
+	return ret;
+}
+
+char *profile_write_substitutes(struct profile_ctx *c, const char *label, const struct plan *plan)
+{
+	char *dir = capture_layout_subst_dir(c->dir, label);
+	size_t i;
+
+	if (mkdir_p(dir)) {
+		free(dir);
+		return NULL;
+	}
+	for (i = 0; i < c->nr_modules; i++) {
+		struct profile_module *m = &c->modules[i];
+		char *path;
+		int ret;
+
+		if (!m->pm)
+			continue;
+		path = capture_layout_subst_ptx(dir, m->id);
+		ret = patched_ptx_write_module(m->pm, m->id, plan, path, m->path);
+		free(path);
+		if (ret < 0) {
+			free(dir);
+			return NULL;
+		}
+	}
+	return dir;
+}

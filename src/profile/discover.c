@@ -1,0 +1,321 @@
+/*
+ * `profile`'s discovery step: the first run under the injection library
+ * saves every module's PTX and times the program's own cubins; the modules
+ * move to modules/<id>.ptx and the busiest kernels are chosen to measure,
+ * with the loads to measure in each (analysis/load_choice.h).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/load_choice.h"
+#include "analysis/monitor_counts.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "emitters/capture_layout.h"
+#include "src/profile/internal.h"
+
+static struct profile_module *find_module(struct profile_ctx *c, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id && i < c->nr_modules; i++)
+		if (!strcmp(c->modules[i].id, id))
+			return &c->modules[i];
+	return NULL;
+}
+
+/* Moves runs/000.d/seen/<id>.ptx to modules/<id>.ptx and parses it. */
+static int adopt_module(struct profile_ctx *c, const struct event_module *em, const char *seen_dir)
+{
+	struct profile_module *m;
+	char *from, *to;
+	struct strbuf sb = STRBUF_INIT;
+	int ret = 0;
+
+	if (find_module(c, em->id))
+		return 0;
+	c->modules = xrealloc(c->modules, (c->nr_modules + 1) * sizeof(*c->modules));
+	m = &c->modules[c->nr_modules++];
+	memset(m, 0, sizeof(*m));
+	m->id = xstrdup(em->id);
+	m->origin = em->origin ? xstrdup(em->origin) : NULL;
+	json_array_append_new(json_object_get(c->capture, "modules"),
+		json_pack("{s:s, s:s?, s:b}", "id", em->id, "origin", em->origin,
+			  "has_ptx", em->has_ptx));
+	if (!em->has_ptx)
+		return 0;
+	from = capture_layout_subst_ptx(seen_dir, em->id);
+	to = capture_layout_module_ptx(c->dir, em->id);
+	if (rename(from, to) && errno != ENOENT) {
+		ret = error_set(CA_E_IO, "cannot move '%s' to '%s': %s", from, to, strerror(errno));
+		goto out;
+	}
+	ret = strbuf_read_file(&sb, to, 0);
+	if (ret) {
+		error_prefix(ret, "module %s (%s) was seen but its PTX was not saved", em->id,
+			     em->origin ? em->origin : "?");
+		goto out;
+	}
+	ret = ptx_parse(to, sb.buf, sb.len, &m->pm);
+	if (ret) {
+		/* Unusual PTX: keep going without this module's kernels. */
+		json_array_append_new(json_object_get(c->capture, "notes"),
+			json_sprintf("module %s: its PTX could not be parsed, its kernels are not measured: %s",
+				     em->id, error_message()));
+		ret = 0;
+		goto out;
+	}
+	m->path = realpath(to, NULL);
+	{
+		json_t *mj = json_array_get(json_object_get(c->capture, "modules"),
+					    json_array_size(json_object_get(c->capture, "modules")) - 1);
+		char *rel = capture_layout_module_ptx(NULL, em->id);
+		json_object_set_new(mj, "ptx", json_string(rel));
+		free(rel);
+		json_object_set_new(mj, "arch", json_string(m->pm->target));
+	}
+out:
+	strbuf_release(&sb);
+	free(from);
+	free(to);
+	return ret;
+}
+
+static int by_gpu_time(const void *a, const void *b)
+{
+	const struct event_kernel *x = *(const struct event_kernel *const *)a;
+	const struct event_kernel *y = *(const struct event_kernel *const *)b;
+
+	if (x->gpu_time_ns != y->gpu_time_ns)
+		return x->gpu_time_ns < y->gpu_time_ns ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+
+/* Which allocations the kernel's pointer arguments pointed into, over all
+ * its launches: [{"param", "alloc", "launches"}]. */
+static json_t *allocs_used(const struct run_events *ev, const char *kernel)
+{
+	json_t *out = json_array(), *launch, *arg, *u;
+	size_t i, j, k;
+
+	json_array_foreach(ev->launch_sequence, i, launch) {
+		if (strcmp(json_string_value(json_object_get(launch, "kernel")), kernel))
+			continue;
+		json_array_foreach(json_object_get(launch, "args"), j, arg) {
+			json_t *p = json_object_get(arg, "param"), *a = json_object_get(arg, "alloc");
+			int found = 0;
+			json_array_foreach(out, k, u) {
+				if (json_equal(json_object_get(u, "param"), p) &&
+				    json_equal(json_object_get(u, "alloc"), a)) {
+					json_object_set_new(u, "launches", json_integer(
+						json_integer_value(json_object_get(u, "launches")) + 1));
+					found = 1;
+					break;
+				}
+			}
+			if (!found)
+				json_array_append_new(out, json_pack("{s:O, s:O, s:i}", "param", p,
+								     "alloc", a, "launches", 1));
+		}
+	}
+	return out;
+}
+
+static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const struct run_events *ev)
+{
+	struct profile_module *m = find_module(c, ek->module);
+	const struct ptx_function *fn = m && m->pm ? ptx_module_find(m->pm, ek->name) : NULL;
+	struct profile_kernel *k;
+	struct load_choice lc;
+	size_t i, n;
+
+	if (!fn) {
+		profile_note(c, "kernel %s: %s, so its loads cannot be measured", ek->name,
+		     !m ? "its module is unknown" : !m->pm ? "its module has no PTX (built without it: "
+		     "add -gencode arch=compute_90,code=compute_90)" : "not found in its module's PTX");
+		return;
+	}
+	c->kernels = xrealloc(c->kernels, (c->nr_kernels + 1) * sizeof(*c->kernels));
+	k = &c->kernels[c->nr_kernels++];
+	memset(k, 0, sizeof(*k));
+	k->name = xstrdup(ek->name);
+	k->module = m;
+	k->fn = fn;
+	k->allocs_used = allocs_used(ev, ek->name);
+	k->disc = *ek;
+	memset(ek, 0, sizeof(*ek)); /* ownership moves to k->disc */
+	k->vk.module_id = xstrdup(m->id);
+	k->vk.function = xstrdup(fn->name);
+	k->vk.patchable = xcalloc(fn->nr_loads + 1, sizeof(unsigned));
+	k->vk.measured = xcalloc(fn->nr_loads + 1, sizeof(unsigned));
+	for (i = 0; i < fn->nr_loads; i++)
+		if (fn->loads[i].patchable)
+			k->vk.patchable[k->vk.nr_patchable++] = fn->loads[i].ordinal;
+	/* the first in the text; profile_choose_measured_loads() may pick the busiest */
+	load_choice_pick(k->vk.patchable, NULL, k->vk.nr_patchable, c->opt->max_loads,
+			 k->vk.measured, &lc);
+	k->vk.nr_measured = lc.nr_measured;
+	k->left_out = lc.left_out;
+	n = k->vk.nr_measured;
+	k->counters = json_object();
+	k->hit = xcalloc(n + 1, sizeof(double));
+	k->hit_run = xcalloc(n + 1, sizeof(int));
+	k->pair_hit = xcalloc(n * n + 1, sizeof(double));
+	k->pair_run = xcalloc(n * n + 1, sizeof(int));
+	for (i = 0; i < n; i++) {
+		k->hit[i] = NAN;
+		k->hit_run[i] = -1;
+	}
+	for (i = 0; i < n * n; i++) {
+		k->pair_hit[i] = NAN;
+		k->pair_run[i] = -1;
+	}
+}
+
+/*
+ * For kernels with more patchable loads than --max-loads: the loads to
+ * measure are the ones with the most sector traffic in the monitor run
+ * (profile_monitor() before the variant runs), not the first ones in the
+ * text. Without monitor counts the text order stays. Notes what was left
+ * out and how much of the kernel's traffic that is.
+ */
+void profile_choose_measured_loads(struct profile_ctx *c)
+{
+	size_t i, j, l;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		struct monitor_counts mc;
+		const struct monitor_function *mf = NULL;
+		struct load_choice lc;
+		uint64_t *sectors;
+
+		if (!k->left_out)
+			continue;
+		monitor_counts_init(&mc);
+		if (k->layout && !monitor_counts_read(&mc, k->layout, k->mon, k->nr_mon))
+			mf = monitor_counts_find(&mc, k->vk.function);
+		if (!mf) {
+			profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured; "
+			     "without monitor counts (--no-monitor, or the monitor run failed) the first %zu "
+			     "in the PTX were chosen; the others stay L1::no_allocate in the variants and "
+			     "keep their form in the advice", k->name, k->left_out, c->opt->max_loads,
+			     k->vk.nr_measured);
+			monitor_counts_release(&mc);
+			continue;
+		}
+		sectors = xcalloc(k->vk.nr_patchable + 1, sizeof(*sectors));
+		for (j = 0; j < k->vk.nr_patchable; j++)
+			for (l = 0; l < mf->nr_loads; l++)
+				if (mf->loads[l].ordinal == k->vk.patchable[j])
+					sectors[j] = mf->loads[l].sectors;
+		load_choice_pick(k->vk.patchable, sectors, k->vk.nr_patchable, c->opt->max_loads,
+				 k->vk.measured, &lc);
+		profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured; the %zu "
+		     "measured are those with the most sector traffic in the monitor run (%.1f%% of the "
+		     "kernel's load sectors); the others stay L1::no_allocate in the variants and keep "
+		     "their form in the advice", k->name, k->left_out, c->opt->max_loads,
+		     k->vk.nr_measured, lc.total_sectors ? 100.0 * (double)lc.kept_sectors /
+		     (double)lc.total_sectors : 0.0);
+		free(sectors);
+		monitor_counts_release(&mc);
+	}
+}
+
+int profile_discover(struct profile_ctx *c)
+{
+	const struct run_request req = { .save_modules = 1, .timing = 1 };
+	struct run_events ev;
+	struct run_result res;
+	struct event_kernel **order = NULL;
+	regex_t re;
+	int ret, have_re = 0;
+	size_t i, taken = 0;
+	char *seen;
+
+	run_events_init(&ev);
+	profile_progress(c, "discovery run");
+	ret = profile_run_program(c, "discovery", &req, &ev, &res, NULL);
+	if (ret)
+		goto out;
+	if (res.status == RUN_INTERRUPTED) {
+		ret = error_set(CA_E_INTERRUPTED, "interrupted during the discovery run");
+		goto out;
+	}
+	if (res.status != RUN_OK) {
+		ret = profile_run_failed(c, "discovery", &res);
+		goto out;
+	}
+	if (!ev.saw_start) {
+		profile_note(c, "the program never initialised CUDA: no kernel to measure");
+		profile_message(c, "'%s' never initialised CUDA, so there is nothing "
+			"to measure (is it a CUDA program? is it statically linked against an old "
+			"cudart?)", c->opt->argv[0]);
+		goto out;
+	}
+	{
+		char *evdir = capture_layout_run_events_dir(c->dir, 0);
+		seen = run_request_seen_dir(evdir);
+		free(evdir);
+	}
+	for (i = 0; i < ev.nr_modules && !ret; i++)
+		ret = adopt_module(c, &ev.modules[i], seen);
+	free(seen);
+	if (ret)
+		goto out;
+	json_object_set(c->capture, "allocations", ev.allocations);
+	if (!ev.launches) {
+		profile_note(c, "the program launched no kernel");
+		profile_message(c, "'%s' launched no CUDA kernel: nothing to measure", c->opt->argv[0]);
+		goto out;
+	}
+	if (c->opt->kernels_regex) {
+		if (regcomp(&re, c->opt->kernels_regex, REG_EXTENDED | REG_NOSUB)) {
+			ret = error_set(CA_E_USAGE, "--kernels '%s' is not a valid regular expression",
+					c->opt->kernels_regex);
+			goto out;
+		}
+		have_re = 1;
+	}
+	order = xcalloc(ev.nr_kernels + 1, sizeof(*order));
+	for (i = 0; i < ev.nr_kernels; i++)
+		order[i] = &ev.kernels[i];
+	qsort(order, ev.nr_kernels, sizeof(*order), by_gpu_time);
+	{
+		json_t *all = json_array();
+		for (i = 0; i < ev.nr_kernels; i++)
+			json_array_append_new(all, json_pack("{s:s, s:i, s:I}", "name", order[i]->name,
+				"launches", order[i]->launches, "gpu_time_ns",
+				(json_int_t)order[i]->gpu_time_ns));
+		json_object_set_new(c->capture, "all_kernels", all);
+	}
+	for (i = 0; i < ev.nr_kernels; i++) {
+		if (have_re && regexec(&re, order[i]->name, 0, NULL, 0))
+			continue;
+		if (taken >= c->opt->top) {
+			profile_note(c, "kernel %s (%.3f ms) is not measured: beyond --top %u", order[i]->name,
+			     order[i]->gpu_time_ns / 1e6, c->opt->top);
+			continue;
+		}
+		take_kernel(c, order[i], &ev);
+		taken++;
+	}
+	if (have_re && !taken)
+		profile_note(c, "no kernel matches --kernels '%s'", c->opt->kernels_regex);
+	if (!c->nr_kernels)
+		profile_message(c, "no kernel of '%s' can be measured (see the "
+			"notes in capture.json)", c->opt->argv[0]);
+out:
+	if (have_re)
+		regfree(&re);
+	free(order);
+	run_events_release(&ev);
+	return ret;
+}

@@ -1,0 +1,140 @@
+#ifndef CACHEADVISE_PROFILE_INTERNAL_H
+#define CACHEADVISE_PROFILE_INTERNAL_H
+
+/*
+ * Private to src/profile/: the state one profile carries from step to step
+ * (struct profile_ctx) and the services every step uses (context.c: notes,
+ * progress, program runs, the capture document, substituted PTX). Each
+ * step lives in its own file and is called by profile.c alone; steps do
+ * not call each other.
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "analysis/ab_verdict.h"
+#include "analysis/device_model.h"
+#include "analysis/ptx.h"
+#include "analysis/variants.h"
+#include "collectors/events.h"
+#include "collectors/run_request.h"
+#include "collectors/runner.h"
+#include "src/profile/profile.h"
+
+struct plan;
+
+struct profile_module {
+	char *id;
+	char *path;                 /* absolute path of modules/<id>.ptx, NULL without PTX */
+	char *origin;
+	struct ptx_module *pm;      /* parsed PTX, NULL without PTX */
+};
+
+struct profile_kernel {
+	char *name;
+	struct profile_module *module;
+	const struct ptx_function *fn;
+	struct variant_kernel vk;   /* measured and patchable loads */
+	size_t left_out;            /* patchable loads beyond --max-loads */
+	struct event_kernel disc;   /* what the discovery run saw (owns its json) */
+	json_t *counters;           /* variant label -> metrics object */
+	double *hit;                /* per node: hit_i, NAN when not measured */
+	int *hit_run;
+	double *pair_hit;           /* n*n, hit_{i,j}, NAN when not measured */
+	int *pair_run;
+	json_t *allocs_used;        /* [{"param","alloc","launches"}] over all launches */
+	unsigned long long advised; /* bit i: node i cached in the advice before verification */
+	uint64_t *mon;              /* monitor counters summed over launches, NULL if none */
+	size_t nr_mon;
+	double monitor_gpu_ns;      /* GPU time of the instrumented kernel, summed */
+	json_t *layout;             /* the module's counter layout (owned), NULL if none */
+	json_t *json;               /* the kernel's capture.json object (owned by the capture) */
+};
+
+struct profile_ctx {
+	const struct profile_options *opt;
+	const struct profile_progress *progress;
+	enum profile_step step;
+	char *dir;
+	char *program;
+	char *inject_path;          /* the injection library (absolute) */
+	struct device_model dm;
+	json_t *capture;
+	unsigned run_index;
+	unsigned runs_done, runs_planned;
+	double started;
+	struct profile_module *modules;
+	size_t nr_modules;
+	struct profile_kernel *kernels;
+	size_t nr_kernels;
+	struct plan *plan;          /* the advice, once analysed (owned) */
+	json_t *analysis;           /* the analysis the plan came from (owned), NULL before */
+	int monitored;              /* the monitor run is done */
+};
+
+/* ---- context.c: services of every step ---------------------------------- */
+
+/* Seconds on a monotonic clock (c->started and elapsed times). */
+double profile_now(void);
+/* Tells the caller an event without a label or message (done, incomplete). */
+void profile_report_event(struct profile_ctx *c, enum profile_event_kind kind);
+
+/* Tells the caller a run starts or ended (label names it). */
+void profile_progress(struct profile_ctx *c, const char *label);
+/* Tells the caller a sentence (shown on the terminal, not in the capture). */
+void profile_message(struct profile_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Appends a sentence to capture.notes (the reports show them). */
+void profile_note(struct profile_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/*
+ * Runs the program once as run number c->run_index under the injection
+ * library with req (its inject_path and events_dir are filled in here) and
+ * records it in capture.runs. ev may be NULL; *run_json (may be NULL) gets
+ * the run's record. Returns 0 or CA_E_IO/CA_E_INPUT.
+ */
+int profile_run_program(struct profile_ctx *c, const char *variant, const struct run_request *req,
+			struct run_events *ev, struct run_result *res, json_t **run_json);
+/* The CA_E_PROGRAM error for the run just done: its status, last lines, log. */
+int profile_run_failed(struct profile_ctx *c, const char *what, const struct run_result *res);
+/* Rounds of baseline (base) against advice (adv) runs, recorded as runs. */
+int profile_ab_runs(struct profile_ctx *c, const char *name, const struct run_request *base,
+		    const struct run_request *adv, unsigned rounds, struct ab_result *ab);
+/* Writes capture.json with the given status. */
+int profile_write_capture(struct profile_ctx *c, const char *status);
+/*
+ * Writes runs/<label>.subst/ with, for every module with PTX, the module as
+ * the plan patches it (or a link to the unpatched copy) and returns the
+ * directory (caller frees), or NULL with the message set.
+ */
+char *profile_write_substitutes(struct profile_ctx *c, const char *label, const struct plan *plan);
+
+/* ---- the steps, in the order profile.c runs them ------------------------ */
+
+/* discover.c: the discovery run, modules, the kernels to measure. */
+int profile_discover(struct profile_ctx *c);
+/* discover.c: after an early monitor run, measure the busiest loads. */
+void profile_choose_measured_loads(struct profile_ctx *c);
+/* monitor.c: the instrumented run (exact per-load counts). */
+int profile_monitor(struct profile_ctx *c);
+/* monitor.c: the monitor's counts, software-cache ranking and register-cache
+ * hints in k->json. */
+void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k);
+/* capture.c: the variant runs (hit_i, hit_{i,j}) and the kernels' entries. */
+int profile_capture_variants(struct profile_ctx *c);
+void profile_fill_kernels(struct profile_ctx *c);
+/* analyse.c: the analysis, once (c->plan, c->analysis, graphs/). */
+int profile_analyse(struct profile_ctx *c);
+/* analyse.c: every file of the capture from c->analysis and c->plan. */
+int profile_emit(struct profile_ctx *c);
+/* verify.c: A/B runs of the plan; drops what is not kept. */
+int profile_verify(struct profile_ctx *c);
+/* verify.c: per kernel, which measured loads the advice caches. */
+void profile_note_advised(struct profile_ctx *c);
+/* l2.c: persisting-L2 windows, advised and measured. */
+int profile_l2(struct profile_ctx *c);
+/* oracle.c: --oracle, every plan of the small kernels timed. */
+int profile_oracle(struct profile_ctx *c);
+
+#endif

@@ -1,0 +1,158 @@
+/*
+ * `profile --oracle N`: times every plan of the kernels with at most N
+ * measured loads (analysis/oracle_plans.h enumerates them), one plan of
+ * every kernel per run, and records the best against the advice.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ab_verdict.h"
+#include "analysis/oracle_plans.h"
+#include "analysis/plan.h"
+#include "base/error.h"
+#include "base/xalloc.h"
+#include "src/profile/internal.h"
+
+int profile_oracle(struct profile_ctx *c)
+{
+	unsigned rounds = c->opt->repeat < 3 ? (c->opt->repeat ? c->opt->repeat : 1) : 3;
+	size_t nk = c->nr_kernels, i, maxn = 0, nplans, p, b;
+	unsigned r;
+	double *t, *base;
+	char *base_dir = NULL;
+	json_t *out = json_array();
+	int ret = 0;
+
+	for (i = 0; i < nk; i++)
+		if (c->kernels[i].vk.nr_measured <= c->opt->oracle_max &&
+		    c->kernels[i].vk.nr_measured > maxn)
+			maxn = c->kernels[i].vk.nr_measured;
+	if (!maxn) {
+		json_object_set_new(c->capture, "oracle", json_pack("{s:s}", "status",
+			"no measured kernel has few enough loads for --oracle"));
+		json_decref(out);
+		return 0;
+	}
+	nplans = oracle_plan_count((unsigned)maxn);
+	t = xcalloc(nk * nplans * rounds + 1, sizeof(double));
+	base = xcalloc(nk * rounds + 1, sizeof(double));
+	for (i = 0; i < nk * nplans * rounds; i++)
+		t[i] = NAN;
+	for (i = 0; i < nk * rounds; i++)
+		base[i] = NAN;
+	base_dir = profile_write_substitutes(c, "oracle-baseline", NULL);
+	if (!base_dir) {
+		ret = CA_E_IO;
+		goto out;
+	}
+	c->runs_planned = c->runs_done + rounds * (unsigned)(nplans + 1);
+	for (r = 0; r < rounds && !ret; r++) {
+		for (p = 0; p <= nplans && !ret; p++) {
+			/* p == nplans: the baseline of this round */
+			char label[48], *dir;
+			struct run_request req = { .timing = 1 };
+			struct run_events ev;
+			struct run_result res;
+
+			if (p < nplans) {
+				struct plan plan;
+				plan_init(&plan);
+				for (i = 0; i < nk; i++) {
+					struct profile_kernel *k = &c->kernels[i];
+					if (k->vk.nr_measured <= c->opt->oracle_max)
+						oracle_plan_add(&plan, k->module->id, k->name, k->vk.measured,
+								k->vk.nr_measured, p);
+				}
+				snprintf(label, sizeof(label), "oracle-%zu", p);
+				dir = profile_write_substitutes(c, label, &plan);
+				plan_release(&plan);
+			} else {
+				snprintf(label, sizeof(label), "oracle-baseline");
+				dir = xstrdup(base_dir);
+			}
+			if (!dir) {
+				ret = CA_E_IO;
+				break;
+			}
+			req.subst_dir = dir;
+			run_events_init(&ev);
+			profile_progress(c, label);
+			ret = profile_run_program(c, p < nplans ? "oracle" : "oracle-baseline", &req, &ev,
+						  &res, NULL);
+			free(dir);
+			if (!ret && res.status == RUN_INTERRUPTED)
+				ret = error_set(CA_E_INTERRUPTED, "interrupted during the oracle runs");
+			if (!ret && res.status == RUN_OK) {
+				for (i = 0; i < nk; i++) {
+					struct event_kernel *ek = run_events_kernel(&ev, c->kernels[i].name);
+					double v = ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
+					if (p < nplans)
+						t[(i * nplans + p) * rounds + r] = v;
+					else
+						base[i * rounds + r] = v;
+				}
+			}
+			run_events_release(&ev);
+			profile_progress(c, label);
+		}
+	}
+	if (ret)
+		goto out;
+	for (i = 0; i < nk; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		size_t n = k->vk.nr_measured, best = 0;
+		double best_sp = -1, advised_sp = NAN, bt[8], med_base, *med;
+		size_t nb = 0;
+		json_t *plans, *kj;
+
+		if (n > c->opt->oracle_max)
+			continue;
+		plans = json_array();
+		med = xcalloc(((size_t)1 << n) + 1, sizeof(*med));
+		for (r = 0; r < rounds; r++)
+			if (!isnan(base[i * rounds + r]))
+				bt[nb++] = base[i * rounds + r];
+		med_base = ab_median(bt, nb);
+		for (p = 0; p < ((size_t)1 << n); p++) {
+			double v[8], m;
+			size_t nv = 0;
+			json_t *cached = json_array();
+
+			for (r = 0; r < rounds; r++)
+				if (!isnan(t[(i * nplans + p) * rounds + r]))
+					v[nv++] = t[(i * nplans + p) * rounds + r];
+			m = med[p] = ab_median(v, nv);
+			for (b = 0; b < n; b++)
+				if (p & ((size_t)1 << b))
+					json_array_append_new(cached, json_integer(k->vk.measured[b]));
+			json_array_append_new(plans, json_pack("{s:o, s:o, s:o}", "cached", cached,
+				"median_ns", isnan(m) ? json_null() : json_real(m), "speedup",
+				isnan(m) || isnan(med_base) ? json_null() : json_real(med_base / m)));
+			if (p == k->advised && !isnan(m) && !isnan(med_base))
+				advised_sp = med_base / m;
+		}
+		best = oracle_best_plan(med, (size_t)1 << n, med_base, &best_sp);
+		free(med);
+		kj = json_pack("{s:s, s:i, s:i, s:o}", "kernel", k->name, "loads", (int)n,
+			       "rounds", rounds, "plans", plans);
+		json_object_set_new(kj, "best_plan", json_integer((json_int_t)best));
+		json_object_set_new(kj, "best_speedup", best_sp < 0 ? json_null() : json_real(best_sp));
+		json_object_set_new(kj, "advised_plan", json_integer((json_int_t)k->advised));
+		json_object_set_new(kj, "advised_speedup", isnan(advised_sp) ? json_null() : json_real(advised_sp));
+		json_object_set_new(kj, "ratio", isnan(advised_sp) || best_sp <= 0 ? json_null() :
+				    json_real(advised_sp / best_sp));
+		json_array_append(out, kj);
+		json_object_set_new(k->json, "oracle", kj);
+	}
+	json_object_set_new(c->capture, "oracle", json_pack("{s:s, s:i, s:O}", "status", "measured",
+		"rounds", rounds, "kernels", out));
+	ret = profile_write_capture(c, "complete");
+out:
+	json_decref(out);
+	free(base_dir);
+	free(t);
+	free(base);
+	return ret;
+}

@@ -1,0 +1,89 @@
+#ifndef CACHEADVISE_PROFILE_H
+#define CACHEADVISE_PROFILE_H
+
+/*
+ * The profile library: `cacheadvise profile`'s work (DESIGN.md "The data
+ * flow"), below the command (src/cmd_profile.c parses the options and
+ * prints). profile_run() runs the steps in order
+ *
+ *   discover -> [monitor] -> capture -> [monitor] -> analyse -> emit
+ *            -> verify -> L2 -> oracle   (each followed by emit)
+ *
+ * and writes the capture directory (emitters/capture_layout.h). It never
+ * prints, exits or reads argv: it tells the caller what happens through
+ * struct profile_progress.
+ */
+
+#include <stddef.h>
+
+struct profile_options {
+	char **argv;                 /* program and its arguments */
+	const char *tool_dir;        /* directory of the cacheadvise binary: the injection
+				      * library is ../lib/ from it (collectors/run_request.h) */
+	const char *out_dir;         /* NULL: ./cacheadvise-out/PROGRAM-TIMESTAMP */
+	const char *kernels_regex;   /* NULL: every kernel */
+	unsigned top;                /* kernels by GPU time (default 5) */
+	unsigned max_loads;          /* loads per kernel measured (default 24) */
+	double timeout;              /* seconds per run (default 300) */
+	unsigned repeat;             /* A/B rounds of verification (default 5) */
+	const char *compare_file;    /* an output file that must stay the same */
+	const char *output_ignore;   /* stdout lines matching it are not compared (timings) */
+	unsigned oracle_max;         /* 0: no oracle; else kernels with <= this many loads */
+	const char *model;           /* "sector" or "classic" */
+	const char *device_file;     /* --device FILE */
+	const char *bypass_form;     /* "no_allocate" (default) or "cg" */
+	int no_verify;
+	int no_monitor;
+	int no_l2;                   /* skip the persisting-L2 window step */
+};
+
+enum profile_step {
+	PROFILE_STEP_SETUP,
+	PROFILE_STEP_DISCOVER,
+	PROFILE_STEP_MONITOR,
+	PROFILE_STEP_CAPTURE,
+	PROFILE_STEP_ANALYSE,
+	PROFILE_STEP_VERIFY,
+	PROFILE_STEP_L2,
+	PROFILE_STEP_ORACLE,
+	PROFILE_STEP_EMIT,
+	PROFILE_STEP_DONE,
+};
+
+/* A static name of the step ("discover", "monitor", ...). */
+const char *profile_step_name(enum profile_step step);
+
+enum profile_event_kind {
+	PROFILE_EVENT_RUN,           /* a program run starts or ended (label, counts) */
+	PROFILE_EVENT_MESSAGE,       /* a sentence for the user (message) */
+	PROFILE_EVENT_DONE,          /* the capture is written (dir, runs_done) */
+	PROFILE_EVENT_INCOMPLETE,    /* stopped: the capture in dir is incomplete */
+};
+
+struct profile_event {
+	enum profile_event_kind kind;
+	enum profile_step step;
+	const char *label;           /* the run ("baseline", "single 3", "monitor run") */
+	const char *message;         /* PROFILE_EVENT_MESSAGE */
+	const char *dir;             /* the capture directory, once known */
+	unsigned runs_done;          /* program runs finished so far */
+	unsigned runs_planned;       /* runs of the current batch, 0 unknown */
+	double elapsed;              /* seconds since profile_run began */
+};
+
+struct profile_progress {
+	void (*report)(void *data, const struct profile_event *ev);
+	void *data;
+};
+
+/*
+ * Profiles opt->argv and writes the capture directory. progress may be
+ * NULL. Returns 0 when the capture completes (even with no advice kept),
+ * or a negative CA_E_* code with the message set: CA_E_NOGPU without a
+ * usable GPU, CA_E_PROGRAM when the baseline run fails, CA_E_INTERRUPTED
+ * after Ctrl-C (the capture is kept, marked "incomplete"), CA_E_USAGE when
+ * the directory already holds a capture, CA_E_INPUT / CA_E_IO otherwise.
+ */
+int profile_run(const struct profile_options *opt, const struct profile_progress *progress);
+
+#endif
