@@ -9,6 +9,83 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 
+/* The thread's batch: the files written and not yet renamed. */
+static __thread struct {
+	int active;
+	char **path, **tmp_path;
+	size_t nr, alloc;
+} batch;
+
+/* Takes over path and tmp_path. */
+static void batch_add(char *path, char *tmp_path)
+{
+	size_t i;
+
+	for (i = 0; i < batch.nr; i++) {
+		if (!strcmp(batch.path[i], path)) {
+			/* The same temporary name was written again: keep the last. */
+			free(batch.path[i]);
+			free(batch.tmp_path[i]);
+			batch.path[i] = path;
+			batch.tmp_path[i] = tmp_path;
+			return;
+		}
+	}
+	if (batch.nr == batch.alloc) {
+		batch.alloc = batch.alloc ? 2 * batch.alloc : 16;
+		batch.path = xrealloc(batch.path, batch.alloc * sizeof(*batch.path));
+		batch.tmp_path = xrealloc(batch.tmp_path, batch.alloc * sizeof(*batch.tmp_path));
+	}
+	batch.path[batch.nr] = path;
+	batch.tmp_path[batch.nr++] = tmp_path;
+}
+
+static void batch_end(void)
+{
+	size_t i;
+
+	for (i = 0; i < batch.nr; i++) {
+		free(batch.path[i]);
+		free(batch.tmp_path[i]);
+	}
+	free(batch.path);
+	free(batch.tmp_path);
+	memset(&batch, 0, sizeof(batch));
+}
+
+void atomic_batch_begin(void)
+{
+	batch_end();
+	batch.active = 1;
+}
+
+int atomic_batch_commit(void)
+{
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < batch.nr; i++) {
+		if (ret) {
+			unlink(batch.tmp_path[i]);
+		} else if (rename(batch.tmp_path[i], batch.path[i])) {
+			ret = error_set(CA_E_IO, "cannot rename '%s' to '%s': %s",
+					batch.tmp_path[i], batch.path[i], strerror(errno));
+			unlink(batch.tmp_path[i]);
+		}
+	}
+	batch_end();
+	return ret;
+}
+
+void atomic_batch_abort(void)
+{
+	size_t i;
+
+	for (i = 0; i < batch.nr; i++)
+		unlink(batch.tmp_path[i]);
+	batch_end();
+}
+
 int atomic_file_open(struct atomic_file *af, const char *path)
 {
 	af->path = xstrdup(path);
@@ -47,6 +124,9 @@ int atomic_file_commit(struct atomic_file *af)
 		ret = error_set(CA_E_IO, "cannot write '%s': %s", af->path,
 				strerror(saved ? saved : EIO));
 		unlink(af->tmp_path);
+	} else if (batch.active) {
+		batch_add(af->path, af->tmp_path);
+		af->path = af->tmp_path = NULL;
 	} else if (rename(af->tmp_path, af->path)) {
 		ret = error_set(CA_E_IO, "cannot rename '%s' to '%s': %s",
 				af->tmp_path, af->path, strerror(errno));

@@ -28,6 +28,31 @@ int atomic_file_commit(struct atomic_file *af);
 /* Removes the temporary file and releases af. */
 void atomic_file_abort(struct atomic_file *af);
 
+/*
+ * Batches: several files replaced together, all or none (`report --all`: no
+ * report new while another is old after a full disk). Between
+ * atomic_batch_begin() and atomic_batch_commit(), atomic_file_commit() in
+ * this thread (and so write_file_atomic() and json_file_write()) writes,
+ * syncs and closes its temporary file but leaves the rename: the batch
+ * renames them all at its commit, once every file is written. The batch is
+ * the thread's, not a parameter, so that writers deep in the emitters join
+ * it unchanged.
+ *
+ *     atomic_batch_begin();
+ *     ret = write_every_file();               // write_file_atomic() each
+ *     ret = ret ? atomic_batch_abort(), ret : atomic_batch_commit();
+ *
+ * Writing one path twice in a batch keeps the second. Batches do not nest.
+ */
+void atomic_batch_begin(void);
+/* Renames every file written since atomic_batch_begin() into place and
+ * ends the batch. Returns 0, or CA_E_IO when a rename fails (the files not
+ * yet renamed are removed; renames within a directory need no space, so
+ * this is rare). */
+int atomic_batch_commit(void);
+/* Removes every temporary file of the batch, replacing nothing, and ends it. */
+void atomic_batch_abort(void);
+
 /* Writes len bytes to path atomically. Returns 0 or CA_E_IO. */
 int write_file_atomic(const char *path, const void *data, size_t len);
 

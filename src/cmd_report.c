@@ -219,7 +219,13 @@ static int report(const struct report_cmd *o)
 	if (in.incomplete)
 		cli_warn("the capture in '%s' is %s: rendering what it holds", o->dir, in.status);
 	if (o->all) {
+		/* Every file or none: all are written before any is renamed. */
+		atomic_batch_begin();
 		ret = capture_write_input(&in);
+		if (ret)
+			atomic_batch_abort();
+		else
+			ret = atomic_batch_commit();
 		if (!ret)
 			fprintf(stderr, "cacheadvise report: re-wrote the reports, plan, patched PTX "
 				"and source patch in '%s'\n", o->dir);
