@@ -25,7 +25,9 @@ thrash_pair:correlate
 stencil1d:stencil_global,stencil_shared
 records:process_records
 l2_reuse:gather_mix,stream_scale
-spmv:spmv_scalar,spmv_warp"
+spmv:spmv_scalar,spmv_warp
+decode_iter:decode_step
+deposit:deposit_step"
 
 # fatbin_entries BINARY OUTDIR: prints "kind arch" per fatbin entry of the
 # .nv_fatbin section and writes each PTX entry's payload to OUTDIR/ptxN.zst
