@@ -601,7 +601,9 @@ int report_input_load(struct report_input *in, const char *dir,
 		return error_set(CA_E_INPUT, "'%s' is not a capture directory: %s", dir,
 				 stat(dir, &st) ? strerror(errno) : "not a directory");
 	path = xasprintf("%s/capture.json", dir);
-	if (!file_exists(path)) {
+	/* Only a file that is not there is "missing": a directory, a FIFO or
+	 * permission denied is named by json_file_load (issue 16). */
+	if (stat(path, &st) && errno == ENOENT) {
 		ret = error_set(CA_E_INPUT, "'%s' is not a capture directory: capture.json is "
 				"missing (cacheadvise profile writes one)", dir);
 		goto out;
