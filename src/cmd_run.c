@@ -197,8 +197,8 @@ int cmd_run(int argc, char **argv)
 	req.subst_dir = dir;
 	req.l2_windows = windows;
 	memset(&spec, 0, sizeof(spec));
-	opt.argv[0] = program;
-	spec.argv = opt.argv;
+	spec.path = program;
+	spec.argv = opt.argv;   /* argv[0] as the user typed it */
 	spec.inherit_stdio = 1;
 	runner_install_interrupt_handler();
 	ret = run_request_run(&req, &spec, &res);
