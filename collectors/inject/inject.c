@@ -33,7 +33,9 @@
 #include "base/xalloc.h"
 #include "analysis/ptx_instrument.h"
 #include "base/strbuf.h"
+#include "collectors/inject/alloc_table.h"
 #include "collectors/inject/inject.h"
+#include "collectors/inject/l2_windows.h"
 #include "collectors/inject/launch_plan.h"
 #include "collectors/inject/module_table.h"
 

@@ -31,6 +31,7 @@
 
 #include <cuda.h>
 
+#include "collectors/inject/alloc_table.h"
 #include "collectors/inject/module_table.h"
 
 struct range_metrics;

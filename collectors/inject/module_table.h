@@ -2,9 +2,10 @@
 #define CACHEADVISE_INJECT_MODULE_TABLE_H
 
 /*
- * The injection library's bookkeeping: modules the program loaded (with the
- * PTX intake chose for them, their id and kernels), device allocations, and
- * persisting-L2 windows to apply. Not thread-safe: inject.c holds its lock.
+ * The injection library's table of the modules the program loaded, with the
+ * PTX intake chose for them, their id and kernels (allocations are in
+ * alloc_table.h, L2 windows in l2_windows.h). Not thread-safe: inject.c
+ * holds its lock.
  */
 
 #include <stddef.h>
@@ -50,37 +51,5 @@ struct seen_module *module_table_find_function(struct module_table *t, const cha
  */
 void module_table_read_counters(struct module_table *t, struct seen_module *m,
 				const char *kernel, uint64_t seq);
-
-struct alloc_entry {
-	uint64_t seq;           /* allocation sequence number, stable across runs */
-	CUdeviceptr ptr;
-	size_t size;
-	int live;
-};
-
-struct alloc_table {
-	struct alloc_entry *items;
-	size_t nr, alloc;
-	uint64_t next_seq;
-};
-
-void alloc_table_init(struct alloc_table *t);
-const struct alloc_entry *alloc_table_add(struct alloc_table *t, CUdeviceptr ptr, size_t size);
-void alloc_table_remove(struct alloc_table *t, CUdeviceptr ptr);
-/* The live allocation containing ptr, or NULL. */
-const struct alloc_entry *alloc_table_find(const struct alloc_table *t, CUdeviceptr ptr);
-/* The allocation with sequence number seq (live or not), or NULL. */
-const struct alloc_entry *alloc_table_by_seq(const struct alloc_table *t, uint64_t seq);
-
-/*
- * Persisting-L2 windows (docs/injection.md): which kernels get which window
- * over which allocation. Applied on the launch's stream before the launch
- * and removed after it, so other kernels keep the whole L2.
- */
-struct l2_windows;
-struct l2_windows *l2_windows_load(const char *path);
-void l2_windows_apply(struct l2_windows *w, const char *kernel, CUstream stream,
-		      const struct alloc_table *allocs, int have_params);
-void l2_windows_after_launch(struct l2_windows *w, const char *kernel, CUstream stream);
 
 #endif
