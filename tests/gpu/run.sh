@@ -4,6 +4,8 @@
 #
 #   tests/gpu/run.sh [SUBSET...]     SUBSET: a test name (t_capture), a
 #                                    prefix (t_device), or "all" (default)
+#   tests/gpu/run.sh gpu_corpus      the corpus of real programs
+#                                    (bench/gpu_corpus.sh; CA_CORPUS_APPS)
 #
 # Build on the development machine and carry the build folder (FACTS.md):
 #   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCACHEADVISE_WERROR=OFF
