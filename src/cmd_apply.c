@@ -1,6 +1,6 @@
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +13,10 @@
 #include "base/json_file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "emitters/report.h"
 #include "emitters/report_input.h"
 #include "emitters/source_patch.h"
+#include "emitters/capture_layout.h"
 #include "src/cli.h"
 
 /*
@@ -41,8 +43,10 @@ static void usage(FILE *f)
 		"report.txt says why for each. Rebuild the program afterwards.\n"
 		"\n"
 		"Refuses (exit 2) when a file the patch changes is no longer the file the\n"
-		"capture saw (its SHA-256 differs from DIR/sources.json). Where DIR has no\n"
-		"source.patch, writes one from the capture and the sources as they are now.\n"
+		"capture saw (its SHA-256 differs from DIR/sources.json), when the capture\n"
+		"or source.patch is invalid, and when the sources are read-only. Where DIR\n"
+		"has no source.patch, writes one from the capture and the sources as they\n"
+		"are now (a dry run only prints it).\n"
 		"\n"
 		"      --source-root P  where the sources are now (default: where they were\n"
 		"                       when the program was profiled)\n"
@@ -101,111 +105,204 @@ static int exists(const char *path)
 }
 
 /*
- * Runs argv[0] in directory dir and waits. Returns its exit status, 127
- * when it cannot be started, or -1 when fork fails.
+ * Runs argv[0] in directory dir with input (len bytes) on its standard
+ * input, and waits. Returns its exit status, 127 when it cannot be
+ * started, or -1 when fork or pipe fails.
  */
-static int run_in(const char *dir, char *const argv[])
+static int run_in(const char *dir, char *const argv[], const char *input, size_t len)
 {
+	void (*old_pipe)(int);
+	int fd[2], status;
 	pid_t pid;
-	int status;
 
 	fflush(stdout);
 	fflush(stderr);
-	pid = fork();
-	if (pid < 0)
+	if (pipe(fd))
 		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(fd[0]);
+		close(fd[1]);
+		return -1;
+	}
 	if (pid == 0) {
 		/* The tool's messages go to stderr: stdout may carry the patch. */
 		dup2(STDERR_FILENO, STDOUT_FILENO);
+		dup2(fd[0], STDIN_FILENO);
+		close(fd[0]);
+		close(fd[1]);
 		if (chdir(dir))
 			_exit(126);
 		execvp(argv[0], argv);
 		_exit(127);
 	}
+	close(fd[0]);
+	/* A tool that stops reading (or is missing) must not kill us. */
+	old_pipe = signal(SIGPIPE, SIG_IGN);
+	while (len) {
+		ssize_t n = write(fd[1], input, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		input += n;
+		len -= (size_t)n;
+	}
+	close(fd[1]);
+	signal(SIGPIPE, old_pipe);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* git apply, or patch -p1 where git is missing. */
-static int apply_patch(const char *root, const char *patch, int check)
+/*
+ * git apply, or patch -p1 where git is missing, reading the patch (named
+ * name in messages) from standard input.
+ */
+static int apply_patch(const char *root, const char *name, const struct strbuf *patch, int check)
 {
-	char *git[] = { "git", "apply", check ? "--check" : "--verbose", (char *)patch, NULL };
-	char *pat[] = { "patch", "-p1", "--forward", "--batch", "--silent", "-i", (char *)patch,
+	char *git[] = { "git", "apply", check ? "--check" : "--verbose", NULL };
+	char *pat[] = { "patch", "-p1", "--forward", "--batch", "--silent",
 			check ? "--dry-run" : NULL, NULL };
-	int st = run_in(root, git);
+	int st = run_in(root, git, patch->buf, patch->len);
 
 	if (st == 127)
-		st = run_in(root, pat);
+		st = run_in(root, pat, patch->buf, patch->len);
 	if (st == 127)
 		return error_set(CA_E_IO, "cannot run 'git apply' or 'patch': install git or patch");
 	if (st == 126)
 		return error_set(CA_E_INPUT, "cannot enter the source root '%s'", root);
+	if (st < 0)
+		return error_set(CA_E_IO, "cannot run 'git apply': %s", strerror(errno));
 	if (st)
-		return error_set(CA_E_INPUT, "'%s' does not apply to the sources in '%s' (see the "
-				 "messages above); were they changed since the capture?", patch, root);
+		return error_set(CA_E_INPUT, "%s does not apply to the sources in '%s' (see the "
+				 "messages above); were they changed since the capture?", name, root);
 	return 0;
 }
 
-/* Writes DIR/source.patch and DIR/sources.json from the capture and the sources now. */
-static int write_patch(const struct apply_cmd *o, const char *patch_path, const char *sources_path)
+/*
+ * The files a patch changes ("+++ b/FILE" lines), each passed to fn until
+ * it returns non-zero. Returns the number of files, or fn's result.
+ */
+static int for_each_patched_file(const struct strbuf *patch,
+				 int (*fn)(const char *root, const char *file), const char *root)
 {
-	struct report_input_options iopt = { o->source_root };
-	struct report_input in;
-	struct strbuf sb = STRBUF_INIT;
-	json_t *doc;
-	int ret = report_input_load(&in, o->dir, &iopt);
+	const char *line = patch->buf;
+	int n = 0, ret;
 
-	if (!ret) {
-		source_patch_write(&in, &sb);
-		ret = write_file_atomic(patch_path, sb.buf, sb.len);
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		if (len > 6 && !strncmp(line, "+++ b/", 6)) {
+			char *file = xstrndup(line + 6, len - 6);
+			ret = fn ? fn(root, file) : 0;
+			free(file);
+			if (ret)
+				return ret;
+			n++;
+		}
+		line = end ? end + 1 : NULL;
 	}
-	if (!ret) {
-		doc = source_patch_sources_json(&in);
-		ret = json_file_write(sources_path, doc);
-		json_decref(doc);
-	}
-	if (!ret)
-		cli_warn("'%s' had no source.patch: wrote one from the sources as they are now in "
-			 "'%s'; check that they are the sources the program was built from",
-			 o->dir, in.lookup_root);
-	strbuf_release(&sb);
-	report_input_release(&in);
+	return n;
+}
+
+/* Where path cannot be written, says why: read-only, or not writable. */
+static int check_writable(const char *root, const char *file)
+{
+	char *full = xasprintf("%s/%s", root, file), *slash;
+	int ret = 0;
+
+	if (access(full, W_OK) && errno != ENOENT)
+		goto refuse;
+	slash = strrchr(full, '/');
+	*slash = '\0';      /* git and patch replace the file: its directory too */
+	if (!access(full, W_OK))
+		goto out;
+	*slash = '/';
+refuse:
+	if (errno == EROFS)
+		ret = error_set(CA_E_INPUT, "the source tree '%s' is read-only: cannot change '%s'; "
+				"copy the sources somewhere writable and pass --source-root",
+				root, full);
+	else
+		ret = error_set(CA_E_INPUT, "'%s' is not writable (%s): cannot apply the patch "
+				"there; make it writable, or copy the sources and pass --source-root",
+				full, strerror(errno));
+out:
+	free(full);
 	return ret;
 }
 
 static int apply(const struct apply_cmd *o)
 {
-	char *patch_path = xasprintf("%s/source.patch", o->dir);
-	char *sources_path = xasprintf("%s/sources.json", o->dir);
-	char *capture_path = xasprintf("%s/capture.json", o->dir);
-	char abs_patch[PATH_MAX];
+	struct report_input_options iopt = { o->source_root };
+	char *patch_path = capture_layout_file(o->dir, CAPTURE_LAYOUT_SOURCE_PATCH);
+	char *sources_path = capture_layout_file(o->dir, CAPTURE_LAYOUT_SOURCES);
+	char *name = NULL;
 	struct strbuf patch = STRBUF_INIT;
+	struct report_input in;
 	json_t *sources = NULL;
 	const char *root;
-	int ret = 0;
+	int ret;
 
-	if (!exists(capture_path)) {
-		ret = error_set(CA_E_INPUT, "'%s' is not a capture directory: capture.json is "
-				"missing (cacheadvise profile writes one)", o->dir);
+	/* capture.json (and its PTX and plan) first: a corrupt capture is
+	 * refused before anything is applied or written. */
+	ret = report_input_load(&in, o->dir, &iopt);
+	if (!ret)
+		ret = report_check_input(&in);
+	if (ret)
 		goto out;
-	}
 	if (!exists(patch_path) || !exists(sources_path)) {
-		ret = write_patch(o, patch_path, sources_path);
+		/* Made from the capture and the sources as they are now; a dry
+		 * run keeps it in memory. */
+		source_patch_write(&in, &patch);
+		sources = source_patch_sources_json(&in);
+		if (!o->dry_run) {
+			ret = write_file_atomic(patch_path, patch.buf, patch.len);
+			if (!ret)
+				ret = json_file_write(sources_path, sources);
+			if (ret)
+				goto out;
+			cli_warn("'%s' had no source.patch or sources.json: wrote them from the sources "
+				 "as they are now in '%s'; check that they are the sources the program "
+				 "was built from", o->dir, in.lookup_root);
+		} else {
+			cli_warn("'%s' has no source.patch or sources.json: the patch below is made "
+				 "from the sources as they are now in '%s' (dry run: nothing written)",
+				 o->dir, in.lookup_root);
+		}
+		name = o->dry_run ? xstrdup("the patch made from the capture") :
+		       xasprintf("'%s'", patch_path);
+	} else {
+		sources = json_file_load(sources_path);
+		if (!sources) {
+			ret = CA_E_INPUT;
+			goto out;
+		}
+		ret = strbuf_read_file(&patch, patch_path, 0);
 		if (ret)
 			goto out;
+		name = xasprintf("'%s'", patch_path);
 	}
-	sources = json_file_load(sources_path);
-	if (!sources) {
-		ret = CA_E_INPUT;
+	/* An empty patch is what profile writes when no load could be
+	 * rewritten; anything else must name the files it changes. */
+	if (patch.len && for_each_patched_file(&patch, NULL, NULL) <= 0) {
+		ret = error_set(CA_E_INPUT, "'%s' is not a patch (no '+++ b/FILE' line): re-write it "
+				"with 'cacheadvise report %s --all'", patch_path, o->dir);
 		goto out;
 	}
 	root = o->source_root ? o->source_root :
 	       json_string_value(json_object_get(sources, "read_from"));
 	if (!root)
 		root = json_string_value(json_object_get(sources, "root"));
-	if (root) {
+	if (!root) {
+		ret = error_set(CA_E_INPUT, "'%s' records no source root: pass --source-root",
+				sources_path);
+		goto out;
+	}
+	{
 		struct stat st;
 		if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
 			ret = error_set(CA_E_INPUT, "the source root '%s' is not a directory: pass "
@@ -215,23 +312,16 @@ static int apply(const struct apply_cmd *o)
 	}
 	ret = source_patch_check_sources(sources, sources_path, root);
 	if (ret == 1) {
-		fprintf(stderr, "cacheadvise apply: '%s' is already applied in '%s': nothing to do\n",
-			patch_path, root);
+		fprintf(stderr, "cacheadvise apply: %s is already applied in '%s': nothing to do\n",
+			name, root);
 		ret = 0;
 		goto out;
 	}
 	if (ret)
 		goto out;
-	ret = strbuf_read_file(&patch, patch_path, 0);
-	if (ret)
-		goto out;
-	if (!strstr(patch.buf, "\n+++ b/") && strncmp(patch.buf, "+++ b/", 6)) {
+	if (!patch.len) {
 		fprintf(stderr, "cacheadvise apply: nothing to apply: no advised load could be "
 			"rewritten in source (report.txt, SOURCE HINTS, says why for each)\n");
-		goto out;
-	}
-	if (!realpath(patch_path, abs_patch)) {
-		ret = error_set(CA_E_INPUT, "cannot resolve '%s': %s", patch_path, strerror(errno));
 		goto out;
 	}
 	if (o->dry_run) {
@@ -239,22 +329,26 @@ static int apply(const struct apply_cmd *o)
 			ret = error_set(CA_E_IO, "cannot write the patch to standard output");
 			goto out;
 		}
-		ret = apply_patch(root, abs_patch, 1);
+		ret = apply_patch(root, name, &patch, 1);
 		if (!ret)
 			fprintf(stderr, "cacheadvise apply: the patch applies cleanly in '%s' (dry run: "
 				"nothing changed)\n", root);
 		goto out;
 	}
-	ret = apply_patch(root, abs_patch, 0);
+	ret = for_each_patched_file(&patch, check_writable, root);
+	if (ret < 0)
+		goto out;
+	ret = apply_patch(root, name, &patch, 0);
 	if (!ret)
-		fprintf(stderr, "cacheadvise apply: applied '%s' in '%s'; rebuild the program\n",
-			patch_path, root);
+		fprintf(stderr, "cacheadvise apply: applied %s in '%s'; rebuild the program\n",
+			name, root);
 out:
 	strbuf_release(&patch);
 	json_decref(sources);
+	report_input_release(&in);
+	free(name);
 	free(patch_path);
 	free(sources_path);
-	free(capture_path);
 	return ret;
 }
 

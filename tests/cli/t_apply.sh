@@ -81,11 +81,17 @@ for fixture in "$CA_SOURCE_DIR"/tests/fixtures/capture-*/; do
 	expect_status 2 "$CACHEADVISE" apply "$cap" --source-root "$TMP/no-such-root"
 	expect_grep 'is not a directory' "$TMP/err"
 
-	# Without source.patch, apply writes one from the sources as they are.
+	# Without source.patch, apply writes one from the sources as they are;
+	# a dry run only prints it.
 	rm -rf "$cap.3" "$src.3"
 	cp -r "$fixture" "$cap.3"
 	cp -r "$CA_SOURCE_DIR/$(cat "$fixture/source-root.txt")" "$src.3"
+	had_patch=$([ -e "$cap.3/source.patch" ] && echo yes)
+	# A dry run prints that patch and writes nothing (issue 16).
 	expect_status 0 "$CACHEADVISE" apply "$cap.3" --dry-run --source-root "$src.3"
+	cmp -s "$TMP/out" "$cap/source.patch" && ok || not_ok "$name: the dry run's patch differs from report --all's"
+	[ -n "$had_patch" ] || [ ! -e "$cap.3/source.patch" ] && ok || not_ok "$name: --dry-run wrote source.patch"
+	expect_status 0 "$CACHEADVISE" apply "$cap.3" --source-root "$src.3"
 	[ -s "$cap.3/source.patch" ] && [ -s "$cap.3/sources.json" ] && ok || not_ok "$name: apply did not write source.patch"
 	cmp -s "$cap.3/source.patch" "$cap/source.patch" && ok || not_ok "$name: the written patch differs from report --all's"
 done
