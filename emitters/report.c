@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "base/module_id.h"
 #include "base/xalloc.h"
+#include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
 #include "emitters/source_file.h"
 
@@ -49,7 +50,7 @@ int report_check_input(const struct report_input *in)
 
 		if (!id || !ptx)
 			continue;
-		src = xasprintf("%s/%s", in->dir, ptx);
+		src = capture_layout_file(in->dir, ptx);
 		ret = strbuf_read_file(&text, src, REPORT_PTX_MAX_BYTES);
 		if (!ret) {
 			module_id_compute(text.buf, text.len, actual);

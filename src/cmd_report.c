@@ -10,6 +10,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "emitters/capture_layout.h"
 #include "emitters/capture_write.h"
 #include "emitters/report.h"
 #include "emitters/report_input.h"
@@ -133,13 +134,11 @@ static int want_color(const struct report_cmd *o)
 	return isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
 
-/*
- * The capture's own top-level files besides the reports, whose names come
- * from report_formats[] (DESIGN.md "Files").
- * NEEDSWORK: take these from emitters/capture_layout.h once it is in.
- */
+/* The capture's own top-level files besides the reports, whose names come
+ * from report_formats[]. */
 static const char *const capture_files[] = {
-	"capture.json", "plan.json", "sources.json", "source.patch",
+	CAPTURE_LAYOUT_CAPTURE, CAPTURE_LAYOUT_PLAN, CAPTURE_LAYOUT_SOURCES,
+	CAPTURE_LAYOUT_SOURCE_PATCH,
 };
 
 static int is_capture_file(const char *name, const char *own)
