@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
 
@@ -696,4 +697,4 @@ static int render_html(const struct report_input *in, const struct report_option
 	return 0;
 }
 
-const struct report_format report_format_html = { "html", "report.html", render_html };
+const struct report_format report_format_html = { "html", CAPTURE_LAYOUT_REPORT_HTML, render_html };

@@ -1,5 +1,7 @@
 #include "emitters/report_input.h"
 
+#include "emitters/capture_layout.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -458,7 +460,7 @@ static char *common_dir(const char *const *paths, size_t n)
 
 static void choose_roots(struct report_input *in, const struct report_input_options *opt)
 {
-	char *path = xasprintf("%s/sources.json", in->dir);
+	char *path = capture_layout_file(in->dir, CAPTURE_LAYOUT_SOURCES);
 	const char *cwd = json_str(json_object_get(in->capture, "program"), "cwd");
 
 	if (file_exists(path)) {
@@ -600,7 +602,7 @@ int report_input_load(struct report_input *in, const char *dir,
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return error_set(CA_E_INPUT, "'%s' is not a capture directory: %s", dir,
 				 stat(dir, &st) ? strerror(errno) : "not a directory");
-	path = xasprintf("%s/capture.json", dir);
+	path = capture_layout_file(dir, CAPTURE_LAYOUT_CAPTURE);
 	/* Only a file that is not there is "missing": a directory, a FIFO or
 	 * permission denied is named by json_file_load (issue 16). */
 	if (stat(path, &st) && errno == ENOENT) {
@@ -635,7 +637,7 @@ int report_input_load(struct report_input *in, const char *dir,
 			goto out;
 		}
 	}
-	path = xasprintf("%s/plan.json", dir);
+	path = capture_layout_file(dir, CAPTURE_LAYOUT_PLAN);
 	if (file_exists(path)) {
 		plan_release(&aplan);
 		ret = plan_load_file(&in->plan, path);

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 
+#include "emitters/capture_layout.h"
 #include "base/json_file.h"
 #include "emitters/report.h"
 
@@ -18,4 +19,4 @@ static int render_json(const struct report_input *in, const struct report_option
 	return 0;
 }
 
-const struct report_format report_format_json = { "json", "report.json", render_json };
+const struct report_format report_format_json = { "json", CAPTURE_LAYOUT_REPORT_JSON, render_json };

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emitters/capture_layout.h"
 #include "base/json_file.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
@@ -232,4 +233,4 @@ static int render_sarif(const struct report_input *in, const struct report_optio
 	return 0;
 }
 
-const struct report_format report_format_sarif = { "sarif", "hints.sarif", render_sarif };
+const struct report_format report_format_sarif = { "sarif", CAPTURE_LAYOUT_HINTS_SARIF, render_sarif };

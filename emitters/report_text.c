@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
 
@@ -256,7 +257,7 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 			free(label);
 		}
 		strbuf_addstr(out, "\n  How to apply:\n    without rebuilding:  cacheadvise run --plan ");
-		strbuf_addf(out, "%s/plan.json -- ", in->dir);
+		strbuf_addf(out, "%s/" CAPTURE_LAYOUT_PLAN " -- ", in->dir);
 		program_line(out, in);
 		if (in->plan_from_analysis)
 			strbuf_addf(out, "\n                         (plan.json is missing: write it with "
@@ -469,4 +470,4 @@ static int render_text(const struct report_input *in, const struct report_option
 	return 0;
 }
 
-const struct report_format report_format_text = { "text", "report.txt", render_text };
+const struct report_format report_format_text = { "text", CAPTURE_LAYOUT_REPORT_TEXT, render_text };

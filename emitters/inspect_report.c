@@ -1,0 +1,256 @@
+/* `inspect`'s output: the table and the inspect JSON of an intake. */
+#include "emitters/inspect_report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "analysis/ptx.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
+#include "collectors/intake.h"
+
+#define INSPECT_SCHEMA "cacheadvise.inspect/1"
+
+static void count_memops(const struct ptx_function *f, unsigned counts[4])
+{
+	size_t i;
+
+	memset(counts, 0, 4 * sizeof(counts[0]));
+	for (i = 0; i < f->nr_memops; i++)
+		if ((unsigned)f->memops[i].kind < 4)
+			counts[f->memops[i].kind]++;
+}
+
+static json_t *json_str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static json_t *archs_json(const char *prefix, const unsigned *v, size_t nr)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "%s_%u", prefix, v[i]);
+		json_array_append_new(a, json_string(name));
+	}
+	return a;
+}
+
+static json_t *load_json(const struct ptx_load *l)
+{
+	json_t *o = json_object();
+
+	json_object_set_new(o, "ordinal", json_integer(l->ordinal));
+	json_object_set_new(o, "ptx_line", json_integer(l->ptx_line));
+	json_object_set_new(o, "instruction", json_string(l->opcode));
+	json_object_set_new(o, "space", json_string(l->space == PTX_SPACE_GLOBAL ? "global"
+										  : "generic"));
+	json_object_set_new(o, "cache_op", json_string(ptx_cache_op_name(l->cache_op)));
+	json_object_set_new(o, "l1_eviction", json_string(ptx_l1_eviction_name(l->l1_eviction)));
+	json_object_set_new(o, "nc", json_boolean(l->nc));
+	json_object_set_new(o, "ldu", json_boolean(l->is_ldu));
+	json_object_set_new(o, "strong", json_boolean(l->strong));
+	json_object_set_new(o, "vector", json_integer(l->vector));
+	json_object_set_new(o, "bits", json_integer(l->bits));
+	json_object_set_new(o, "param", l->param >= 0 ? json_integer(l->param) : json_null());
+	json_object_set_new(o, "read_only", l->read_only < 0 ? json_null()
+							     : json_boolean(l->read_only));
+	json_object_set_new(o, "file", json_str_or_null(l->line > 0 ? l->file : NULL));
+	json_object_set_new(o, "line", l->line > 0 && l->file ? json_integer(l->line)
+							      : json_null());
+	json_object_set_new(o, "patchable", json_boolean(l->patchable));
+	json_object_set_new(o, "unpatchable_reason",
+			    json_str_or_null(l->patchable ? NULL : l->unpatchable_reason));
+	return o;
+}
+
+static json_t *function_json(const struct ptx_function *f)
+{
+	json_t *o = json_object(), *params = json_array(), *loads = json_array();
+	unsigned counts[4];
+	size_t i;
+
+	count_memops(f, counts);
+	json_object_set_new(o, "name", json_string(f->name));
+	json_object_set_new(o, "kind", json_string(f->is_entry ? "entry" : "func"));
+	json_object_set_new(o, "ptx_line", json_integer(f->decl_line));
+	for (i = 0; i < f->nr_params; i++) {
+		json_t *p = json_object();
+		json_object_set_new(p, "name", json_string(f->params[i].name));
+		json_object_set_new(p, "type", json_string(f->params[i].type));
+		json_array_append_new(params, p);
+	}
+	json_object_set_new(o, "params", params);
+	json_object_set_new(o, "stores", json_integer(counts[PTX_MEMOP_STORE]));
+	json_object_set_new(o, "atomics", json_integer(counts[PTX_MEMOP_ATOMIC]));
+	json_object_set_new(o, "fences", json_integer(counts[PTX_MEMOP_FENCE]));
+	json_object_set_new(o, "barriers", json_integer(counts[PTX_MEMOP_BARRIER]));
+	json_object_set_new(o, "static_shared_bytes", json_integer((json_int_t)f->static_shared_bytes));
+	for (i = 0; i < f->nr_loads; i++)
+		json_array_append_new(loads, load_json(&f->loads[i]));
+	json_object_set_new(o, "loads", loads);
+	return o;
+}
+
+static json_t *module_json(const struct intake_module *m)
+{
+	json_t *o = json_object(), *functions = json_array();
+	char arch[32];
+	size_t i;
+
+	snprintf(arch, sizeof(arch), "sm_%u", m->arch);
+	json_object_set_new(o, "id", json_string(m->id));
+	json_object_set_new(o, "origin", json_string(m->origin));
+	json_object_set_new(o, "arch", m->arch ? json_string(arch) : json_null());
+	json_object_set_new(o, "has_ptx", json_boolean(m->has_ptx));
+	json_object_set_new(o, "no_ptx_reason", json_str_or_null(m->no_ptx_reason));
+	json_object_set_new(o, "source", json_str_or_null(m->source_name));
+	json_object_set_new(o, "ptx_version", m->ptx ? json_string(m->ptx->version) : json_null());
+	json_object_set_new(o, "ptx_archs", archs_json("compute", m->ptx_archs, m->nr_ptx_archs));
+	json_object_set_new(o, "cubin_archs", archs_json("sm", m->cubin_archs, m->nr_cubin_archs));
+	if (m->ptx) {
+		for (i = 0; i < m->ptx->nr_functions; i++)
+			json_array_append_new(functions, function_json(&m->ptx->functions[i]));
+	} else {
+		/* Kernels known from the cubin: nothing to say about their loads. */
+		for (i = 0; i < m->nr_cubin_kernels; i++) {
+			json_t *f = json_object();
+			json_object_set_new(f, "name", json_string(m->cubin_kernels[i]));
+			json_object_set_new(f, "kind", json_string("entry"));
+			json_object_set_new(f, "loads", json_array());
+			json_array_append_new(functions, f);
+		}
+	}
+	json_object_set_new(o, "functions", functions);
+	return o;
+}
+
+void inspect_report_json(struct strbuf *out, const struct intake *in, const char *path)
+{
+	json_t *doc = json_object(), *modules = json_array();
+	char *s;
+	size_t i;
+
+	json_object_set_new(doc, "schema", json_string(INSPECT_SCHEMA));
+	json_object_set_new(doc, "file", json_string(path));
+	for (i = 0; i < in->nr_modules; i++)
+		json_array_append_new(modules, module_json(&in->modules[i]));
+	json_object_set_new(doc, "modules", modules);
+	s = json_to_string(doc);
+	strbuf_addstr(out, s);
+	strbuf_addch(out, '\n');
+	free(s);
+	json_decref(doc);
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static void render_loads(struct strbuf *out, const struct ptx_function *f)
+{
+	int w = 11;
+	size_t i;
+
+	for (i = 0; i < f->nr_loads; i++)
+		if ((int)strlen(f->loads[i].opcode) > w)
+			w = (int)strlen(f->loads[i].opcode);
+	strbuf_addf(out, "      %3s %6s  %-*s %-7s %-7s %-3s %-6s %-5s %-3s %-16s %s\n", "#", "line",
+		    w, "instruction", "space", "cache", "nc", "width", "param", "ro", "source",
+		    "patchable");
+	for (i = 0; i < f->nr_loads; i++) {
+		const struct ptx_load *l = &f->loads[i];
+		char width[16], param[16], source[512];
+
+		if (l->vector > 1)
+			snprintf(width, sizeof(width), "%dx%d", l->vector, l->bits);
+		else
+			snprintf(width, sizeof(width), "%d", l->bits);
+		if (l->param >= 0)
+			snprintf(param, sizeof(param), "%d", l->param);
+		else
+			snprintf(param, sizeof(param), "-");
+		if (l->file && l->line > 0) {
+			/* The JSON has the path as the PTX gives it; the table the name. */
+			const char *slash = strrchr(l->file, '/');
+			snprintf(source, sizeof(source), "%s:%d", slash ? slash + 1 : l->file,
+				 l->line);
+		} else {
+			snprintf(source, sizeof(source), "-");
+		}
+		strbuf_addf(out, "      %3u %6u  %-*s %-7s %-7s %-3s %-6s %-5s %-3s %-16s %s%s\n",
+			    l->ordinal, l->ptx_line, w, l->opcode,
+			    l->space == PTX_SPACE_GLOBAL ? "global" : "generic",
+			    ptx_cache_op_name(l->cache_op), l->nc ? "yes" : "no", width, param,
+			    l->read_only < 0 ? "?" : l->read_only ? "yes" : "no", source,
+			    l->patchable ? "yes" : "no: ",
+			    l->patchable ? "" : (l->unpatchable_reason ? l->unpatchable_reason : "?"));
+	}
+}
+
+static void render_function(struct strbuf *out, const struct ptx_function *f)
+{
+	unsigned counts[4];
+	size_t i;
+
+	count_memops(f, counts);
+	strbuf_addf(out, "  %s %s  (PTX line %u; %zu global %s, %u %s, %u %s)\n",
+		    f->is_entry ? "kernel" : "function", f->name, f->decl_line, f->nr_loads,
+		    plural(f->nr_loads, "load", "loads"), counts[PTX_MEMOP_STORE],
+		    plural(counts[PTX_MEMOP_STORE], "store", "stores"), counts[PTX_MEMOP_ATOMIC],
+		    plural(counts[PTX_MEMOP_ATOMIC], "atomic", "atomics"));
+	if (f->nr_params) {
+		strbuf_addstr(out, "    params:");
+		for (i = 0; i < f->nr_params; i++)
+			strbuf_addf(out, "%s %zu %s", i ? "," : "", i, f->params[i].type);
+		strbuf_addch(out, '\n');
+	}
+	if (f->nr_loads)
+		render_loads(out, f);
+}
+
+void inspect_report_text(struct strbuf *out, const struct intake *in, const char *path)
+{
+	size_t i, j, with_ptx = 0, kernels = 0, loads = 0;
+
+	for (i = 0; i < in->nr_modules; i++) {
+		const struct intake_module *m = &in->modules[i];
+		with_ptx += m->has_ptx;
+		if (!m->ptx) {
+			kernels += m->nr_cubin_kernels;
+			continue;
+		}
+		for (j = 0; j < m->ptx->nr_functions; j++) {
+			kernels += m->ptx->functions[j].is_entry;
+			loads += m->ptx->functions[j].nr_loads;
+		}
+	}
+	strbuf_addf(out, "%s: %zu %s (%zu with PTX), %zu %s, %zu global %s\n", path,
+		    in->nr_modules, plural(in->nr_modules, "module", "modules"), with_ptx, kernels,
+		    plural(kernels, "kernel", "kernels"), loads, plural(loads, "load", "loads"));
+	for (i = 0; i < in->nr_modules; i++) {
+		const struct intake_module *m = &in->modules[i];
+
+		strbuf_addf(out, "\nmodule %s  %s  sm_%u", m->id, m->origin, m->arch);
+		if (m->source_name)
+			strbuf_addf(out, "  source %s", m->source_name);
+		strbuf_addch(out, '\n');
+		if (!m->has_ptx) {
+			strbuf_addf(out, "  %s\n", m->no_ptx_reason);
+			for (j = 0; j < m->nr_cubin_kernels; j++)
+				strbuf_addf(out, "  kernel %s  (in the cubin only)\n",
+					    m->cubin_kernels[j]);
+			continue;
+		}
+		if (!m->ptx->nr_functions)
+			strbuf_addstr(out, "  no kernels or functions\n");
+		for (j = 0; j < m->ptx->nr_functions; j++)
+			render_function(out, &m->ptx->functions[j]);
+	}
+}
