@@ -36,6 +36,32 @@ void solver_options_init(struct solver_options *opt)
 	opt->ilp_backtracking = 0;
 	opt->bnb_node_limit = 0;
 	opt->bnb_sdp = 1;
+	opt->progress = NULL;
+	opt->progress_ctx = NULL;
+	opt->progress_first_seconds = 2;
+	opt->progress_every_seconds = 5;
+}
+
+void solver_progress_maybe(const struct solver_options *opt, const char *method, double t0,
+			   double *next, double best, double bound, unsigned long nodes)
+{
+	struct solver_progress p;
+	double now;
+
+	if (!opt->progress)
+		return;
+	now = solver_clock();
+	if (!*next)
+		*next = t0 + opt->progress_first_seconds;
+	if (now < *next)
+		return;
+	*next = now + opt->progress_every_seconds;
+	p.method = method;
+	p.seconds = now - t0;
+	p.best = best;
+	p.bound = bound;
+	p.nodes = nodes;
+	opt->progress(opt->progress_ctx, &p);
 }
 
 void solver_result_start(struct solver_result *res, const char *method, size_t n)

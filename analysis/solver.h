@@ -18,8 +18,31 @@
  *   heuristic   the seed's Algorithm 1, O(n^2)
  *   exhaustive  every one of the 2^n subsets in Gray-code order, O(n 2^n)
  */
+/*
+ * What a long run has reached so far, for a progress line: seconds since
+ * the method started, the best objective found, the best proven bound
+ * (NAN when not known yet) and the search nodes (bnb) so far.
+ */
+struct solver_progress {
+	const char *method;
+	double seconds;
+	double best;
+	double bound;
+	unsigned long nodes;
+};
+
 struct solver_options {
 	double time_limit_seconds;  /* ILP and bnb: 0 = no limit */
+	/*
+	 * ILP and bnb call progress (when set) with progress_ctx once
+	 * progress_first_seconds have passed, then every
+	 * progress_every_seconds, from their time-limit checks; library code
+	 * prints nothing, the caller decides what to show.
+	 */
+	void (*progress)(void *ctx, const struct solver_progress *p);
+	void *progress_ctx;
+	double progress_first_seconds;  /* default 2 */
+	double progress_every_seconds;  /* default 5 */
 	size_t exhaustive_max_n;    /* exhaustive refuses larger graphs (default 24, at most 62) */
 	/*
 	 * ILP formulation switches, for experiments (bench/bench_solve.c and
@@ -104,6 +127,14 @@ struct heuristic_step {
  */
 int solver_heuristic_trace(const struct graph *g, struct solver_result *res,
 			   struct heuristic_step *steps);
+
+/*
+ * For the back-ends: calls opt->progress when one is due (see
+ * solver_options), given the method's start time t0 and *next, the time of
+ * the next report (0 before the first; the caller keeps it, starting at 0).
+ */
+void solver_progress_maybe(const struct solver_options *opt, const char *method, double t0,
+			   double *next, double best, double bound, unsigned long nodes);
 
 /* For the back-ends: a monotonic clock in seconds. */
 double solver_clock(void);

@@ -92,6 +92,7 @@ struct bnb {
 	double *lean;               /* per load: <t_0, t_i> from the last SDP */
 	/* Limits and statistics. */
 	double deadline;            /* solver_clock() value, 0 = none */
+	double t0, next_progress;   /* for solver_progress_maybe() */
 	unsigned long node_limit, nodes;
 	int stopped;
 	double open_bound;          /* largest bound of a subtree left unexplored */
@@ -99,6 +100,7 @@ struct bnb {
 
 static int bnb_out_of_time(struct bnb *b)
 {
+	solver_progress_maybe(b->opt, "bnb", b->t0, &b->next_progress, b->best, NAN, b->nodes);
 	if (!b->stopped && b->deadline > 0 && solver_clock() > b->deadline)
 		b->stopped = 1;
 	return b->stopped;
@@ -750,6 +752,8 @@ static int bnb_solve(const struct graph *g, const struct solver_options *opt,
 	size_t n = g->n;
 
 	bnb_init(&b, g, opt);
+	b.t0 = t0;
+	b.next_progress = 0;
 	if (opt->time_limit_seconds > 0)
 		b.deadline = t0 + opt->time_limit_seconds;
 	b.node_limit = opt->bnb_node_limit;

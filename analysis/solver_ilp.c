@@ -27,6 +27,7 @@
  * default.
  */
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -67,6 +68,9 @@ struct ilp_callback {
 	int warm_given;
 	int triangles;              /* separate triangle inequalities */
 	double bound;               /* best bound of the open subproblems */
+	const struct solver_options *opt;
+	double t0, next_progress;   /* for solver_progress_maybe() */
+	double warm_objective;
 	size_t nr_cuts;
 	struct cut *cuts;           /* scratch for the separation */
 	size_t cuts_alloc;
@@ -296,6 +300,15 @@ static void ilp_callback(glp_tree *tree, void *info)
 	const struct ilp_model *m = cb->m;
 	int best, active;
 
+	if (cb->opt->progress) {
+		double inc = cb->warm_objective;
+
+		if (glp_mip_status(glp_ios_get_prob(tree)) == GLP_FEAS &&
+		    glp_mip_obj_val(glp_ios_get_prob(tree)) > inc)
+			inc = glp_mip_obj_val(glp_ios_get_prob(tree));
+		solver_progress_maybe(cb->opt, "ilp", cb->t0, &cb->next_progress, inc,
+				      cb->bound, 0);
+	}
 	switch (glp_ios_reason(tree)) {
 	case GLP_ISELECT:
 		/* A subproblem not solved yet has the bound DBL_MAX; the
@@ -431,6 +444,9 @@ static int ilp_solve(const struct graph *g, const struct solver_options *opt,
 	cb.m = &m;
 	cb.bound = trivial_bound(&m);
 	solver_heuristic_trace(g, &warm, NULL);
+	cb.opt = opt;
+	cb.t0 = t0;
+	cb.warm_objective = warm.objective;
 	if (m.nf) {
 		lp = model_to_glpk(&m, opt);
 		glp_init_iocp(&parm);
@@ -465,8 +481,31 @@ static int ilp_solve(const struct graph *g, const struct solver_options *opt,
 
 			glp_init_smcp(&smcp);
 			smcp.msg_lev = GLP_MSG_OFF;
-			smcp.tm_lim = parm.tm_lim;
-			glp_ret = glp_simplex(lp, &smcp);
+			/* In slices of a second when someone watches, so that a
+			 * long LP relaxation still shows progress; glp_simplex
+			 * resumes from the basis it stopped at. */
+			for (;;) {
+				double left = opt->time_limit_seconds > 0 ?
+					opt->time_limit_seconds - (solver_clock() - t0) : 1e9;
+
+				smcp.tm_lim = left * 1000.0 < 1 ? 1 : left > 1e6 ? INT_MAX :
+					(int)ceil(left * 1000.0);
+				if (opt->progress && smcp.tm_lim > 1000)
+					smcp.tm_lim = 1000;
+				glp_ret = glp_simplex(lp, &smcp);
+				if (glp_ret != GLP_ETMLIM || !opt->progress ||
+				    (opt->time_limit_seconds > 0 &&
+				     solver_clock() - t0 >= opt->time_limit_seconds))
+					break;
+				solver_progress_maybe(opt, "ilp", t0, &cb.next_progress,
+						      warm.objective, cb.bound, 0);
+			}
+		}
+		if (!glp_ret && opt->time_limit_seconds > 0) {
+			/* what the LP relaxation left of the limit */
+			double left = opt->time_limit_seconds - (solver_clock() - t0);
+
+			parm.tm_lim = left * 1000.0 < 1 ? 1 : (int)ceil(left * 1000.0);
 		}
 		if (!glp_ret)
 			glp_ret = glp_intopt(lp, &parm);

@@ -19,10 +19,13 @@
 #include "base/xalloc.h"
 #include "src/cli.h"
 
+/* Without --time-limit, ilp and bnb stop after this many seconds each. */
+#define SOLVE_DEFAULT_TIME_LIMIT 10.0
+
 struct solve_options {
 	const char *method;         /* a solver's name or "all" */
 	int json;
-	double time_limit;          /* seconds, 0 = none */
+	double time_limit;          /* seconds per exact method, 0 = none */
 	const char *path;
 };
 
@@ -44,9 +47,10 @@ static void print_usage(FILE *f)
 		"                    method that applies)\n"
 		"  --json            print {\"method\", \"cached\", \"bypassed\", \"objective\",\n"
 		"                    \"optimal\", \"seconds\"} (a list of them for --method all)\n"
-		"  --time-limit SEC  stop ilp and bnb after SEC seconds each; they then report\n"
-		"                    the best plan found, \"optimal\": false and the gap to\n"
-		"                    their bound\n"
+		"  --time-limit SEC  stop ilp and bnb after SEC seconds each (default 10; 0:\n"
+		"                    no limit); a stopped method reports the best plan\n"
+		"                    found, \"optimal\": false, its bound and the gap. A run\n"
+		"                    past 2 s prints a progress line on stderr every 5 s\n"
 		"  -h, --help        show this help\n"
 		"\n"
 		"Exit status: 0 solved, 1 usage error, 2 unreadable or invalid graph (the\n"
@@ -74,6 +78,7 @@ static int parse_options(int argc, char **argv, struct solve_options *o)
 
 	memset(o, 0, sizeof(*o));
 	o->method = "ilp";
+	o->time_limit = SOLVE_DEFAULT_TIME_LIMIT;
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":hm:jt:", longopts, NULL)) != -1) {
@@ -91,9 +96,9 @@ static int parse_options(int argc, char **argv, struct solve_options *o)
 			break;
 		case 't':
 			o->time_limit = strtod(optarg, &end);
-			if (end == optarg || *end || !isfinite(o->time_limit) || o->time_limit <= 0)
-				return cli_usage_error("--time-limit wants a positive number of "
-						       "seconds, not '%s'", optarg);
+			if (end == optarg || *end || !isfinite(o->time_limit) || o->time_limit < 0)
+				return cli_usage_error("--time-limit wants a number of seconds (0: "
+						       "no limit), not '%s'", optarg);
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -150,6 +155,24 @@ static void print_text(const struct graph *g, const struct solver_result *res, s
 	}
 }
 
+/* The progress line of a long run, on stderr (stdout holds the answer). */
+static void print_progress(void *ctx, const struct solver_progress *p)
+{
+	const struct solve_options *o = ctx;
+	char limit[64] = "no time limit";
+
+	if (o->time_limit > 0)
+		snprintf(limit, sizeof(limit), "stops at %g s", o->time_limit);
+	if (isfinite(p->bound))
+		fprintf(stderr, "cacheadvise solve: %s: %.0f s, best %.10g, bound %.10g "
+			"(gap %.2f%%), still searching (%s)\n", p->method, p->seconds, p->best,
+			p->bound, 100.0 * (p->bound - p->best) / (fabs(p->best) + 1e-300), limit);
+	else
+		fprintf(stderr, "cacheadvise solve: %s: %.0f s, best %.10g, %lu nodes, still "
+			"searching (%s)\n", p->method, p->seconds, p->best, p->nodes, limit);
+	fflush(stderr);
+}
+
 static int solve_graph(const struct solve_options *o)
 {
 	struct solver_options sopt;
@@ -169,6 +192,8 @@ static int solve_graph(const struct solve_options *o)
 		goto out;
 	solver_options_init(&sopt);
 	sopt.time_limit_seconds = o->time_limit;
+	sopt.progress = print_progress;
+	sopt.progress_ctx = (void *)o;
 	for (i = 0; solver_table[i] && nr < ARRAY_SIZE(res); i++) {
 		const struct solver *s = solver_table[i];
 
@@ -190,6 +215,11 @@ static int solve_graph(const struct solve_options *o)
 			error_prefix(ret, "cannot solve '%s' with %s", o->path, s->name);
 			goto out;
 		}
+		if (!res[nr].optimal && isfinite(res[nr].bound))
+			cli_warn("%s stopped by the time limit (%g s): best %.10g, bound %.10g, "
+				 "gap %.2f%%; give --time-limit more seconds, or 0 for none",
+				 s->name, o->time_limit, res[nr].objective, res[nr].bound,
+				 100.0 * res[nr].gap);
 		nr++;
 	}
 	if (o->json) {
