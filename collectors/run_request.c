@@ -21,10 +21,11 @@
 #define ENV_METRICS "CACHEADVISE_METRICS"
 #define ENV_TIMING "CACHEADVISE_TIMING"
 #define ENV_MONITOR "CACHEADVISE_MONITOR"
+#define ENV_LAUNCH_PLAN "CACHEADVISE_LAUNCH_PLAN"
 
 char **run_request_env(const struct run_request *req)
 {
-	char **env = xcalloc(10, sizeof(*env));
+	char **env = xcalloc(12, sizeof(*env));
 	size_t n = 0;
 
 	if (req->inject_path)
@@ -43,6 +44,8 @@ char **run_request_env(const struct run_request *req)
 		env[n++] = xstrdup(ENV_TIMING "=1");
 	if (req->l2_windows)
 		env[n++] = xasprintf(ENV_L2_WINDOWS "=%s", req->l2_windows);
+	if (req->launch_plan)
+		env[n++] = xasprintf(ENV_LAUNCH_PLAN "=%s", req->launch_plan);
 	env[n] = NULL;
 	return env;
 }

@@ -28,6 +28,7 @@ struct run_request {
 	int metrics;               /* CUPTI counters per kernel */
 	int timing;                /* GPU time per kernel */
 	int monitor;               /* read the monitor counters of instrumented PTX */
+	const char *launch_plan;   /* a launch plan file (docs/injection.md); NULL: none */
 };
 
 /*

@@ -94,6 +94,11 @@ char *capture_layout_run_subst_dir(const char *dir, unsigned run)
 	return path(dir, RUNS "/%03u.subst", run);
 }
 
+char *capture_layout_run_launch_plan(const char *dir, unsigned run)
+{
+	return path(dir, RUNS "/%03u.plan.json", run);
+}
+
 char *capture_layout_subst_ptx(const char *subst_dir, const char *id)
 {
 	return path(subst_dir, "%s.ptx", id);

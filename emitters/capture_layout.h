@@ -55,6 +55,9 @@ char *capture_layout_run_subst_dir(const char *dir, unsigned run);
 char *capture_layout_subst_ptx(const char *subst_dir, const char *id);
 char *capture_layout_subst_layout(const char *subst_dir, const char *id);
 
+/* runs/NNN.plan.json: the launch plan of run NNN (docs/injection.md) */
+char *capture_layout_run_launch_plan(const char *dir, unsigned run);
+
 /* runs/l2-<variant>.json */
 char *capture_layout_l2_windows(const char *dir, const char *variant);
 

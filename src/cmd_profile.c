@@ -44,6 +44,11 @@ static void usage(FILE *f)
 		"      --no-verify      do not run the verification step\n"
 		"      --no-monitor     skip the instrumented monitor run\n"
 		"      --no-l2          skip the persisting-L2 window step\n"
+		"      --measure M      launches (default): variants measured inside one run at\n"
+		"                       sampled launches, replayed with memory restored; runs:\n"
+		"                       one program run per variant (the first method)\n"
+		"      --samples N      launches per kernel that carry counters (default 3)\n"
+		"      --all-pairs      measure every pair of loads, none assumed additive\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 the capture completed (even when no advice is kept), 1 usage,\n"
@@ -177,6 +182,9 @@ int cmd_profile(int argc, char **argv)
 		{ "no-verify", no_argument, NULL, 'V' },
 		{ "no-monitor", no_argument, NULL, 'N' },
 		{ "no-l2", no_argument, NULL, 'L' },
+		{ "measure", required_argument, NULL, 'E' },
+		{ "samples", required_argument, NULL, 'S' },
+		{ "all-pairs", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -191,6 +199,7 @@ int cmd_profile(int argc, char **argv)
 	opt.repeat = 5;
 	opt.model = "sector";
 	opt.bypass_form = "no_allocate";
+	opt.samples = 3;
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, which starts the program;
@@ -237,6 +246,18 @@ int cmd_profile(int argc, char **argv)
 		case 'V': opt.no_verify = 1; break;
 		case 'N': opt.no_monitor = 1; break;
 		case 'L': opt.no_l2 = 1; break;
+		case 'E':
+			if (strcmp(optarg, "launches") && strcmp(optarg, "runs"))
+				return cli_usage_error("--measure is 'launches' or 'runs', not '%s'", optarg);
+			opt.measure_runs = !strcmp(optarg, "runs");
+			break;
+		case 'S':
+			if (parse_uint(optarg, &opt.samples, "--samples"))
+				return 1;
+			if (!opt.samples || opt.samples > 64)
+				return cli_usage_error("--samples is 1 to 64, not %u", opt.samples);
+			break;
+		case 'P': opt.all_pairs = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:

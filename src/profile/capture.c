@@ -68,7 +68,7 @@ static void record_variant(struct profile_ctx *c, const struct variant_run *r, u
 	}
 }
 
-static void baseline_check(struct profile_ctx *c, json_t *baseline_runs)
+void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 {
 	json_t *runs = json_object_get(c->capture, "runs"), *check, *notes = json_array();
 	const char *first_hash = NULL;
@@ -119,6 +119,15 @@ static void baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 }
 
 int profile_capture_variants(struct profile_ctx *c)
+{
+	/* the switchable module bypasses with L1::no_allocate only */
+	if (!c->opt->measure_runs && strcmp(c->opt->bypass_form, "cg"))
+		return profile_capture_launches(c);
+	json_object_set_new(c->capture, "measure", json_pack("{s:s}", "method", "runs"));
+	return profile_capture_runs(c);
+}
+
+int profile_capture_runs(struct profile_ctx *c)
 {
 	struct variant_kernel *vks = xcalloc(c->nr_kernels, sizeof(*vks));
 	struct variant_run *runs = NULL;
@@ -190,7 +199,7 @@ int profile_capture_variants(struct profile_ctx *c)
 		profile_write_capture(c, "incomplete");
 	}
 	if (!ret)
-		baseline_check(c, baseline_runs);
+		profile_baseline_check(c, baseline_runs);
 	json_decref(baseline_runs);
 	free(runs);
 	free(vks);

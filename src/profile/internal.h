@@ -121,8 +121,15 @@ int profile_monitor(struct profile_ctx *c);
 /* monitor.c: the monitor's counts, software-cache ranking and register-cache
  * hints in k->json. */
 void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k);
-/* capture.c: the variant runs (hit_i, hit_{i,j}) and the kernels' entries. */
+/* capture.c: the variants (hit_i, hit_{i,j}), in-run (--measure launches,
+ * capture_launches.c) or one program run each (--measure runs), and the
+ * kernels' entries. */
 int profile_capture_variants(struct profile_ctx *c);
+int profile_capture_runs(struct profile_ctx *c);
+int profile_capture_launches(struct profile_ctx *c);
+/* capture.c: baseline_check in capture.json from the baseline runs given
+ * (their outputs, and their counters where they have them). */
+void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs);
 void profile_fill_kernels(struct profile_ctx *c);
 /* analyse.c: the analysis, once (c->plan, c->analysis, graphs/). */
 int profile_analyse(struct profile_ctx *c);

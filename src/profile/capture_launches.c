@@ -1,0 +1,547 @@
+/*
+ * In-run capture (--measure launches, the default; issue 15): the variants
+ * of every measured kernel are measured inside one program run, at a few
+ * sampled launches, through the switchable module (analysis/ptx_switch.h)
+ * and a launch plan (docs/injection.md "Launch plans"). Every other launch
+ * runs unprofiled. Pass 1 measures "all", "none" and each load alone;
+ * pass 2 the pairs that can interact (analysis/launch_sampling.h). A
+ * kernel whose launches cannot be replayed gets one variant per launch,
+ * and further passes while variants are left; a pass that measures
+ * nothing new ends the capture with the rest left unmeasured (noted).
+ *
+ * Counters of a variant are summed over the launches it was measured at
+ * and scaled to all of the kernel's launches (launches / samples), so that
+ * hit_i is on the same scale as with --measure runs.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/launch_sampling.h"
+#include "analysis/plan.h"
+#include "analysis/ptx_switch.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "emitters/capture_layout.h"
+#include "emitters/patched_ptx.h"
+#include "src/profile/internal.h"
+
+/* What one kernel still needs, and what it got. */
+struct kernel_measure {
+	struct measure_variant *pending;
+	size_t nr_pending;
+	int replay;                 /* its launches may be replayed */
+	char *no_replay_reason;
+	json_t *variants;           /* label -> summed metrics with "samples" */
+	json_t *refusals;           /* reasons the library gave */
+	json_t *replays;            /* the replay events (cost) */
+	json_t *written;            /* parameters the kernel writes through */
+	size_t pairs_skipped;
+};
+
+/* Passes beyond the two planned, for kernels measured one variant a launch. */
+#define MAX_EXTRA_PASSES 64
+/* Memory a replay may save and restore (docs/cmd-profile.md). */
+#define REPLAY_MAX_BYTES (8ull << 30)
+
+static double metric(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return v ? json_number_value(v) : NAN;
+}
+
+/*
+ * Whether a kernel's launches may be replayed: the PTX model must know the
+ * parameter behind every store and atomic, so that the memory they write
+ * can be saved and restored. Fills *written with those parameters.
+ */
+static int replay_allowed(const struct ptx_function *fn, json_t *written, char **why)
+{
+	size_t i;
+
+	for (i = 0; i < fn->nr_memops; i++) {
+		const struct ptx_memop *op = &fn->memops[i];
+
+		if (op->kind != PTX_MEMOP_STORE && op->kind != PTX_MEMOP_ATOMIC)
+			continue;
+		if (op->param < 0) {
+			*why = xasprintf("PTX line %u (%s) writes through an address not derived from "
+					 "one parameter", op->ptx_line, op->opcode);
+			return 0;
+		}
+		{
+			size_t j;
+			json_t *p;
+			int seen = 0;
+			json_array_foreach(written, j, p)
+				seen |= json_integer_value(p) == op->param;
+			if (!seen)
+				json_array_append_new(written, json_integer(op->param));
+		}
+	}
+	return 1;
+}
+
+static json_t *variant_json(const struct measure_variant *v)
+{
+	char mask[24];
+
+	snprintf(mask, sizeof(mask), "%llx", (unsigned long long)v->mask);
+	return json_pack("{s:s, s:s}", "label", v->label, "mask", mask);
+}
+
+/*
+ * The launch plan for one pass: each kernel with variants pending gets its
+ * sampled launches (all pending variants replayed at each), or, without
+ * replay, one pending variant at each of its launches.
+ */
+static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km)
+{
+	json_t *kernels = json_array();
+	size_t i, j, s;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		struct kernel_measure *m = &km[i];
+		uint64_t launches = k->disc.launches, *ord;
+		size_t nr;
+		json_t *kj, *variants = json_array(), *samples = json_array();
+		char *sym;
+
+		if (!m->nr_pending || !launches) {
+			json_decref(variants);
+			json_decref(samples);
+			continue;
+		}
+		for (j = 0; j < m->nr_pending; j++)
+			json_array_append_new(variants, variant_json(&m->pending[j]));
+		if (m->replay) {
+			size_t want = c->opt->samples ? c->opt->samples : 3;
+			ord = xcalloc(want, sizeof(*ord));
+			nr = launch_sample_ordinals(launches, want, ord);
+			for (s = 0; s < nr; s++) {
+				json_t *vs = json_array();
+				for (j = 0; j < m->nr_pending; j++)
+					json_array_append_new(vs, json_integer((json_int_t)j));
+				json_array_append_new(samples, json_pack("{s:I, s:o}", "ordinal",
+					(json_int_t)ord[s], "variants", vs));
+			}
+			free(ord);
+		} else {
+			/* one variant a launch, the first launch last */
+			uint64_t o;
+			for (j = 0, o = launches > 1 ? 1 : 0; j < m->nr_pending && o < launches; j++, o++)
+				json_array_append_new(samples, json_pack("{s:I, s:[I]}", "ordinal",
+					(json_int_t)o, "variants", (json_int_t)j));
+			if (j < m->nr_pending && launches > 1)
+				json_array_append_new(samples, json_pack("{s:I, s:[I]}", "ordinal",
+					(json_int_t)0, "variants", (json_int_t)j));
+		}
+		sym = ptx_switch_symbol(k->name);
+		kj = json_pack("{s:s, s:s, s:s, s:o, s:O, s:o}", "name", k->name, "mask_symbol", sym,
+			       "default_mask", "ffffffffffffffff", "variants", variants,
+			       "written_params", m->written, "samples", samples);
+		if (!m->replay)
+			json_object_set_new(kj, "no_replay", json_true());
+		free(sym);
+		json_array_append_new(kernels, kj);
+	}
+	return json_pack("{s:s, s:I, s:o}", "schema", "cacheadvise.launch_plan/1",
+			 "replay_max_bytes", (json_int_t)REPLAY_MAX_BYTES, "kernels", kernels);
+}
+
+/*
+ * runs/NNN.subst/ with the switchable module of every module that has a
+ * measured kernel and the unpatched copy of the others.
+ */
+static char *write_switchable(struct profile_ctx *c, unsigned run)
+{
+	char label[16];
+	size_t i, j, l;
+	char *subst;
+
+	snprintf(label, sizeof(label), "%03u", run);
+	subst = profile_write_substitutes(c, label, NULL);
+	if (!subst)
+		return NULL;
+	for (i = 0; i < c->nr_modules; i++) {
+		struct profile_module *pm = &c->modules[i];
+		struct ptx_switch_kernel *ks;
+		unsigned **ords;
+		unsigned char **bits;
+		struct strbuf out = STRBUF_INIT;
+		size_t nk = 0;
+		int ret = 0;
+		char *path;
+
+		if (!pm->pm)
+			continue;
+		ks = xcalloc(c->nr_kernels + 1, sizeof(*ks));
+		ords = xcalloc(c->nr_kernels + 1, sizeof(*ords));
+		bits = xcalloc(c->nr_kernels + 1, sizeof(*bits));
+		for (j = 0; j < c->nr_kernels; j++) {
+			struct profile_kernel *k = &c->kernels[j];
+			size_t n = 0;
+
+			if (k->module != pm || !k->vk.nr_patchable)
+				continue;
+			ords[nk] = xcalloc(k->vk.nr_patchable, sizeof(**ords));
+			bits[nk] = xcalloc(k->vk.nr_patchable, 1);
+			for (l = 0; l < k->vk.nr_patchable; l++) {
+				size_t b;
+				unsigned char bit = PTX_SWITCH_REST_BIT;
+				for (b = 0; b < k->vk.nr_measured; b++)
+					if (k->vk.measured[b] == k->vk.patchable[l])
+						bit = (unsigned char)b;
+				ords[nk][n] = k->vk.patchable[l];
+				bits[nk][n++] = bit;
+			}
+			ks[nk] = (struct ptx_switch_kernel){ k->name, ords[nk], bits[nk], n };
+			nk++;
+		}
+		if (nk) {
+			ret = ptx_write_switchable(pm->pm, ks, nk, &out);
+			if (!ret) {
+				path = capture_layout_subst_ptx(subst, pm->id);
+				unlink(path);   /* the unpatched copy may be a link */
+				ret = write_file_atomic(path, out.buf, out.len);
+				free(path);
+			}
+		}
+		for (j = 0; j < nk; j++) {
+			free(ords[j]);
+			free(bits[j]);
+		}
+		free(ords);
+		free(bits);
+		free(ks);
+		strbuf_release(&out);
+		if (ret) {
+			error_prefix(ret, "cannot write the switchable module %s", pm->id);
+			free(subst);
+			return NULL;
+		}
+	}
+	return subst;
+}
+
+/* Folds what one pass measured into km; drops the variants measured. */
+static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, struct run_events *ev)
+{
+	size_t i, j, got = 0;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct event_kernel *ek = run_events_kernel(ev, c->kernels[i].name);
+		struct kernel_measure *m = &km[i];
+		size_t keep = 0;
+		json_t *x;
+
+		json_array_foreach(ek->replay_refused, j, x) {
+			json_array_append(m->refusals, x);
+			if (m->replay) {
+				m->replay = 0;
+				free(m->no_replay_reason);
+				m->no_replay_reason = xstrdup(json_string_value(x));
+			}
+		}
+		json_array_foreach(ek->replays, j, x)
+			json_array_append(m->replays, x);
+		for (j = 0; j < m->nr_pending; j++) {
+			json_t *v = json_object_get(ek->variants, m->pending[j].label);
+			json_t *sum;
+			const char *key;
+			json_t *val;
+
+			if (!v) {
+				m->pending[keep++] = m->pending[j];
+				continue;
+			}
+			got++;
+			sum = json_object_get(m->variants, m->pending[j].label);
+			if (!sum) {
+				sum = json_object();
+				json_object_set_new(m->variants, m->pending[j].label, sum);
+			}
+			json_object_foreach(v, key, val) {
+				double prev = metric(sum, key);
+				json_object_set_new(sum, key, json_real((isnan(prev) ? 0 : prev) +
+									json_number_value(val)));
+			}
+		}
+		m->nr_pending = keep;
+	}
+	return got;
+}
+
+/* The variant's counters scaled to all launches of the kernel, or NULL. */
+static json_t *scaled(const struct profile_kernel *k, const struct kernel_measure *m,
+		      const char *label, unsigned run)
+{
+	json_t *v = json_object_get(m->variants, label), *out, *val;
+	double samples, scale;
+	const char *key;
+
+	if (!v)
+		return NULL;
+	samples = metric(v, "samples");
+	scale = samples > 0 ? (double)k->disc.launches / samples : 1;
+	out = json_object();
+	json_object_foreach(v, key, val) {
+		if (!strcmp(key, "samples"))
+			continue;
+		json_object_set_new(out, key, json_real(json_number_value(val) * scale));
+	}
+	json_object_set_new(out, "run", json_integer(run));
+	json_object_set_new(out, "launches", json_integer(k->disc.launches));
+	json_object_set_new(out, "sampled_launches", json_integer((json_int_t)samples));
+	return out;
+}
+
+static void record(struct profile_ctx *c, struct kernel_measure *km, const unsigned *pass_run,
+		   json_t *kernels_json)
+{
+	size_t i, a, b;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		struct kernel_measure *m = &km[i];
+		size_t n = k->vk.nr_measured;
+		json_t *all = scaled(k, m, "all", pass_run[0]), *none = scaled(k, m, "none", pass_run[0]);
+		json_t *additive = json_array(), *kj;
+		char label[48];
+
+		if (all) {
+			json_object_set_new(all, "measured_as", json_string("all loads allocating, in-run"));
+			json_object_set_new(k->counters, "in_run_all", all);
+		}
+		if (none)
+			json_object_set_new(k->counters, "all_bypassed", none);
+		for (a = 0; a < n; a++) {
+			json_t *v;
+			snprintf(label, sizeof(label), "%zu", a);
+			v = scaled(k, m, label, pass_run[0]);
+			if (v) {
+				k->hit[a] = metric(v, "l1_hits");
+				k->hit_run[a] = (int)pass_run[0];
+				json_decref(v);
+			}
+		}
+		for (a = 0; a < n; a++)
+			for (b = a + 1; b < n; b++) {
+				json_t *v;
+				snprintf(label, sizeof(label), "%zu,%zu", a, b);
+				v = scaled(k, m, label, pass_run[1]);
+				if (v) {
+					k->pair_hit[a * n + b] = metric(v, "l1_hits");
+					k->pair_run[a * n + b] = (int)pass_run[1];
+					json_decref(v);
+				} else if (!isnan(k->hit[a]) && !isnan(k->hit[b]) &&
+					   !(k->hit[a] > 0) && !(k->hit[b] > 0)) {
+					/* additive: two loads nobody hits cannot gain together */
+					k->pair_hit[a * n + b] = k->hit[a] + k->hit[b];
+					json_array_append_new(additive, json_pack("[i,i]",
+						k->vk.measured[a], k->vk.measured[b]));
+				}
+			}
+		kj = json_pack("{s:b, s:o, s:o, s:O, s:O}", "replay", m->replay,
+			       "pairs_additive", additive, "variants", json_deep_copy(m->variants),
+			       "replay_refused", m->refusals, "replays", m->replays);
+		if (m->no_replay_reason)
+			json_object_set_new(kj, "no_replay_reason", json_string(m->no_replay_reason));
+		if (m->nr_pending) {
+			json_t *left = json_array();
+			for (a = 0; a < m->nr_pending; a++)
+				json_array_append_new(left, json_string(m->pending[a].label));
+			json_object_set_new(kj, "unmeasured", left);
+			profile_note(c, "kernel %s: %zu variants could not be measured in-run (%s); "
+				     "--measure runs measures them in program runs of their own",
+				     k->name, m->nr_pending, m->no_replay_reason ? m->no_replay_reason :
+				     "too few launches");
+		}
+		json_object_set_new(kernels_json, k->name, kj);
+	}
+}
+
+/* One program run with the launch plan; returns 0 or an error. */
+static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char *label,
+		    unsigned *run_out, struct run_events *ev)
+{
+	unsigned run = c->run_index;
+	char *subst = write_switchable(c, run), *plan_path;
+	json_t *plan;
+	struct run_request req = { .timing = 1 };
+	struct run_result res;
+	int ret;
+
+	if (!subst)
+		return error_prefix(CA_E_IO, "cannot prepare the PTX of run %u (%s)", run, label);
+	plan = pass_plan(c, km);
+	plan_path = capture_layout_run_launch_plan(c->dir, run);
+	ret = json_file_write(plan_path, plan);
+	json_decref(plan);
+	if (ret) {
+		free(subst);
+		free(plan_path);
+		return ret;
+	}
+	req.subst_dir = subst;
+	req.launch_plan = plan_path;
+	profile_progress(c, label);
+	ret = profile_run_program(c, "capture", &req, ev, &res, NULL);
+	free(subst);
+	free(plan_path);
+	*run_out = run;
+	if (!ret && res.status == RUN_INTERRUPTED)
+		ret = error_set(CA_E_INTERRUPTED, "interrupted during run %u (%s)", run, label);
+	if (!ret && res.status != RUN_OK) {
+		char *log = capture_layout_run_log(NULL, run);
+		profile_note(c, "run %u (%s) failed: see %s", run, label, log);
+		free(log);
+	}
+	profile_progress(c, label);
+	return ret;
+}
+
+/* The two baseline runs (outputs, noise, GPU time as JIT-compiled). */
+static int baselines(struct profile_ctx *c, json_t *baseline_runs)
+{
+	unsigned r;
+	int ret = 0;
+
+	for (r = 0; r < 2 && !ret; r++) {
+		char label[16], dirlabel[16], *subst;
+		struct run_request req = { .timing = 1 };
+		struct run_events ev;
+		struct run_result res;
+		unsigned run = c->run_index;
+		size_t i;
+
+		snprintf(label, sizeof(label), r ? "baseline#2" : "baseline");
+		snprintf(dirlabel, sizeof(dirlabel), "%03u", run);
+		subst = profile_write_substitutes(c, dirlabel, NULL);
+		if (!subst)
+			return error_prefix(CA_E_IO, "cannot prepare the PTX of run %u (%s)", run, label);
+		req.subst_dir = subst;
+		run_events_init(&ev);
+		profile_progress(c, label);
+		ret = profile_run_program(c, "baseline", &req, &ev, &res, NULL);
+		free(subst);
+		if (!ret && res.status == RUN_INTERRUPTED)
+			ret = error_set(CA_E_INTERRUPTED, "interrupted during run %u (%s)", run, label);
+		else if (!ret && res.status != RUN_OK)
+			ret = profile_run_failed(c, "baseline", &res);
+		if (!ret) {
+			json_array_append_new(baseline_runs, json_integer(run));
+			for (i = 0; i < c->nr_kernels; i++) {
+				struct event_kernel *ek = run_events_kernel(&ev, c->kernels[i].name);
+				json_object_set_new(c->kernels[i].counters, label, json_pack(
+					"{s:f, s:I, s:i, s:i, s:s}", "duration_ns", (double)ek->gpu_time_ns,
+					"timed_launches", (json_int_t)ek->timed_launches, "run", (int)run,
+					"launches", (int)ek->launches, "measured_as",
+					"kernel time from activity records, no counters"));
+			}
+		}
+		run_events_release(&ev);
+		profile_progress(c, label);
+	}
+	return ret;
+}
+
+int profile_capture_launches(struct profile_ctx *c)
+{
+	struct kernel_measure *km = xcalloc(c->nr_kernels + 1, sizeof(*km));
+	json_t *baseline_runs = json_array(), *kernels_json = json_object();
+	unsigned pass_run[2] = { 0, 0 }, extra = 0;
+	double t0 = profile_now();
+	size_t i, got, counted = 0;
+	int ret;
+
+	c->runs_planned = c->runs_done + 4 + (c->opt->no_monitor || c->monitored ? 0 : 1);
+	ret = baselines(c, baseline_runs);
+	if (ret)
+		goto out;
+	profile_baseline_check(c, baseline_runs);
+	for (i = 0; i < c->nr_kernels; i++) {
+		km[i].variants = json_object();
+		km[i].refusals = json_array();
+		km[i].replays = json_array();
+		km[i].written = json_array();
+		km[i].pending = measure_singles(c->kernels[i].vk.nr_measured, &km[i].nr_pending);
+		km[i].replay = replay_allowed(c->kernels[i].fn, km[i].written, &km[i].no_replay_reason);
+	}
+	/* pass 1: all, none, singles; further passes while some are left */
+	do {
+		struct run_events ev;
+
+		run_events_init(&ev);
+		ret = run_pass(c, km, extra ? "capture (singles, more)" : "capture (singles)",
+			       &pass_run[0], &ev);
+		got = ret ? 0 : collect_pass(c, km, &ev);
+		counted += got;
+		run_events_release(&ev);
+		if (ret)
+			goto out;
+		for (i = 0; i < c->nr_kernels && !km[i].nr_pending; i++)
+			;
+	} while (i < c->nr_kernels && got && ++extra < MAX_EXTRA_PASSES);
+	/* pass 2: the pairs that can interact */
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		size_t n = k->vk.nr_measured, a;
+		char label[48];
+
+		for (a = 0; a < n; a++) {
+			json_t *v;
+			snprintf(label, sizeof(label), "%zu", a);
+			v = scaled(k, &km[i], label, 0);
+			k->hit[a] = v ? metric(v, "l1_hits") : NAN;
+			json_decref(v);
+		}
+		free(km[i].pending);
+		km[i].pending = measure_pairs(n, k->hit, c->opt->all_pairs, &km[i].nr_pending,
+					      &km[i].pairs_skipped);
+	}
+	for (i = 0; i < c->nr_kernels && !km[i].nr_pending; i++)
+		;
+	extra = 0;
+	while (i < c->nr_kernels) {
+		struct run_events ev;
+
+		run_events_init(&ev);
+		ret = run_pass(c, km, extra ? "capture (pairs, more)" : "capture (pairs)",
+			       &pass_run[1], &ev);
+		got = ret ? 0 : collect_pass(c, km, &ev);
+		counted += got;
+		run_events_release(&ev);
+		if (ret)
+			goto out;
+		for (i = 0; i < c->nr_kernels && !km[i].nr_pending; i++)
+			;
+		if (!got || ++extra >= MAX_EXTRA_PASSES)
+			break;
+	}
+	record(c, km, pass_run, kernels_json);
+	json_object_set_new(c->capture, "measure", json_pack("{s:s, s:i, s:I, s:f, s:o}",
+		"method", "launches", "samples", (int)(c->opt->samples ? c->opt->samples : 3),
+		"variants_measured", (json_int_t)counted, "seconds", profile_now() - t0,
+		"kernels", kernels_json));
+	kernels_json = NULL;
+out:
+	for (i = 0; i < c->nr_kernels; i++) {
+		free(km[i].pending);
+		free(km[i].no_replay_reason);
+		json_decref(km[i].variants);
+		json_decref(km[i].refusals);
+		json_decref(km[i].replays);
+		json_decref(km[i].written);
+	}
+	free(km);
+	json_decref(kernels_json);
+	json_decref(baseline_runs);
+	return ret;
+}
