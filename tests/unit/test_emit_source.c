@@ -2,7 +2,7 @@
  * Unit tests of the source-side emitters: the C++ tokenizer and kernel
  * lookup (emitters/source_file.h), the expression matcher and the load
  * helpers (emitters/source_rewrite.h). The helpers are also compiled with
- * nvcc and assembled with ptxas when the CUDA toolkit is there.
+ * nvcc and assembled with ptxas (a CUDA toolkit is required: CA_CUDA_BIN).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -380,7 +380,9 @@ static void test_helpers_compile(void)
 		"ld.global.L1::evict_last.s64", "ld.global.nc.L1::evict_last.v2.f64",
 		"ld.global.L1::evict_first.v4.u32", "ld.global.nc.L1::evict_first.v2.u64",
 	};
-	const char *nvcc = "/usr/local/cuda/bin/nvcc", *ptxas = "/usr/local/cuda/bin/ptxas";
+	/* CA_CUDA_BIN: another CUDA's bin/ (default /usr/local/cuda/bin, as in CI) */
+	const char *bin = getenv("CA_CUDA_BIN") ? getenv("CA_CUDA_BIN") : "/usr/local/cuda/bin";
+	char nvcc[4096], ptxas[4096];
 	char dir[] = "/tmp/test_emit_nvcc_XXXXXX";
 	struct source_helper_need needs[ARRAY_SIZE(all) * ARRAY_SIZE(types)];
 	struct strbuf src = STRBUF_INIT, ptx = STRBUF_INIT;
@@ -388,8 +390,14 @@ static void test_helpers_compile(void)
 	size_t f, t, n = 0;
 	FILE *fp;
 
+	snprintf(nvcc, sizeof(nvcc), "%s/nvcc", bin);
+	snprintf(ptxas, sizeof(ptxas), "%s/ptxas", bin);
+	/* The toolkit is a build requirement (CI and the dev machines have it):
+	 * a missing nvcc is a failure, not a silent pass. */
 	if (access(nvcc, X_OK) || access(ptxas, X_OK)) {
-		printf("note: no nvcc/ptxas in /usr/local/cuda/bin: helpers not compiled\n");
+		fprintf(stderr, "no nvcc/ptxas in %s: cannot compile the helpers "
+			"(set CA_CUDA_BIN to the CUDA toolkit's bin/)\n", bin);
+		CHECK(!"nvcc and ptxas are executable");
 		return;
 	}
 	if (!mkdtemp(dir)) {
