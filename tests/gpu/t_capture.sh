@@ -4,12 +4,13 @@
 # and that of the table load (param 4) is high; on thrash_pair, the A and B
 # loads thrash: hit_{A,B} < half of hit_A + hit_B. The capture is complete, every
 # baseline counter is there, and the runs needed are 2 + 1 + max N + pairs
-# (+ discovery, monitor, verification).
+# (+ discovery, monitor, verification), with --measure runs (the first
+# method; t_measure.sh compares the in-run one with it).
 . "$(dirname "$0")/lib.sh"
 
 profile() { # profile NAME ARGS...: capture into $WORK/NAME
 	local name=$1; shift
-	"$CACHEADVISE" profile --out "$WORK/$name" --no-verify --top 1 "$@" \
+	"$CACHEADVISE" profile --out "$WORK/$name" --measure runs --no-verify --top 1 "$@" \
 		>"$WORK/$name.stdout" 2>"$WORK/$name.stderr"
 	local rc=$?
 	cp "$WORK/$name/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-$name.json" 2>/dev/null

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# GPU: in-run capture (--measure launches, the default; issue 15) against
+# one program run per variant (--measure runs). On each sample both methods
+# must give the same plan, and hit_i within 10% of the larger of the two
+# (or 1% of the busiest load's sectors) for every measured load; the
+# in-run capture needs fewer program runs. RESULT lines give runs, wall
+# time and each method's hits.
+#   CA_MEASURE_SAMPLES  samples to compare (default stream_table thrash_pair records)
+. "$(dirname "$0")/lib.sh"
+
+samples=${CA_MEASURE_SAMPLES:-stream_table thrash_pair records}
+for s in $samples; do
+	for m in runs launches; do
+		out=$WORK/$s-$m
+		start=$(date +%s.%N)
+		if "$CACHEADVISE" profile --out "$out" --measure "$m" --no-verify --no-l2 --top 1 \
+			--max-loads 6 "$SAMPLES/$s" >"$out.stdout" 2>"$out.stderr"; then
+			ok
+		else
+			not_ok "$s: profile --measure $m failed"; tail -n 20 "$out.stderr" >&2
+		fi
+		python3 -c "import sys; print(float(sys.argv[1]) - float(sys.argv[2]))" "$(date +%s.%N)" "$start" >"$out.secs"
+		cp "$out/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-measure-$s-$m.json" 2>/dev/null
+	done
+	python3 - "$WORK/$s-runs" "$WORK/$s-launches" "$s" <<'PY'
+import json, sys
+runs_dir, launch_dir, name = sys.argv[1:4]
+def load(d):
+    return json.load(open(d + "/capture.json")), json.load(open(d + "/plan.json"))
+(cr, pr), (cl, pl) = load(runs_dir), load(launch_dir)
+secs = {m: float(open(d + ".secs").read()) for m, d in (("runs", runs_dir), ("launches", launch_dir))}
+fails = []
+def acts(plan):
+    return sorted((f["name"], l["ordinal"], l["action"]) for m in plan["modules"] for f in m["functions"] for l in f["loads"])
+if acts(pr) != acts(pl):
+    fails.append("plans differ: runs %s, launches %s" % (acts(pr), acts(pl)))
+kr, kl = cr["kernels"][0], cl["kernels"][0]
+sectors = max(l.get("access") or 0 for l in kr["loads"]) or 1
+hr = {l["ordinal"]: l["hit"] for l in kr["loads"] if l["measured"]}
+hl = {l["ordinal"]: l["hit"] for l in kl["loads"] if l["measured"]}
+for o in sorted(hr):
+    a, b = hr[o] or 0.0, hl.get(o) or 0.0
+    big = max(a, b, 1.0)
+    print("RESULT: %s load %d: hit_i runs %.4g, launches %.4g (%+.2f%%)" % (name, o, a, b, 100.0 * (b - a) / big))
+    if abs(a - b) > 0.10 * big and abs(a - b) > 0.01 * sectors:
+        fails.append("load %d: hit_i %.4g (runs) vs %.4g (launches)" % (o, a, b))
+runs = lambda c: len([r for r in c["runs"]])
+m = cl.get("measure", {})
+print("RESULT: %s runs: %d program runs %.1f s (runs) vs %d program runs %.1f s (launches), %s variants in-run" % (
+    name, runs(cr), secs["runs"], runs(cl), secs["launches"], m.get("variants_measured")))
+for kname, kk in (m.get("kernels") or {}).items():
+    rep = kk.get("replays") or []
+    tot = sum(r.get("total_ms", 0) for r in rep)
+    print("RESULT: %s in-run: replay=%s, %d replays, %.1f ms replaying, %d pairs additive, refused %s" % (
+        name, kk.get("replay"), len(rep), tot, len(kk.get("pairs_additive") or []), kk.get("replay_refused")))
+if m.get("method") != "launches":
+    fails.append("capture.json measure.method is %r" % m.get("method"))
+if runs(cl) >= runs(cr) and len(hr) > 1:
+    fails.append("the in-run capture took as many program runs")
+for f in fails:
+    print("FAIL: %s: %s" % (name, f), file=sys.stderr)
+sys.exit(1 if fails else 0)
+PY
+	if [ $? = 0 ]; then ok; else not_ok "$s: the two methods disagree"; fi
+done
+finish
