@@ -97,7 +97,53 @@ static int cmp_double(const void *a, const void *b)
 struct ilp_stats {
 	double median_s, max_s, worst_gap, median_nodes;
 	int proven, runs;
+	int checked, disagree;      /* bnb "proven" results cross-checked, and wrong */
 };
+
+/* Over the whole run, printed at the end (and the exit status). */
+static int total_checked, total_disagree;
+
+/*
+ * bnb's "proven" is bnb's own word: a sample of its proven answers (the
+ * first graph of each row) is solved again by exhaustive search (N <= 24,
+ * exact) and by the ILP under the same limit. A proven bnb answer is wrong
+ * when exhaustive search or a proven ILP finds another optimum, when the
+ * ILP finds any better plan, or when its objective is not its plan's.
+ */
+static void cross_check(const struct graph *g, const struct solver_result *bnb,
+			const struct solver_options *opt, struct ilp_stats *st)
+{
+	double tol = 1e-9 * (1.0 + fabs(bnb->objective));
+	struct solver_result r;
+	int wrong = 0;
+
+	if (!bnb->optimal)
+		return;
+	wrong += fabs(graph_objective(g, bnb->cached) - bnb->objective) > tol;
+	if (g->n <= 24 && !solver_find("exhaustive")->solve(g, opt, &r)) {
+		if (fabs(r.objective - bnb->objective) > tol) {
+			fprintf(stderr, "cross-check: N=%zu: bnb proved %.17g, exhaustive finds %.17g\n",
+				g->n, bnb->objective, r.objective);
+			wrong++;
+		}
+		solver_result_release(&r);
+	}
+	if (!solver_find("ilp")->solve(g, opt, &r)) {
+		if (r.objective > bnb->objective + tol ||
+		    (r.optimal && fabs(r.objective - bnb->objective) > tol) ||
+		    (!r.optimal && r.bound < bnb->objective - tol)) {
+			fprintf(stderr, "cross-check: N=%zu: bnb proved %.17g, ilp finds %.17g "
+				"(%s, bound %.17g)\n", g->n, bnb->objective, r.objective,
+				r.optimal ? "proven" : "not proven", r.bound);
+			wrong++;
+		}
+		solver_result_release(&r);
+	}
+	st->checked++;
+	st->disagree += wrong > 0;
+	total_checked++;
+	total_disagree += wrong > 0;
+}
 
 /* Runs method on the graphs of seeds 0..seeds-1 (the same graphs for every
  * method and section). */
@@ -121,6 +167,8 @@ static void run_method(const char *method, size_t n, double density, enum family
 		}
 		times[s] = res.seconds;
 		nodes[s] = (double)res.nodes;
+		if (!s && !strcmp(method, "bnb"))
+			cross_check(&g, &res, opt, st);
 		st->proven += res.optimal;
 		if (res.gap > st->worst_gap)
 			st->worst_gap = res.gap;
@@ -347,6 +395,17 @@ static void section_ratio(int quick)
 	printf("\n");
 }
 
+/* The cross-check column: what the first graph's proven answer was checked
+ * against, and whether it held. */
+static const char *check_word(const struct ilp_stats *st, size_t n)
+{
+	if (!st->checked)
+		return "not proven";
+	if (st->disagree)
+		return "WRONG";
+	return n <= 24 ? "agrees (exhaustive, ilp)" : "agrees (ilp)";
+}
+
 static void section_bnb_scaling(double limit, int seeds, int quick, double density,
 				size_t max_n)
 {
@@ -359,8 +418,9 @@ static void section_bnb_scaling(double limit, int seeds, int quick, double densi
 	printf("time limit %.0f s per graph, %d graphs per row (seeds as in section 1, whose graphs "
 	       "are the first ones here); gap = (bound - objective) / objective of the worst "
 	       "graph\n\n", limit, seeds);
-	printf("| family | N | median s | max s | proven optimal | worst gap | median nodes |\n");
-	printf("|---|---:|---:|---:|---:|---:|---:|\n");
+	printf("| family | N | median s | max s | proven optimal | worst gap | median nodes | "
+	       "cross-checked |\n");
+	printf("|---|---:|---:|---:|---:|---:|---:|---|\n");
 	for (f = 0; f < 2; f++) {
 		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 			struct solver_options opt;
@@ -373,9 +433,9 @@ static void section_bnb_scaling(double limit, int seeds, int quick, double densi
 			solver_options_init(&opt);
 			opt.time_limit_seconds = limit;
 			run_method("bnb", sizes[k], density, (enum family)f, seeds, &opt, &st);
-			printf("| %s | %zu | %.3f | %.3f | %d/%d | %.3g | %.0f |\n",
+			printf("| %s | %zu | %.3f | %.3f | %d/%d | %.3g | %.0f | %s |\n",
 			       family_name((enum family)f), sizes[k], st.median_s, st.max_s, st.proven,
-			       st.runs, st.worst_gap, st.median_nodes);
+			       st.runs, st.worst_gap, st.median_nodes, check_word(&st, sizes[k]));
 			fflush(stdout);
 		}
 	}
@@ -392,8 +452,9 @@ static void section_bnb_sdp(double limit, int seeds)
 
 	printf("## 6. bnb with and without the SDP bound, dense graphs\n\n");
 	printf("time limit %.0f s per graph, %d graphs per row\n\n", limit, seeds);
-	printf("| family | N | bound | median s | max s | proven optimal | worst gap | median nodes |\n");
-	printf("|---|---:|---|---:|---:|---:|---:|---:|\n");
+	printf("| family | N | bound | median s | max s | proven optimal | worst gap | median nodes "
+	       "| cross-checked |\n");
+	printf("|---|---:|---|---:|---:|---:|---:|---:|---|\n");
 	for (f = 0; f < 2; f++) {
 		for (k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
 			for (sdp = 0; sdp < 2; sdp++) {
@@ -404,10 +465,11 @@ static void section_bnb_sdp(double limit, int seeds)
 				opt.time_limit_seconds = limit;
 				opt.bnb_sdp = sdp;
 				run_method("bnb", sizes[k], 1.0, (enum family)f, seeds, &opt, &st);
-				printf("| %s | %zu | %s | %.3f | %.3f | %d/%d | %.3g | %.0f |\n",
+				printf("| %s | %zu | %s | %.3f | %.3f | %d/%d | %.3g | %.0f | %s |\n",
 				       family_name((enum family)f), sizes[k],
 				       sdp ? "SDP (default)" : "cheap only", st.median_s, st.max_s,
-				       st.proven, st.runs, st.worst_gap, st.median_nodes);
+				       st.proven, st.runs, st.worst_gap, st.median_nodes,
+				       check_word(&st, sizes[k]));
 				fflush(stdout);
 			}
 		}
@@ -467,5 +529,11 @@ int main(int argc, char **argv)
 	}
 	if (!section || section == 6)
 		section_bnb_sdp(limit, seeds);
+	if (total_checked) {
+		printf("cross-check: %d proven bnb answers checked against exhaustive search "
+		       "(N <= 24) and the ILP: %d %s\n", total_checked, total_disagree,
+		       total_disagree ? "WRONG (see stderr)" : "wrong");
+		return total_disagree ? 2 : 0;
+	}
 	return 0;
 }
