@@ -15,7 +15,8 @@ struct strbuf;
  *     int fd = input_file_open(path, INPUT_MAX_JSON, &size);
  *     if (fd < 0) return fd;                 // message set
  *
- * The limits, by kind of input (docs/DESIGN.md "Limits" lists them too):
+ * The limits, by kind of input (a file over its limit is refused by stat
+ * alone, before a byte is read; they are far above any real input):
  */
 #define INPUT_MAX_EXECUTABLE ((uint64_t)4 << 30) /* ELF executables and libraries:
 						    mapped, not read, 4 GiB */
