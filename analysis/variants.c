@@ -1,5 +1,6 @@
 #include "analysis/variants.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 
 #include "base/xalloc.h"
@@ -77,16 +78,27 @@ int variant_nodes(const struct variant_kernel *k, const struct variant_run *r, s
 void variant_add_to_plan(const struct variant_kernel *k, const struct variant_run *r,
 			 enum load_action bypass, struct plan *plan)
 {
-	size_t nodes[2], i, a;
-	int n;
+	size_t nodes[2];
+	uint64_t mask = 0;
+	int n, a;
 
 	if (r->kind == VARIANT_BASELINE)
 		return;
 	n = variant_nodes(k, r, nodes);
+	for (a = 0; a < n; a++)
+		mask |= (uint64_t)1 << nodes[a];
+	variant_add_mask_to_plan(k, mask, bypass, plan);
+}
+
+void variant_add_mask_to_plan(const struct variant_kernel *k, uint64_t mask,
+			      enum load_action bypass, struct plan *plan)
+{
+	size_t i, b;
+
 	for (i = 0; i < k->nr_patchable; i++) {
 		int allocates = 0;
-		for (a = 0; n > 0 && a < (size_t)n; a++)
-			if (k->measured[nodes[a]] == k->patchable[i])
+		for (b = 0; b < k->nr_measured && b < 64; b++)
+			if (k->measured[b] == k->patchable[i] && (mask >> b) & 1)
 				allocates = 1;
 		if (!allocates)
 			plan_set(plan, k->module_id, k->function, k->patchable[i], bypass);

@@ -2,6 +2,7 @@
 #define CACHEADVISE_VARIANTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "analysis/plan.h"
 
@@ -66,5 +67,9 @@ int variant_nodes(const struct variant_kernel *k, const struct variant_run *r, s
  */
 void variant_add_to_plan(const struct variant_kernel *k, const struct variant_run *r,
 			 enum load_action bypass, struct plan *plan);
+/* The same for a set of measured loads given as a mask (bit b: node b
+ * allocates; in-run capture's variants, analysis/launch_sampling.h). */
+void variant_add_mask_to_plan(const struct variant_kernel *k, uint64_t mask,
+			      enum load_action bypass, struct plan *plan);
 
 #endif

@@ -49,6 +49,8 @@ static void usage(FILE *f)
 		"                       one program run per variant (the first method)\n"
 		"      --samples N      launches per kernel that carry counters (default 3)\n"
 		"      --all-pairs      measure every pair of loads, none assumed additive\n"
+		"      --variant-form F in-run variants through one module switched by a mask\n"
+		"                       (mask) or through a module per variant (modules)\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 the capture completed (even when no advice is kept), 1 usage,\n"
@@ -185,6 +187,7 @@ int cmd_profile(int argc, char **argv)
 		{ "measure", required_argument, NULL, 'E' },
 		{ "samples", required_argument, NULL, 'S' },
 		{ "all-pairs", no_argument, NULL, 'P' },
+		{ "variant-form", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -258,6 +261,11 @@ int cmd_profile(int argc, char **argv)
 				return cli_usage_error("--samples is 1 to 64, not %u", opt.samples);
 			break;
 		case 'P': opt.all_pairs = 1; break;
+		case 'F':
+			if (strcmp(optarg, "mask") && strcmp(optarg, "modules"))
+				return cli_usage_error("--variant-form is 'mask' or 'modules', not '%s'", optarg);
+			opt.variant_modules = !strcmp(optarg, "modules");
+			break;
 		case 'h': usage(stdout); return 0;
 		case ':': return cli_usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:

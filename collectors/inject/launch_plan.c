@@ -36,6 +36,10 @@
 struct plan_variant {
 	char *label;
 	uint64_t mask;
+	char *ptx_path;         /* a module of its own (variant_form "modules"), else NULL */
+	CUmodule module;
+	CUfunction fn;
+	int failed;
 };
 
 struct plan_sample {
@@ -67,6 +71,7 @@ struct plan_kernel {
 	void *mask_owner;               /* module handle mask_addr belongs to */
 	CUdeviceptr mask_addr;
 	int own_profiled;               /* the program's launch is under the profiler */
+	int no_replay;                  /* the CLI forbids replays: one variant a launch */
 	/* verification */
 	struct plan_version *versions;
 	size_t nr_versions;
@@ -118,6 +123,7 @@ static void load_kernel(struct plan_kernel *k, json_t *o)
 	if (json_string_value(json_object_get(o, "mask_symbol")))
 		k->mask_symbol = xstrdup(json_string_value(json_object_get(o, "mask_symbol")));
 	k->default_mask = hex_value(json_object_get(o, "default_mask"), ~(uint64_t)0);
+	k->no_replay = json_is_true(json_object_get(o, "no_replay"));
 	arr = json_object_get(o, "variants");
 	k->nr_variants = json_array_size(arr);
 	k->variants = xcalloc(k->nr_variants + 1, sizeof(*k->variants));
@@ -125,6 +131,8 @@ static void load_kernel(struct plan_kernel *k, json_t *o)
 		const char *label = json_string_value(json_object_get(e, "label"));
 		k->variants[i].label = xstrdup(label ? label : "?");
 		k->variants[i].mask = hex_value(json_object_get(e, "mask"), k->default_mask);
+		if (json_string_value(json_object_get(e, "ptx")))
+			k->variants[i].ptx_path = xstrdup(json_string_value(json_object_get(e, "ptx")));
 	}
 	arr = json_object_get(o, "written_params");
 	k->nr_written = json_array_size(arr);
@@ -200,8 +208,10 @@ void launch_plan_free(struct launch_plan *p)
 
 		free(k->name);
 		free(k->mask_symbol);
-		for (j = 0; j < k->nr_variants; j++)
+		for (j = 0; j < k->nr_variants; j++) {
 			free(k->variants[j].label);
+			free(k->variants[j].ptx_path);
+		}
 		free(k->variants);
 		free(k->written);
 		for (j = 0; j < k->nr_samples; j++)
@@ -235,7 +245,7 @@ int launch_plan_wants_counters(const struct launch_plan *p, const char *kernel)
 {
 	const struct plan_kernel *k = find_kernel(p, kernel);
 
-	return k && k->nr_samples && k->mask_symbol;
+	return k && k->nr_samples && k->nr_variants;
 }
 
 /* ---- the program's launch, again ------------------------------------- */
@@ -343,7 +353,10 @@ static void restore_written(const struct saved_memory *s)
 	cuCtxSynchronize();
 }
 
-/* ---- counters: variants through the mask ------------------------------- */
+static CUfunction module_function(const char *kernel, const char *what, const char *ptx_path,
+				  CUmodule *module, CUfunction *fn, int *failed);
+
+/* ---- counters: variants through the mask or modules of their own -------- */
 
 static int resolve_mask(struct plan_kernel *k, struct module_table *mods)
 {
@@ -400,30 +413,50 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 	double t0, restore_ms = 0;
 	size_t i;
 
-	if (!rm || !s->nr_variants || resolve_mask(k, mods))
+	if (!rm || !s->nr_variants)
+		return;
+	if (k->mask_symbol && !k->variants[0].ptx_path && resolve_mask(k, mods))
 		return;
 	cuCtxSynchronize();
-	if (save_written(p, k, allocs, li, &saved, why, sizeof(why))) {
+	if (k->no_replay || save_written(p, k, allocs, li, &saved, why, sizeof(why))) {
 		/* Measure one variant on the program's own launch instead. */
-		inject_event(json_pack("{s:s, s:s, s:I, s:I, s:s}", "ev", "replay_refused",
-				       "kernel", k->name, "seq", (json_int_t)li->seq,
-				       "ordinal", (json_int_t)ordinal, "reason", why));
-		if (write_mask(k, k->variants[s->variants[0]].mask))
+		struct plan_variant *v = &k->variants[s->variants[0]];
+
+		if (!k->no_replay)
+			inject_event(json_pack("{s:s, s:s, s:I, s:I, s:s}", "ev", "replay_refused",
+					       "kernel", k->name, "seq", (json_int_t)li->seq,
+					       "ordinal", (json_int_t)ordinal, "reason", why));
+		if (v->ptx_path) {
+			CUfunction fn = module_function(k->name, v->label, v->ptx_path, &v->module,
+							&v->fn, &v->failed);
+			if (!fn)
+				return;
+			*li->f = fn;
+		} else if (write_mask(k, v->mask)) {
 			return;
-		range_metrics_begin(rm, li->seq, k->name, k->variants[s->variants[0]].label, ordinal);
+		}
+		range_metrics_begin(rm, li->seq, k->name, v->label, ordinal);
 		k->own_profiled = 1;
 		return;
 	}
 	t0 = now_ms();
 	for (i = 0; i < s->nr_variants; i++) {
-		const struct plan_variant *v = &k->variants[s->variants[i]];
+		struct plan_variant *v = &k->variants[s->variants[i]];
+		CUfunction fn = *li->f;
 		CUresult r;
 		double r0;
 
-		if (write_mask(k, v->mask))
+		if (v->ptx_path) {
+			/* load (JIT) outside the profiled range */
+			fn = module_function(k->name, v->label, v->ptx_path, &v->module, &v->fn,
+					     &v->failed);
+			if (!fn)
+				continue;
+		} else if (write_mask(k, v->mask)) {
 			break;
+		}
 		range_metrics_begin(rm, li->seq, k->name, v->label, ordinal);
-		r = relaunch(li, *li->f);
+		r = relaunch(li, fn);
 		range_metrics_end(rm);
 		if (r != CUDA_SUCCESS) {
 			inject_error("launch plan: kernel %s: replaying variant %s failed: %s",
@@ -434,7 +467,8 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 		restore_written(&saved);
 		restore_ms += now_ms() - r0;
 	}
-	write_mask(k, k->default_mask);
+	if (!k->variants[0].ptx_path)
+		write_mask(k, k->default_mask);
 	inject_event(json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "ev", "replay",
 			       "kernel", k->name, "seq", (json_int_t)li->seq,
 			       "ordinal", (json_int_t)ordinal, "variants", (json_int_t)i,
@@ -443,33 +477,42 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 	saved_release(&saved);
 }
 
-/* ---- verification: versions --------------------------------------------- */
-
-static CUfunction version_function(struct plan_kernel *k, struct plan_version *v)
+/*
+ * The kernel's function in the module at ptx_path, loaded once (*module,
+ * *fn cached; *failed set when it cannot be, so it is tried once).
+ */
+static CUfunction module_function(const char *kernel, const char *what, const char *ptx_path,
+				  CUmodule *module, CUfunction *fn, int *failed)
 {
 	struct strbuf sb = STRBUF_INIT;
 	CUresult r;
 
-	if (v->fn || v->failed)
-		return v->fn;
-	v->failed = 1;
-	if (!v->ptx_path || strbuf_read_file(&sb, v->ptx_path, 0)) {
-		inject_error("launch plan: kernel %s: cannot read version %s's PTX", k->name, v->label);
+	if (*fn || *failed)
+		return *fn;
+	*failed = 1;
+	if (!ptx_path || strbuf_read_file(&sb, ptx_path, 0)) {
+		inject_error("launch plan: kernel %s: cannot read %s's PTX", kernel, what);
 		strbuf_release(&sb);
 		return NULL;
 	}
-	r = cuModuleLoadData(&v->module, sb.buf);
+	r = cuModuleLoadData(module, sb.buf);
 	strbuf_release(&sb);
 	if (r == CUDA_SUCCESS)
-		r = cuModuleGetFunction(&v->fn, v->module, k->name);
+		r = cuModuleGetFunction(fn, *module, kernel);
 	if (r != CUDA_SUCCESS) {
-		inject_error("launch plan: kernel %s: cannot load version %s: %s", k->name,
-			     v->label, cu_error(r));
-		v->fn = NULL;
+		inject_error("launch plan: kernel %s: cannot load %s: %s", kernel, what, cu_error(r));
+		*fn = NULL;
 		return NULL;
 	}
-	v->failed = 0;
-	return v->fn;
+	*failed = 0;
+	return *fn;
+}
+
+/* ---- verification: versions --------------------------------------------- */
+
+static CUfunction version_function(struct plan_kernel *k, struct plan_version *v)
+{
+	return module_function(k->name, v->label, v->ptx_path, &v->module, &v->fn, &v->failed);
 }
 
 static int is_replay_ordinal(const struct plan_kernel *k, uint64_t ordinal)
@@ -566,7 +609,7 @@ void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 	if (!k)
 		return;
 	ordinal = k->next_ordinal++;
-	if (k->mask_symbol && (s = sample_for(k, ordinal)))
+	if (k->nr_variants && (s = sample_for(k, ordinal)))
 		replay_variants(p, k, mods, allocs, rm, li, s, ordinal);
 	if (k->nr_versions && k->rounds && is_replay_ordinal(k, ordinal))
 		replay_versions(p, k, allocs, li, ordinal);
@@ -583,5 +626,6 @@ void launch_plan_after(struct launch_plan *p, struct range_metrics *rm,
 	k->own_profiled = 0;
 	range_metrics_end(rm);
 	cuCtxSynchronize();
-	write_mask(k, k->default_mask);
+	if (k->mask_addr)
+		write_mask(k, k->default_mask);
 }

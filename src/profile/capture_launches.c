@@ -100,7 +100,39 @@ static json_t *variant_json(const struct measure_variant *v)
  * sampled launches (all pending variants replayed at each), or, without
  * replay, one pending variant at each of its launches.
  */
-static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km)
+/*
+ * With --variant-form modules: the module of kernel k patched as variant v
+ * (loads outside v's mask L1::no_allocate), written under subst/variants/.
+ * Returns its path (caller frees) or NULL with the message set.
+ */
+static char *write_variant_module(struct profile_ctx *c, size_t ki, const struct measure_variant *v,
+				  size_t vi, const char *subst)
+{
+	struct profile_kernel *k = &c->kernels[ki];
+	struct strbuf out = STRBUF_INIT;
+	struct plan plan;
+	char *dir = xasprintf("%s/variants", subst), *path;
+	int ret;
+
+	plan_init(&plan);
+	variant_add_mask_to_plan(&k->vk, v->mask, LOAD_ACTION_NO_ALLOCATE, &plan);
+	ret = patched_ptx_render_module(k->module->pm, k->module->id, &plan, &out);
+	plan_release(&plan);
+	path = xasprintf("%s/k%zu-v%zu.ptx", dir, ki, vi);
+	if (ret >= 0)
+		ret = mkdir_p(dir);
+	if (ret >= 0)
+		ret = write_file_atomic(path, out.buf, out.len);
+	strbuf_release(&out);
+	free(dir);
+	if (ret < 0) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const char *subst)
 {
 	json_t *kernels = json_array();
 	size_t i, j, s;
@@ -118,8 +150,22 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km)
 			json_decref(samples);
 			continue;
 		}
-		for (j = 0; j < m->nr_pending; j++)
-			json_array_append_new(variants, variant_json(&m->pending[j]));
+		for (j = 0; j < m->nr_pending; j++) {
+			json_t *vj = variant_json(&m->pending[j]);
+			if (c->opt->variant_modules) {
+				char *path = write_variant_module(c, i, &m->pending[j], j, subst);
+				if (!path) {
+					json_decref(vj);
+					json_decref(variants);
+					json_decref(samples);
+					json_decref(kernels);
+					return NULL;
+				}
+				json_object_set_new(vj, "ptx", json_string(path));
+				free(path);
+			}
+			json_array_append_new(variants, vj);
+		}
 		if (m->replay) {
 			size_t want = c->opt->samples ? c->opt->samples : 3;
 			ord = xcalloc(want, sizeof(*ord));
@@ -146,6 +192,8 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km)
 		kj = json_pack("{s:s, s:s, s:s, s:o, s:O, s:o}", "name", k->name, "mask_symbol", sym,
 			       "default_mask", "ffffffffffffffff", "variants", variants,
 			       "written_params", m->written, "samples", samples);
+		if (c->opt->variant_modules)
+			json_object_del(kj, "mask_symbol");
 		if (!m->replay)
 			json_object_set_new(kj, "no_replay", json_true());
 		free(sym);
@@ -372,15 +420,26 @@ static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char
 		    unsigned *run_out, struct run_events *ev)
 {
 	unsigned run = c->run_index;
-	char *subst = write_switchable(c, run), *plan_path;
+	char *subst, *plan_path;
 	json_t *plan;
 	struct run_request req = { .timing = 1 };
 	struct run_result res;
 	int ret;
 
+	if (c->opt->variant_modules) {
+		char dirlabel[16];
+		snprintf(dirlabel, sizeof(dirlabel), "%03u", run);
+		subst = profile_write_substitutes(c, dirlabel, NULL);
+	} else {
+		subst = write_switchable(c, run);
+	}
 	if (!subst)
 		return error_prefix(CA_E_IO, "cannot prepare the PTX of run %u (%s)", run, label);
-	plan = pass_plan(c, km);
+	plan = pass_plan(c, km, subst);
+	if (!plan) {
+		free(subst);
+		return error_prefix(CA_E_IO, "cannot write the variant modules of run %u (%s)", run, label);
+	}
 	plan_path = capture_layout_run_launch_plan(c->dir, run);
 	ret = json_file_write(plan_path, plan);
 	json_decref(plan);
@@ -526,8 +585,9 @@ int profile_capture_launches(struct profile_ctx *c)
 			break;
 	}
 	record(c, km, pass_run, kernels_json);
-	json_object_set_new(c->capture, "measure", json_pack("{s:s, s:i, s:I, s:f, s:o}",
-		"method", "launches", "samples", (int)(c->opt->samples ? c->opt->samples : 3),
+	json_object_set_new(c->capture, "measure", json_pack("{s:s, s:s, s:i, s:I, s:f, s:o}",
+		"method", "launches", "variant_form", c->opt->variant_modules ? "modules" : "mask",
+		"samples", (int)(c->opt->samples ? c->opt->samples : 3),
 		"variants_measured", (json_int_t)counted, "seconds", profile_now() - t0,
 		"kernels", kernels_json));
 	kernels_json = NULL;

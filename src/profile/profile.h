@@ -38,6 +38,7 @@ struct profile_options {
 	int measure_runs;            /* --measure runs: one program run per variant */
 	unsigned samples;            /* --samples: launches per kernel with counters (default 3) */
 	int all_pairs;               /* --all-pairs: measure every pair, none assumed additive */
+	int variant_modules;         /* --variant-form modules: a module per variant, not the mask */
 };
 
 enum profile_step {

@@ -10,10 +10,15 @@
 
 samples=${CA_MEASURE_SAMPLES:-stream_table thrash_pair records}
 for s in $samples; do
-	for m in runs launches; do
+	for m in runs launches modules; do
 		out=$WORK/$s-$m
+		case $m in
+		runs) how=(--measure runs) ;;
+		launches) how=(--measure launches --variant-form mask) ;;
+		modules) how=(--measure launches --variant-form modules) ;;
+		esac
 		start=$(date +%s.%N)
-		if "$CACHEADVISE" profile --out "$out" --measure "$m" --no-verify --no-l2 --top 1 \
+		if "$CACHEADVISE" profile --out "$out" "${how[@]}" --no-verify --no-l2 --top 1 \
 			--max-loads 6 "$SAMPLES/$s" >"$out.stdout" 2>"$out.stderr"; then
 			ok
 		else
@@ -22,13 +27,15 @@ for s in $samples; do
 		python3 -c "import sys; print(float(sys.argv[1]) - float(sys.argv[2]))" "$(date +%s.%N)" "$start" >"$out.secs"
 		cp "$out/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-measure-$s-$m.json" 2>/dev/null
 	done
-	python3 - "$WORK/$s-runs" "$WORK/$s-launches" "$s" <<'PY'
+	for form in launches modules; do
+	python3 - "$WORK/$s-runs" "$WORK/$s-$form" "$s ($form)" <<'PY'
 import json, sys
 runs_dir, launch_dir, name = sys.argv[1:4]
 def load(d):
     return json.load(open(d + "/capture.json")), json.load(open(d + "/plan.json"))
 (cr, pr), (cl, pl) = load(runs_dir), load(launch_dir)
 secs = {m: float(open(d + ".secs").read()) for m, d in (("runs", runs_dir), ("launches", launch_dir))}
+print("RESULT: %s variant form %s" % (name, cl.get("measure", {}).get("variant_form")))
 fails = []
 def acts(plan):
     return sorted((f["name"], l["ordinal"], l["action"]) for m in plan["modules"] for f in m["functions"] for l in f["loads"])
@@ -61,6 +68,7 @@ for f in fails:
     print("FAIL: %s: %s" % (name, f), file=sys.stderr)
 sys.exit(1 if fails else 0)
 PY
-	if [ $? = 0 ]; then ok; else not_ok "$s: the two methods disagree"; fi
+	if [ $? = 0 ]; then ok; else not_ok "$s ($form): the in-run capture disagrees with --measure runs"; fi
+	done
 done
 finish
