@@ -49,8 +49,9 @@ static void usage(FILE *f)
 		"                       one program run per variant (the first method)\n"
 		"      --samples N      launches per kernel that carry counters (default 3)\n"
 		"      --all-pairs      measure every pair of loads, none assumed additive\n"
-		"      --variant-form F in-run variants through one module switched by a mask\n"
-		"                       (mask) or through a module per variant (modules)\n"
+		"      --variant-form F in-run variants: auto (default: a module per variant while\n"
+		"                       a pass has at most 48, else one module switched by a\n"
+		"                       mask), modules, or mask\n"
 		"  -h, --help           this text\n"
 		"\n"
 		"Exit status: 0 the capture completed (even when no advice is kept), 1 usage,\n"
@@ -262,9 +263,14 @@ int cmd_profile(int argc, char **argv)
 			break;
 		case 'P': opt.all_pairs = 1; break;
 		case 'F':
-			if (strcmp(optarg, "mask") && strcmp(optarg, "modules"))
-				return cli_usage_error("--variant-form is 'mask' or 'modules', not '%s'", optarg);
-			opt.variant_modules = !strcmp(optarg, "modules");
+			if (!strcmp(optarg, "auto"))
+				opt.variant_form = 0;
+			else if (!strcmp(optarg, "mask"))
+				opt.variant_form = 1;
+			else if (!strcmp(optarg, "modules"))
+				opt.variant_form = 2;
+			else
+				return cli_usage_error("--variant-form is 'auto', 'mask' or 'modules', not '%s'", optarg);
 			break;
 		case 'h': usage(stdout); return 0;
 		case ':': return cli_usage_error("option '%s' needs a value", argv[optind - 1]);

@@ -353,8 +353,8 @@ static void restore_written(const struct saved_memory *s)
 	cuCtxSynchronize();
 }
 
-static CUfunction module_function(const char *kernel, const char *what, const char *ptx_path,
-				  CUmodule *module, CUfunction *fn, int *failed);
+static CUfunction module_function(const struct launch_info *li, const char *what,
+				  const char *ptx_path, CUmodule *module, CUfunction *fn, int *failed);
 
 /* ---- counters: variants through the mask or modules of their own -------- */
 
@@ -427,7 +427,7 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 					       "kernel", k->name, "seq", (json_int_t)li->seq,
 					       "ordinal", (json_int_t)ordinal, "reason", why));
 		if (v->ptx_path) {
-			CUfunction fn = module_function(k->name, v->label, v->ptx_path, &v->module,
+			CUfunction fn = module_function(li, v->label, v->ptx_path, &v->module,
 							&v->fn, &v->failed);
 			if (!fn)
 				return;
@@ -448,7 +448,7 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 
 		if (v->ptx_path) {
 			/* load (JIT) outside the profiled range */
-			fn = module_function(k->name, v->label, v->ptx_path, &v->module, &v->fn,
+			fn = module_function(li, v->label, v->ptx_path, &v->module, &v->fn,
 					     &v->failed);
 			if (!fn)
 				continue;
@@ -478,12 +478,44 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 }
 
 /*
+ * A function the library loaded itself gets the attributes the program set
+ * on its own (cudaFuncSetAttribute): without the dynamic shared memory
+ * limit a launch asking for more than 48 KB fails, and the carve-out
+ * decides how much L1 the kernel gets.
+ */
+static void copy_attributes(CUfunction from, CUfunction to, unsigned shared)
+{
+	static const CUfunction_attribute attrs[] = {
+		CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+		CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
+	};
+	CUdevice dev;
+	size_t i;
+
+	if (cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+		return;
+	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
+		int v = -1;
+
+		/* the program's handle is a CUfunction, or a CUkernel cast to one */
+		if (cuFuncGetAttribute(&v, attrs[i], from) != CUDA_SUCCESS &&
+		    cuKernelGetAttribute(&v, attrs[i], (CUkernel)from, dev) != CUDA_SUCCESS)
+			v = -1;
+		if (attrs[i] == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && v < (int)shared)
+			v = (int)shared;
+		if (v >= 0)
+			cuFuncSetAttribute(to, attrs[i], v);
+	}
+}
+
+/*
  * The kernel's function in the module at ptx_path, loaded once (*module,
  * *fn cached; *failed set when it cannot be, so it is tried once).
  */
-static CUfunction module_function(const char *kernel, const char *what, const char *ptx_path,
-				  CUmodule *module, CUfunction *fn, int *failed)
+static CUfunction module_function(const struct launch_info *li, const char *what,
+				  const char *ptx_path, CUmodule *module, CUfunction *fn, int *failed)
 {
+	const char *kernel = li->kernel;
 	struct strbuf sb = STRBUF_INIT;
 	CUresult r;
 
@@ -504,15 +536,16 @@ static CUfunction module_function(const char *kernel, const char *what, const ch
 		*fn = NULL;
 		return NULL;
 	}
+	copy_attributes(*li->f, *fn, li->shared);
 	*failed = 0;
 	return *fn;
 }
 
 /* ---- verification: versions --------------------------------------------- */
 
-static CUfunction version_function(struct plan_kernel *k, struct plan_version *v)
+static CUfunction version_function(const struct launch_info *li, struct plan_version *v)
 {
-	return module_function(k->name, v->label, v->ptx_path, &v->module, &v->fn, &v->failed);
+	return module_function(li, v->label, v->ptx_path, &v->module, &v->fn, &v->failed);
 }
 
 static int is_replay_ordinal(const struct plan_kernel *k, uint64_t ordinal)
@@ -537,7 +570,7 @@ static void replay_versions(struct launch_plan *p, struct plan_kernel *k,
 	size_t i;
 
 	for (i = 0; i < k->nr_versions; i++)
-		if (!version_function(k, &k->versions[i]))
+		if (!version_function(li, &k->versions[i]))
 			return;
 	cuCtxSynchronize();
 	if (save_written(p, k, allocs, li, &saved, why, sizeof(why))) {
@@ -589,7 +622,7 @@ static void choose_version(struct plan_kernel *k, const struct launch_info *li, 
 	vi = (size_t)(k->pattern[ordinal % n] - 'a');
 	if (vi >= k->nr_versions)
 		return;
-	fn = version_function(k, &k->versions[vi]);
+	fn = version_function(li, &k->versions[vi]);
 	if (!fn)
 		return;
 	*li->f = fn;

@@ -118,6 +118,8 @@ static char *write_variant_module(struct profile_ctx *c, size_t ki, const struct
 	variant_add_mask_to_plan(&k->vk, v->mask, LOAD_ACTION_NO_ALLOCATE, &plan);
 	ret = patched_ptx_render_module(k->module->pm, k->module->id, &plan, &out);
 	plan_release(&plan);
+	if (ret == 0)   /* no edit ("all"): the module as it is */
+		strbuf_add(&out, k->module->pm->text, k->module->pm->len);
 	path = xasprintf("%s/k%zu-v%zu.ptx", dir, ki, vi);
 	if (ret >= 0)
 		ret = mkdir_p(dir);
@@ -132,7 +134,8 @@ static char *write_variant_module(struct profile_ctx *c, size_t ki, const struct
 	return path;
 }
 
-static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const char *subst)
+static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const char *subst,
+			 int modules)
 {
 	json_t *kernels = json_array();
 	size_t i, j, s;
@@ -152,7 +155,7 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const
 		}
 		for (j = 0; j < m->nr_pending; j++) {
 			json_t *vj = variant_json(&m->pending[j]);
-			if (c->opt->variant_modules) {
+			if (modules) {
 				char *path = write_variant_module(c, i, &m->pending[j], j, subst);
 				if (!path) {
 					json_decref(vj);
@@ -192,7 +195,7 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const
 		kj = json_pack("{s:s, s:s, s:s, s:o, s:O, s:o}", "name", k->name, "mask_symbol", sym,
 			       "default_mask", "ffffffffffffffff", "variants", variants,
 			       "written_params", m->written, "samples", samples);
-		if (c->opt->variant_modules)
+		if (modules)
 			json_object_del(kj, "mask_symbol");
 		if (!m->replay)
 			json_object_set_new(kj, "no_replay", json_true());
@@ -416,17 +419,38 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, const unsig
 }
 
 /* One program run with the launch plan; returns 0 or an error. */
+/*
+ * Which form a pass uses (docs/cmd-profile.md "How variants are measured"):
+ * a module per variant is exactly the code a plan deploys, but each is
+ * JIT-compiled; the mask needs one module but doubles every switched load
+ * under predicates, which moved hit_i by up to 14% on the records sample
+ * (H100, against one program run per variant; 7% with modules).
+ */
+static int pass_uses_modules(const struct profile_ctx *c, const struct kernel_measure *km)
+{
+	size_t i, n = 0;
+
+	if (c->opt->variant_form)
+		return c->opt->variant_form == 2;
+	for (i = 0; i < c->nr_kernels; i++)
+		n += km[i].nr_pending;
+	return n <= PROFILE_MAX_VARIANT_MODULES;
+}
+
 static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char *label,
-		    unsigned *run_out, struct run_events *ev)
+		    unsigned *run_out, struct run_events *ev, json_t *forms)
 {
 	unsigned run = c->run_index;
+	int modules = pass_uses_modules(c, km);
 	char *subst, *plan_path;
 	json_t *plan;
 	struct run_request req = { .timing = 1 };
 	struct run_result res;
 	int ret;
 
-	if (c->opt->variant_modules) {
+	json_array_append_new(forms, json_pack("{s:i, s:s}", "run", (int)run, "variant_form",
+					       modules ? "modules" : "mask"));
+	if (modules) {
 		char dirlabel[16];
 		snprintf(dirlabel, sizeof(dirlabel), "%03u", run);
 		subst = profile_write_substitutes(c, dirlabel, NULL);
@@ -435,7 +459,7 @@ static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char
 	}
 	if (!subst)
 		return error_prefix(CA_E_IO, "cannot prepare the PTX of run %u (%s)", run, label);
-	plan = pass_plan(c, km, subst);
+	plan = pass_plan(c, km, subst, modules);
 	if (!plan) {
 		free(subst);
 		return error_prefix(CA_E_IO, "cannot write the variant modules of run %u (%s)", run, label);
@@ -514,7 +538,7 @@ static int baselines(struct profile_ctx *c, json_t *baseline_runs)
 int profile_capture_launches(struct profile_ctx *c)
 {
 	struct kernel_measure *km = xcalloc(c->nr_kernels + 1, sizeof(*km));
-	json_t *baseline_runs = json_array(), *kernels_json = json_object();
+	json_t *baseline_runs = json_array(), *kernels_json = json_object(), *forms = json_array();
 	unsigned pass_run[2] = { 0, 0 }, extra = 0;
 	double t0 = profile_now();
 	size_t i, got, counted = 0;
@@ -539,7 +563,7 @@ int profile_capture_launches(struct profile_ctx *c)
 
 		run_events_init(&ev);
 		ret = run_pass(c, km, extra ? "capture (singles, more)" : "capture (singles)",
-			       &pass_run[0], &ev);
+			       &pass_run[0], &ev, forms);
 		got = ret ? 0 : collect_pass(c, km, &ev);
 		counted += got;
 		run_events_release(&ev);
@@ -573,7 +597,7 @@ int profile_capture_launches(struct profile_ctx *c)
 
 		run_events_init(&ev);
 		ret = run_pass(c, km, extra ? "capture (pairs, more)" : "capture (pairs)",
-			       &pass_run[1], &ev);
+			       &pass_run[1], &ev, forms);
 		got = ret ? 0 : collect_pass(c, km, &ev);
 		counted += got;
 		run_events_release(&ev);
@@ -585,8 +609,8 @@ int profile_capture_launches(struct profile_ctx *c)
 			break;
 	}
 	record(c, km, pass_run, kernels_json);
-	json_object_set_new(c->capture, "measure", json_pack("{s:s, s:s, s:i, s:I, s:f, s:o}",
-		"method", "launches", "variant_form", c->opt->variant_modules ? "modules" : "mask",
+	json_object_set_new(c->capture, "measure", json_pack("{s:s, s:O, s:i, s:I, s:f, s:o}",
+		"method", "launches", "passes", forms,
 		"samples", (int)(c->opt->samples ? c->opt->samples : 3),
 		"variants_measured", (json_int_t)counted, "seconds", profile_now() - t0,
 		"kernels", kernels_json));
@@ -603,5 +627,6 @@ out:
 	free(km);
 	json_decref(kernels_json);
 	json_decref(baseline_runs);
+	json_decref(forms);
 	return ret;
 }

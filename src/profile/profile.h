@@ -16,6 +16,9 @@
 
 #include <stddef.h>
 
+/* Variants in one pass up to which auto loads a module per variant. */
+#define PROFILE_MAX_VARIANT_MODULES 48
+
 struct profile_options {
 	char **argv;                 /* program and its arguments */
 	const char *tool_dir;        /* directory of the cacheadvise binary: the injection
@@ -38,7 +41,9 @@ struct profile_options {
 	int measure_runs;            /* --measure runs: one program run per variant */
 	unsigned samples;            /* --samples: launches per kernel with counters (default 3) */
 	int all_pairs;               /* --all-pairs: measure every pair, none assumed additive */
-	int variant_modules;         /* --variant-form modules: a module per variant, not the mask */
+	/* --variant-form: 0 auto (a module per variant while a pass has at most
+	 * PROFILE_MAX_VARIANT_MODULES variants, else the mask), 1 mask, 2 modules */
+	int variant_form;
 };
 
 enum profile_step {
