@@ -160,6 +160,7 @@ static void describe_exec_error(struct run_result *res, const char *argv0, const
 int runner_run(const struct run_spec *spec, struct run_result *res)
 {
 	int log_fd = -1, out_fd = -1, pipefd[2] = { -1, -1 }, errpipe[2] = { -1, -1 };
+	int err_fd = -1, errout[2] = { -1, -1 };
 	int ret = 0, status = 0, stopping = 0;
 	double start, kill_at = 0;
 	char **env = NULL, *found = NULL, **sh_argv = NULL;
@@ -198,6 +199,13 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 			goto out;
 		}
 	}
+	if (spec->stderr_path && !spec->inherit_stdio) {
+		err_fd = open(spec->stderr_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+		if (err_fd < 0 || pipe2(errout, O_CLOEXEC)) {
+			ret = error_set(CA_E_IO, "cannot write '%s': %s", spec->stderr_path, strerror(errno));
+			goto out;
+		}
+	}
 	if (pipe2(pipefd, O_CLOEXEC) || pipe2(errpipe, O_CLOEXEC)) {
 		ret = error_set(CA_E_IO, "cannot create a pipe: %s", strerror(errno));
 		goto out;
@@ -228,7 +236,9 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 		if (devnull >= 0)
 			dup2(devnull, 0);
 		dup2(pipefd[1], 1);
-		if (log_fd >= 0)
+		if (errout[1] >= 0)
+			dup2(errout[1], 2);
+		else if (log_fd >= 0)
 			dup2(log_fd, 2);
 		else
 			dup2(open("/dev/null", O_WRONLY), 2);
@@ -241,6 +251,9 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 		setpgid(pid, pid);
 	close(pipefd[1]);
 	pipefd[1] = -1;
+	if (errout[1] >= 0)
+		close(errout[1]);
+	errout[1] = -1;
 	close(errpipe[1]);
 	errpipe[1] = -1;
 	{
@@ -256,8 +269,11 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 	}
 
 	for (;;) {
-		struct pollfd pfd = { .fd = pipefd[0], .events = POLLIN };
-		int timeout_ms = 200, pr;
+		/* standard output, then standard error when it has a pipe of its own */
+		struct pollfd pfd[2] = { { .fd = pipefd[0], .events = POLLIN },
+					 { .fd = errout[0], .events = POLLIN } };
+		int *fds[2] = { &pipefd[0], &errout[0] };
+		int timeout_ms = 200, pr, k;
 
 		if (!stopping && interrupted) {
 			kill_group(pid, SIGINT);
@@ -276,21 +292,25 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 			kill_group(pid, SIGKILL);
 			kill_at = now_seconds() + 3600;
 		}
-		if (pipefd[0] < 0) {
+		if (pipefd[0] < 0 && errout[0] < 0) {
 			pid_t w = waitpid(pid, &status, WNOHANG);
 			if (w == pid)
 				break;
 			usleep(20000);
 			continue;
 		}
-		pr = poll(&pfd, 1, timeout_ms);
-		if (pr > 0) {
+		pr = poll(pfd, 2, timeout_ms);
+		for (k = 0; pr > 0 && k < 2; k++) {
 			char buf[65536];
-			ssize_t n = read(pipefd[0], buf, sizeof(buf));
+			int copy_fd = k ? err_fd : out_fd;
+			ssize_t n;
 
+			if (!pfd[k].revents || *fds[k] < 0)
+				continue;
+			n = read(*fds[k], buf, sizeof(buf));
 			if (n > 0) {
 				if ((log_fd >= 0 && write_all(log_fd, buf, (size_t)n)) ||
-				    (out_fd >= 0 && write_all(out_fd, buf, (size_t)n))) {
+				    (copy_fd >= 0 && write_all(copy_fd, buf, (size_t)n))) {
 					ret = error_set(CA_E_IO, "cannot write the log of '%s': %s",
 							spec->argv[0], strerror(errno));
 					kill_group(pid, SIGKILL);
@@ -298,8 +318,8 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 					goto out;
 				}
 			} else if (n == 0 || (n < 0 && errno != EINTR && errno != EAGAIN)) {
-				close(pipefd[0]);
-				pipefd[0] = -1;
+				close(*fds[k]);
+				*fds[k] = -1;
 			}
 		}
 	}
@@ -321,6 +341,12 @@ out:
 		close(pipefd[0]);
 	if (pipefd[1] >= 0)
 		close(pipefd[1]);
+	if (errout[0] >= 0)
+		close(errout[0]);
+	if (errout[1] >= 0)
+		close(errout[1]);
+	if (err_fd >= 0 && close(err_fd) && !ret)
+		ret = error_set(CA_E_IO, "cannot write '%s': %s", spec->stderr_path, strerror(errno));
 	if (errpipe[0] >= 0)
 		close(errpipe[0]);
 	if (errpipe[1] >= 0)

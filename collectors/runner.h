@@ -7,7 +7,7 @@
  * Running the target program once: its own process group, extra
  * environment variables, a wall-clock timeout, its standard output copied
  * to a log and (separately) to an output file for comparison, its standard
- * error to the log. Ctrl-C (SIGINT/SIGTERM to cacheadvise) stops the
+ * error to the log (and, when asked, to a file of its own). Ctrl-C (SIGINT/SIGTERM to cacheadvise) stops the
  * program and the run reports RUN_INTERRUPTED.
  */
 
@@ -26,6 +26,7 @@ struct run_spec {
 	char *const *env_add;     /* "NAME=value" entries added to the environment, NULL-terminated or NULL */
 	const char *log_path;     /* standard output and error of the run; NULL: discard */
 	const char *stdout_path;  /* standard output alone; NULL: not kept */
+	const char *stderr_path;  /* standard error alone; NULL: not kept */
 	double timeout_seconds;   /* 0: none */
 	int inherit_stdio;        /* the program writes to our stdout/stderr; paths ignored */
 };

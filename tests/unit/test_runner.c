@@ -58,6 +58,36 @@ static void test_ok_and_output(void)
 	free(log);
 }
 
+/* stderr_path: standard error alone in a file of its own, both in the log */
+static void test_stderr_alone(void)
+{
+	char *argv[] = { "/bin/sh", "-c", "echo out1; echo err1 >&2; echo out2; echo err2 >&2", NULL };
+	char log[256], out[256], err[256], *t;
+	struct run_spec spec;
+	struct run_result res;
+
+	snprintf(log, sizeof(log), "%s/run2.log", dir);
+	snprintf(out, sizeof(out), "%s/run2.out", dir);
+	snprintf(err, sizeof(err), "%s/run2.err", dir);
+	memset(&spec, 0, sizeof(spec));
+	spec.argv = argv;
+	spec.log_path = log;
+	spec.stdout_path = out;
+	spec.stderr_path = err;
+	spec.timeout_seconds = 10;
+	CHECK_INT(runner_run(&spec, &res), 0);
+	CHECK_INT(res.status, RUN_OK);
+	t = slurp("run2.out");
+	CHECK_STR(t, "out1\nout2\n");
+	free(t);
+	t = slurp("run2.err");
+	CHECK_STR(t, "err1\nerr2\n");
+	free(t);
+	t = slurp("run2.log");
+	CHECK(strstr(t, "out2") && strstr(t, "err2"));
+	free(t);
+}
+
 static void test_failures(void)
 {
 	struct run_result res;
@@ -261,6 +291,7 @@ int main(void)
 		return 1;
 	}
 	test_ok_and_output();
+	test_stderr_alone();
 	test_failures();
 	test_not_started();
 	test_what_the_user_typed();
