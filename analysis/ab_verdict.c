@@ -140,3 +140,67 @@ json_t *ab_program_json(const struct ab_result *ab)
 	json_object_set_new(v, "gpu_speedup", ab_stats_json(tsp, nt));
 	return v;
 }
+
+/* The p-quantile (0..1) of sorted v[0..n), linearly interpolated. */
+static double quantile(const double *v, size_t n, double p)
+{
+	double x = p * (double)(n - 1);
+	size_t i = (size_t)x;
+
+	if (!n)
+		return NAN;
+	if (i + 1 >= n)
+		return v[n - 1];
+	return v[i] + (x - (double)i) * (v[i + 1] - v[i]);
+}
+
+json_t *ab_verdict_abba(const double *base, size_t nr_base, const double *adv, size_t nr_adv,
+			int outputs_equal, const char *reject_reason, double max_noise,
+			int *kept, int *too_noisy)
+{
+	size_t groups = (nr_base < nr_adv ? nr_base : nr_adv) / 2, first, g, n = 0;
+	double *sp = xcalloc(groups + 1, sizeof(*sp)), *bb = xcalloc(groups + 1, sizeof(*bb));
+	double noise = NAN, med_sp;
+	const char *why;
+	json_t *v;
+
+	first = groups >= 3 ? 1 : 0;
+	for (g = first; g < groups; g++) {
+		double a1 = base[2 * g], a4 = base[2 * g + 1], b2 = adv[2 * g], b3 = adv[2 * g + 1];
+
+		if (!(a1 > 0 && a4 > 0 && b2 > 0 && b3 > 0))
+			continue;
+		sp[n] = (a1 + a4) / (b2 + b3);
+		bb[n++] = a1 / a4;
+	}
+	v = json_pack("{s:s, s:I}", "method", "in-run, ABBA launches", "groups", (json_int_t)n);
+	qsort(bb, n, sizeof(*bb), cmp_double);
+	if (n >= 2)
+		noise = (quantile(bb, n, 0.9) - quantile(bb, n, 0.1)) / 2 / quantile(bb, n, 0.5);
+	json_object_set_new(v, "speedup", ab_stats_json(sp, n));
+	med_sp = ab_median(sp, n);
+	json_object_set_new(v, "noise", isnan(noise) ? json_null() : json_real(noise));
+	*too_noisy = !isnan(noise) && noise > max_noise;
+	if (n < 3) {
+		*kept = 0;
+		why = "fewer than three groups of launches were timed";
+	} else if (!outputs_equal) {
+		*kept = 0;
+		why = reject_reason ? reject_reason : "the output changed with the advice applied";
+	} else if (*too_noisy) {
+		*kept = 0;
+		why = "the kernel's launches differ too much to be compared in-run";
+	} else if (med_sp - 1 > noise) {
+		*kept = 1;
+		why = "the median speedup exceeds the baseline-against-baseline spread";
+	} else {
+		*kept = 0;
+		why = med_sp < 1 ? "slower than the baseline" :
+		      "the speedup is within the baseline-against-baseline spread";
+	}
+	json_object_set_new(v, "kept", json_boolean(*kept));
+	json_object_set_new(v, "reason", json_string(why));
+	free(sp);
+	free(bb);
+	return v;
+}

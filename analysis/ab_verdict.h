@@ -50,6 +50,26 @@ json_t *ab_verdict_judge(const double *base, const double *adv, unsigned rounds,
 json_t *ab_verdict(const double *base, const double *adv, unsigned rounds,
 		   const struct ab_result *ab, int *kept);
 
+/*
+ * The verdict for launches timed inside one run in the pattern A B B A
+ * (in-run verification, docs/cmd-profile.md): base[] are the A launches'
+ * times and adv[] the B launches', each in launch order, so group g is
+ * base[2g], adv[2g], adv[2g+1], base[2g+1]. The first group (module load,
+ * cold caches) is left out when there are three or more. Per group the
+ * speedup is (a1 + a4) / (b2 + b3), which cancels a linear drift of the
+ * launches' work, and the baseline-against-baseline figure a1 / a4. The
+ * noise is half the spread between the 10th and 90th percentiles of a1 / a4;
+ * the advice is kept when the outputs were equal, there are at least three
+ * groups, and the median speedup exceeds 1 by more than the noise.
+ * *too_noisy is set when the noise exceeds max_noise: the kernel's launches
+ * differ too much to be compared in-run (the caller then times it in
+ * program runs). Returns a new object like ab_verdict_judge's, with
+ * "groups" and "method": "in-run, ABBA launches".
+ */
+json_t *ab_verdict_abba(const double *base, size_t nr_base, const double *adv, size_t nr_adv,
+			int outputs_equal, const char *reject_reason, double max_noise,
+			int *kept, int *too_noisy);
+
 /* Program-level figures: wall time and total GPU time speedups (new object). */
 json_t *ab_program_json(const struct ab_result *ab);
 

@@ -113,8 +113,66 @@ static void test_median_and_program(void)
 	ab_result_release(&ab);
 }
 
+/* In-run ABBA launches: a drifting workload is compared fairly; noise and
+ * too few groups are caught. */
+static void test_abba(void)
+{
+	double base[20], adv[20];
+	int kept = -1, noisy = -1;
+	size_t g;
+	json_t *v;
+
+	/* work shrinks 5% a launch (lud-like); advice 10% faster */
+	for (g = 0; g < 10; g++) {
+		double t = 1000.0 * (1.0 - 0.05 * (double)g);   /* launch 4g drifts down */
+		base[2 * g] = t;                       /* a1 at 4g */
+		adv[2 * g] = 0.9 * (t - 12.5);         /* b2 at 4g+1 */
+		adv[2 * g + 1] = 0.9 * (t - 25.0);     /* b3 at 4g+2 */
+		base[2 * g + 1] = t - 37.5;            /* a4 at 4g+3 */
+	}
+	v = ab_verdict_abba(base, 10, adv, 10, 1, NULL, 0.05, &kept, &noisy);
+	CHECK_INT(kept, 1);
+	CHECK_INT(noisy, 0);
+	CHECK_INT(json_integer_value(json_object_get(v, "groups")), 4);
+	json_decref(v);
+	/* plain 20 launches of 5 groups: the first group is left out */
+	for (g = 0; g < 20; g++) {
+		base[g] = 1000 + 5 * (g % 3);   /* baseline against baseline: +-1% */
+		adv[g] = 1000;
+	}
+	v = ab_verdict_abba(base, 10, adv, 10, 1, NULL, 0.05, &kept, &noisy);
+	CHECK_INT(kept, 0);             /* 0.5% faster: within the noise */
+	CHECK(json_number_value(json_object_get(v, "noise")) > 0.005);
+	CHECK_INT(json_integer_value(json_object_get(v, "groups")), 4);
+	json_decref(v);
+	/* an output change rejects whatever the speed */
+	for (g = 0; g < 10; g++) {
+		base[g] = 1000;
+		adv[g] = 500;
+	}
+	v = ab_verdict_abba(base, 10, adv, 10, 0, "the output changed", 0.05, &kept, &noisy);
+	CHECK_INT(kept, 0);
+	CHECK_STR(json_string_value(json_object_get(v, "reason")), "the output changed");
+	json_decref(v);
+	/* launches that differ wildly (BFS levels): too noisy to judge in-run */
+	for (g = 0; g < 10; g++) {
+		base[g] = (g % 2) ? 100 : 1000 * (double)(g + 1);
+		adv[g] = 400;
+	}
+	v = ab_verdict_abba(base, 10, adv, 10, 1, NULL, 0.05, &kept, &noisy);
+	CHECK_INT(noisy, 1);
+	CHECK_INT(kept, 0);
+	json_decref(v);
+	/* two groups are not enough */
+	v = ab_verdict_abba(base, 4, adv, 4, 1, NULL, 0.05, &kept, &noisy);
+	CHECK_INT(kept, 0);
+	CHECK(strstr(json_string_value(json_object_get(v, "reason")), "fewer than three") != NULL);
+	json_decref(v);
+}
+
 int main(void)
 {
+	test_abba();
 	test_kept();
 	test_within_noise();
 	test_slower();
