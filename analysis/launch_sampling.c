@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "analysis/ptx.h"
 #include "base/xalloc.h"
 
 size_t launch_sample_ordinals(uint64_t launches, size_t samples, uint64_t *out)
@@ -67,4 +68,30 @@ struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs
 		}
 	}
 	return v;
+}
+
+int launch_replay_written(const struct ptx_function *fn, unsigned *written, size_t *nr, char **why)
+{
+	size_t i, j;
+
+	*nr = 0;
+	*why = NULL;
+	for (i = 0; i < fn->nr_memops; i++) {
+		const struct ptx_memop *op = &fn->memops[i];
+		int seen = 0;
+
+		if (op->kind != PTX_MEMOP_STORE && op->kind != PTX_MEMOP_ATOMIC)
+			continue;
+		if (op->param < 0) {
+			*why = xasprintf("PTX line %u (%s) writes through an address not derived from "
+					 "one parameter", op->ptx_line, op->opcode);
+			*nr = 0;
+			return 0;
+		}
+		for (j = 0; j < *nr; j++)
+			seen |= written[j] == (unsigned)op->param;
+		if (!seen && *nr < fn->nr_params)
+			written[(*nr)++] = (unsigned)op->param;
+	}
+	return 1;
 }

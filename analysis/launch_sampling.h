@@ -45,4 +45,14 @@ struct measure_variant *measure_singles(size_t n, size_t *nr);
 struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs,
 				      size_t *nr, size_t *skipped);
 
+/*
+ * Whether a kernel's launches may be replayed (docs/injection.md "Launch
+ * plans"): the PTX model must know the parameter behind every store and
+ * atomic, so that the memory they write can be saved and restored. Returns
+ * 1 and the parameters written in written[0..*nr) (room for fn->nr_params,
+ * each once), or 0 with a new sentence in *why (caller frees).
+ */
+struct ptx_function;
+int launch_replay_written(const struct ptx_function *fn, unsigned *written, size_t *nr, char **why);
+
 #endif

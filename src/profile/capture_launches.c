@@ -55,36 +55,17 @@ static double metric(json_t *o, const char *key)
 	return v ? json_number_value(v) : NAN;
 }
 
-/*
- * Whether a kernel's launches may be replayed: the PTX model must know the
- * parameter behind every store and atomic, so that the memory they write
- * can be saved and restored. Fills *written with those parameters.
- */
-static int replay_allowed(const struct ptx_function *fn, json_t *written, char **why)
+/* launch_replay_written() as the launch plan's "written_params". */
+int profile_replay_written(const struct ptx_function *fn, json_t *written, char **why)
 {
-	size_t i;
+	unsigned *w = xcalloc(fn->nr_params + 1, sizeof(*w));
+	size_t n, i;
+	int ok = launch_replay_written(fn, w, &n, why);
 
-	for (i = 0; i < fn->nr_memops; i++) {
-		const struct ptx_memop *op = &fn->memops[i];
-
-		if (op->kind != PTX_MEMOP_STORE && op->kind != PTX_MEMOP_ATOMIC)
-			continue;
-		if (op->param < 0) {
-			*why = xasprintf("PTX line %u (%s) writes through an address not derived from "
-					 "one parameter", op->ptx_line, op->opcode);
-			return 0;
-		}
-		{
-			size_t j;
-			json_t *p;
-			int seen = 0;
-			json_array_foreach(written, j, p)
-				seen |= json_integer_value(p) == op->param;
-			if (!seen)
-				json_array_append_new(written, json_integer(op->param));
-		}
-	}
-	return 1;
+	for (i = 0; i < n; i++)
+		json_array_append_new(written, json_integer(w[i]));
+	free(w);
+	return ok;
 }
 
 static json_t *variant_json(const struct measure_variant *v)
@@ -555,7 +536,7 @@ int profile_capture_launches(struct profile_ctx *c)
 		km[i].replays = json_array();
 		km[i].written = json_array();
 		km[i].pending = measure_singles(c->kernels[i].vk.nr_measured, &km[i].nr_pending);
-		km[i].replay = replay_allowed(c->kernels[i].fn, km[i].written, &km[i].no_replay_reason);
+		km[i].replay = profile_replay_written(c->kernels[i].fn, km[i].written, &km[i].no_replay_reason);
 	}
 	/* pass 1: all, none, singles; further passes while some are left */
 	do {

@@ -96,6 +96,13 @@ void profile_note(struct profile_ctx *c, const char *fmt, ...) __attribute__((fo
  */
 int profile_run_program(struct profile_ctx *c, const char *variant, const struct run_request *req,
 			struct run_events *ev, struct run_result *res, json_t **run_json);
+/*
+ * What the output check compares of a recorded run (its capture.json
+ * record): stdout and stderr without the --output-ignore lines, and the
+ * files it wrote. out is initialised by the caller. Returns 0, or
+ * CA_E_INPUT when run_json is not a run record.
+ */
+int profile_run_output(struct profile_ctx *c, json_t *run_json, struct run_output *out);
 /* The CA_E_PROGRAM error for the run just done: its status, last lines, log. */
 int profile_run_failed(struct profile_ctx *c, const char *what, const struct run_result *res);
 /* Rounds of baseline (base) against advice (adv) runs, recorded as runs. */
@@ -127,6 +134,14 @@ void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k);
 int profile_capture_variants(struct profile_ctx *c);
 int profile_capture_runs(struct profile_ctx *c);
 int profile_capture_launches(struct profile_ctx *c);
+/* capture_launches.c: the parameters a kernel writes through, appended to
+ * written (a JSON array, the launch plan's "written_params"); 0 with *why
+ * (caller frees) when its launches cannot be replayed. */
+int profile_replay_written(const struct ptx_function *fn, json_t *written, char **why);
+/* verify_launches.c: verification inside one run (--measure launches):
+ * A B B A launches, replays for kernels launched a few times, one
+ * baseline/advice pair of program runs for the output check. */
+int profile_verify_launches(struct profile_ctx *c);
 /* capture.c: baseline_check in capture.json from the baseline runs given
  * (their outputs, and their counters where they have them). */
 void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs);
