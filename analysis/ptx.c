@@ -46,6 +46,36 @@ static const char *file_name(const struct ptx_module *m, unsigned idx)
 }
 
 /*
+ * The outermost location of the inlining chain of the .loc r (the load's
+ * user-code line): the call site in the body of the function being
+ * compiled, and the number of inlined user functions in between.
+ */
+static void call_site(struct parser *P, struct ptx_load *ld, long r)
+{
+	struct ptx_module *m = P->m;
+	unsigned file = 0, line = 0;
+	int depth = 0;
+
+	while (r >= 0 && P->locs[r].has_inl && depth < 64) {
+		long up = P->locs[r].parent;
+		int walk = 0;
+
+		file = P->locs[r].inl_file;
+		line = P->locs[r].inl_line;
+		depth++;
+		while (up >= 0 && walk++ < 256 &&
+		       !(P->locs[up].file == file && P->locs[up].line == line))
+			up = P->locs[up].parent;
+		r = walk > 256 ? -1 : up;
+	}
+	if (depth && file_name(m, file)) {
+		ld->call_file = file_name(m, file);
+		ld->call_line = (int)(line > INT_MAX ? INT_MAX : line);
+		ld->inline_depth = depth;
+	}
+}
+
+/*
  * The source line of a load: the innermost .loc, unless that lies in a
  * toolkit header (__ldg, atomics), in which case the call site it was
  * inlined at, walking outwards until user code.
@@ -89,6 +119,8 @@ static void resolve_locations(struct parser *P)
 		if (file_name(m, file)) {
 			ld->file = file_name(m, file);
 			ld->line = (int)(line > INT_MAX ? INT_MAX : line);
+			if (P->locs[r].file == file && P->locs[r].line == line)
+				call_site(P, ld, r);
 		}
 	}
 	free(tk);

@@ -89,6 +89,17 @@ struct ptx_load {
 	 */
 	const char *file;
 	int line;
+	/*
+	 * Where file:line lies in a user function that was inlined into this
+	 * one (a __device__ helper): the call site in this function's own body
+	 * (the outermost location of the inlining chain), and how many user
+	 * functions deep the load is (1: a helper called from the body; 2: a
+	 * helper called by a helper). NULL, 0 and 0 when the load is in the
+	 * function's own body, or without -lineinfo.
+	 */
+	const char *call_file;
+	int call_line;
+	int inline_depth;
 };
 
 enum ptx_memop_kind {

@@ -444,6 +444,147 @@ int source_file_find_kernel(const struct source_file *sf, const char *name,
 	return 1;
 }
 
+static int is_control_keyword(const char *s, const struct source_token *t)
+{
+	static const char *const kw[] = { "if", "for", "while", "switch", "catch", "return",
+					  "sizeof", "decltype", "alignof", "__launch_bounds__",
+					  "__attribute__", "__declspec", "defined" };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(kw); i++)
+		if (source_token_is(s, t, kw[i]))
+			return 1;
+	return 0;
+}
+
+/*
+ * Whether toks[i] names a function being defined: an identifier, not a
+ * member call or keyword, followed by "(" (or "<...>(") ")", qualifiers and
+ * "{". Sets *open, *close (the parameter list) and *body (the "{").
+ */
+static int definition_at(const char *s, const struct source_token *t, size_t nr, size_t i,
+			 size_t *open, size_t *close, size_t *body)
+{
+	size_t o = i + 1, c, b;
+
+	if (t[i].kind != SOURCE_TOKEN_IDENT || is_control_keyword(s, &t[i]))
+		return 0;
+	if (!i || !(t[i - 1].kind == SOURCE_TOKEN_IDENT || source_token_is(s, &t[i - 1], "*") ||
+		    source_token_is(s, &t[i - 1], "&") || source_token_is(s, &t[i - 1], ">") ||
+		    source_token_is(s, &t[i - 1], ">>") || source_token_is(s, &t[i - 1], "::")))
+		return 0;
+	if (t[i - 1].kind == SOURCE_TOKEN_IDENT &&
+	    (source_token_is(s, &t[i - 1], "return") || source_token_is(s, &t[i - 1], "new") ||
+	     source_token_is(s, &t[i - 1], "else") || source_token_is(s, &t[i - 1], "case")))
+		return 0;
+	if (o < nr && source_token_is(s, &t[o], "<")) {
+		o = match_close(s, t, nr, o);
+		if (o >= nr)
+			return 0;
+		o++;
+	}
+	if (o >= nr || !source_token_is(s, &t[o], "("))
+		return 0;
+	c = match_close(s, t, nr, o);
+	if (c >= nr)
+		return 0;
+	for (b = c + 1; b < nr; b++) {
+		if (source_token_is(s, &t[b], "{") || source_token_is(s, &t[b], ";") ||
+		    source_token_is(s, &t[b], "=") || source_token_is(s, &t[b], ",") ||
+		    source_token_is(s, &t[b], ")"))
+			break;
+		if (source_token_is(s, &t[b], "(")) {
+			b = match_close(s, t, nr, b);
+			if (b >= nr)
+				return 0;
+		}
+	}
+	if (b >= nr || !source_token_is(s, &t[b], "{"))
+		return 0;
+	*open = o;
+	*close = c;
+	*body = b;
+	return 1;
+}
+
+int source_file_function_at(const struct source_file *sf, size_t line,
+			    struct source_kernel *k, char **name)
+{
+	const char *s = sf->text;
+	struct source_token *t = NULL;
+	size_t nr = source_tokenize(s, sf->len, 0, &t), i, best = nr;
+	size_t b_open = 0, b_close = 0, b_body = 0, b_end = 0;
+
+	memset(k, 0, sizeof(*k));
+	*name = NULL;
+	for (i = 0; i < nr; i++) {
+		size_t open, close, body, end;
+
+		if (!definition_at(s, t, nr, i, &open, &close, &body))
+			continue;
+		end = match_close(s, t, nr, body);
+		if (end >= nr)
+			continue;
+		if (line_of(sf, t[body].begin) <= line && line <= line_of(sf, t[end].begin)) {
+			/* Innermost: a later definition inside this body wins. */
+			best = i;
+			b_open = open;
+			b_close = close;
+			b_body = body;
+			b_end = end;
+		}
+	}
+	if (best < nr) {
+		size_t j;
+
+		parse_params(s, t, b_open, b_close, k);
+		k->decl_line = line_of(sf, t[best].begin);
+		k->body_first_line = line_of(sf, t[b_body].begin);
+		k->body_last_line = line_of(sf, t[b_end].begin);
+		for (j = best; j > 0; j--)
+			if (source_token_is(s, &t[j - 1], ";") || source_token_is(s, &t[j - 1], "{") ||
+			    source_token_is(s, &t[j - 1], "}"))
+				break;
+		k->start_line = line_of(sf, t[j].begin);
+		*name = xstrndup(s + t[best].begin, t[best].end - t[best].begin);
+	}
+	free(t);
+	return best < nr;
+}
+
+size_t source_file_call_lines(const struct source_file *sf, const char *name, size_t **lines)
+{
+	const char *s = sf->text;
+	struct source_token *t = NULL;
+	size_t nr = source_tokenize(s, sf->len, 0, &t), i, n = 0;
+
+	*lines = NULL;
+	for (i = 0; i < nr; i++) {
+		size_t o = i + 1, open, close, body;
+
+		if (t[i].kind != SOURCE_TOKEN_IDENT || !source_token_is(s, &t[i], name))
+			continue;
+		if (definition_at(s, t, nr, i, &open, &close, &body)) {
+			i = match_close(s, t, nr, body);  /* its own body: recursion aside */
+			continue;
+		}
+		if (i && (source_token_is(s, &t[i - 1], ".") || source_token_is(s, &t[i - 1], "->")))
+			continue;
+		if (o < nr && source_token_is(s, &t[o], "<")) {
+			o = match_close(s, t, nr, o);
+			if (o >= nr)
+				continue;
+			o++;
+		}
+		if (o >= nr || !source_token_is(s, &t[o], "("))
+			continue;
+		*lines = xrealloc(*lines, (n + 1) * sizeof(**lines));
+		(*lines)[n++] = line_of(sf, t[i].begin);
+	}
+	free(t);
+	return n;
+}
+
 char *source_kernel_base_name(const char *mangled, const char *demangled)
 {
 	if (demangled && *demangled) {

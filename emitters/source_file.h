@@ -64,6 +64,8 @@ struct source_kernel {
 	size_t decl_line;           /* line of the kernel's name */
 	size_t body_first_line;     /* line of the body's '{' */
 	size_t body_last_line;      /* line of the matching '}' */
+	size_t start_line;          /* line of the definition's first token
+				       (source_file_function_at only; 0 otherwise) */
 };
 
 void source_kernel_release(struct source_kernel *k);
@@ -78,6 +80,25 @@ void source_kernel_release(struct source_kernel *k);
  */
 int source_file_find_kernel(const struct source_file *sf, const char *name,
 			    struct source_kernel *k);
+
+/*
+ * The innermost function definition of any kind (a __device__ helper, a
+ * template, a kernel) whose body holds line. Returns 1 and fills *k
+ * (release with source_kernel_release; k->start_line is the line of the
+ * definition's first token: its template header or qualifiers) and *name
+ * (caller frees), or 0 when line is in no function body the tokenizer can
+ * see (a macro, a lambda, file scope).
+ */
+int source_file_function_at(const struct source_file *sf, size_t line,
+			    struct source_kernel *k, char **name);
+
+/*
+ * The lines of sf that call name ("name(" or "name<...>("), outside the
+ * definitions of name. Returns how many there are (one per call, so a
+ * line calling twice is listed twice); *lines (caller frees) gets them in
+ * order.
+ */
+size_t source_file_call_lines(const struct source_file *sf, const char *name, size_t **lines);
 
 /*
  * The unqualified function name of a kernel: from the demangled name when

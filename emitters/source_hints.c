@@ -1,10 +1,13 @@
 #include "emitters/source_hints.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/ptx.h"
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "emitters/report_input.h"
 #include "emitters/source_file.h"
@@ -33,8 +36,15 @@ void source_hint_release(struct source_hint *h)
 	free(h->ptx_path);
 	free(h->ptx_text);
 	free(h->elem_type);
+	free(h->inlined_in);
+	free(h->insert_text);
 	memset(h, 0, sizeof(*h));
 	h->source_index = -1;
+}
+
+size_t source_hint_patch_line(const struct source_hint *h, int line)
+{
+	return h->rewrite_line ? h->rewrite_line : (size_t)line;
 }
 
 /* Per-load working state while hints are resolved. */
@@ -45,6 +55,12 @@ struct cand {
 	int ok;                     /* the expression was found and can be wrapped */
 	char *why;                  /* why not (owned) */
 	struct source_rewrite rw;
+	/* In an inlined helper (hint.inlined_in): its definition. */
+	int inl;
+	struct source_kernel fn;
+	/* The call sites of the helper want different forms: this call site
+	 * gets its own copy of the helper. */
+	int variant;
 };
 
 struct kernel_def {
@@ -58,7 +74,8 @@ struct resolver {
 	struct report_input *in;
 	struct kernel_def *defs;
 	size_t nr_defs;
-	struct { const char *id; const char *ptx; struct source_file *sf; int tried; } *mods;
+	struct { const char *id; const char *ptx; struct source_file *sf;
+		 struct ptx_module *pm; } *mods;
 	size_t nr_mods;
 };
 
@@ -104,6 +121,17 @@ static char *trimmed(const char *s, size_t len)
 	return xstrndup(s, len);
 }
 
+/* The parsed PTX of module id, once module_ptx() has read it; NULL if none. */
+static const struct ptx_module *module_model(struct resolver *r, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_mods; i++)
+		if (!strcmp(r->mods[i].id, id))
+			return r->mods[i].pm;
+	return NULL;
+}
+
 static struct source_file *module_ptx(struct resolver *r, const char *id, const char **ptx)
 {
 	json_t *mods = json_object_get(r->in->capture, "modules"), *m;
@@ -125,6 +153,10 @@ static struct source_file *module_ptx(struct resolver *r, const char *id, const 
 			char *path = xasprintf("%s/%s", r->in->dir, json_string_value(jptx));
 			r->mods[r->nr_mods].ptx = json_string_value(jptx);
 			r->mods[r->nr_mods].sf = source_file_load(path);
+			if (r->mods[r->nr_mods].sf &&
+			    ptx_parse(path, r->mods[r->nr_mods].sf->text, r->mods[r->nr_mods].sf->len,
+				      &r->mods[r->nr_mods].pm))
+				r->mods[r->nr_mods].pm = NULL;
 			error_clear();
 			free(path);
 			break;
@@ -184,6 +216,70 @@ static const char *ld_type_text(const char *instruction)
 	return p ? p + 1 : instruction;
 }
 
+/*
+ * The load's line is in a __device__ helper inlined into kernel d (the
+ * hint's call_line lies in d's body): finds the helper and the one read of
+ * one of its parameters on the line. Returns 1 with c->rw and *pname set,
+ * or 0 with c->why.
+ */
+static int find_in_helper(struct resolver *r, struct cand *c, const struct kernel_def *d,
+			  const struct report_source *src, const char *text, size_t len,
+			  const char **pname)
+{
+	struct report_load *l = c->l;
+	struct source_hint *h = &l->hint;
+	char *name = NULL;
+	size_t i, found = 0;
+
+	(void)r;
+	if (!h->call_line || (size_t)h->call_line < d->def.body_first_line ||
+	    (size_t)h->call_line > d->def.body_last_line) {
+		c->why = xasprintf("line %d is outside the body of kernel '%s' and the PTX does not "
+				   "say where it was inlined into the kernel", l->line, d->name);
+		return 0;
+	}
+	if (!source_file_function_at(src->file, (size_t)l->line, &c->fn, &name)) {
+		c->why = xasprintf("line %d (inlined at line %d) is in no function the matcher can "
+				   "find (a macro or a lambda?)", l->line, h->call_line);
+		return 0;
+	}
+	h->inlined_in = name;
+	c->inl = 1;
+	for (i = 0; i < c->fn.nr_params; i++) {
+		struct source_rewrite rw;
+
+		if (!c->fn.params[i])
+			continue;
+		source_rewrite_find(&rw, text, len, src->file->in_comment[l->line - 1],
+				    c->fn.params[i], c->fn.param_types[i]);
+		if (rw.nr_reads && !found++) {
+			c->rw = rw;
+			*pname = c->fn.params[i];
+		} else {
+			source_rewrite_release(&rw);
+		}
+	}
+	if (found != 1) {
+		c->why = found ? xasprintf("line %d of helper '%s' (inlined at line %d) reads more "
+					   "than one of its parameters", l->line, name, h->call_line)
+			       : xasprintf("line %d of helper '%s' (inlined at line %d) reads none of "
+					   "its parameters directly", l->line, name, h->call_line);
+		return 0;
+	}
+	if (c->rw.status != SOURCE_REWRITE_OK) {
+		c->why = xasprintf("%s (in helper '%s', inlined at line %d)", c->rw.reason, name,
+				   h->call_line);
+		return 0;
+	}
+	if (h->call_line && l->line && d->def.body_first_line &&
+	    ((size_t)l->line >= c->fn.body_first_line && (size_t)l->line <= c->fn.body_last_line) &&
+	    c->fn.decl_line == d->def.decl_line) {
+		c->why = xasprintf("line %d is in kernel '%s' itself", l->line, d->name);
+		return 0;
+	}
+	return 1;
+}
+
 /* Finds the load's expression on its line; sets c->ok or c->why. */
 static void find_expression(struct resolver *r, struct cand *c)
 {
@@ -191,10 +287,10 @@ static void find_expression(struct resolver *r, struct cand *c)
 	struct report_source *src;
 	struct kernel_def *d;
 	struct source_ld_type t;
-	const char *text, *pname, *ptype;
+	const char *text, *pname = NULL, *ptype;
 	size_t len;
 
-	if (l->hint.source_index < 0 || l->param < 0)
+	if (l->hint.source_index < 0 || (l->param < 0 && !l->hint.call_line))
 		return;
 	src = &r->in->sources[l->hint.source_index];
 	if (!src->file || !src->under_root)
@@ -219,26 +315,27 @@ static void find_expression(struct resolver *r, struct cand *c)
 				   "specialisations): cannot tell which one this is", src->path, d->name);
 		return;
 	}
-	if ((size_t)l->line < d->def.body_first_line || (size_t)l->line > d->def.body_last_line) {
-		c->why = xasprintf("line %d is outside the body of kernel '%s' (an inlined "
-				   "function?)", l->line, d->name);
-		return;
-	}
-	if ((size_t)l->param >= d->def.nr_params || !d->def.params[l->param]) {
-		c->why = xasprintf("kernel '%s' has no named parameter %d in '%s'", d->name,
-				   l->param, src->path);
-		return;
-	}
-	pname = d->def.params[l->param];
-	ptype = d->def.param_types[l->param];
 	if (source_ld_type_parse(l->instruction, &t) || !source_ld_type_supported(&t)) {
 		c->why = xasprintf("no load helper reads .%s", ld_type_text(l->instruction));
 		return;
 	}
-	source_rewrite_find(&c->rw, text, len, src->file->in_comment[l->line - 1], pname, ptype);
-	if (c->rw.status != SOURCE_REWRITE_OK) {
-		c->why = xstrdup(c->rw.reason);
-		return;
+	if ((size_t)l->line < d->def.body_first_line || (size_t)l->line > d->def.body_last_line) {
+		if (!find_in_helper(r, c, d, src, text, len, &pname))
+			return;
+	} else {
+		if ((size_t)l->param >= d->def.nr_params || !d->def.params[l->param]) {
+			c->why = xasprintf("kernel '%s' has no named parameter %d in '%s'", d->name,
+					   l->param, src->path);
+			return;
+		}
+		pname = d->def.params[l->param];
+		ptype = d->def.param_types[l->param];
+		source_rewrite_find(&c->rw, text, len, src->file->in_comment[l->line - 1], pname,
+				    ptype);
+		if (c->rw.status != SOURCE_REWRITE_OK) {
+			c->why = xstrdup(c->rw.reason);
+			return;
+		}
 	}
 	if (c->rw.elem_type) {
 		int m = source_type_matches(c->rw.elem_type, &t);
@@ -371,6 +468,11 @@ static void check_conflicts(struct cand *cands, size_t n)
 				continue;
 			if (b && !strcmp(a, b))
 				continue;
+			if (cands[i].inl) {
+				/* The call sites differ: each gets its own copy. */
+				cands[i].variant = 1;
+				break;
+			}
 			h->status = SOURCE_HINT_NOT_REWRITTEN;
 			h->message = xasprintf("not rewritten: load %u of %s comes from the same "
 					       "expression and is advised %s", cands[j].l->ordinal,
@@ -394,7 +496,7 @@ static void apply_lines(struct resolver *r, struct cand *cands, size_t n)
 		size_t len, m = 0;
 		char *line;
 
-		if (h->status != SOURCE_HINT_REWRITTEN || h->rewritten)
+		if (h->status != SOURCE_HINT_REWRITTEN || h->rewritten || cands[i].variant)
 			continue;
 		rws = xcalloc(n, sizeof(*rws));
 		helpers = xcalloc(n, sizeof(*helpers));
@@ -405,7 +507,7 @@ static void apply_lines(struct resolver *r, struct cand *cands, size_t n)
 			int seen = 0;
 
 			if (o->status != SOURCE_HINT_REWRITTEN || o->source_index != h->source_index ||
-			    cands[j].l->line != cands[i].l->line)
+			    cands[j].l->line != cands[i].l->line || cands[j].variant)
 				continue;
 			for (q = 0; q < m; q++)
 				if (rws[q]->begin == cands[j].rw.begin)
@@ -422,7 +524,7 @@ static void apply_lines(struct resolver *r, struct cand *cands, size_t n)
 			struct source_hint *o = &cands[j].l->hint;
 
 			if (o->status != SOURCE_HINT_REWRITTEN || o->source_index != h->source_index ||
-			    cands[j].l->line != cands[i].l->line)
+			    cands[j].l->line != cands[i].l->line || cands[j].variant)
 				continue;
 			if (line) {
 				o->rewritten = xstrdup(line);
@@ -439,6 +541,317 @@ static void apply_lines(struct resolver *r, struct cand *cands, size_t n)
 	}
 }
 
+/*
+ * A helper line rewritten in place changes every call of the helper: that
+ * is right only when every call in the file is an advised call site of a
+ * load on that line wanting the same form. Otherwise the call sites get
+ * copies (make_variants).
+ * NEEDSWORK: calls from other translation units (a helper in a header) are
+ * not seen here.
+ */
+static void check_other_calls(struct resolver *r, struct cand *cands, size_t n)
+{
+	size_t i, j, k;
+
+	for (i = 0; i < n; i++) {
+		struct cand *c = &cands[i];
+		const struct source_file *sf;
+		size_t *lines = NULL, nr;
+
+		if (!c->inl || c->variant || c->l->hint.status != SOURCE_HINT_REWRITTEN)
+			continue;
+		sf = r->in->sources[c->l->hint.source_index].file;
+		nr = source_file_call_lines(sf, c->l->hint.inlined_in, &lines);
+		for (k = 0; k < nr && !c->variant; k++) {
+			int covered = 0;
+
+			for (j = 0; j < n && !covered; j++) {
+				const struct cand *o = &cands[j];
+
+				covered = o->inl && o->l->hint.source_index == c->l->hint.source_index &&
+					  o->l->line == c->l->line &&
+					  (size_t)o->l->hint.call_line == lines[k] &&
+					  o->l->hint.status == SOURCE_HINT_REWRITTEN && o->helper &&
+					  !strcmp(o->helper, c->helper);
+			}
+			if (!covered)
+				c->variant = 1;
+		}
+		free(lines);
+	}
+}
+
+static const char *action_suffix(const char *action)
+{
+	if (!strcmp(action, "L1::no_allocate"))
+		return "na";
+	if (!strcmp(action, "L1::evict_last"))
+		return "el";
+	if (!strcmp(action, "L1::evict_first"))
+		return "ef";
+	return "adv";
+}
+
+/* Same variant: same file, same helper definition, same action. */
+static int same_variant(const struct cand *a, const struct cand *b)
+{
+	return b->variant && b->l->hint.status == SOURCE_HINT_REWRITTEN &&
+	       a->l->hint.source_index == b->l->hint.source_index &&
+	       a->fn.decl_line == b->fn.decl_line && !strcmp(a->l->action, b->l->action);
+}
+
+/* Whether the identifier name occurs in text. */
+static int has_ident(const char *text, const char *name)
+{
+	size_t n = strlen(name);
+	const char *p = text;
+
+	while ((p = strstr(p, name))) {
+		int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+		int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+
+		if (!before && !after)
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
+/* line with the first call of name ("name(" or "name<...>(") renamed; NULL unless exactly one. */
+static char *rename_call(const char *line, size_t len, int in_comment, const char *name,
+			 const char *to, int definition)
+{
+	struct source_token *t = NULL;
+	size_t nr = source_tokenize(line, len, in_comment, &t), i, at = nr, calls = 0;
+	char *out = NULL;
+
+	for (i = 0; i + 1 < nr; i++) {
+		if (t[i].kind != SOURCE_TOKEN_IDENT || !source_token_is(line, &t[i], name))
+			continue;
+		if (!source_token_is(line, &t[i + 1], "(") && !source_token_is(line, &t[i + 1], "<"))
+			continue;
+		if (i && (source_token_is(line, &t[i - 1], ".") ||
+			  source_token_is(line, &t[i - 1], "->")))
+			continue;
+		if (!calls++)
+			at = i;
+	}
+	if (calls == 1 || (definition && calls))
+		out = xasprintf("%.*s%s%.*s", (int)t[at].begin, line, to,
+				(int)(len - t[at].end), line + t[at].end);
+	free(t);
+	return out;
+}
+
+/*
+ * The copy of c's helper named vname, with the lines of the group's loads
+ * wrapped in ghelper. Returns it (caller frees), or NULL with *why.
+ */
+static char *helper_copy(const struct source_file *sf, const struct cand *cands, size_t n,
+			 const struct cand *c, const char *vname, const char *ghelper, char **why)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t line, j, len;
+
+	for (line = c->fn.start_line; line <= c->fn.body_last_line; line++) {
+		const char *text = source_file_line(sf, line, &len);
+		const struct source_rewrite **rws = xcalloc(n + 1, sizeof(*rws));
+		const char **helpers = xcalloc(n + 1, sizeof(*helpers));
+		size_t m = 0, q;
+		char *out = NULL;
+
+		for (j = 0; j < n; j++) {
+			int seen = 0;
+
+			if (!same_variant(c, &cands[j]) && &cands[j] != c)
+				continue;
+			if ((size_t)cands[j].l->line != line)
+				continue;
+			for (q = 0; q < m; q++)
+				if (rws[q]->begin == cands[j].rw.begin)
+					seen = 1;
+			if (!seen) {
+				rws[m] = &cands[j].rw;
+				helpers[m++] = ghelper;
+			}
+		}
+		if (m)
+			out = source_rewrite_apply(text, len, rws, helpers, m);
+		else if (line == c->fn.decl_line)
+			out = rename_call(text, len, sf->in_comment[line - 1], c->l->hint.inlined_in,
+					  vname, 1);
+		else
+			out = xstrndup(text, len);
+		free(rws);
+		free(helpers);
+		if (!out || (m && line == c->fn.decl_line)) {
+			*why = xasprintf("cannot copy helper '%s' (lines %zu-%zu)",
+					 c->l->hint.inlined_in, c->fn.start_line, c->fn.body_last_line);
+			free(out);
+			strbuf_release(&sb);
+			return NULL;
+		}
+		strbuf_addf(&sb, "%s\n", out);
+		free(out);
+	}
+	{
+		const char *last = source_file_line(sf, c->fn.body_last_line, &len);
+
+		while (len && (last[len - 1] == ' ' || last[len - 1] == '\t' || last[len - 1] == '\r'))
+			len--;
+		if (!len || last[len - 1] != '}') {
+			*why = xasprintf("helper '%s' does not end its line %zu with its closing brace",
+					 c->l->hint.inlined_in, c->fn.body_last_line);
+			strbuf_release(&sb);
+			return NULL;
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+/*
+ * The call sites of an inlined helper want different forms: each call site
+ * whose load changes calls a copy of the helper (load_key -> load_key_na)
+ * whose line reads through the load helper, added after the helper; the
+ * helper itself and its other calls stay as they are.
+ */
+static void make_variants(struct resolver *r, struct cand *cands, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct cand *c = &cands[i];
+		struct source_hint *h = &c->l->hint;
+		const struct source_file *sf;
+		const char *ghelper = c->helper, *call_text;
+		char *vname, *copy = NULL, *why = NULL, *call = NULL;
+		size_t len;
+		enum load_action action;
+
+		if (!c->variant || h->status != SOURCE_HINT_REWRITTEN || h->rewritten)
+			continue;
+		sf = r->in->sources[h->source_index].file;
+		vname = xasprintf("%s_%s", h->inlined_in, action_suffix(c->l->action));
+		for (j = 0; j < n; j++)
+			if (same_variant(c, &cands[j]) && strcmp(cands[j].helper, ghelper) &&
+			    !load_action_parse(c->l->action, &action))
+				ghelper = source_helper_name(action, 0, 0);
+		if (has_ident(sf->text, vname))
+			why = xasprintf("'%s' already defines or uses '%s'", h->path, vname);
+		else
+			copy = helper_copy(sf, cands, n, c, vname, ghelper, &why);
+		/* Each call site of the group: one call of the helper on its line,
+		 * and every load of the helper there wants what the copy does. */
+		for (j = 0; j < n && copy; j++) {
+			struct cand *o = &cands[j];
+			size_t q;
+
+			if (!same_variant(c, o) && o != c)
+				continue;
+			call_text = source_file_line(sf, (size_t)o->l->hint.call_line, &len);
+			call = call_text ? rename_call(call_text, len,
+						       sf->in_comment[o->l->hint.call_line - 1],
+						       h->inlined_in, vname, 0) : NULL;
+			if (!call) {
+				why = xasprintf("line %d calls '%s' more than once", o->l->hint.call_line,
+						h->inlined_in);
+				break;
+			}
+			for (q = 0; q < n; q++) {
+				const struct cand *p = &cands[q];
+				int in_copy = 0, wants, k2;
+
+				if (!p->inl || p->l->hint.source_index != h->source_index ||
+				    p->fn.decl_line != c->fn.decl_line ||
+				    p->l->hint.call_line != o->l->hint.call_line)
+					continue;
+				for (k2 = 0; (size_t)k2 < n; k2++)
+					if ((same_variant(c, &cands[k2]) || &cands[k2] == c) &&
+					    cands[k2].l->line == p->l->line)
+						in_copy = 1;
+				wants = p->l->hint.status == SOURCE_HINT_REWRITTEN &&
+					!strcmp(p->l->action, c->l->action);
+				if (in_copy != wants) {
+					why = xasprintf("the loads of '%s' called at line %d want "
+							"different forms", h->inlined_in,
+							o->l->hint.call_line);
+					break;
+				}
+			}
+			free(call);
+			call = NULL;
+			if (why)
+				break;
+		}
+		for (j = 0; j < n; j++) {
+			struct cand *o = &cands[j];
+			struct source_hint *oh = &o->l->hint;
+
+			if (!same_variant(c, o) && o != c)
+				continue;
+			if (why || !copy) {
+				const char *t = source_file_line(sf, (size_t)o->l->line, &len);
+				char *wrapped = NULL;
+				const struct source_rewrite *rw = &o->rw;
+
+				if (t)
+					wrapped = source_rewrite_apply(t, len, &rw, &ghelper, 1);
+				oh->status = SOURCE_HINT_NOT_REWRITTEN;
+				oh->message = xasprintf("not rewritten: the call sites of helper '%s' want "
+							"different forms, and %s; by hand: copy '%s' "
+							"(lines %zu-%zu) as '%s' with line %d reading "
+							"`%s`, and call '%s' at line %d",
+							oh->inlined_in, why ? why : "it cannot be copied",
+							oh->inlined_in, o->fn.start_line,
+							o->fn.body_last_line, vname, o->l->line,
+							wrapped ? wrapped : "?", vname, oh->call_line);
+				free(wrapped);
+				continue;
+			}
+			call_text = source_file_line(sf, (size_t)oh->call_line, &len);
+			oh->rewritten = rename_call(call_text, len, sf->in_comment[oh->call_line - 1],
+						    oh->inlined_in, vname, 0);
+			oh->rewrite_line = (size_t)oh->call_line;
+			oh->insert_text = xstrdup(copy);
+			oh->insert_after = o->fn.body_last_line;
+			o->helper = ghelper;
+		}
+		free(why);
+		free(copy);
+		free(vname);
+	}
+}
+
+/* Two rewrites of one line must agree on its new text. */
+static void check_patch_lines(struct cand *cands, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct source_hint *h = &cands[i].l->hint;
+		size_t li = source_hint_patch_line(h, cands[i].l->line);
+
+		if (h->status != SOURCE_HINT_REWRITTEN || !h->rewritten)
+			continue;
+		for (j = 0; j < n; j++) {
+			struct source_hint *o = &cands[j].l->hint;
+
+			if (i == j || o->status != SOURCE_HINT_REWRITTEN || !o->rewritten ||
+			    o->source_index != h->source_index ||
+			    source_hint_patch_line(o, cands[j].l->line) != li ||
+			    !strcmp(o->rewritten, h->rewritten))
+				continue;
+			h->status = SOURCE_HINT_NOT_REWRITTEN;
+			h->helper = NULL;
+			free(h->message);
+			h->message = xasprintf("not rewritten: line %zu would need two different "
+					       "rewrites (load %u changes it too)", li,
+					       cands[j].l->ordinal);
+			break;
+		}
+	}
+}
+
 static void describe_rewrites(struct cand *cands, size_t n)
 {
 	size_t i;
@@ -450,6 +863,15 @@ static void describe_rewrites(struct cand *cands, size_t n)
 		if (l->hint.status != SOURCE_HINT_REWRITTEN)
 			continue;
 		na = !strcmp(l->action, "L1::no_allocate");
+		if (l->hint.rewrite_line) {
+			l->hint.message = xasprintf("%s in source.patch: line %zu calls a copy of "
+						    "helper '%s' whose line %d %s the load through "
+						    "%s() (its other call sites want another form)",
+						    na ? "bypass L1" : l->action,
+						    l->hint.rewrite_line, l->hint.inlined_in, l->line,
+						    na ? "reads" : "marks", l->hint.helper);
+			continue;
+		}
 		l->hint.message = xasprintf("%s in source.patch: %s the load through %s()",
 					    na ? "bypass L1" : l->action, na ? "reads" : "marks",
 					    l->hint.helper);
@@ -473,6 +895,8 @@ void source_hints_resolve(struct report_input *in)
 			struct source_hint *h = &l->hint;
 			struct cand *c = &cands[at++];
 			struct source_file *ptx;
+			const struct ptx_module *pm;
+			const struct ptx_function *pf;
 			const char *ptx_path = NULL, *text;
 			enum load_action action;
 			size_t len;
@@ -485,6 +909,12 @@ void source_hints_resolve(struct report_input *in)
 				h->ptx_path = xstrdup(ptx_path);
 			if (ptx && l->ptx_line && (text = source_file_line(ptx, l->ptx_line, &len)))
 				h->ptx_text = trimmed(text, len);
+			if (l->file && (pm = module_model(&r, k->module)) &&
+			    (pf = ptx_module_find(pm, k->name)) && l->ordinal < pf->nr_loads &&
+			    pf->loads[l->ordinal].line == l->line &&
+			    pf->loads[l->ordinal].inline_depth == 1 &&
+			    !strcmp(pf->loads[l->ordinal].call_file, l->file))
+				h->call_line = pf->loads[l->ordinal].call_line;
 			if (l->file) {
 				h->source_index = source_index(in, l->file);
 				h->path = xstrdup(in->sources[h->source_index].path);
@@ -502,11 +932,15 @@ void source_hints_resolve(struct report_input *in)
 	for (i = 0; i < n; i++)
 		decide(&r, &cands[i]);
 	check_conflicts(cands, n);
+	check_other_calls(&r, cands, n);
+	make_variants(&r, cands, n);
 	apply_lines(&r, cands, n);
+	check_patch_lines(cands, n);
 	describe_rewrites(cands, n);
 
 	for (i = 0; i < n; i++) {
 		source_rewrite_release(&cands[i].rw);
+		source_kernel_release(&cands[i].fn);
 		free(cands[i].why);
 	}
 	free(cands);
@@ -516,7 +950,9 @@ void source_hints_resolve(struct report_input *in)
 			source_kernel_release(&r.defs[i].def);
 	}
 	free(r.defs);
-	for (i = 0; i < r.nr_mods; i++)
+	for (i = 0; i < r.nr_mods; i++) {
 		source_file_free(r.mods[i].sf);
+		ptx_module_free(r.mods[i].pm);
+	}
 	free(r.mods);
 }

@@ -38,7 +38,26 @@ struct source_hint {
 	/* Where the load's expression is on its line (for grouping). */
 	int has_span;
 	size_t span_begin, span_end;
+	/*
+	 * A load in an inlined __device__ helper: the helper's name (owned)
+	 * and the call site in the kernel's body; NULL and 0 otherwise.
+	 */
+	char *inlined_in;
+	int call_line;
+	/*
+	 * Where source.patch gives the call site its own copy of the helper
+	 * (the call sites of the helper want different forms): rewritten
+	 * replaces line rewrite_line (the call, renamed to the copy), and
+	 * insert_text (the copy, owned) goes after line insert_after. 0 and
+	 * NULL when rewritten replaces the load's own line.
+	 */
+	size_t rewrite_line;
+	char *insert_text;
+	size_t insert_after;
 };
+
+/* The line source.patch changes for h's load (line: the load's own). */
+size_t source_hint_patch_line(const struct source_hint *h, int line);
 
 /* Static names of the statuses, as in report.json ("rewritten", ...). */
 const char *source_hint_status_name(enum source_hint_status s);

@@ -184,7 +184,8 @@ static size_t patch_file(const struct report_input *in, size_t src_index, struct
 	const struct source_file *sf = src->file;
 	struct block *bl = NULL;
 	struct source_helper_need *needs = NULL;
-	size_t nr_bl = 0, nr_needs = 0, i, j, first_line = 0, rewritten = 0;
+	size_t nr_bl = 0, nr_needs = 0, i, j, first_line = 0, rewritten = 0, nr_ins = 0;
+	struct { size_t after; const char *text; } *ins = NULL;
 	const char *eol = "";
 	struct strbuf hb = STRBUF_INIT;
 	long delta = 0;
@@ -194,7 +195,7 @@ static size_t patch_file(const struct report_input *in, size_t src_index, struct
 	for (i = 0; i < in->nr_kernels; i++) {
 		for (j = 0; j < in->kernels[i].nr_loads; j++) {
 			const struct report_load *l = &in->kernels[i].loads[j];
-			size_t q, line = (size_t)l->line, len;
+			size_t q, line = source_hint_patch_line(&l->hint, l->line), len;
 			int dup = 0, nl;
 
 			if (l->hint.status != SOURCE_HINT_REWRITTEN ||
@@ -206,6 +207,30 @@ static size_t patch_file(const struct report_input *in, size_t src_index, struct
 			if (source_ld_type_parse(l->instruction, &needs[nr_needs].type))
 				needs[nr_needs].type = (struct source_ld_type){ 1, 32, 'i' };
 			nr_needs++;
+			if (l->hint.insert_text) {
+				/* A call site's copy of an inlined helper, once. */
+				for (q = 0; q < nr_ins; q++)
+					if (ins[q].after == l->hint.insert_after &&
+					    !strcmp(ins[q].text, l->hint.insert_text))
+						dup = 1;
+				if (!dup) {
+					size_t nl_lines;
+					char *t = xasprintf("\n%s", l->hint.insert_text);
+					char **lines;
+
+					t[strlen(t) - 1] = '\0';   /* split_lines adds no empty last line */
+					lines = split_lines(t, eol, &nl_lines);
+					free(t);
+					add_block(&bl, &nr_bl, l->hint.insert_after, l->hint.insert_after,
+						  lines, nl_lines);
+					ins = xrealloc(ins, (nr_ins + 1) * sizeof(*ins));
+					ins[nr_ins].after = l->hint.insert_after;
+					ins[nr_ins++].text = l->hint.insert_text;
+				}
+				if (!first_line || l->hint.insert_after < first_line)
+					first_line = l->hint.insert_after;
+				dup = 0;
+			}
 			for (q = 0; q < nr_bl; q++)
 				if (bl[q].a == line - 1 && bl[q].b == line)
 					dup = 1;
@@ -224,6 +249,7 @@ static size_t patch_file(const struct report_input *in, size_t src_index, struct
 			rewritten++;
 		}
 	}
+	free(ins);
 	if (!nr_bl) {
 		free(needs);
 		return 0;

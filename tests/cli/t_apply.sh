@@ -110,4 +110,21 @@ if [ -f "$ptx" ]; then
 	expect_grep 'ca_ld_na\(&x\[i\]\)' "$TMP/capture-handmade-src/stencil.cu"
 	expect_grep 's \+= a\[i \+ k\] \* a\[i \+ 2 \* k\];' "$TMP/capture-handmade-src/stencil.cu"
 fi
+
+# The real capture (issue 17): load 2 is `return *p;` in the inlined helper
+# load_key (line 92), whose other call (load 1, line 130) stays cached: the
+# call at line 135 gets its own copy, load_key_na, and the patched PTX has
+# both bypasses (load 0 and load 2) and load 1 still plain.
+ptx="$TMP/capture-real-stream_table.cu.ptx"
+if [ -f "$ptx" ]; then
+	psrc="$TMP/capture-real-src/stream_table.cu"
+	expect_grep 'nxt = load_key_na\(keys \+ \(r \+ nthreads\) \* stride\);' "$psrc"
+	expect_grep 'cur = load_key\(keys \+ r \* stride\);' "$psrc"
+	expect_grep '^static __device__ __forceinline__ uint4 load_key_na\(const uint4 \*p\)' "$psrc"
+	expect_grep 'return ca_ld_na_ro\(p\);' "$psrc"
+	n=$(sed -n '/^.visible .entry _Z11decode_keys/,/^}/p' "$ptx" | grep -c 'ld.global.L1::no_allocate')
+	[ "$n" = 2 ] && ok || not_ok "patched stream_table.cu: decode_keys has $n no_allocate loads, want 2"
+	n=$(sed -n '/^.visible .entry _Z11decode_keys/,/^}/p' "$ptx" | grep -c 'ld.global.v4.u32')
+	[ "$n" = 1 ] && ok || not_ok "patched stream_table.cu: decode_keys has $n plain v4 loads, want 1 (load 1 stays cached)"
+fi
 finish

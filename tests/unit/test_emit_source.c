@@ -453,8 +453,65 @@ static void test_helpers_compile(void)
 	strbuf_release(&ptx);
 }
 
+/* Inlined helpers: the function around a line, and the calls of a helper. */
+static void test_function_at(void)
+{
+	struct source_file *sf = file_from(
+		"#include <cuda.h>\n"                                          /* 1 */
+		"template <typename T>\n"                                      /* 2 */
+		"static __device__ __forceinline__ T ld(const T *p, int k)\n"  /* 3 */
+		"{\n"                                                          /* 4 */
+		"\tif (k) {\n"                                                /* 5 */
+		"\t\treturn p[k];\n"                                         /* 6 */
+		"\t}\n"                                                       /* 7 */
+		"\treturn *p;\n"                                              /* 8 */
+		"}\n"                                                          /* 9 */
+		"__global__ void k(const float *a, float *o)\n"                /* 10 */
+		"{\n"                                                          /* 11 */
+		"\to[0] = ld(a, 0) + ld<float>(a + 1, 1);\n"                  /* 12 */
+		"\tfor (int i = 0; i < 4; i++) o[i] = s.ld(a);\n"             /* 13 */
+		"\to[1] = ld(a, 2);\n"                                        /* 14 */
+		"}\n");
+	struct source_kernel k;
+	size_t *lines = NULL, n;
+	char *name = NULL;
+
+	if (!sf)
+		return;
+	CHECK_INT(source_file_function_at(sf, 6, &k, &name), 1);
+	CHECK_STR(name, "ld");
+	CHECK_INT(k.start_line, 2);     /* the template header */
+	CHECK_INT(k.decl_line, 3);
+	CHECK_INT(k.body_first_line, 4);
+	CHECK_INT(k.body_last_line, 9);
+	CHECK_INT(k.nr_params, 2);
+	if (k.nr_params == 2) {
+		CHECK_STR(k.params[0], "p");
+		CHECK_STR(k.param_types[0], "const T *");
+	}
+	source_kernel_release(&k);
+	free(name);
+	CHECK_INT(source_file_function_at(sf, 13, &k, &name), 1);
+	CHECK_STR(name, "k");
+	source_kernel_release(&k);
+	free(name);
+	CHECK_INT(source_file_function_at(sf, 1, &k, &name), 0);
+	CHECK(name == NULL);
+	/* Calls, not the definition nor a member function s.ld(). */
+	n = source_file_call_lines(sf, "ld", &lines);
+	CHECK_INT(n, 3);
+	if (n == 3) {
+		CHECK_INT(lines[0], 12);
+		CHECK_INT(lines[1], 12);
+		CHECK_INT(lines[2], 14);
+	}
+	free(lines);
+	source_file_free(sf);
+}
+
 int main(void)
 {
+	test_function_at();
 	test_base_names();
 	test_find_kernel();
 	test_find_kernel_forms();

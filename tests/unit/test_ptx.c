@@ -117,6 +117,7 @@ static void test_cacheops(void)
 			CHECK(ld->patchable == (ld->unpatchable_reason == NULL));
 			CHECK_INT(ld->ptx_line, lines[i]);
 			CHECK_INT(ld->line, 17 + (int)i);   /* __ldg..: the call site, not the header */
+			CHECK_INT(ld->call_line, 0);
 			CHECK(ends_with(ld->file, "src/cacheops.cu"));
 			CHECK_INT(ld->param, i < 6 ? 0 : 1);
 			CHECK_INT(ld->read_only, 1);
@@ -722,8 +723,46 @@ static void test_speed(void)
 	strbuf_release(&one);
 }
 
+/*
+ * A load inside an inlined __device__ helper (stream_table's decode_keys,
+ * tests/fixtures/capture-real): file:line is the helper's line, call_line
+ * the call site in the kernel's body. __ldg-style toolkit inlining is not
+ * a user helper (test_cacheops: call_line 0).
+ */
+static void test_inlined_helper(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct ptx_module *m = NULL;
+	const struct ptx_function *f;
+	const char *path = check_source_path(
+		"tests/fixtures/capture-real/modules/83c50ebd491c19e2.ptx");
+
+	if (strbuf_read_file(&sb, path, 0) || ptx_parse("cr.ptx", sb.buf, sb.len, &m)) {
+		CHECK(!"capture-real PTX parses");
+		strbuf_release(&sb);
+		return;
+	}
+	f = fn(m, "_Z11decode_keysPK5uint4jmjPKjjS3_jjPj");
+	if (f && f->nr_loads == 4) {
+		static const int line[] = { 119, 92, 92, 103 }, call[] = { 0, 130, 135, 146 };
+		size_t i;
+
+		for (i = 0; i < 4; i++) {
+			CHECK_INT(f->loads[i].line, line[i]);
+			CHECK_INT(f->loads[i].call_line, call[i]);
+			CHECK_INT(f->loads[i].inline_depth, call[i] ? 1 : 0);
+			CHECK(!call[i] || ends_with(f->loads[i].call_file, "stream_table.cu"));
+		}
+	} else {
+		CHECK(!"decode_keys has 4 loads");
+	}
+	ptx_module_free(m);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
+	test_inlined_helper();
 	test_cacheops();
 	test_inline_qualifiers();
 	test_strong();
