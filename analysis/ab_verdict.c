@@ -31,6 +31,8 @@ void ab_result_release(struct ab_result *ab)
 	free(ab->adv_total);
 	free(ab->base_wall);
 	free(ab->adv_wall);
+	json_decref(ab->output);
+	free(ab->output_reason);
 	memset(ab, 0, sizeof(*ab));
 }
 

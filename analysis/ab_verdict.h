@@ -18,13 +18,16 @@ struct ab_result {
 	double *base_ns, *adv_ns;       /* per measured kernel and round: [k * rounds + r], NAN unmeasured */
 	double *base_total, *adv_total; /* GPU time of all kernels, per round */
 	double *base_wall, *adv_wall;   /* program wall time, per round */
-	int outputs_equal;              /* every advice run printed what the baseline did */
+	int outputs_equal;              /* the output check does not stand against the advice */
 	int baseline_stable;            /* the baseline runs agree with each other */
-	const char *reject_reason;      /* why the output check failed (static) */
+	const char *reject_reason;      /* why the output check failed (static, or output_reason) */
+	json_t *output;                 /* the output check (analysis/output_check.h), NULL before */
+	char *output_reason;            /* owned: the output check's reason when it rejects */
 };
 
 /* Allocates the series for nr_kernels kernels and rounds rounds, NAN-free
- * zeros, outputs_equal and baseline_stable set. Release with ab_result_release. */
+ * zeros, outputs_equal and baseline_stable set. Release with ab_result_release
+ * (which also drops output and output_reason). */
 void ab_result_init(struct ab_result *ab, size_t nr_kernels, unsigned rounds);
 void ab_result_release(struct ab_result *ab);
 

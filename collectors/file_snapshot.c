@@ -46,7 +46,9 @@ static void walk(struct file_snapshot *s, const char *dir, const char *prefix, i
 		struct stat st;
 		char *full, *rel;
 
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git"))
+		/* ours (the default capture folder) and git's are not the program's */
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..") || !strcmp(de->d_name, ".git") ||
+		    (!depth && !strcmp(de->d_name, "cacheadvise-out")))
 			continue;
 		if (s->n >= WALK_MAX_ENTRIES) {
 			s->truncated = 1;

@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/digest.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 
@@ -98,34 +97,58 @@ char *run_request_injection_library(const char *exe_dir)
 	return real;
 }
 
-/* The SHA-256 of the compared output file after a run ("" when it cannot be read). */
-static void compare_hash(const char *file, char out[65])
+/* The output check of every advice run against every baseline run. */
+static void judge_outputs(const struct ab_pairs *pp, struct run_output *outs, unsigned n,
+			  struct ab_result *ab)
 {
-	out[0] = '\0';
-	if (file && digest_file_sha256_hex(file, out))
-		out[0] = '\0';
+	const struct run_output **base = xcalloc(n + pp->nr_more_baselines + 1, sizeof(*base));
+	const struct run_output **adv = xcalloc(n + 1, sizeof(*adv));
+	size_t nb = 0, na = 0, i;
+	int ok;
+
+	/* outs alternates: baseline, advice, baseline, advice, ... */
+	for (i = 0; i < n; i++) {
+		if (i % 2)
+			adv[na++] = &outs[i];
+		else
+			base[nb++] = &outs[i];
+	}
+	for (i = 0; i < pp->nr_more_baselines; i++)
+		base[nb++] = pp->more_baselines[i];
+	ab->output = output_check_judge(base, nb, adv, na, pp->strict_output, &ok);
+	ab->baseline_stable = strcmp(json_string_value(json_object_get(ab->output, "status")),
+				     "unchecked") != 0;
+	if (!ok && ab->outputs_equal) {
+		ab->outputs_equal = 0;
+		ab->output_reason = xstrdup(json_string_value(json_object_get(ab->output, "reason")));
+		ab->reject_reason = ab->output_reason;
+	}
+	free(base);
+	free(adv);
 }
 
 int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 {
 	size_t nk = pp->nr_kernels, i;
-	char base_out[65] = "", base_cmp[65] = "";
-	unsigned rounds = pp->rounds, r;
+	unsigned rounds = pp->rounds, r, nr_outs = 0;
+	struct run_output *outs = xcalloc(2 * (size_t)rounds + 1, sizeof(*outs));
 	int ret = 0;
 
 	ab_result_init(ab, nk, rounds);
 	for (r = 0; r < rounds && !ret; r++) {
 		int adv;
 		for (adv = 0; adv < 2 && !ret; adv++) {
-			char hex[65] = "", hex_cmp[65], label[64];
+			char label[64];
 			struct run_events ev;
 			struct run_result res;
+			struct run_output *out = &outs[nr_outs++];
 			double total = 0;
 
 			snprintf(label, sizeof(label), "%s-%s", pp->name, adv ? "advice" : "baseline");
 			run_events_init(&ev);
+			run_output_init(out);
 			memset(&res, 0, sizeof(res));
-			ret = pp->run(pp->data, label, adv ? pp->advice : pp->baseline, &ev, &res, hex);
+			ret = pp->run(pp->data, label, adv ? pp->advice : pp->baseline, &ev, &res, out);
 			if (!ret && res.status == RUN_INTERRUPTED)
 				ret = error_set(CA_E_INTERRUPTED, "interrupted during %s", label);
 			if (!ret && res.status != RUN_OK) {
@@ -140,22 +163,7 @@ int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 				run_events_release(&ev);
 				break;
 			}
-			compare_hash(pp->compare_file, hex_cmp);
-			if (!adv) {
-				if (!base_out[0]) {
-					snprintf(base_out, sizeof(base_out), "%s", hex);
-					snprintf(base_cmp, sizeof(base_cmp), "%s", hex_cmp);
-				} else if (strcmp(base_out, hex) || strcmp(base_cmp, hex_cmp)) {
-					ab->baseline_stable = 0;
-				}
-			} else if (res.status == RUN_OK &&
-				   (strcmp(base_out, hex) || strcmp(base_cmp, hex_cmp))) {
-				ab->outputs_equal = 0;
-				if (!ab->reject_reason)
-					ab->reject_reason = pp->compare_file && strcmp(base_cmp, hex_cmp) ?
-						"the --compare file changed with the advice applied" :
-						"the program's output changed with the advice applied";
-			}
+			out->ok = res.status == RUN_OK;
 			(adv ? ab->adv_wall : ab->base_wall)[r] = res.wall_seconds;
 			for (i = 0; i < ev.nr_kernels; i++)
 				total += (double)ev.kernels[i].gpu_time_ns;
@@ -168,5 +176,10 @@ int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 			run_events_release(&ev);
 		}
 	}
+	if (!ret)
+		judge_outputs(pp, outs, nr_outs, ab);
+	for (i = 0; i < nr_outs; i++)
+		run_output_release(&outs[i]);
+	free(outs);
 	return ret;
 }

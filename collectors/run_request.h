@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "analysis/ab_verdict.h"
+#include "analysis/output_check.h"
 #include "collectors/events.h"
 #include "collectors/runner.h"
 
@@ -66,27 +67,37 @@ struct ab_pairs {
 	const char *name;                /* runs are "<name>-baseline" / "<name>-advice" */
 	const char *const *kernels;      /* kernels timed, in the order of ab->base_ns */
 	size_t nr_kernels;
-	const char *compare_file;        /* an output file hashed after each run; NULL: none */
+	int strict_output;               /* output "unchecked" rejects the advice */
 	/*
 	 * Runs one request (filling in inject_path and events_dir, recording
-	 * the run) and loads its events into ev; writes the SHA-256 of the
-	 * run's compared standard output into stdout_sha256 ("" unknown).
-	 * Returns 0 or a negative CA_E_* code.
+	 * the run) and loads its events into ev; fills out (initialised by
+	 * the caller) with what the output check compares: the run's stdout
+	 * and stderr and the files it wrote. Returns 0 or a negative CA_E_*
+	 * code.
 	 */
 	int (*run)(void *data, const char *label, const struct run_request *req,
-		   struct run_events *ev, struct run_result *res, char stdout_sha256[65]);
+		   struct run_events *ev, struct run_result *res, struct run_output *out);
 	/* The error for a baseline run that did not succeed (message set). */
 	int (*failed)(void *data, const char *label, const struct run_result *res);
 	void *data;
+	/*
+	 * Earlier baseline runs of the same program (the capture's), judged
+	 * with the pairs' own: with one round, two baselines are still there
+	 * to tell a timing line from a result. NULL: none.
+	 */
+	const struct run_output *const *more_baselines;
+	size_t nr_more_baselines;
 };
 
 /*
  * Runs the pairs and fills ab (initialised here; release with
- * ab_result_release). An advice run that fails or prints other output than
- * the baseline clears ab->outputs_equal with the reason; baselines that
- * differ from each other clear ab->baseline_stable. Returns 0, the run
- * callback's error, CA_E_INTERRUPTED, or pairs->failed()'s error when a
- * baseline run fails.
+ * ab_result_release). Once all runs are done, the advice runs' outputs are
+ * judged against the baselines' (output_check_judge) into ab->output. An
+ * advice run that fails, or output that changed ("unchecked" too with
+ * strict_output), clears ab->outputs_equal with the reason; baselines whose
+ * results differ from each other clear ab->baseline_stable. Returns 0, the
+ * run callback's error, CA_E_INTERRUPTED, or pairs->failed()'s error when
+ * a baseline run fails.
  */
 int ab_pairs_run(const struct ab_pairs *pairs, struct ab_result *ab);
 

@@ -74,6 +74,11 @@ char *capture_layout_run_stdout(const char *dir, unsigned run)
 	return path(dir, RUNS "/%03u.out", run);
 }
 
+char *capture_layout_run_stderr(const char *dir, unsigned run)
+{
+	return path(dir, RUNS "/%03u.err", run);
+}
+
 char *capture_layout_run_events_dir(const char *dir, unsigned run)
 {
 	return path(dir, RUNS "/%03u.d", run);

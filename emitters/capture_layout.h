@@ -11,7 +11,7 @@
  *   modules/<id>.ptx         the original PTX
  *   patched/<id>.ptx         PTX with the plan applied
  *   graphs/<kernel>.json     traffic reduction graphs, as `solve` reads them
- *   runs/NNN.log  runs/NNN.out  runs/NNN.d/   each run's output and events
+ *   runs/NNN.log  runs/NNN.out  runs/NNN.err  runs/NNN.d/   each run's output and events
  *   runs/<label>.subst/      the PTX a run substituted (<id>.ptx, <id>.layout.json)
  *   runs/l2-<variant>.json   persisting-L2 window files
  *
@@ -45,6 +45,8 @@ char *capture_layout_graph(const char *dir, const char *kernel);
 /* runs/NNN.log, runs/NNN.out (standard output alone), runs/NNN.d (events). */
 char *capture_layout_run_log(const char *dir, unsigned run);
 char *capture_layout_run_stdout(const char *dir, unsigned run);
+/* runs/NNN.err: standard error alone (the output check compares it). */
+char *capture_layout_run_stderr(const char *dir, unsigned run);
 char *capture_layout_run_events_dir(const char *dir, unsigned run);
 /* runs/NNN.d/events.jsonl, as capture.json records it. */
 char *capture_layout_run_events(const char *dir, unsigned run);

@@ -36,7 +36,9 @@ static void usage(FILE *f)
 		"      --timeout SEC    limit per program run (default 300)\n"
 		"      --repeat N       A/B rounds of verification (default 5)\n"
 		"      --compare FILE   an output file of the program that must not change\n"
-		"      --output-ignore REGEX  stdout lines not compared (e.g. '^kernel .* ms')\n"
+		"      --output-ignore REGEX  stdout/stderr lines not compared (e.g. '^kernel .* ms$')\n"
+		"      --strict-output  reject advice when the program's results differ between\n"
+		"                       baseline runs (default: kept on timing, \"output unchecked\")\n"
 		"      --oracle [N]     also measure every plan of kernels with <= N loads (default 6)\n"
 		"      --model M        sector (default) or classic (the seed's 128-byte model)\n"
 		"      --device FILE    device model from `cacheadvise probe -o FILE`\n"
@@ -178,6 +180,7 @@ int cmd_profile(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "compare", required_argument, NULL, 'c' },
 		{ "output-ignore", required_argument, NULL, 'I' },
+		{ "strict-output", no_argument, NULL, 'X' },
 		{ "oracle", optional_argument, NULL, 'O' },
 		{ "model", required_argument, NULL, 'M' },
 		{ "device", required_argument, NULL, 'd' },
@@ -224,6 +227,7 @@ int cmd_profile(int argc, char **argv)
 		case 'r': if (parse_uint(optarg, &opt.repeat, "--repeat")) return 1; break;
 		case 'c': opt.compare_file = optarg; break;
 		case 'I': opt.output_ignore = optarg; break;
+		case 'X': opt.strict_output = 1; break;
 		case 'O':
 			opt.oracle_max = 6;
 			/* DESIGN.md writes `--oracle [N]`: take a bare number after it too */

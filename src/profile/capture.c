@@ -68,22 +68,36 @@ static void record_variant(struct profile_ctx *c, const struct variant_run *r, u
 	}
 }
 
+/* The output check of the baseline runs among themselves (new object). */
+static json_t *baseline_output(struct profile_ctx *c, json_t *baseline_runs)
+{
+	json_t *runs = json_object_get(c->capture, "runs"), *x, *o;
+	size_t n = json_array_size(baseline_runs), i;
+	struct run_output *outs = xcalloc(n + 1, sizeof(*outs));
+	const struct run_output **base = xcalloc(n + 1, sizeof(*base));
+	int ok;
+
+	json_array_foreach(baseline_runs, i, x) {
+		run_output_init(&outs[i]);
+		profile_run_output(c, json_array_get(runs, (size_t)json_integer_value(x)), &outs[i]);
+		base[i] = &outs[i];
+	}
+	o = output_check_judge(base, n, NULL, 0, c->opt->strict_output, &ok);
+	for (i = 0; i < n; i++)
+		run_output_release(&outs[i]);
+	free(outs);
+	free(base);
+	return o;
+}
+
 void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 {
-	json_t *runs = json_object_get(c->capture, "runs"), *check, *notes = json_array();
-	const char *first_hash = NULL;
-	int identical = 1;
+	json_t *check, *notes = json_array();
+	json_t *output = baseline_output(c, baseline_runs);
+	int identical = !strcmp(json_string_value(json_object_get(output, "status")), "identical");
 	double spread = 0;
 	size_t i, j;
 
-	json_array_foreach(baseline_runs, i, check) {
-		json_t *r = json_array_get(runs, (size_t)json_integer_value(check));
-		const char *h = json_string_value(json_object_get(r, "stdout_sha256"));
-		if (!first_hash)
-			first_hash = h;
-		else if (h && strcmp(h, first_hash))
-			identical = 0;
-	}
 	for (i = 0; i < c->nr_kernels; i++) {
 		json_t *a = json_object_get(c->kernels[i].counters, "baseline");
 		json_t *b = json_object_get(c->kernels[i].counters, "baseline#2");
@@ -105,17 +119,17 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 	}
 	if (!identical)
 		json_array_append_new(notes, json_string(
-			"the program's output differs between baseline runs: it is not deterministic, "
-			"so output checks of the advice cannot be trusted"));
+			json_string_value(json_object_get(output, "reason"))));
 	/* the reports show capture.notes: the reader learns of the noise there too */
 	{
 		json_t *n;
 		json_array_foreach(notes, i, n)
 			json_array_append(json_object_get(c->capture, "notes"), n);
 	}
-	json_object_set_new(c->capture, "baseline_check",
-		json_pack("{s:O, s:b, s:f, s:o}", "runs", baseline_runs, "output_identical", identical,
-			  "max_counter_spread", spread, "notes", notes));
+	check = json_pack("{s:O, s:b, s:f, s:o}", "runs", baseline_runs, "output_identical", identical,
+			  "max_counter_spread", spread, "notes", notes);
+	json_object_set_new(check, "output", output);
+	json_object_set_new(c->capture, "baseline_check", check);
 }
 
 int profile_capture_variants(struct profile_ctx *c)

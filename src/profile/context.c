@@ -19,6 +19,7 @@
 #include "base/json_file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "collectors/file_snapshot.h"
 #include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
 #include "src/profile/internal.h"
@@ -102,39 +103,91 @@ static void tail_of_file(const char *path, struct strbuf *out, size_t max_lines)
 	strbuf_release(&sb);
 }
 
+/* --output-ignore, compiled; NULL without it (cmd_profile.c checked it). */
+static regex_t *ignore_regex(struct profile_ctx *c, regex_t *re)
+{
+	if (!c->opt->output_ignore || regcomp(re, c->opt->output_ignore, REG_EXTENDED | REG_NOSUB))
+		return NULL;
+	return re;
+}
+
+/* A run's captured stream without the lines --output-ignore matches; NULL
+ * when it cannot be read. */
+static char *compared_text(struct profile_ctx *c, const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	regex_t re, *rp;
+	char *t;
+
+	if (strbuf_read_file(&sb, path, 0)) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	rp = ignore_regex(c, &re);
+	t = output_filter_lines(sb.buf, rp);
+	if (rp)
+		regfree(rp);
+	strbuf_release(&sb);
+	return t;
+}
+
 /*
  * SHA-256 of the run's standard output, without the lines --output-ignore
  * matches (a program that prints its timings still compares equal).
  */
 static void stdout_digest(struct profile_ctx *c, const char *path, char hex[65])
 {
-	struct strbuf sb = STRBUF_INIT, kept = STRBUF_INIT;
-	regex_t re;
-	char *line, *next;
+	char *t = compared_text(c, path);
 
 	hex[0] = '\0';
-	if (strbuf_read_file(&sb, path, 0))
-		return;
-	if (!c->opt->output_ignore ||
-	    regcomp(&re, c->opt->output_ignore, REG_EXTENDED | REG_NOSUB)) {
-		digest_sha256_hex(sb.buf, sb.len, hex);
-		strbuf_release(&sb);
-		return;
+	if (t)
+		digest_sha256_hex(t, strlen(t), hex);
+	free(t);
+}
+
+/* The files of run_output as capture.json records them in a run. */
+static json_t *files_json(const struct run_output *o)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; i < o->nr_files; i++) {
+		const struct output_file *f = &o->files[i];
+		json_array_append_new(a, f->exists ?
+			json_pack("{s:s, s:I, s:s}", "path", f->path, "size", (json_int_t)f->size,
+				  "sha256", f->sha256) :
+			json_pack("{s:s, s:b}", "path", f->path, "removed", 1));
 	}
-	for (line = sb.buf; *line; line = next) {
-		char saved;
-		next = strchr(line, '\n');
-		next = next ? next + 1 : line + strlen(line);
-		saved = *next;
-		*next = '\0';
-		if (regexec(&re, line, 0, NULL, 0))
-			strbuf_addstr(&kept, line);
-		*next = saved;
+	return a;
+}
+
+int profile_run_output(struct profile_ctx *c, json_t *run_json, struct run_output *out)
+{
+	json_t *idx = json_object_get(run_json, "index"), *f;
+	unsigned run = (unsigned)json_integer_value(idx);
+	char *path;
+	size_t i;
+
+	if (!json_is_integer(idx))
+		return CA_E_INPUT;
+	out->ok = !strcmp(json_string_value(json_object_get(run_json, "status")) ?: "", "ok");
+	path = capture_layout_run_stdout(c->dir, run);
+	out->out = compared_text(c, path);
+	free(path);
+	/* runs recorded before stderr was kept alone have no "stderr" */
+	if (json_object_get(run_json, "stderr")) {
+		path = capture_layout_run_stderr(c->dir, run);
+		out->err = compared_text(c, path);
+		free(path);
 	}
-	regfree(&re);
-	digest_sha256_hex(kept.buf, kept.len, hex);
-	strbuf_release(&kept);
-	strbuf_release(&sb);
+	json_array_foreach(json_object_get(run_json, "files"), i, f) {
+		const char *p = json_string_value(json_object_get(f, "path"));
+		if (p)
+			run_output_add_file(out, p, !json_is_true(json_object_get(f, "removed")),
+					    (long long)json_integer_value(json_object_get(f, "size")),
+					    json_string_value(json_object_get(f, "sha256")));
+	}
+	return 0;
 }
 
 int profile_run_program(struct profile_ctx *c, const char *variant, const struct run_request *req,
@@ -142,11 +195,17 @@ int profile_run_program(struct profile_ctx *c, const char *variant, const struct
 {
 	char *log = capture_layout_run_log(c->dir, c->run_index);
 	char *out = capture_layout_run_stdout(c->dir, c->run_index);
+	char *err = capture_layout_run_stderr(c->dir, c->run_index);
 	char *evdir = capture_layout_run_events_dir(c->dir, c->run_index);
 	char *evfile = run_request_events_file(evdir);
 	struct run_request r = *req;
 	struct run_spec spec;
 	char desc[300], hex[65] = "";
+	struct file_snapshot_spec snap = {
+		.exclude = c->dir, .argv = c->opt->argv, .always = c->opt->compare_file,
+	};
+	struct file_snapshot before, after;
+	struct run_output files;
 	int ret;
 	json_t *rj;
 
@@ -157,8 +216,15 @@ int profile_run_program(struct profile_ctx *c, const char *variant, const struct
 	spec.argv = c->opt->argv;
 	spec.log_path = log;
 	spec.stdout_path = out;
+	spec.stderr_path = err;
 	spec.timeout_seconds = c->opt->timeout;
+	/* the files the run creates or changes, for the output check */
+	run_output_init(&files);
+	file_snapshot_take(&before, &snap);
 	ret = run_request_run(&r, &spec, res);
+	file_snapshot_take(&after, &snap);
+	if (!ret)
+		file_snapshot_changes(&before, &after, snap.always, &files);
 	if (!ret && ev)
 		ret = run_events_load(ev, evfile);
 	if (!ret)
@@ -174,6 +240,13 @@ int profile_run_program(struct profile_ctx *c, const char *variant, const struct
 	json_object_set_new(rj, "log", json_own(capture_layout_run_log(NULL, c->run_index)));
 	json_object_set_new(rj, "events", json_own(capture_layout_run_events(NULL, c->run_index)));
 	json_object_set_new(rj, "stdout", json_own(capture_layout_run_stdout(NULL, c->run_index)));
+	json_object_set_new(rj, "stderr", json_own(capture_layout_run_stderr(NULL, c->run_index)));
+	json_object_set_new(rj, "files", files_json(&files));
+	if (after.truncated)
+		json_object_set_new(rj, "files_walk_truncated", json_true());
+	file_snapshot_release(&before);
+	file_snapshot_release(&after);
+	run_output_release(&files);
 	if (ev && json_array_size(ev->errors))
 		json_object_set(rj, "errors", ev->errors);
 	json_array_append_new(json_object_get(c->capture, "runs"), rj);
@@ -183,6 +256,7 @@ int profile_run_program(struct profile_ctx *c, const char *variant, const struct
 	c->runs_done++;
 	free(log);
 	free(out);
+	free(err);
 	free(evdir);
 	free(evfile);
 	return ret;
@@ -207,17 +281,16 @@ int profile_run_failed(struct profile_ctx *c, const char *what, const struct run
 /* ---- A/B pairs ---------------------------------------------------------- */
 
 static int ab_run(void *data, const char *label, const struct run_request *req,
-		  struct run_events *ev, struct run_result *res, char stdout_sha256[65])
+		  struct run_events *ev, struct run_result *res, struct run_output *out)
 {
 	struct profile_ctx *c = data;
 	json_t *rj = NULL;
-	const char *hex;
 	int ret;
 
 	profile_progress(c, label);
 	ret = profile_run_program(c, label, req, ev, res, &rj);
-	hex = json_string_value(json_object_get(rj, "stdout_sha256"));
-	snprintf(stdout_sha256, 65, "%s", hex ? hex : "");
+	if (!ret)
+		ret = profile_run_output(c, rj, out);
 	if (!ret)
 		profile_progress(c, label);
 	return ret;
@@ -235,16 +308,34 @@ int profile_ab_runs(struct profile_ctx *c, const char *name, const struct run_re
 	struct ab_pairs pairs = {
 		.baseline = base, .advice = adv, .rounds = rounds, .name = name,
 		.kernels = kernels, .nr_kernels = c->nr_kernels,
-		.compare_file = c->opt->compare_file,
+		.strict_output = c->opt->strict_output,
 		.run = ab_run, .failed = ab_failed, .data = c,
 	};
 	size_t i;
 	int ret;
 
+	json_t *prior = json_object_get(json_object_get(c->capture, "baseline_check"), "runs"), *x;
+	size_t np = json_array_size(prior);
+	struct run_output *more = xcalloc(np + 1, sizeof(*more));
+	const struct run_output **morep = xcalloc(np + 1, sizeof(*morep));
+
 	for (i = 0; i < c->nr_kernels; i++)
 		kernels[i] = c->kernels[i].name;
+	/* the capture's baseline runs join the output check's baselines */
+	json_array_foreach(prior, i, x) {
+		run_output_init(&more[i]);
+		profile_run_output(c, json_array_get(json_object_get(c->capture, "runs"),
+						     (size_t)json_integer_value(x)), &more[i]);
+		morep[i] = &more[i];
+	}
+	pairs.more_baselines = morep;
+	pairs.nr_more_baselines = np;
 	c->runs_planned = c->runs_done + 2 * rounds;
 	ret = ab_pairs_run(&pairs, ab);
+	for (i = 0; i < np; i++)
+		run_output_release(&more[i]);
+	free(more);
+	free(morep);
 	free(kernels);
 	return ret;
 }

@@ -96,6 +96,13 @@ void profile_note(struct profile_ctx *c, const char *fmt, ...) __attribute__((fo
  */
 int profile_run_program(struct profile_ctx *c, const char *variant, const struct run_request *req,
 			struct run_events *ev, struct run_result *res, json_t **run_json);
+/*
+ * What the output check compares of a recorded run (its capture.json
+ * record): stdout and stderr without the --output-ignore lines, and the
+ * files it wrote. out is initialised by the caller. Returns 0, or
+ * CA_E_INPUT when run_json is not a run record.
+ */
+int profile_run_output(struct profile_ctx *c, json_t *run_json, struct run_output *out);
 /* The CA_E_PROGRAM error for the run just done: its status, last lines, log. */
 int profile_run_failed(struct profile_ctx *c, const char *what, const struct run_result *res);
 /* Rounds of baseline (base) against advice (adv) runs, recorded as runs. */

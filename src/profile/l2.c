@@ -94,6 +94,7 @@ int profile_l2(struct profile_ctx *c)
 		/* Judged on all kernels' GPU time: a window can slow the others. */
 		ver = ab_verdict(ab.base_total, ab.adv_total, rounds, &ab, &kept);
 		json_object_set_new(ver, "program", ab_program_json(&ab));
+		json_object_set(ver, "output", ab.output);
 		dram = dram_of_run(c, base_dir, file);
 		json_object_set_new(ver, "dram_bytes", isnan(dram) ? json_null() : json_real(dram));
 		json_object_set_new(w, "verification", ver);

@@ -15,6 +15,62 @@
 #include "base/xalloc.h"
 #include "src/profile/internal.h"
 
+/* The outputs of the runs whose indices are in ids (a JSON array). */
+static struct run_output *load_outputs(struct profile_ctx *c, json_t *ids, const struct run_output ***ptrs)
+{
+	json_t *runs = json_object_get(c->capture, "runs"), *x;
+	size_t n = json_array_size(ids), i;
+	struct run_output *o = xcalloc(n + 1, sizeof(*o));
+
+	*ptrs = xcalloc(n + 1, sizeof(**ptrs));
+	json_array_foreach(ids, i, x) {
+		run_output_init(&o[i]);
+		profile_run_output(c, json_array_get(runs, (size_t)json_integer_value(x)), &o[i]);
+		(*ptrs)[i] = &o[i];
+	}
+	return o;
+}
+
+static void free_outputs(struct run_output *o, const struct run_output **ptrs, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		run_output_release(&o[i]);
+	free(o);
+	free(ptrs);
+}
+
+/*
+ * The output check of every plan's runs against the oracle's baselines, as
+ * verification does it: statuses[p] gets the status, and a plan whose
+ * output does not pass is timed but never the best. Returns how many
+ * plans did not pass.
+ */
+static size_t judge_plans(struct profile_ctx *c, json_t *ids, size_t nplans, json_t *statuses)
+{
+	json_t *bids = json_array_get(ids, nplans);
+	const struct run_output **bp, **pp;
+	struct run_output *bo = load_outputs(c, bids, &bp), *po;
+	size_t p, failed = 0;
+
+	for (p = 0; p < nplans; p++) {
+		json_t *pids = json_array_get(ids, p), *o;
+		int ok;
+
+		po = load_outputs(c, pids, &pp);
+		o = output_check_judge(bp, json_array_size(bids), pp, json_array_size(pids),
+				       c->opt->strict_output, &ok);
+		json_array_append_new(statuses, json_pack("{s:O, s:b}", "status",
+			json_object_get(o, "status"), "ok", ok));
+		failed += !ok;
+		json_decref(o);
+		free_outputs(po, pp, json_array_size(pids));
+	}
+	free_outputs(bo, bp, json_array_size(bids));
+	return failed;
+}
+
 int profile_oracle(struct profile_ctx *c)
 {
 	unsigned rounds = c->opt->repeat < 3 ? (c->opt->repeat ? c->opt->repeat : 1) : 3;
@@ -22,7 +78,8 @@ int profile_oracle(struct profile_ctx *c)
 	unsigned r;
 	double *t, *base;
 	char *base_dir = NULL;
-	json_t *out = json_array();
+	json_t *out = json_array(), *ids = json_array(), *statuses = json_array();
+	size_t output_failed = 0;
 	int ret = 0;
 
 	for (i = 0; i < nk; i++)
@@ -47,6 +104,8 @@ int profile_oracle(struct profile_ctx *c)
 		ret = CA_E_IO;
 		goto out;
 	}
+	for (p = 0; p <= nplans; p++)
+		json_array_append_new(ids, json_array());
 	c->runs_planned = c->runs_done + rounds * (unsigned)(nplans + 1);
 	for (r = 0; r < rounds && !ret; r++) {
 		for (p = 0; p <= nplans && !ret; p++) {
@@ -55,6 +114,7 @@ int profile_oracle(struct profile_ctx *c)
 			struct run_request req = { .timing = 1 };
 			struct run_events ev;
 			struct run_result res;
+			json_t *rj = NULL;
 
 			if (p < nplans) {
 				struct plan plan;
@@ -80,7 +140,9 @@ int profile_oracle(struct profile_ctx *c)
 			run_events_init(&ev);
 			profile_progress(c, label);
 			ret = profile_run_program(c, p < nplans ? "oracle" : "oracle-baseline", &req, &ev,
-						  &res, NULL);
+						  &res, &rj);
+			if (rj)
+				json_array_append(json_array_get(ids, p), json_object_get(rj, "index"));
 			free(dir);
 			if (!ret && res.status == RUN_INTERRUPTED)
 				ret = error_set(CA_E_INTERRUPTED, "interrupted during the oracle runs");
@@ -100,6 +162,7 @@ int profile_oracle(struct profile_ctx *c)
 	}
 	if (ret)
 		goto out;
+	output_failed = judge_plans(c, ids, nplans, statuses);
 	for (i = 0; i < nk; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		size_t n = k->vk.nr_measured, best = 0;
@@ -124,12 +187,16 @@ int profile_oracle(struct profile_ctx *c)
 				if (!isnan(t[(i * nplans + p) * rounds + r]))
 					v[nv++] = t[(i * nplans + p) * rounds + r];
 			m = med[p] = ab_median(v, nv);
+			/* plan p of every kernel ran in the runs of plan index p */
+			if (!json_is_true(json_object_get(json_array_get(statuses, p), "ok")))
+				med[p] = NAN;
 			for (b = 0; b < n; b++)
 				if (p & ((size_t)1 << b))
 					json_array_append_new(cached, json_integer(k->vk.measured[b]));
-			json_array_append_new(plans, json_pack("{s:o, s:o, s:o}", "cached", cached,
+			json_array_append_new(plans, json_pack("{s:o, s:o, s:o, s:O}", "cached", cached,
 				"median_ns", isnan(m) ? json_null() : json_real(m), "speedup",
-				isnan(m) || isnan(med_base) ? json_null() : json_real(med_base / m)));
+				isnan(m) || isnan(med_base) ? json_null() : json_real(med_base / m),
+				"output", json_object_get(json_array_get(statuses, p), "status")));
 			if (p == k->advised && !isnan(m) && !isnan(med_base))
 				advised_sp = med_base / m;
 		}
@@ -146,11 +213,13 @@ int profile_oracle(struct profile_ctx *c)
 		json_array_append(out, kj);
 		json_object_set_new(k->json, "oracle", kj);
 	}
-	json_object_set_new(c->capture, "oracle", json_pack("{s:s, s:i, s:O}", "status", "measured",
-		"rounds", rounds, "kernels", out));
+	json_object_set_new(c->capture, "oracle", json_pack("{s:s, s:i, s:O, s:I}", "status", "measured",
+		"rounds", rounds, "kernels", out, "plans_output_rejected", (json_int_t)output_failed));
 	ret = profile_write_capture(c, "complete");
 out:
 	json_decref(out);
+	json_decref(ids);
+	json_decref(statuses);
 	free(base_dir);
 	free(t);
 	free(base);

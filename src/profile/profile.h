@@ -30,7 +30,8 @@ struct profile_options {
 	double timeout;              /* seconds per run (default 300) */
 	unsigned repeat;             /* A/B rounds of verification (default 5) */
 	const char *compare_file;    /* an output file that must stay the same */
-	const char *output_ignore;   /* stdout lines matching it are not compared (timings) */
+	const char *output_ignore;   /* stdout and stderr lines matching it are not compared */
+	int strict_output;           /* --strict-output: output "unchecked" rejects the advice */
 	unsigned oracle_max;         /* 0: no oracle; else kernels with <= this many loads */
 	const char *model;           /* "sector" or "classic" */
 	const char *device_file;     /* --device FILE */

@@ -80,8 +80,11 @@ int profile_verify(struct profile_ctx *c)
 	kernels = json_array();
 	json_object_set_new(ver, "repeat", json_integer(rounds));
 	json_object_set_new(ver, "order", json_string("baseline, advice, alternating"));
-	json_object_set_new(ver, "output_identical", json_boolean(ab.outputs_equal));
+	/* output_identical and baseline_output_stable: before "output" was */
+	json_object_set_new(ver, "output_identical", json_boolean(!strcmp(
+		json_string_value(json_object_get(ab.output, "status")) ?: "", "identical")));
 	json_object_set_new(ver, "baseline_output_stable", json_boolean(ab.baseline_stable));
+	json_object_set(ver, "output", ab.output);
 	if (c->opt->compare_file)
 		json_object_set_new(ver, "compare_file", json_string(c->opt->compare_file));
 	for (i = 0; i < c->nr_kernels; i++) {

@@ -208,6 +208,7 @@ int profile_verify_launches(struct profile_ctx *c)
 			"fewer than 12 times; one baseline and one advice run for the output");
 	json_object_set_new(ver, "output_identical", json_boolean(out.outputs_equal));
 	json_object_set_new(ver, "baseline_output_stable", json_boolean(out.baseline_stable));
+	json_object_set(ver, "output", out.output);  /* the output check (analysis/output_check.h) */
 	if (c->opt->compare_file)
 		json_object_set_new(ver, "compare_file", json_string(c->opt->compare_file));
 	json_object_set_new(ver, "kernels", kernels);

@@ -19,6 +19,10 @@ expect_status 1 "$ca" profile --oracle 40 ./app
 expect_grep "use 16 or fewer" "$TMP/err"
 expect_status 0 "$ca" profile --help
 expect_grep "^EXAMPLES" "$TMP/out"
+# --strict-output is an option (not the program), --output-ignore takes a
+# line-anchored regular expression
+expect_status 1 "$ca" profile --strict-output --output-ignore '^Kernel.*[0-9]$'
+expect_grep "no program given" "$TMP/err"
 
 # a program that does not exist or cannot run: exit 3, named
 expect_status 3 "$ca" profile --out "$TMP/o1" "$TMP/no-such-app"
@@ -40,6 +44,8 @@ expect_grep "--plan PLAN.json is required" "$TMP/err"
 # without a GPU: exit 4 and the reason; with one this part is the GPU tests' job
 if ! nvidia-smi -L >/dev/null 2>&1; then
 	expect_status 4 "$ca" profile --out "$TMP/o3" /bin/true
+	expect_grep "no usable GPU" "$TMP/err"
+	expect_status 4 "$ca" profile --strict-output --out "$TMP/o4" /bin/true
 	expect_grep "no usable GPU" "$TMP/err"
 	[ ! -e "$TMP/o3" ] && ok || not_ok "profile without a GPU left '$TMP/o3' behind"
 	printf '{"schema": "cacheadvise.plan/1", "modules": []}\n' >"$TMP/plan.json"
