@@ -7,6 +7,7 @@
 #include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
+#include "emitters/report_output.h"
 
 /*
  * report.html: one self-contained page (inline CSS and SVG, no scripts, no
@@ -684,6 +685,7 @@ static int render_html(const struct report_input *in, const struct report_option
 		kernel_section(out, in, &in->kernels[i], i);
 	hints_section(out, in);
 	sections(out, in);
+	report_output_html(out, in);
 	if (in->nr_notes) {
 		strbuf_addstr(out, "<section id=\"notes\"><h2>Notes</h2><ul>");
 		for (i = 0; i < in->nr_notes; i++) {

@@ -3,13 +3,17 @@
 #include "emitters/capture_layout.h"
 #include "base/json_file.h"
 #include "emitters/report.h"
+#include "emitters/report_output.h"
 
 /* report.json: report_to_json() (docs/report-json.md), indented. */
 static int render_json(const struct report_input *in, const struct report_options *opt,
 		       struct strbuf *out)
 {
 	json_t *doc = report_to_json(in);
-	char *s = json_to_string(doc);
+	char *s;
+
+	json_object_set_new(doc, "output_check", report_output_json(in));
+	s = json_to_string(doc);
 
 	(void)opt;
 	strbuf_addstr(out, s);

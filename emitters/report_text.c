@@ -6,6 +6,7 @@
 #include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
+#include "emitters/report_output.h"
 
 /* report.txt: summary first, then per kernel, then source hints. */
 
@@ -462,6 +463,7 @@ static int render_text(const struct report_input *in, const struct report_option
 		kernel_section(out, in, &in->kernels[i], p);
 	hints_section(out, in, p);
 	sections(out, in, p);
+	report_output_text(out, in, p->bold, p->reset);
 	if (in->nr_notes) {
 		strbuf_addf(out, "\n%sNOTES%s\n", p->bold, p->reset);
 		for (i = 0; i < in->nr_notes; i++)
