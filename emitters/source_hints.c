@@ -913,7 +913,7 @@ void source_hints_resolve(struct report_input *in)
 			    (pf = ptx_module_find(pm, k->name)) && l->ordinal < pf->nr_loads &&
 			    pf->loads[l->ordinal].line == l->line &&
 			    pf->loads[l->ordinal].inline_depth == 1 &&
-			    !strcmp(pf->loads[l->ordinal].call_file, l->file))
+			    !strcmp(pf->loads[l->ordinal].call_file, pf->loads[l->ordinal].file))
 				h->call_line = pf->loads[l->ordinal].call_line;
 			if (l->file) {
 				h->source_index = source_index(in, l->file);

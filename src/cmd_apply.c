@@ -53,8 +53,13 @@ static void usage(FILE *f)
 		"  -n, --dry-run        print the patch and check that it applies; change nothing\n"
 		"  -h, --help           show this help\n"
 		"\n"
-		"Exit status: 0 applied (or nothing to apply), 1 usage error, 2 DIR is not a\n"
-		"capture, a source changed since the capture, or the patch does not apply.\n"
+		"A capture whose source.patch is empty (the sources were not readable when it\n"
+		"was profiled) gets its patch made from the sources as they are now: pass\n"
+		"--source-root with where they are.\n"
+		"\n"
+		"Exit status: 0 applied (or the plan changes no load), 1 usage error, 2 DIR is\n"
+		"not a capture, a source changed since the capture, the patch does not apply,\n"
+		"or it rewrites none of the advised loads (the reasons are listed).\n"
 		"\n"
 		"EXAMPLES\n"
 		"  cacheadvise apply cacheadvise-out/app-20261122-031000 --dry-run\n"
@@ -235,6 +240,53 @@ out:
 	return ret;
 }
 
+/*
+ * The patch is empty. Where the plan changes no load there is nothing to
+ * apply (0); otherwise every load the plan changes is listed with why the
+ * patch leaves it, and the answer is CA_E_INPUT: the advice cannot reach
+ * the sources this way.
+ */
+static int nothing_rewritten(const struct report_input *in, const struct apply_cmd *o)
+{
+	size_t i, j, changes = 0;
+
+	for (i = 0; i < in->nr_kernels; i++) {
+		const struct report_kernel *k = &in->kernels[i];
+
+		for (j = 0; j < k->nr_loads; j++) {
+			const struct report_load *l = &k->loads[j];
+			char *label;
+
+			if (!l->changes)
+				continue;
+			if (!changes++)
+				fprintf(stderr, "cacheadvise apply: no advised load could be rewritten "
+					"in source:\n");
+			label = report_kernel_label(k);
+			if (l->file)
+				fprintf(stderr, "  %s load %u (%s:%d, %s): %s\n", label, l->ordinal,
+					l->hint.path ? l->hint.path : l->file, l->line,
+					l->action ? l->action : "?",
+					l->hint.message ? l->hint.message : "no reason recorded");
+			else
+				fprintf(stderr, "  %s load %u (%s): %s\n", label, l->ordinal,
+					l->action ? l->action : "?",
+					l->hint.message ? l->hint.message : "no reason recorded");
+			free(label);
+		}
+	}
+	if (!changes) {
+		fprintf(stderr, "cacheadvise apply: nothing to apply: the plan changes no load\n");
+		return 0;
+	}
+	return error_set(CA_E_INPUT, "nothing to apply: the source patch rewrites none of the %zu "
+			 "load%s the plan changes (reasons above)%s; 'cacheadvise run --plan "
+			 "%s/plan.json -- PROGRAM' applies the advice without a rebuild", changes,
+			 changes == 1 ? "" : "s",
+			 o->source_root ? "" : "; where the sources were not readable, pass "
+			 "--source-root", o->dir);
+}
+
 static int apply(const struct apply_cmd *o)
 {
 	struct report_input_options iopt = { o->source_root };
@@ -285,12 +337,38 @@ static int apply(const struct apply_cmd *o)
 		if (ret)
 			goto out;
 		name = xasprintf("'%s'", patch_path);
+		if (!patch.len) {
+			/* The capture could not read the sources, or rewrote
+			 * nothing there: make the patch from the sources as they
+			 * are now (--source-root). */
+			size_t n = source_patch_write(&in, &patch);
+
+			if (n) {
+				json_decref(sources);
+				sources = source_patch_sources_json(&in);
+				if (!o->dry_run) {
+					ret = write_file_atomic(patch_path, patch.buf, patch.len);
+					if (!ret)
+						ret = json_file_write(sources_path, sources);
+					if (ret)
+						goto out;
+				}
+				fprintf(stderr, "cacheadvise apply: the capture's source.patch was empty: made "
+					"it from the sources in '%s' (%zu line%s rewritten)%s\n",
+					in.lookup_root, n, n == 1 ? "" : "s",
+					o->dry_run ? " (dry run: nothing written)" : "");
+			}
+		}
 	}
 	/* An empty patch is what profile writes when no load could be
 	 * rewritten; anything else must name the files it changes. */
 	if (patch.len && for_each_patched_file(&patch, NULL, NULL) <= 0) {
 		ret = error_set(CA_E_INPUT, "'%s' is not a patch (no '+++ b/FILE' line): re-write it "
 				"with 'cacheadvise report %s --all'", patch_path, o->dir);
+		goto out;
+	}
+	if (!patch.len) {
+		ret = nothing_rewritten(&in, o);
 		goto out;
 	}
 	root = o->source_root ? o->source_root :
@@ -319,11 +397,6 @@ static int apply(const struct apply_cmd *o)
 	}
 	if (ret)
 		goto out;
-	if (!patch.len) {
-		fprintf(stderr, "cacheadvise apply: nothing to apply: no advised load could be "
-			"rewritten in source (report.txt, SOURCE HINTS, says why for each)\n");
-		goto out;
-	}
 	if (o->dry_run) {
 		if (fwrite(patch.buf, 1, patch.len, stdout) != patch.len) {
 			ret = error_set(CA_E_IO, "cannot write the patch to standard output");
