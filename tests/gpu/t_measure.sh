@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU: in-run capture (--measure launches, the default; issue 15) against
 # one program run per variant (--measure runs). On each sample both methods
-# must give the same plan, and hit_i within 10% of the larger of the two
+# must give the same plan (or, where loads tie, one as good on the runs
+# method's own graph within its baseline spread), and hit_i within 10% of the larger of the two
 # (or 1% of the busiest load's sectors) for every measured load; the
 # in-run capture needs fewer program runs. RESULT lines give runs, wall
 # time and each method's hits.
@@ -39,9 +40,31 @@ print("RESULT: %s variant forms %s" % (name, [p["variant_form"] for p in cl.get(
 fails = []
 def acts(plan):
     return sorted((f["name"], l["ordinal"], l["action"]) for m in plan["modules"] for f in m["functions"] for l in f["loads"])
-if acts(pr) != acts(pl):
-    fails.append("plans differ: runs %s, launches %s" % (acts(pr), acts(pl)))
 kr, kl = cr["kernels"][0], cl["kernels"][0]
+if acts(pr) != acts(pl):
+    # Near ties: the runs method's own plan moves between captures where
+    # loads have near-equal hits (records: six loads within 5%). Judge the
+    # in-run plan on the runs method's graph: its objective must be within
+    # that capture's baseline-against-baseline counter spread (at least 2%).
+    hit = {l["ordinal"]: l["hit"] or 0.0 for l in kr["loads"] if l["measured"]}
+    pair = {(p["i"], p["j"]): p["hit"] for p in kr["pairs"] if p["hit"] is not None}
+    def cached(plan):
+        bypass = {l["ordinal"] for m in plan["modules"] for f in m["functions"] if f["name"] == kr["name"]
+                  for l in f["loads"] if l["action"] != "default"}
+        return [o for o in hit if o not in bypass]
+    def objective(S):
+        v = sum(hit[i] for i in S)
+        for a in S:
+            for b in S:
+                if a < b and (a, b) in pair:
+                    v += pair[(a, b)] - hit[a] - hit[b]
+        return v
+    ob_r, ob_l = objective(cached(pr)), objective(cached(pl))
+    tol = max(0.02, (cr.get("baseline_check") or {}).get("max_counter_spread") or 0)
+    print("RESULT: %s plans differ: on the runs graph the in-run plan scores %.4g against %.4g (%.2f%%, tolerance %.1f%%)" % (
+        name, ob_l, ob_r, 100.0 * (ob_l - ob_r) / max(abs(ob_r), 1.0), 100 * tol))
+    if ob_l < ob_r - tol * abs(ob_r):
+        fails.append("plans differ beyond a near tie: runs %s, in-run %s" % (acts(pr), acts(pl)))
 sectors = max(l.get("access") or 0 for l in kr["loads"]) or 1
 hr = {l["ordinal"]: l["hit"] for l in kr["loads"] if l["measured"]}
 hl = {l["ordinal"]: l["hit"] for l in kl["loads"] if l["measured"]}
