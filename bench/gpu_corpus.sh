@@ -24,18 +24,18 @@
 . "$(dirname "$0")/../tests/gpu/lib.sh"
 
 # The per-app options: what is needed to finish within the GPU time of a
-# session. Each run under the range profiler costs 50-140x the native run
-# on iterative programs (FACTS.md), and the runs a capture needs grow with
-# N^2 (N = --max-loads), so the budgets are --top, --max-loads, --repeat and
-# --timeout. One app a line: NAME OPTIONS... (no spaces inside an option).
+# session. With in-run capture and verification (the default since issue
+# 15) the defaults finish on every app of the corpus, so the table holds
+# only a per-run timeout. One app a line: NAME OPTIONS... (no spaces inside
+# an option).
 options_table() {
 	cat <<'TABLE'
-bfs            --top 2 --max-loads 6 --repeat 5 --timeout 120
-particlefilter --top 2 --max-loads 6 --repeat 5 --timeout 300
-lud            --top 2 --max-loads 4 --repeat 3 --timeout 300
-stencil        --top 1 --max-loads 6 --repeat 5 --timeout 120
-atax           --top 2 --max-loads 6 --repeat 5 --timeout 60
-lavaMD         --top 1 --max-loads 6 --repeat 5 --timeout 120
+bfs            --timeout 120
+particlefilter --timeout 120
+lud            --timeout 120
+stencil        --timeout 120
+atax           --timeout 120
+lavaMD         --timeout 120
 TABLE
 }
 
