@@ -8,6 +8,7 @@
 #include "base/xalloc.h"
 #include "emitters/report.h"
 #include "emitters/report_output.h"
+#include "emitters/source_patch.h"
 
 /*
  * report.html: one self-contained page (inline CSS and SVG, no scripts, no
@@ -282,6 +283,16 @@ static void summary(struct strbuf *out, const struct report_input *in)
 			    s.nr_changes);
 		esc(out, in->dir);
 		strbuf_addstr(out, "</pre>");
+		{
+			char *sps = source_patch_summary(in, NULL);
+
+			if (sps) {
+				strbuf_addstr(out, "<p>Verified: ");
+				esc(out, sps);
+				strbuf_addstr(out, "</p>");
+			}
+			free(sps);
+		}
 	} else if (in->analysis) {
 		strbuf_addstr(out, "<p>Nothing to change: every measured load is best left as it "
 				   "is.</p>");

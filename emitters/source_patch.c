@@ -1,5 +1,6 @@
 #include "emitters/source_patch.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -415,4 +416,68 @@ int source_patch_check_sources(json_t *doc, const char *name, const char *root)
 		return error_set(CA_E_INPUT, "the source patch is applied to some files under '%s' "
 				 "but not to others: restore them and apply it again", root);
 	return 0;
+}
+
+char *source_patch_summary(const struct report_input *in, double *patch_speedup)
+{
+	json_t *sp = json_object_get(in->verification, "source_patch"), *left, *e;
+	const char *status = json_string_value(json_object_get(sp, "status"));
+	double adv = report_program_speedup(in), ps;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (patch_speedup)
+		*patch_speedup = NAN;
+	if (!json_is_object(sp) || !status)
+		return NULL;
+	ps = json_is_number(json_object_get(sp, "speedup")) ?
+	     json_number_value(json_object_get(sp, "speedup")) : NAN;
+	if (patch_speedup && strcmp(status, "same as the advice"))
+		*patch_speedup = ps;   /* the same plan: the advice's figure stands alone */
+	strbuf_addstr(&sb, "advice via `run --plan`: ");
+	if (isnan(adv))
+		strbuf_addstr(&sb, "not timed");
+	else
+		strbuf_addf(&sb, "%.2fx", adv);
+	strbuf_addstr(&sb, "; the source patch as written: ");
+	if (!strcmp(status, "same as the advice")) {
+		strbuf_addstr(&sb, "the same plan (it rewrites every advised load)");
+		return strbuf_detach(&sb, NULL);
+	}
+	if (isnan(ps))
+		strbuf_addf(&sb, "%s", status);
+	else
+		strbuf_addf(&sb, "%.2fx", ps);
+	left = json_object_get(sp, "left_out");
+	json_array_foreach(left, i, e) {
+		const char *fn = json_string_value(json_object_get(e, "function"));
+		const char *why = json_string_value(json_object_get(e, "reason"));
+		const char *label = fn;
+		size_t k;
+
+		if (i == 3) {
+			strbuf_addf(&sb, "; %zu more", json_array_size(left) - 3);
+			break;
+		}
+		for (k = 0; k < in->nr_kernels; k++)
+			if (fn && !strcmp(in->kernels[k].name, fn))
+				break;
+		if (why && !strncmp(why, "not rewritten: ", 15))
+			why += 15;
+		strbuf_addstr(&sb, i ? "; " : " (");
+		if (k < in->nr_kernels) {
+			char *l = report_kernel_label(&in->kernels[k]);
+			strbuf_addf(&sb, "load %lld of %s not rewritten: %s",
+				    (long long)json_integer_value(json_object_get(e, "ordinal")), l,
+				    why ? why : "?");
+			free(l);
+		} else {
+			strbuf_addf(&sb, "load %lld of %s not rewritten: %s",
+				    (long long)json_integer_value(json_object_get(e, "ordinal")),
+				    label ? label : "?", why ? why : "?");
+		}
+	}
+	if (json_array_size(left))
+		strbuf_addch(&sb, ')');
+	return strbuf_detach(&sb, NULL);
 }

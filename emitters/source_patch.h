@@ -43,4 +43,15 @@ json_t *source_patch_sources_json(const struct report_input *in);
  */
 int source_patch_check_sources(json_t *doc, const char *name, const char *root);
 
+/*
+ * The sentence that puts the advice's verified speedup beside the source
+ * patch's own (capture.json verification.source_patch, written by profile's
+ * verify_patch step): "advice via `run --plan`: 1.78x; the source patch as
+ * written: 1.00x (load 2 of decode_keys not rewritten: ...)". NULL when
+ * the capture has no such verification. *patch_speedup (may be NULL) gets
+ * the patch's speedup, NAN when not known or when the patch's plan is the
+ * advice. Caller frees.
+ */
+char *source_patch_summary(const struct report_input *in, double *patch_speedup);
+
 #endif

@@ -152,6 +152,8 @@ int profile_analyse(struct profile_ctx *c);
 int profile_emit(struct profile_ctx *c);
 /* verify.c: A/B runs of the plan; drops what is not kept. */
 int profile_verify(struct profile_ctx *c);
+/* verify_patch.c: the plan source.patch delivers, timed like the advice. */
+int profile_verify_patch(struct profile_ctx *c);
 /* verify.c: per kernel, which measured loads the advice caches. */
 void profile_note_advised(struct profile_ctx *c);
 /* l2.c: persisting-L2 windows, advised and measured. */

@@ -8,7 +8,8 @@
  *   capture     baselines, all_bypassed, single i (hit_i), pair i,j (hit_{i,j})
  *   analyse     graph + solvers -> plan (analysis/advise.h), once
  *   emit        plan.json, patched/, reports (after every later step again)
- *   verify      A/B runs of the plan; what is not faster is dropped
+ *   verify      A/B runs of the plan; what is not faster is dropped; then
+ *               the plan source.patch delivers, timed the same way (verify_patch.c)
  *   l2          persisting-L2 windows, A/B runs
  *   oracle      --oracle: every plan of the small kernels timed
  */
@@ -248,6 +249,8 @@ static int run_steps(struct profile_ctx *c)
 	profile_note_advised(c);
 	if (!opt->no_verify) {
 		ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_verify);
+		if (!ret)
+			ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_verify_patch);
 		if (ret)
 			return ret;
 	}

@@ -1,0 +1,163 @@
+/*
+ * `profile`'s source-patch verification (DESIGN.md "Keeping advice": the
+ * speedup a report puts first is one that the offered way to apply the
+ * advice delivers). The loads source.patch rewrites form a plan of their
+ * own (analysis/patch_plan.h); a program rebuilt from the patched sources
+ * runs that plan, so it is timed like the advice, through PTX substitution
+ * against the same baseline, without a rebuild. Where the patch delivers the
+ * whole advice the two plans are the same and nothing is timed again; where
+ * it rewrites nothing, the rebuilt program is the original (1.00x).
+ *
+ * The result is capture.json's verification.source_patch:
+ *   {"status": "same as the advice" | "verified" | "changes no load" | ...,
+ *    "speedup": median program GPU-time speedup (or null),
+ *    "rewritten": N, "left_out": [{"function", "ordinal", "action", "reason"}],
+ *    "program": {...} and "kernels": [...] when timed}
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ab_verdict.h"
+#include "analysis/patch_plan.h"
+#include "analysis/plan.h"
+#include "analysis/plan_query.h"
+#include "base/error.h"
+#include "base/xalloc.h"
+#include "emitters/report_input.h"
+#include "src/profile/internal.h"
+
+/* The advice's program speedup as verification recorded it, NAN if none. */
+static double advice_speedup(json_t *ver)
+{
+	json_t *gs = json_object_get(json_object_get(ver, "program"), "gpu_speedup");
+
+	return json_is_number(json_object_get(gs, "median")) ?
+	       json_number_value(json_object_get(gs, "median")) : NAN;
+}
+
+/* The loads whose advice the patch delivers, and the ones it leaves out. */
+static size_t delivered_loads(const struct report_input *in, struct patch_plan_load **out,
+			      json_t *left_out)
+{
+	size_t i, j, n = 0;
+
+	*out = NULL;
+	for (i = 0; i < in->nr_kernels; i++) {
+		const struct report_kernel *k = &in->kernels[i];
+
+		for (j = 0; j < k->nr_loads; j++) {
+			const struct report_load *l = &k->loads[j];
+
+			if (!l->action)
+				continue;
+			if (!l->changes || l->hint.status == SOURCE_HINT_REWRITTEN) {
+				*out = xrealloc(*out, (n + 1) * sizeof(**out));
+				(*out)[n++] = (struct patch_plan_load){ k->module, k->name, l->ordinal };
+			} else {
+				json_array_append_new(left_out, json_pack(
+					"{s:s, s:i, s:s, s:s}", "function", k->name,
+					"ordinal", (json_int_t)l->ordinal, "action", l->action,
+					"reason", l->hint.message ? l->hint.message : "not rewritten"));
+			}
+		}
+	}
+	return n;
+}
+
+int profile_verify_patch(struct profile_ctx *c)
+{
+	struct report_input_options iopt = { NULL };
+	struct report_input in;
+	struct patch_plan_load *delivered = NULL;
+	struct plan pp;
+	struct ab_result ab;
+	struct run_request base = { .timing = 1 }, adv = { .timing = 1 };
+	json_t *ver = json_object_get(c->capture, "verification"), *sp, *left_out;
+	char *base_dir = NULL, *plan_dir = NULL;
+	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
+	size_t n, left, i, rewritten = 0;
+	int ret = 0;
+
+	if (!json_is_object(ver) || !plan_has_loads(c->plan))
+		return 0;   /* nothing verified, or nothing kept: nothing to deliver */
+	memset(&ab, 0, sizeof(ab));
+	plan_init(&pp);
+	ret = report_input_init_from(&in, c->dir, c->capture, c->analysis, c->plan, &iopt);
+	if (ret)
+		return ret;
+	left_out = json_array();
+	n = delivered_loads(&in, &delivered, left_out);
+	left = patch_plan_from(c->plan, delivered, n, &pp);
+	for (i = 0; i < in.nr_kernels; i++) {
+		size_t j;
+		for (j = 0; j < in.kernels[i].nr_loads; j++)
+			rewritten += in.kernels[i].loads[j].hint.status == SOURCE_HINT_REWRITTEN;
+	}
+	sp = json_pack("{s:i, s:o}", "rewritten", (json_int_t)rewritten, "left_out", left_out);
+	if (!left) {
+		double s = advice_speedup(ver);
+
+		json_object_set_new(sp, "status", json_string("same as the advice"));
+		json_object_set_new(sp, "speedup", isnan(s) ? json_null() : json_real(s));
+		goto done;
+	}
+	if (!rewritten) {
+		/* The rebuilt program is the program: nothing to time. */
+		json_object_set_new(sp, "status", json_string("changes no load"));
+		json_object_set_new(sp, "speedup", json_real(1.0));
+		goto done;
+	}
+	base_dir = profile_write_substitutes(c, "verify-patch-baseline", NULL);
+	plan_dir = profile_write_substitutes(c, "verify-patch", &pp);
+	if (!base_dir || !plan_dir) {
+		ret = CA_E_IO;
+		json_decref(sp);
+		goto out;
+	}
+	base.subst_dir = base_dir;
+	adv.subst_dir = plan_dir;
+	ret = profile_ab_runs(c, "verify-patch", &base, &adv, rounds, &ab);
+	if (ret) {
+		/* The advice stands verified; say the patch could not be timed. */
+		json_object_set_new(sp, "status", json_string("not timed: a run failed"));
+		json_object_set_new(sp, "speedup", json_null());
+		profile_note(c, "the source patch's plan could not be timed: %s", error_message());
+		error_clear();
+		ret = 0;
+		goto done;
+	}
+	{
+		json_t *prog = ab_program_json(&ab), *kernels = json_array();
+		double s = json_number_value(json_object_get(json_object_get(prog, "gpu_speedup"),
+							     "median"));
+
+		for (i = 0; i < c->nr_kernels; i++) {
+			int kept;
+			json_t *kj;
+
+			if (!plan_mentions(&pp, c->kernels[i].name))
+				continue;
+			kj = ab_verdict(&ab.base_ns[i * rounds], &ab.adv_ns[i * rounds], rounds, &ab,
+					&kept);
+			json_object_set_new(kj, "name", json_string(c->kernels[i].name));
+			json_array_append_new(kernels, kj);
+		}
+		json_object_set_new(sp, "status", json_string("verified"));
+		json_object_set_new(sp, "speedup", json_real(s));
+		json_object_set_new(sp, "program", prog);
+		json_object_set_new(sp, "kernels", kernels);
+		json_object_set_new(sp, "repeat", json_integer(rounds));
+	}
+done:
+	json_object_set_new(ver, "source_patch", sp);
+	ret = profile_write_capture(c, "complete");
+out:
+	ab_result_release(&ab);
+	free(base_dir);
+	free(plan_dir);
+	free(delivered);
+	plan_release(&pp);
+	report_input_release(&in);
+	return ret;
+}
