@@ -99,6 +99,58 @@ char *report_load_saving(const struct report_load *l)
 	return ret;
 }
 
+char *report_human_count(double v)
+{
+	static const char *const units[] = { "k", "M", "G", "T" };
+	double a = fabs(v);
+	int u = -1;
+
+	if (isnan(v))
+		return xstrdup("-");
+	if (a < 1000)
+		return xasprintf("%.0f", v);
+	while (a >= 1000 && u < 3) {
+		a /= 1000;
+		u++;
+	}
+	return xasprintf("%s%.*f %s", v < 0 ? "-" : "", a < 10 ? 2 : a < 100 ? 1 : 0, a, units[u]);
+}
+
+char *report_load_hits_phrase(const struct report_load *l)
+{
+	char *n, *ret;
+
+	if (isnan(l->hit))
+		return xstrdup("");
+	n = report_human_count(l->hit);
+	if (isnan(l->hit_rate))
+		ret = xasprintf("caching it enables %s L1 hits", n);
+	else
+		ret = xasprintf("caching it enables %s L1 hits, its hit rate %.1f%%", n,
+				100 * l->hit_rate);
+	free(n);
+	return ret;
+}
+
+const struct report_legend_row report_load_legend[] = {
+	{ "L1 hits enabled",
+	  "hit_i, in 32-byte sectors: the kernel's L1 hits when this load alone allocates in L1 "
+	  "(every other load bypassing it): this load's own hits plus the hits of other loads "
+	  "on lines it brought in. It is what caching this load enables, not a rate of this "
+	  "load, and may exceed the sectors the load reads." },
+	{ "sectors read",
+	  "access_i: the 32-byte sectors the load reads, counted exactly in the monitor run." },
+	{ "hit rate",
+	  "the load's own L1 hit rate, shown only where one is measured: in a kernel with a "
+	  "single load, hit_i / access_i. Where loads share lines their own hits cannot be "
+	  "told apart, so no rate is shown; the kernel's L1 hit rate with every load as built "
+	  "is given above its table." },
+	{ "saved",
+	  "the L2 traffic the decision saves: the load's share of the plan's objective in the "
+	  "traffic reduction graph." },
+	{ NULL, NULL },
+};
+
 const char *report_action_phrase(const char *action)
 {
 	static const struct { const char *action, *phrase; } p[] = {
@@ -256,6 +308,7 @@ static json_t *load_json(const struct report_load *l)
 	json_object_set_new(o, "action", str_or_null(l->action));
 	json_object_set_new(o, "changes", json_boolean(l->changes));
 	json_object_set_new(o, "hit", num(l->hit));
+	json_object_set_new(o, "l1_hits_enabled", num(l->hit));
 	json_object_set_new(o, "access", num(l->access));
 	json_object_set_new(o, "hit_rate", num(l->hit_rate));
 	json_object_set_new(o, "weight_bytes", num(l->weight_bytes));
@@ -267,8 +320,8 @@ static json_t *load_json(const struct report_load *l)
 
 static json_t *kernel_json(const struct report_input *in, const struct report_kernel *k)
 {
-	json_t *o = json_object(), *loads = json_array();
-	char *vt = report_kernel_verification_text(in, k);
+	json_t *o = json_object(), *loads = json_array(), *jit = json_object();
+	char *vt = report_kernel_verification_text(in, k), *label = report_kernel_label(k);
 	size_t i;
 
 	json_object_set_new(o, "module", json_string(k->module));
@@ -282,6 +335,12 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 	json_object_set_new(o, "chosen", str_or_null(k->chosen));
 	json_object_set_new(o, "optimal", k->optimal < 0 ? json_null() : json_boolean(k->optimal));
 	json_object_set_new(o, "expected_l2_traffic_saved_bytes", num(k->expected_saved_bytes));
+	json_object_set_new(o, "label", json_string(label));
+	json_object_set_new(o, "l1_hit_rate", num(k->l1_hit_rate));
+	json_object_set_new(jit, "change", num(k->jit_vs_cubin));
+	json_object_set_new(jit, "reason", str_or_null(isnan(k->jit_vs_cubin) ?
+							 k->jit_vs_cubin_reason : NULL));
+	json_object_set_new(o, "jit_vs_cubin", jit);
 	json_object_set_new(o, "loads_changed", json_integer((json_int_t)k->nr_changes));
 	json_object_set_new(o, "verification", copy_or_null(k->verification));
 	json_object_set_new(o, "verification_text", json_string(vt));
@@ -293,6 +352,7 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 		json_array_append_new(loads, load_json(&k->loads[i]));
 	json_object_set_new(o, "loads", loads);
 	free(vt);
+	free(label);
 	return o;
 }
 
@@ -301,7 +361,7 @@ json_t *report_to_json(const struct report_input *in)
 	struct report_summary s;
 	json_t *doc = json_object(), *cap = json_object(), *sum = json_object();
 	json_t *kernels = json_array(), *sections = json_array(), *notes = json_array();
-	json_t *sources = json_object(), *files = json_array();
+	json_t *sources = json_object(), *files = json_array(), *no_ptx = json_array();
 	size_t i;
 
 	report_summarize(in, &s);
@@ -350,6 +410,18 @@ json_t *report_to_json(const struct report_input *in)
 		json_array_append_new(sections, o);
 	}
 	json_object_set_new(doc, "sections", sections);
+	for (i = 0; i < in->nr_no_ptx; i++) {
+		const struct report_module *m = &in->no_ptx[i];
+		json_t *o = json_object();
+		json_object_set_new(o, "id", str_or_null(m->id));
+		json_object_set_new(o, "origin", str_or_null(m->origin));
+		json_object_set_new(o, "library", str_or_null(m->library));
+		json_object_set_new(o, "reason", json_string(m->reason));
+		json_object_set_new(o, "kernels", copy_or_null(m->kernels));
+		json_object_set_new(o, "gpu_time_ns", num(m->gpu_time_ns));
+		json_array_append_new(no_ptx, o);
+	}
+	json_object_set_new(doc, "modules_without_ptx", no_ptx);
 
 	json_object_set_new(sources, "root", str_or_null(in->source_root));
 	json_object_set_new(sources, "read_from", str_or_null(in->lookup_root));

@@ -84,6 +84,27 @@ const char *report_section_title(const char *key, int *candidate);
  */
 char *report_load_saving(const struct report_load *l);
 
+/* Counts for people: "812", "92.0 k", "1.46 G"; "-" for NAN. Caller frees. */
+char *report_human_count(double v);
+
+/*
+ * What caching a load enables, as a phrase: "caching it enables 92.0 k L1
+ * hits" (hit_i, sectors), with ", its hit rate 60.0%" where the load has a
+ * rate of its own (report_load.hit_rate); "" when hit_i is unmeasured.
+ * Caller frees.
+ */
+char *report_load_hits_phrase(const struct report_load *l);
+
+/*
+ * The legend of the per-load table, shared by the text and HTML reports:
+ * NULL-terminated rows of a column name and what it means.
+ */
+struct report_legend_row {
+	const char *column;
+	const char *meaning;
+};
+extern const struct report_legend_row report_load_legend[];
+
 /* "L1::no_allocate" -> "bypass L1 (L1::no_allocate)" and so on. Static. */
 const char *report_action_phrase(const char *action);
 

@@ -50,7 +50,9 @@ static const char css[] =
 	".hint{border-left:4px solid #d0d7de;padding:2px 10px;margin:10px 0}\n"
 	".hint.rewritten{border-color:" COLOR_CACHE "}.hint.not{border-color:" COLOR_BYPASS "}\n"
 	".add{color:#116329}.del{color:#82071e}\n"
-	"footer{margin-top:32px;color:#656d76;font-size:12px}\n";
+	"footer{margin-top:32px;color:#656d76;font-size:12px}\n"
+	"#no-ptx code{word-break:break-all}#no-ptx td:nth-child(3){max-width:360px}"
+	"#no-ptx td:last-child{min-width:320px}\n";
 
 static void esc(struct strbuf *out, const char *s)
 {
@@ -194,6 +196,20 @@ static void json_html(struct strbuf *out, json_t *v)
 	}
 }
 
+/* The kernel's short label, its full and mangled names in the title. */
+static void label_html(struct strbuf *out, const struct report_kernel *k, const char *label)
+{
+	strbuf_addstr(out, "<code title=\"");
+	if (k->demangled) {
+		esc(out, k->demangled);
+		strbuf_addstr(out, " &#10;");
+	}
+	esc(out, k->name);
+	strbuf_addstr(out, "\">");
+	esc(out, label);
+	strbuf_addstr(out, "</code>");
+}
+
 static void summary(struct strbuf *out, const struct report_input *in)
 {
 	struct report_summary s;
@@ -233,9 +249,9 @@ static void summary(struct strbuf *out, const struct report_input *in)
 			if (!report_kernel_verified(&in->kernels[i], &speedup, &kept))
 				continue;
 			label = report_kernel_label(&in->kernels[i]);
-			strbuf_addstr(out, "<li><code>");
-			esc(out, label);
-			strbuf_addf(out, "</code>: <strong>%.3gx</strong> median kernel speedup, %s</li>",
+			strbuf_addstr(out, "<li>");
+			label_html(out, &in->kernels[i], label);
+			strbuf_addf(out, ": <strong>%.3gx</strong> median kernel speedup, %s</li>",
 				    speedup, kept ? "kept" : "rejected");
 			free(label);
 		}
@@ -257,9 +273,9 @@ static void summary(struct strbuf *out, const struct report_input *in)
 				if (!l->changes)
 					continue;
 				sv = report_load_saving(l);
-				strbuf_addstr(out, "<tr><td><code>");
-				esc(out, label);
-				strbuf_addf(out, "</code></td><td class=\"num\">%u</td><td>", l->ordinal);
+				strbuf_addstr(out, "<tr><td>");
+				label_html(out, k, label);
+				strbuf_addf(out, "</td><td class=\"num\">%u</td><td>", l->ordinal);
 				where_html(out, l);
 				strbuf_addf(out, "</td><td><span class=\"tag %s\">",
 					    decision_class(l->decision));
@@ -433,11 +449,14 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 	char *vt = report_kernel_verification_text(in, k);
 	size_t i;
 
-	strbuf_addf(out, "<section class=\"kernel\" id=\"kernel-%zu\"><h2>Kernel <code>", index);
-	esc(out, label);
-	strbuf_addstr(out, "</code></h2><p class=\"muted\"><code>");
-	esc(out, k->demangled ? k->demangled : k->name);
-	strbuf_addstr(out, "</code><br>");
+	strbuf_addf(out, "<section class=\"kernel\" id=\"kernel-%zu\"><h2>Kernel ", index);
+	label_html(out, k, label);
+	strbuf_addstr(out, "</h2><p class=\"muted\">");
+	if (k->demangled) {
+		strbuf_addstr(out, "<code>");
+		esc(out, k->demangled);
+		strbuf_addstr(out, "</code><br>");
+	}
 	esc(out, k->name);
 	strbuf_addstr(out, ", module ");
 	esc(out, k->module);
@@ -464,10 +483,18 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 	if (vt[0])
 		vt[0] = (char)toupper((unsigned char)vt[0]);
 	esc(out, vt);
-	strbuf_addstr(out, ".</p><div class=\"kernel-grid\">");
+	strbuf_addstr(out, ".");
+	if (!isnan(k->l1_hit_rate))
+		strbuf_addf(out, "<br>L1 hit rate of the kernel with every load as built: "
+			    "<strong>%.1f%%</strong>.", 100 * k->l1_hit_rate);
+	if (!isnan(k->jit_vs_cubin))
+		strbuf_addf(out, "<br>Baseline (JIT from PTX) against the program's cubin: %+.1f%% "
+			    "kernel time (both timed unprofiled).", 100 * k->jit_vs_cubin);
+	strbuf_addstr(out, "</p><div class=\"kernel-grid\">");
 	graph_svg(out, k);
 	strbuf_addstr(out, "<table class=\"loads\"><tr><th>load</th><th>decision</th><th>action</th>"
-			   "<th>hit<sub>i</sub></th><th>access</th><th>hit rate</th><th>saved</th>"
+			   "<th title=\"hit_i\">L1 hits enabled</th><th title=\"access_i\">sectors read</th>"
+			   "<th>hit rate</th><th>saved</th>"
 			   "<th>where</th><th>source</th></tr>");
 	for (i = 0; i < k->nr_loads; i++) {
 		const struct report_load *l = &k->loads[i];
@@ -502,10 +529,84 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 		strbuf_addstr(out, "</code></td></tr>");
 		free(sv);
 	}
-	strbuf_addstr(out, "</table></div></section>\n");
+	strbuf_addstr(out, "</table></div><p class=\"muted\">Columns: see the <a href=\"#legend\">"
+			   "legend</a>.</p></section>\n");
 	free(label);
 	free(saved);
 	free(vt);
+}
+
+/* What the per-load columns mean, once after the kernels. */
+static void legend_html(struct strbuf *out)
+{
+	const struct report_legend_row *r;
+
+	strbuf_addstr(out, "<section id=\"legend\"><h2>Legend</h2><table class=\"legend-table\">"
+			   "<tr><th>column</th><th>what it means</th></tr>");
+	for (r = report_load_legend; r->column; r++) {
+		strbuf_addstr(out, "<tr><th>");
+		esc(out, r->column);
+		strbuf_addstr(out, "</th><td>");
+		esc(out, r->meaning);
+		strbuf_addstr(out, "</td></tr>");
+	}
+	strbuf_addstr(out, "</table></section>\n");
+}
+
+/* Modules the program loaded without PTX: nothing to patch, and why. */
+static void no_ptx_html(struct strbuf *out, const struct report_input *in)
+{
+	size_t i, j;
+	json_t *name;
+
+	if (!in->nr_no_ptx)
+		return;
+	strbuf_addstr(out, "<section id=\"no-ptx\"><h2>Modules without PTX</h2><p class=\"muted\">"
+			   "Not patchable: the advice cannot change their loads.</p><table><tr>"
+			   "<th>module</th><th>library</th><th>kernels launched</th>"
+			   "<th class=\"num\">GPU time</th><th>why, and what would make it "
+			   "patchable</th></tr>");
+	for (i = 0; i < in->nr_no_ptx; i++) {
+		const struct report_module *m = &in->no_ptx[i];
+
+		strbuf_addstr(out, "<tr><td><code>");
+		esc(out, m->id ? m->id : "?");
+		strbuf_addstr(out, "</code>");
+		if (m->origin) {
+			strbuf_addstr(out, "<br><span class=\"muted\">");
+			esc(out, m->origin);
+			strbuf_addstr(out, "</span>");
+		}
+		strbuf_addstr(out, "</td><td>");
+		esc(out, m->library ? m->library : "the program's own code?");
+		strbuf_addstr(out, "</td><td>");
+		json_array_foreach(m->kernels, j, name) {
+			char *label;
+
+			if (j == 5) {
+				strbuf_addf(out, "and %zu more", json_array_size(m->kernels) - 5);
+				break;
+			}
+			label = report_name_label(json_string_value(name), NULL);
+			strbuf_addstr(out, "<code title=\"");
+			esc(out, json_string_value(name));
+			strbuf_addstr(out, "\">");
+			esc(out, label);
+			strbuf_addstr(out, "</code><br>");
+			free(label);
+		}
+		if (!json_array_size(m->kernels))
+			strbuf_addstr(out, "&ndash;");
+		strbuf_addstr(out, "</td><td class=\"num\">");
+		if (isnan(m->gpu_time_ns))
+			strbuf_addstr(out, "&ndash;");
+		else
+			strbuf_addf(out, "%.3f ms", m->gpu_time_ns / 1e6);
+		strbuf_addstr(out, "</td><td>");
+		esc(out, m->reason);
+		strbuf_addstr(out, "</td></tr>");
+	}
+	strbuf_addstr(out, "</table></section>\n");
 }
 
 static void hints_section(struct strbuf *out, const struct report_input *in)
@@ -528,15 +629,21 @@ static void hints_section(struct strbuf *out, const struct report_input *in)
 				    h->status == SOURCE_HINT_REWRITTEN ? "rewritten" :
 				    l->changes ? "not" : "");
 			where_html(out, l);
-			strbuf_addstr(out, "</strong> &mdash; <code>");
-			esc(out, label);
-			strbuf_addf(out, "</code> load %u (<code>", l->ordinal);
+			strbuf_addstr(out, "</strong> &mdash; ");
+			label_html(out, k, label);
+			strbuf_addf(out, " load %u (<code>", l->ordinal);
 			esc(out, l->instruction);
 			strbuf_addf(out, "</code>): <span class=\"tag %s\">", decision_class(l->decision));
 			esc(out, l->decision);
 			strbuf_addstr(out, "</span>");
-			if (!isnan(l->hit_rate))
-				strbuf_addf(out, ", hit rate %.1f%%", 100 * l->hit_rate);
+			{
+				char *hits = report_load_hits_phrase(l);
+				if (*hits) {
+					strbuf_addstr(out, ", ");
+					esc(out, hits);
+				}
+				free(hits);
+			}
 			{
 				char *saving = report_load_saving(l);
 				if (*saving) {
@@ -570,7 +677,7 @@ static void hints_section(struct strbuf *out, const struct report_input *in)
 }
 
 /* --oracle: per kernel, every plan's measured speedup, fastest first. */
-static void oracle_html(struct strbuf *out, json_t *oracle)
+static void oracle_html(struct strbuf *out, const struct report_input *in, json_t *oracle)
 {
 	json_t *k;
 	size_t i;
@@ -583,8 +690,11 @@ static void oracle_html(struct strbuf *out, json_t *oracle)
 		double top = report_json_number(k, "best_speedup");
 		unsigned char *used = xcalloc(n + 1, 1);
 
+		char *label = report_label_of(in, json_string_value(json_object_get(k, "kernel")));
+
 		strbuf_addstr(out, "<p><code>");
-		esc(out, json_string_value(json_object_get(k, "kernel")));
+		esc(out, label);
+		free(label);
 		strbuf_addf(out, "</code>: %zu plans, %lld rounds each; the advised plan reaches "
 			    "<strong>%.1f%%</strong> of the best measured one.</p>\n", n,
 			    (long long)json_integer_value(json_object_get(k, "rounds")),
@@ -619,6 +729,142 @@ static void oracle_html(struct strbuf *out, json_t *oracle)
 	}
 }
 
+static void int_html(struct strbuf *out, json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (json_is_integer(v))
+		strbuf_addf(out, "%lld", (long long)json_integer_value(v));
+	else
+		strbuf_addstr(out, "&ndash;");
+}
+
+/* Whether a software-cache candidate is selected: its own "selected", else
+ * whether the section's "selected" list names its parameter (older captures). */
+static json_t *candidate_selected(json_t *section, json_t *cand)
+{
+	json_t *sel = json_object_get(cand, "selected"), *p;
+	size_t i;
+
+	if (json_is_boolean(sel) || !json_is_array(json_object_get(section, "selected")))
+		return sel;
+	json_array_foreach(json_object_get(section, "selected"), i, p)
+		if (json_equal(p, json_object_get(cand, "param")))
+			return json_true();
+	return json_false();
+}
+
+/*
+ * The software-cache advice of a kernel (analysis/softcache_rank.h) as the
+ * rest of the report: what is cached and why, the occupancy it assumes,
+ * and its candidates as a table; members added later as key/value rows.
+ */
+static void software_cache_html(struct strbuf *out, json_t *v)
+{
+	static const char *const known[] = { "enabled", "cln", "line_bytes", "reason", "occupancy",
+					     "candidates", "selected", NULL };
+	static const struct { const char *key, *label; int bytes; } occ_rows[] = {
+		{ "threads_per_block", "threads per block", 0 },
+		{ "blocks_per_sm", "blocks per SM", 0 },
+		{ "limited_by", "limited by", 0 },
+		{ "threads_per_sm", "threads per SM", 0 },
+		{ "shared_per_block", "shared memory per block", 1 },
+		{ "shared_used_per_sm", "shared memory used per SM", 1 },
+		{ "shared_free_per_sm", "shared memory free per SM", 1 },
+		{ "cln_per_sm", "CLN the free shared memory allows", 0 },
+		{ "cln_per_block", "CLN the block's shared memory allows", 0 },
+		{ "registers", "registers", 0 },
+	};
+	json_t *occ = json_object_get(v, "occupancy"), *c, *rest, *m;
+	const char *reason = json_string_value(json_object_get(v, "reason"));
+	const char *key;
+	size_t i;
+
+	strbuf_addf(out, "<p><strong>%s:</strong> ", json_is_true(json_object_get(v, "enabled")) ?
+		    "Advised" : "Not advised");
+	int_html(out, v, "cln");
+	strbuf_addstr(out, " lines (CLN) of ");
+	int_html(out, v, "line_bytes");
+	strbuf_addstr(out, " bytes per thread in shared memory.");
+	if (reason && *reason) {
+		strbuf_addstr(out, "<br>");
+		esc(out, reason);
+	}
+	strbuf_addstr(out, "</p>");
+	if (json_array_size(json_object_get(v, "candidates"))) {
+		strbuf_addstr(out, "<table><tr><th>parameter</th><th>read-only</th>"
+				   "<th>simulated hits</th><th>accesses</th><th>simulated hit rate</th>"
+				   "<th>selected</th><th>why</th></tr>");
+		json_array_foreach(json_object_get(v, "candidates"), i, c) {
+			json_t *ro = json_object_get(c, "read_only"), *sel = candidate_selected(v, c);
+			double hits = report_json_number(c, "sim_hits");
+			double acc = report_json_number(c, "sim_accesses");
+			double rate = report_json_number(c, "hit_rate");
+
+			if (isnan(rate) && !isnan(hits) && acc > 0)
+				rate = hits / acc;
+			strbuf_addf(out, "<tr class=\"%s\"><td class=\"num\">",
+				    json_is_true(sel) ? "cache" : "other");
+			int_html(out, c, "param");
+			strbuf_addf(out, "</td><td>%s</td><td class=\"num\">",
+				    json_is_boolean(ro) ? (json_is_true(ro) ? "yes" : "no") : "&ndash;");
+			int_html(out, c, "sim_hits");
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			int_html(out, c, "sim_accesses");
+			strbuf_addstr(out, "</td><td class=\"num\">");
+			if (isnan(rate))
+				strbuf_addstr(out, "&ndash;");
+			else
+				strbuf_addf(out, "<span class=\"bar\"><span style=\"width:%.1f%%\">"
+					    "</span></span>%.1f%%", fmin(100, fmax(0, 100 * rate)),
+					    100 * rate);
+			strbuf_addf(out, "</td><td>%s</td><td>", json_is_boolean(sel) ?
+				    (json_is_true(sel) ? "<span class=\"tag cache\">yes</span>" : "no") :
+				    "&ndash;");
+			esc(out, json_string_value(json_object_get(c, "why")));
+			strbuf_addstr(out, "</td></tr>");
+		}
+		strbuf_addstr(out, "</table>");
+	}
+	if (json_is_object(occ)) {
+		strbuf_addstr(out, "<h3>Occupancy assumed</h3><table class=\"kv\">");
+		rest = json_deep_copy(occ);
+		for (i = 0; i < ARRAY_SIZE(occ_rows); i++) {
+			json_t *x = json_object_get(occ, occ_rows[i].key);
+
+			if (!x)
+				continue;
+			json_object_del(rest, occ_rows[i].key);
+			strbuf_addstr(out, "<tr><th>");
+			esc(out, occ_rows[i].label);
+			strbuf_addstr(out, "</th><td class=\"num\">");
+			if (occ_rows[i].bytes && json_is_number(x)) {
+				char *b = report_human_bytes(json_number_value(x));
+				esc(out, b);
+				free(b);
+			} else {
+				scalar_html(out, x);
+			}
+			strbuf_addstr(out, "</td></tr>");
+		}
+		json_object_foreach(rest, key, m) {
+			strbuf_addstr(out, "<tr><th>");
+			esc(out, key);
+			strbuf_addstr(out, "</th><td>");
+			json_html(out, m);
+			strbuf_addstr(out, "</td></tr>");
+		}
+		json_decref(rest);
+		strbuf_addstr(out, "</table>");
+	}
+	rest = json_deep_copy(v);
+	for (i = 0; known[i]; i++)
+		json_object_del(rest, known[i]);
+	if (json_object_size(rest))
+		json_html(out, rest);
+	json_decref(rest);
+}
+
 static void sections(struct strbuf *out, const struct report_input *in)
 {
 	size_t i;
@@ -633,15 +879,21 @@ static void sections(struct strbuf *out, const struct report_input *in)
 		strbuf_addf(out, "<section class=\"extra\" id=\"%s-%zu\"><h2>", s->key, i);
 		esc(out, title);
 		if (s->kernel) {
-			strbuf_addstr(out, " of <code>");
+			char *label = report_label_of(in, s->kernel);
+			strbuf_addstr(out, " of <code title=\"");
 			esc(out, s->kernel);
+			strbuf_addstr(out, "\">");
+			esc(out, label);
 			strbuf_addstr(out, "</code>");
+			free(label);
 		}
 		strbuf_addf(out, "</h2><p class=\"muted\">%s; from %s.</p>",
 			    candidate ? "Candidate, not verified on this program" : "As measured",
 			    s->origin);
 		if (!strcmp(s->key, "oracle") && json_object_get(s->value, "kernels"))
-			oracle_html(out, s->value);
+			oracle_html(out, in, s->value);
+		else if (!strcmp(s->key, "software_cache") && json_is_object(s->value))
+			software_cache_html(out, s->value);
 		else
 			json_html(out, s->value);
 		strbuf_addstr(out, "</section>\n");
@@ -694,6 +946,9 @@ static int render_html(const struct report_input *in, const struct report_option
 	summary(out, in);
 	for (i = 0; i < in->nr_kernels; i++)
 		kernel_section(out, in, &in->kernels[i], i);
+	if (in->nr_kernels)
+		legend_html(out);
+	no_ptx_html(out, in);
 	hints_section(out, in);
 	sections(out, in);
 	report_output_html(out, in);

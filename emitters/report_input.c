@@ -2,7 +2,9 @@
 
 #include "emitters/capture_layout.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +13,7 @@
 #include "analysis/advise.h"
 #include "base/error.h"
 #include "base/json_file.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "emitters/source_file.h"
 
@@ -49,14 +52,64 @@ static void add_note(struct report_input *in, char *note)
 	in->notes[in->nr_notes++] = note;
 }
 
+char *report_name_label(const char *name, const char *demangled)
+{
+	char *base = source_kernel_base_name(name, demangled);
+
+	if (!base && demangled)
+		base = source_kernel_base_name(name, NULL);
+	return base && *base ? base : (free(base), xstrdup(name ? name : "?"));
+}
+
 char *report_kernel_label(const struct report_kernel *k)
 {
-	if (k->demangled && *k->demangled) {
-		const char *p = strchr(k->demangled, '(');
-		size_t n = p ? (size_t)(p - k->demangled) : strlen(k->demangled);
-		return xstrndup(k->demangled, n);
+	return report_name_label(k->name, k->demangled);
+}
+
+char *report_label_of(const struct report_input *in, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < in->nr_kernels; i++)
+		if (!strcmp(in->kernels[i].name, name))
+			return report_kernel_label(&in->kernels[i]);
+	return report_name_label(name, NULL);
+}
+
+/*
+ * A recorded sentence with the mangled names in it ("kernel _Z9fill_hashPjmjj
+ * (0.318 ms) is not measured") shown by their short labels; the mangled
+ * names stay in capture.json. Caller frees.
+ */
+static char *short_names(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	const char *p = text;
+
+	while (*p) {
+		const char *z = strstr(p, "_Z");
+		size_t n;
+		char *word, *label;
+
+		if (!z)
+			break;
+		n = strspn(z, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+		if ((z > text && (isalnum((unsigned char)z[-1]) || z[-1] == '_')) || n < 4 ||
+		    (!isdigit((unsigned char)z[2]) && z[2] != 'N')) {
+			strbuf_add(&sb, p, (size_t)(z - p) + 2);
+			p = z + 2;
+			continue;
+		}
+		strbuf_add(&sb, p, (size_t)(z - p));
+		word = xstrndup(z, n);
+		label = source_kernel_base_name(word, NULL);
+		strbuf_addstr(&sb, label && *label ? label : word);
+		free(label);
+		free(word);
+		p = z + n;
 	}
-	return xstrdup(k->name);
+	strbuf_addstr(&sb, p);
+	return strbuf_detach(&sb, NULL);
 }
 
 /* A figure that is a number or a {"min", "median", "max"} object. */
@@ -247,9 +300,9 @@ static int load_from_json(struct report_input *in, struct report_kernel *k, json
 		l->hit = report_json_number(jl, "hit");
 	if (isnan(l->access))
 		l->access = report_json_number(jl, "access");
-	l->hit_rate = report_json_number(al, "hit_rate");
-	if (isnan(l->hit_rate) && !isnan(l->hit) && !isnan(l->access) && l->access > 0)
-		l->hit_rate = l->hit / l->access;
+	/* hit_i / access_i is a rate only when no other load can hit the
+	 * lines this one brings in: set by kernel_from_json. */
+	l->hit_rate = NAN;
 	l->weight_bytes = report_json_number(al, "weight_bytes");
 	l->traffic_saved_bytes = report_json_number(al, "traffic_saved_bytes");
 	l->bypass_avoids_bytes = NAN;
@@ -310,6 +363,51 @@ static void bypass_costs(struct report_kernel *k)
 	}
 }
 
+/*
+ * The kernel-wide figures: its L1 hit rate as built (the baseline's
+ * counters, or in-run the pass with every load allocating), and the JIT-against-
+ * cubin kernel time where both sides are unprofiled kernel times of the
+ * same launches (the discovery run times the cubin from activity records;
+ * --measure launches times the baseline runs the same way, while
+ * --measure runs takes the baseline's time under the range profiler).
+ */
+static void kernel_figures(struct report_kernel *k)
+{
+	json_t *counters = json_object_get(k->capture, "counters");
+	json_t *base = json_object_get(counters, "baseline");
+	json_t *times = json_object_get(k->capture, "gpu_time_ns");
+	double hits = report_json_number(base, "l1_hits"), sectors = report_json_number(base, "l1_sectors");
+	double cubin = report_json_number(times, "cubin"), jit = report_json_number(times, "baseline");
+	double launches = report_json_number(base, "launches");
+	const char *as = json_str(base, "measured_as");
+
+	if (isnan(jit))
+		jit = report_json_number(base, "duration_ns");
+
+	if (isnan(hits) || isnan(sectors)) {
+		/* --measure launches: the baseline runs are timed only; the pass
+		 * with every load allocating carries the counters. */
+		json_t *all = json_object_get(counters, "in_run_all");
+		hits = report_json_number(all, "l1_hits");
+		sectors = report_json_number(all, "l1_sectors");
+	}
+	k->l1_hit_rate = !isnan(hits) && !isnan(sectors) && sectors > 0 && hits <= sectors ?
+			 hits / sectors : NAN;
+	k->jit_vs_cubin = NAN;
+	if (isnan(cubin) || cubin <= 0 || isnan(jit) || jit <= 0)
+		k->jit_vs_cubin_reason = "not measured: the capture lacks the discovery run's or the "
+					 "baseline's kernel time";
+	else if (!as || strncmp(as, "kernel time from activity records", 33))
+		k->jit_vs_cubin_reason = "not comparable: the baseline's kernel time was measured "
+					 "under the range profiler (--measure runs), the cubin's "
+					 "without it";
+	else if (!isnan(launches) && k->launches >= 0 && launches != (double)k->launches)
+		k->jit_vs_cubin_reason = "not comparable: the baseline and discovery runs timed a "
+					 "different number of launches";
+	else
+		k->jit_vs_cubin = jit / cubin - 1;
+}
+
 static int kernel_from_json(struct report_input *in, json_t *jk, size_t index,
 			    struct report_kernel *k)
 {
@@ -321,6 +419,8 @@ static int kernel_from_json(struct report_input *in, json_t *jk, size_t index,
 	k->optimal = -1;
 	k->launches = -1;
 	k->expected_saved_bytes = NAN;
+	k->l1_hit_rate = NAN;
+	k->jit_vs_cubin = NAN;
 	if (!json_is_object(jk))
 		return error_set(CA_E_INPUT, "'%s/capture.json': kernels[%zu] is not an object",
 				 in->dir, index);
@@ -371,10 +471,18 @@ static int kernel_from_json(struct report_input *in, json_t *jk, size_t index,
 	}
 	if (k->analysis)
 		bypass_costs(k);
+	if (k->nr_loads == 1 && !isnan(k->loads[0].hit) && !isnan(k->loads[0].access) &&
+	    k->loads[0].access > 0 && k->loads[0].hit <= k->loads[0].access)
+		k->loads[0].hit_rate = k->loads[0].hit / k->loads[0].access;
+	kernel_figures(k);
 	v = json_object_get(jk, "left_out_loads");
 	if (json_is_integer(v) && json_integer_value(v) > 0)
+	{
+		char *label = report_kernel_label(k);
 		add_note(in, xasprintf("kernel %s: %lld loads beyond --max-loads were not measured",
-				       k->name, (long long)json_integer_value(v)));
+				       label, (long long)json_integer_value(v)));
+		free(label);
+	}
 	return 0;
 }
 
@@ -418,7 +526,7 @@ static void collect_run_notes(struct report_input *in)
 
 	json_array_foreach(json_object_get(in->capture, "notes"), i, r)
 		if (json_is_string(r))
-			add_note(in, xstrdup(json_string_value(r)));
+			add_note(in, short_names(json_string_value(r)));
 
 	json_array_foreach(runs, i, r) {
 		const char *status = json_str(r, "status"), *variant = json_str(r, "variant");
@@ -538,6 +646,37 @@ static int check_module_files(struct report_input *in)
 	return 0;
 }
 
+/* capture.json's modules without PTX (has_ptx false), and why. */
+static void collect_no_ptx(struct report_input *in)
+{
+	const char *cc = json_str(json_object_get(in->capture, "device"), "cc");
+	unsigned major = 0, minor = 0, arch = 90;
+	json_t *m;
+	size_t i;
+
+	if (cc && sscanf(cc, "%u.%u", &major, &minor) == 2 && major && major < 100 && minor < 10)
+		arch = major * 10 + minor;
+	json_array_foreach(json_object_get(in->capture, "modules"), i, m) {
+		struct report_module *rm;
+
+		if (!json_is_object(m) || !json_is_false(json_object_get(m, "has_ptx")))
+			continue;
+		in->no_ptx = xrealloc(in->no_ptx, (in->nr_no_ptx + 1) * sizeof(*in->no_ptx));
+		rm = &in->no_ptx[in->nr_no_ptx++];
+		rm->id = json_str(m, "id");
+		rm->origin = json_str(m, "origin");
+		rm->library = json_str(m, "library");
+		rm->reason = json_str(m, "no_ptx_reason") ? xstrdup(json_str(m, "no_ptx_reason")) :
+			     xasprintf("no PTX, so nothing in it can be patched (the capture does "
+				       "not record why): if it is the program's own code, rebuild "
+				       "with -gencode arch=compute_%u,code=compute_%u (or "
+				       "-arch=sm_%u, which embeds PTX)", arch, arch, arch);
+		rm->kernels = json_is_array(json_object_get(m, "kernels")) ?
+			      json_object_get(m, "kernels") : NULL;
+		rm->gpu_time_ns = report_json_number(m, "gpu_time_ns");
+	}
+}
+
 static int build(struct report_input *in, const struct report_input_options *opt)
 {
 	json_t *kernels = json_object_get(in->capture, "kernels"), *jk, *dev;
@@ -571,6 +710,7 @@ static int build(struct report_input *in, const struct report_input_options *opt
 				     "(run cacheadvise probe once on this GPU)"));
 	collect_run_notes(in);
 	collect_sections(in);
+	collect_no_ptx(in);
 	choose_roots(in, opt);
 	source_hints_resolve(in);
 	return 0;
@@ -700,6 +840,9 @@ void report_input_release(struct report_input *in)
 		free(in->notes[i]);
 	free(in->notes);
 	free(in->sections);
+	for (i = 0; i < in->nr_no_ptx; i++)
+		free(in->no_ptx[i].reason);
+	free(in->no_ptx);
 	free(in->source_root);
 	free(in->lookup_root);
 	plan_release(&in->plan);

@@ -37,9 +37,15 @@ struct report_load {
 	const char *reason;         /* the analysis' reason (a tie, a load left out), or NULL */
 	const char *node;           /* its node id in the kernel's graph, NULL when none */
 	/* Measured and derived numbers; NAN where not measured. */
-	double hit;                 /* hit_i, sectors */
-	double access;              /* access_i, sectors */
-	double hit_rate;            /* 0..1 */
+	/* hit_i, sectors: every L1 hit of the kernel when only this load
+	 * allocates, other loads' hits on lines it brought in included, so
+	 * "L1 hits enabled by caching this load", not this load's own hits. */
+	double hit;
+	double access;              /* access_i, sectors the load reads (monitor run) */
+	/* This load's own L1 hit rate, 0..1, only where one is measured: the
+	 * kernel's only load, whose hit_i are all its own hits; NAN otherwise
+	 * (hit_i / access_i is no rate: it can pass 100%). */
+	double hit_rate;
 	double weight_bytes;        /* W(v_i) */
 	double traffic_saved_bytes; /* L2 traffic the decision saves (the analysis' share) */
 	/* For a bypass: the L2 traffic caching it too would add, W(v_i) plus its
@@ -59,9 +65,34 @@ struct report_kernel {
 	const char *chosen;         /* solver whose answer is the plan, NULL unknown */
 	int optimal;                /* the chosen answer is proven optimal: 1, 0, -1 unknown */
 	double expected_saved_bytes;/* NAN unknown */
+	/* The kernel's L1 hit rate with every load as built (baseline counters:
+	 * l1_hits / l1_sectors), 0..1; NAN when not measured. */
+	double l1_hit_rate;
+	/* JIT-compiled baseline against the program's cubin, kernel time:
+	 * baseline / cubin - 1 where both are unprofiled activity-record times
+	 * of the same launches, else NAN with jit_vs_cubin_reason saying why
+	 * the comparison is not shown (static). */
+	double jit_vs_cubin;
+	const char *jit_vs_cubin_reason;
 	size_t nr_changes;          /* loads whose instruction the plan changes */
 	struct report_load *loads;
 	size_t nr_loads;
+};
+
+/*
+ * A module the program loaded that has no PTX (cuBLAS, PyTorch's kernels,
+ * cubin-only builds): nothing in it can be patched. Borrowed from
+ * capture.json's "modules".
+ */
+struct report_module {
+	const char *id;
+	const char *origin;         /* "cuModuleLoadData#3", NULL unknown */
+	const char *library;        /* "cuBLAS", "PyTorch", NULL: the program's own code */
+	/* Why it has no PTX and what would make it patchable, as recorded;
+	 * a generic sentence for captures that recorded none. Owned. */
+	char *reason;
+	json_t *kernels;            /* names of its kernels the program launched, or NULL */
+	double gpu_time_ns;         /* their GPU time in the discovery run, NAN unknown */
 };
 
 /* A source file some load comes from. */
@@ -101,6 +132,8 @@ struct report_input {
 	char *lookup_root;          /* where sources are read from (--source-root), else source_root */
 	struct report_section *sections;
 	size_t nr_sections;
+	struct report_module *no_ptx;   /* modules without PTX */
+	size_t nr_no_ptx;
 	char **notes;               /* things the reader should know, one sentence each */
 	size_t nr_notes;
 };
@@ -143,8 +176,17 @@ void report_input_release(struct report_input *in);
  */
 int report_input_analyse(json_t *capture, struct plan *plan, json_t **analysis);
 
-/* A short label for the kernel: its demangled name without parameters, else its name. Caller frees. */
+/*
+ * A short label for the kernel: the function's name without return type,
+ * scope, template arguments or parameters ("decode_keys"), from the
+ * demangled name or, where none was recorded, from the mangled one; else
+ * the name as recorded. Caller frees.
+ */
 char *report_kernel_label(const struct report_kernel *k);
+/* report_kernel_label for a bare name and its demangled form (may be NULL). Caller frees. */
+char *report_name_label(const char *name, const char *demangled);
+/* The label of the kernel named name (mangled) in the capture, demangled where recorded. Caller frees. */
+char *report_label_of(const struct report_input *in, const char *name);
 
 /* Numbers of a JSON object member; NAN / def when absent or not a number. */
 double report_json_number(json_t *obj, const char *key);

@@ -136,14 +136,13 @@ static json_t *result(const struct report_input *in, const struct report_kernel 
 	const struct rule *r = &rules[rule_index(l->decision)];
 	json_t *res = json_object(), *locs = json_array(), *props = json_object(), *fp = json_object();
 	char *label = report_kernel_label(k), *saved = report_load_saving(l);
-	char *rate = isnan(l->hit_rate) ? xstrdup("unmeasured") :
-		     xasprintf("%.1f%%", 100 * l->hit_rate);
+	char *hits = report_load_hits_phrase(l);
 	char *msg, *key;
 
-	msg = xasprintf("%s load %u (%s): %s; hit rate %s%s%s. %s%s", label, l->ordinal,
+	msg = xasprintf("%s load %u (%s): %s; %s%s%s. %s%s", label, l->ordinal,
 			l->instruction, l->changes ? report_action_phrase(l->action) : "keep as is",
-			rate, *saved ? ", " : "", saved, l->hint.message ? l->hint.message : "",
-			l->hint.message ? "." : "");
+			*hits ? hits : "L1 hits unmeasured", *saved ? ", " : "", saved,
+			l->hint.message ? l->hint.message : "", l->hint.message ? "." : "");
 	json_object_set_new(res, "ruleId", json_string(r->id));
 	json_object_set_new(res, "ruleIndex", json_integer((json_int_t)rule_index(l->decision)));
 	json_object_set_new(res, "level", json_string(l->changes ? "warning" : "note"));
@@ -159,6 +158,7 @@ static json_t *result(const struct report_input *in, const struct report_kernel 
 	json_object_set_new(props, "decision", json_string(l->decision));
 	json_object_set_new(props, "action", l->action ? json_string(l->action) : json_null());
 	json_object_set_new(props, "hit", num_or_null(l->hit));
+	json_object_set_new(props, "l1HitsEnabled", num_or_null(l->hit));
 	json_object_set_new(props, "access", num_or_null(l->access));
 	json_object_set_new(props, "hitRate", num_or_null(l->hit_rate));
 	json_object_set_new(props, "trafficSavedBytes", num_or_null(l->traffic_saved_bytes));
@@ -169,7 +169,7 @@ static json_t *result(const struct report_input *in, const struct report_kernel 
 	free(msg);
 	free(label);
 	free(saved);
-	free(rate);
+	free(hits);
 	return res;
 }
 

@@ -292,8 +292,6 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 			   const struct report_kernel *k, const struct palette *p)
 {
 	json_t *grid = json_object_get(k->capture, "grid"), *block = json_object_get(k->capture, "block");
-	json_t *times = json_object_get(k->capture, "gpu_time_ns");
-	double base = report_json_number(times, "baseline"), cubin = report_json_number(times, "cubin");
 	char *label = report_kernel_label(k), *saved = report_human_bytes(k->expected_saved_bytes);
 	char *vt = report_kernel_verification_text(in, k);
 	size_t i;
@@ -320,11 +318,14 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 	else
 		strbuf_addstr(out, "  not analysed\n");
 	strbuf_addf(out, "  %s\n", vt);
-	if (!isnan(base) && !isnan(cubin) && cubin > 0)
-		strbuf_addf(out, "  baseline (JIT from PTX) vs the program's cubin: %+.1f%% kernel time\n",
-			    100 * (base / cubin - 1));
-	strbuf_addf(out, "  %s%4s  %-13s %-16s %10s %10s %8s %11s  %s%s\n", p->dim, "load", "decision",
-		    "action", "hit_i", "access", "hit rate", "saved", "where", p->reset);
+	if (!isnan(k->l1_hit_rate))
+		strbuf_addf(out, "  L1 hit rate of the kernel with every load as built: %.1f%%\n",
+			    100 * k->l1_hit_rate);
+	if (!isnan(k->jit_vs_cubin))
+		strbuf_addf(out, "  baseline (JIT from PTX) vs the program's cubin: %+.1f%% kernel time "
+			    "(both timed unprofiled)\n", 100 * k->jit_vs_cubin);
+	strbuf_addf(out, "  %s%4s  %-13s %-16s %15s %12s %8s %11s  %s%s\n", p->dim, "load", "decision",
+		    "action", "L1 hits enabled", "sectors read", "hit rate", "saved", "where", p->reset);
 	for (i = 0; i < k->nr_loads; i++) {
 		const struct report_load *l = &k->loads[i];
 		char *hit = num_text(l->hit), *acc = num_text(l->access), *rate = pct_text(l->hit_rate);
@@ -332,7 +333,7 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 			   report_human_bytes(l->traffic_saved_bytes);
 		char *where = where_text(l);
 
-		strbuf_addf(out, "  %4u  %s%-13s%s %-16s %10s %10s %8s %11s  %s\n", l->ordinal,
+		strbuf_addf(out, "  %4u  %s%-13s%s %-16s %15s %12s %8s %11s  %s\n", l->ordinal,
 			    decision_color(p, l->decision), l->decision, p->reset,
 			    l->action ? l->action : "-", hit, acc, rate, sv, where);
 		free(hit);
@@ -344,6 +345,76 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 	free(label);
 	free(saved);
 	free(vt);
+}
+
+/* What the per-load columns mean, once after the kernels. */
+static void legend(struct strbuf *out, const struct palette *p)
+{
+	const struct report_legend_row *r;
+
+	strbuf_addf(out, "\n%sLEGEND%s (the load tables)\n", p->bold, p->reset);
+	for (r = report_load_legend; r->column; r++) {
+		const char *m = r->meaning;
+		size_t col = 0;
+
+		/* The meaning wrapped at word boundaries beside the column name. */
+		strbuf_addf(out, "  %-16s", r->column);
+		while (*m) {
+			size_t n = strcspn(m, " ");
+
+			if (col && col + 1 + n > 76) {
+				strbuf_addf(out, "\n  %-16s", "");
+				col = 0;
+			}
+			strbuf_addf(out, " %.*s", (int)n, m);
+			col += n + 1;
+			m += n;
+			m += strspn(m, " ");
+		}
+		strbuf_addch(out, '\n');
+	}
+}
+
+/* Modules the program loaded without PTX: nothing to patch, and why. */
+static void no_ptx_section(struct strbuf *out, const struct report_input *in,
+			   const struct palette *p)
+{
+	size_t i, j;
+	json_t *name;
+
+	if (!in->nr_no_ptx)
+		return;
+	strbuf_addf(out, "\n%sMODULES WITHOUT PTX%s (not patchable: the advice cannot change their "
+		    "loads)\n", p->bold, p->reset);
+	for (i = 0; i < in->nr_no_ptx; i++) {
+		const struct report_module *m = &in->no_ptx[i];
+
+		strbuf_addf(out, "  %s%s%s", p->bold, m->id ? m->id : "?", p->reset);
+		if (m->origin)
+			strbuf_addf(out, " (%s)", m->origin);
+		if (m->library)
+			strbuf_addf(out, ", %s", m->library);
+		if (json_array_size(m->kernels))
+			strbuf_addf(out, ", %zu kernel%s launched", json_array_size(m->kernels),
+				    json_array_size(m->kernels) == 1 ? "" : "s");
+		if (!isnan(m->gpu_time_ns))
+			strbuf_addf(out, ", %.3f ms GPU time", m->gpu_time_ns / 1e6);
+		strbuf_addf(out, "\n    %s\n", m->reason);
+		json_array_foreach(m->kernels, j, name) {
+			char *label;
+
+			if (j == 5) {
+				strbuf_addf(out, "    ... and %zu more\n", json_array_size(m->kernels) - 5);
+				break;
+			}
+			label = report_name_label(json_string_value(name), NULL);
+			strbuf_addf(out, "    - %s", label);
+			if (json_string_value(name) && strcmp(label, json_string_value(name)))
+				strbuf_addf(out, "  %s%s%s", p->dim, json_string_value(name), p->reset);
+			strbuf_addch(out, '\n');
+			free(label);
+		}
+	}
 }
 
 static void hints_section(struct strbuf *out, const struct report_input *in,
@@ -359,21 +430,21 @@ static void hints_section(struct strbuf *out, const struct report_input *in,
 		for (j = 0; j < k->nr_loads; j++) {
 			const struct report_load *l = &k->loads[j];
 			const struct source_hint *h = &l->hint;
-			char *where = where_text(l), *rate, *saving;
+			char *where = where_text(l), *hits, *saving;
 
 			if (!l->changes && strcmp(l->decision, "cache") && strcmp(l->decision, "bypass")) {
 				free(where);
 				continue;
 			}
 			shown++;
-			rate = pct_text(l->hit_rate);
+			hits = report_load_hits_phrase(l);
 			saving = report_load_saving(l);
-			strbuf_addf(out, "  %s%s%s  %s load %u (%s): %s%s%s, hit rate %s%s%s\n", p->cyan,
+			strbuf_addf(out, "  %s%s%s  %s load %u (%s): %s%s%s%s%s%s%s\n", p->cyan,
 				    where, p->reset, label, l->ordinal, l->instruction,
-				    decision_color(p, l->decision), l->decision, p->reset, rate,
-				    *saving ? ", " : "", saving);
+				    decision_color(p, l->decision), l->decision, p->reset,
+				    *hits ? ", " : "", hits, *saving ? ", " : "", saving);
 			strbuf_addf(out, "    %s\n", h->message ? h->message : "");
-			free(rate);
+			free(hits);
 			free(saving);
 			if (h->source_text)
 				strbuf_addf(out, "      %s\n", h->source_text);
@@ -402,7 +473,7 @@ static void plan_bits(struct strbuf *out, json_t *plans, json_int_t plan)
 }
 
 /* --oracle: one line a kernel, then its five fastest plans. */
-static void oracle_text(struct strbuf *out, json_t *oracle)
+static void oracle_text(struct strbuf *out, const struct report_input *in, json_t *oracle)
 {
 	json_t *k;
 	size_t i;
@@ -413,10 +484,12 @@ static void oracle_text(struct strbuf *out, json_t *oracle)
 		double *sp = xcalloc(n + 1, sizeof(double));
 		unsigned char *used = xcalloc(n + 1, 1);
 
-		strbuf_addf(out, "  %s: %lld loads, %lld plans x %lld rounds\n",
-			    json_string_value(json_object_get(k, "kernel")),
+		char *label = report_label_of(in, json_string_value(json_object_get(k, "kernel")));
+
+		strbuf_addf(out, "  %s: %lld loads, %lld plans x %lld rounds\n", label,
 			    (long long)json_integer_value(json_object_get(k, "loads")), (long long)n,
 			    (long long)json_integer_value(json_object_get(k, "rounds")));
+		free(label);
 		strbuf_addstr(out, "    advised plan ");
 		plan_bits(out, plans, json_integer_value(json_object_get(k, "advised_plan")));
 		strbuf_addf(out, " %.3fx, best plan ", report_json_number(k, "advised_speedup"));
@@ -442,6 +515,120 @@ static void oracle_text(struct strbuf *out, json_t *oracle)
 	}
 }
 
+/* Members of obj not in known[] as "key: value" lines (fields added later). */
+static void other_members(struct strbuf *out, json_t *obj, const char *const *known, int indent)
+{
+	json_t *rest = json_deep_copy(obj);
+	size_t i;
+
+	for (i = 0; known[i]; i++)
+		json_object_del(rest, known[i]);
+	if (json_object_size(rest))
+		json_text(out, rest, indent);
+	json_decref(rest);
+}
+
+static void jint(struct strbuf *out, json_t *obj, const char *key)
+{
+	json_t *v = json_object_get(obj, key);
+
+	if (json_is_integer(v))
+		strbuf_addf(out, "%lld", (long long)json_integer_value(v));
+	else
+		strbuf_addch(out, '?');
+}
+
+/* Whether a software-cache candidate is selected: its own "selected", else
+ * whether the section's "selected" list names its parameter (older captures). */
+static json_t *candidate_selected(json_t *section, json_t *cand)
+{
+	json_t *sel = json_object_get(cand, "selected"), *p;
+	size_t i;
+
+	if (json_is_boolean(sel) || !json_is_array(json_object_get(section, "selected")))
+		return sel;
+	json_array_foreach(json_object_get(section, "selected"), i, p)
+		if (json_equal(p, json_object_get(cand, "param")))
+			return json_true();
+	return json_false();
+}
+
+/*
+ * The software-cache advice of a kernel (analysis/softcache_rank.h): what
+ * is cached and why, the occupancy it assumes, and its candidates as a
+ * table.
+ */
+static void software_cache_text(struct strbuf *out, json_t *v)
+{
+	static const char *const known[] = { "enabled", "cln", "line_bytes", "reason", "occupancy",
+					     "candidates", "selected", NULL };
+	static const char *const known_occ[] = { "threads_per_block", "blocks_per_sm", "limited_by",
+						 "threads_per_sm", "shared_per_block",
+						 "shared_used_per_sm", "shared_free_per_sm",
+						 "cln_per_sm", "cln_per_block", "registers", NULL };
+	json_t *occ = json_object_get(v, "occupancy"), *c;
+	const char *reason = json_string_value(json_object_get(v, "reason"));
+	const char *limited = json_string_value(json_object_get(occ, "limited_by"));
+	size_t i;
+
+	strbuf_addf(out, "  %s: ", json_is_true(json_object_get(v, "enabled")) ? "advised" :
+		    "not advised");
+	jint(out, v, "cln");
+	strbuf_addstr(out, " lines (CLN) of ");
+	jint(out, v, "line_bytes");
+	strbuf_addstr(out, " bytes per thread in shared memory\n");
+	if (reason && *reason)
+		strbuf_addf(out, "  why: %s\n", reason);
+	if (json_is_object(occ)) {
+		char *per_block = report_human_bytes(report_json_number(occ, "shared_per_block"));
+		char *free_sm = report_human_bytes(report_json_number(occ, "shared_free_per_sm"));
+
+		strbuf_addstr(out, "  occupancy: ");
+		jint(out, occ, "threads_per_block");
+		strbuf_addstr(out, " threads per block, ");
+		jint(out, occ, "blocks_per_sm");
+		strbuf_addf(out, " blocks per SM%s%s%s, ", limited ? " (limited by " : "",
+			    limited ? limited : "", limited ? ")" : "");
+		jint(out, occ, "threads_per_sm");
+		strbuf_addf(out, " threads per SM; shared memory %s per block, %s free per SM\n",
+			    per_block, free_sm);
+		free(per_block);
+		free(free_sm);
+		other_members(out, occ, known_occ, 4);
+	}
+	if (json_array_size(json_object_get(v, "candidates"))) {
+		strbuf_addf(out, "  %5s  %-9s %14s %14s %9s  %-8s  %s\n", "param", "read-only",
+			    "simulated hits", "accesses", "hit rate", "selected", "why");
+		json_array_foreach(json_object_get(v, "candidates"), i, c) {
+			json_t *ro = json_object_get(c, "read_only"), *sel = candidate_selected(v, c);
+			double hits = report_json_number(c, "sim_hits");
+			double acc = report_json_number(c, "sim_accesses");
+			double rate = report_json_number(c, "hit_rate");
+			const char *why = json_string_value(json_object_get(c, "why"));
+			char *h = num_text(hits), *a = num_text(acc), *r;
+
+			if (isnan(rate) && !isnan(hits) && acc > 0)
+				rate = hits / acc;
+			r = pct_text(rate);
+			strbuf_addstr(out, "  ");
+			{
+				struct strbuf p = STRBUF_INIT;
+				jint(&p, c, "param");
+				strbuf_addf(out, "%5s", p.buf);
+				strbuf_release(&p);
+			}
+			strbuf_addf(out, "  %-9s %14s %14s %9s  %-8s  %s\n",
+				    json_is_boolean(ro) ? (json_is_true(ro) ? "yes" : "no") : "-", h, a, r,
+				    json_is_boolean(sel) ? (json_is_true(sel) ? "yes" : "no") :
+				    "-", why ? why : "");
+			free(h);
+			free(a);
+			free(r);
+		}
+	}
+	other_members(out, v, known, 2);
+}
+
 static void sections(struct strbuf *out, const struct report_input *in, const struct palette *p)
 {
 	size_t i;
@@ -452,17 +639,23 @@ static void sections(struct strbuf *out, const struct report_input *in, const st
 		const char *title = report_section_title(s->key, &candidate);
 		size_t c;
 
+		char *label;
+
 		if (!strcmp(s->key, "oracle") && s->kernel)
 			continue;   /* the same numbers as the program-wide section */
+		label = s->kernel ? report_label_of(in, s->kernel) : NULL;
 		strbuf_addf(out, "\n%s", p->bold);
 		for (c = 0; title[c]; c++)
 			strbuf_addch(out, toupper((unsigned char)title[c]));
-		strbuf_addf(out, "%s%s%s  (%s, from %s)\n", p->reset, s->kernel ? " of " : "",
-			    s->kernel ? s->kernel : "",
+		strbuf_addf(out, "%s%s%s  (%s, from %s)\n", p->reset, label ? " of " : "",
+			    label ? label : "",
 			    candidate ? "candidate, not verified on this program" : "as measured",
 			    s->origin);
+		free(label);
 		if (!strcmp(s->key, "oracle") && !s->kernel && json_object_get(s->value, "kernels"))
-			oracle_text(out, s->value);
+			oracle_text(out, in, s->value);
+		else if (!strcmp(s->key, "software_cache") && json_is_object(s->value))
+			software_cache_text(out, s->value);
 		else
 			json_text(out, s->value, 2);
 	}
@@ -478,6 +671,9 @@ static int render_text(const struct report_input *in, const struct report_option
 	summary(out, in, p);
 	for (i = 0; i < in->nr_kernels; i++)
 		kernel_section(out, in, &in->kernels[i], p);
+	if (in->nr_kernels)
+		legend(out, p);
+	no_ptx_section(out, in, p);
 	hints_section(out, in, p);
 	sections(out, in, p);
 	report_output_text(out, in, p->bold, p->reset);

@@ -462,6 +462,7 @@ static void check_conflicts(struct cand *cands, size_t n)
 		for (j = 0; j < n; j++) {
 			const struct source_hint *o = &cands[j].l->hint;
 			const char *a = cands[i].helper, *b = cands[j].helper;
+			char *other;
 
 			if (i == j || !o->has_span || o->source_index != h->source_index ||
 			    cands[j].l->line != cands[i].l->line || o->span_begin != h->span_begin)
@@ -473,10 +474,12 @@ static void check_conflicts(struct cand *cands, size_t n)
 				cands[i].variant = 1;
 				break;
 			}
+			other = report_kernel_label(cands[j].k);
 			h->status = SOURCE_HINT_NOT_REWRITTEN;
 			h->message = xasprintf("not rewritten: load %u of %s comes from the same "
 					       "expression and is advised %s", cands[j].l->ordinal,
-					       cands[j].k->name, b ? cands[j].l->action : "no change");
+					       other, b ? cands[j].l->action : "no change");
+			free(other);
 			h->helper = NULL;
 			break;
 		}

@@ -30,6 +30,67 @@ static struct profile_module *find_module(struct profile_ctx *c, const char *id)
 	return NULL;
 }
 
+/*
+ * The library a module without PTX comes from, told by its kernels' names
+ * (NVIDIA's libraries and PyTorch ship cubin only); NULL: none known, most
+ * likely the program's own code built without PTX.
+ */
+static const char *library_of(const char *const *names, size_t n)
+{
+	static const struct { const char *part, *library; } libs[] = {
+		{ "cublasLt", "cuBLASLt" }, { "cublas", "cuBLAS" }, { "xmma_", "cuBLAS" },
+		{ "cudnn", "cuDNN" }, { "cufft", "cuFFT" }, { "curand", "cuRAND" },
+		{ "cusparse", "cuSPARSE" }, { "cusolver", "cuSOLVER" }, { "nccl", "NCCL" },
+		{ "_ZN2at6native", "PyTorch" }, { "_ZN2at4cuda", "PyTorch" }, { "_ZN3c10", "PyTorch" },
+	};
+	size_t i, j;
+
+	for (i = 0; i < n; i++)
+		for (j = 0; j < ARRAY_SIZE(libs); j++)
+			if (strcasestr(names[i], libs[j].part))
+				return libs[j].library;
+	return NULL;
+}
+
+/*
+ * Records in capture.json why a module has no PTX and what would make it
+ * patchable, with the kernels the program launched from it and their GPU
+ * time, so that reports list it (issue 14).
+ */
+static void describe_no_ptx(struct profile_ctx *c, json_t *mj, const char *id,
+			    const struct run_events *ev)
+{
+	const char **names = xcalloc(ev->nr_kernels + 1, sizeof(*names));
+	json_t *kernels = json_array();
+	unsigned arch = 90, major = 0, minor = 0;
+	uint64_t ns = 0;
+	const char *library;
+	size_t i, n = 0;
+
+	if (c->dm.cc && sscanf(c->dm.cc, "%u.%u", &major, &minor) == 2 && major && major < 100 &&
+	    minor < 10)
+		arch = major * 10 + minor;
+	for (i = 0; i < ev->nr_kernels; i++) {
+		if (!ev->kernels[i].module || strcmp(ev->kernels[i].module, id))
+			continue;
+		names[n++] = ev->kernels[i].name;
+		json_array_append_new(kernels, json_string(ev->kernels[i].name));
+		ns += ev->kernels[i].gpu_time_ns;
+	}
+	library = library_of(names, n);
+	json_object_set_new(mj, "library", library ? json_string(library) : json_null());
+	json_object_set_new(mj, "no_ptx_reason", library ?
+		json_sprintf("a library shipped as cubin (%s): not patchable; L2 windows and "
+			     "carve-out checks still apply", library) :
+		json_sprintf("built without PTX for sm_%u: rebuild with -gencode arch=compute_%u,"
+			     "code=compute_%u (or -arch=sm_%u, which embeds PTX); device code "
+			     "linked with -rdc=true has none either: build without -rdc=true",
+			     arch, arch, arch, arch));
+	json_object_set_new(mj, "kernels", kernels);
+	json_object_set_new(mj, "gpu_time_ns", json_integer((json_int_t)ns));
+	free(names);
+}
+
 /* Moves runs/000.d/seen/<id>.ptx to modules/<id>.ptx and parses it. */
 static int adopt_module(struct profile_ctx *c, const struct event_module *em, const char *seen_dir)
 {
@@ -138,8 +199,8 @@ static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 
 	if (!fn) {
 		profile_note(c, "kernel %s: %s, so its loads cannot be measured", ek->name,
-		     !m ? "its module is unknown" : !m->pm ? "its module has no PTX (built without it: "
-		     "add -gencode arch=compute_90,code=compute_90)" : "not found in its module's PTX");
+		     !m ? "its module is unknown" : !m->pm ? "its module has no PTX (see the module's "
+		     "no_ptx_reason in capture.json and the report)" : "not found in its module's PTX");
 		return;
 	}
 	c->kernels = xrealloc(c->kernels, (c->nr_kernels + 1) * sizeof(*c->kernels));
@@ -268,6 +329,13 @@ int profile_discover(struct profile_ctx *c)
 	for (i = 0; i < ev.nr_modules && !ret; i++)
 		ret = adopt_module(c, &ev.modules[i], seen);
 	free(seen);
+	{
+		json_t *mj;
+		json_array_foreach(json_object_get(c->capture, "modules"), i, mj)
+			if (json_is_false(json_object_get(mj, "has_ptx")))
+				describe_no_ptx(c, mj, json_string_value(json_object_get(mj, "id")),
+						&ev);
+	}
 	if (ret)
 		goto out;
 	json_object_set(c->capture, "allocations", ev.allocations);

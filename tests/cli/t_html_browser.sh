@@ -29,8 +29,8 @@ dom = open(sys.argv[1]).read(); r = json.load(open(sys.argv[2]))
 assert re.search(r'<section class="summary" id="summary"><h2>Summary</h2>', dom), "no summary"
 assert dom.index('id="summary"') < dom.find('class="kernel"') or 'class="kernel"' not in dom
 for k in r["kernels"]:
-    label = (k["demangled"] or k["name"]).split("(")[0]
-    assert "Kernel <code>%s</code>" % html.escape(label) in dom, label
+    label = k["label"]
+    assert re.search(r'Kernel <code title="[^"]*">%s</code>' % re.escape(html.escape(label)), dom), label
     assert html.escape(k["name"]) in dom, k["name"]
 # The graphs became SVG elements in the DOM.
 n = sum(1 for k in r["kernels"] if k["graph"] and k["graph"]["nodes"])

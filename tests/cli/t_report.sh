@@ -113,8 +113,7 @@ EOF
 import json, sys, html
 page = open(sys.argv[1]).read(); r = json.load(open(sys.argv[2]))
 for k in r["kernels"]:
-    label = (k["demangled"] or k["name"]).split("(")[0]
-    assert html.escape(label) in page, label
+    assert ">%s</code>" % html.escape(k["label"]) in page, k["label"]
     if k["graph"] and k["graph"]["nodes"]:
         assert page.count("<circle") >= len(k["graph"]["nodes"])
 EOF
@@ -166,13 +165,60 @@ if [ -d "$cap" ]; then
 	t="$TMP/capture-handmade.text"
 	expect_grep 'the plan changes 8 loads in 4 kernels' "$t"
 	expect_grep '5 of 8 loads rewritten in source.patch' "$t"
-	grep -A1 'stencil.cu:13  mix load 2 (ld.global.nc.f32): bypass, hit rate 68.7%, avoids' "$t" > "$TMP/h"
+	grep -A1 'stencil.cu:13  mix load 2 (ld.global.nc.f32): bypass, caching it enables 90.0 k L1 hits, avoids' "$t" > "$TMP/h"
 	expect_grep '^    bypass L1 in source.patch: reads the load through ca_ldg_na\(\)' "$TMP/h"
 	grep -A1 'stencil.cu:15  mix load 4 ' "$t" > "$TMP/h"
 	expect_grep "not rewritten: the line reads 'a' 2 times" "$TMP/h"
 	grep -A1 'PTX line 52  scale load 2 ' "$t" > "$TMP/h"
 	expect_grep 'rebuild with nvcc -lineinfo' "$TMP/h"
-	expect_grep 'SOFTWARE CACHE of _Z3mixPKfS0_PKiPfii  \(candidate, not verified on this program' "$t"
+	expect_grep 'SOFTWARE CACHE of mix  \(candidate, not verified on this program' "$t"
+	# The software cache as a table, not a key=value dump.
+	expect_grep '^  param  read-only simulated hits +accesses +hit rate  selected  why$' "$t"
+	expect_grep '^      0  yes +210 +300 +70.0%  yes' "$t"
+	expect_no_grep 'sim_hits=' "$t"
+	# Per-load columns say what they are; a legend explains them; no rate above 100%.
+	expect_grep 'L1 hits enabled sectors read hit rate' "$t"
+	expect_grep '^LEGEND' "$t"
+	expect_grep '^  L1 hits enabled  hit_i, in 32-byte sectors' "$t"
+	if grep -E '[0-9]{3,}\.[0-9]%' "$t" | grep -qv '100.0%'; then not_ok "handmade: a rate above 100%"; else ok; fi
+	# JIT against cubin only where both are unprofiled (gather's --measure launches shape).
+	grep -A6 '^KERNEL gather' "$t" > "$TMP/k"
+	expect_grep "baseline \(JIT from PTX\) vs the program's cubin: \+0.8% kernel time \(both timed unprofiled\)" "$TMP/k"
+	grep -A6 '^KERNEL mix' "$t" > "$TMP/k"
+	expect_no_grep 'JIT from PTX' "$TMP/k"
+	expect_grep '^  L1 hit rate of the kernel with every load as built: 23.3%' "$TMP/k"
+	python3 - "$TMP/capture-handmade.json" <<'PY' && ok || not_ok "handmade: report.json jit_vs_cubin / modules_without_ptx"
+import json, sys
+r = json.load(open(sys.argv[1]))
+k = {x["label"]: x for x in r["kernels"]}
+assert abs(k["gather"]["jit_vs_cubin"]["change"] - 0.00773) < 1e-4, k["gather"]["jit_vs_cubin"]
+assert k["gather"]["jit_vs_cubin"]["reason"] is None
+assert k["mix"]["jit_vs_cubin"]["change"] is None
+assert "range profiler" in k["mix"]["jit_vs_cubin"]["reason"]
+assert all(l["hit_rate"] is None for x in r["kernels"] for l in x["loads"])
+m = r["modules_without_ptx"]
+assert [x["id"] for x in m] == ["5d1e0c3b9a7f2e41", "a07c44e1d2b95f38"], m
+assert m[0]["library"] == "cuBLAS" and "not patchable" in m[0]["reason"]
+assert "-gencode arch=compute_90,code=compute_90" in m[1]["reason"]
+PY
+	# Modules without PTX are listed, with what would make them patchable.
+	expect_grep '^MODULES WITHOUT PTX' "$t"
+	expect_grep '^    a library shipped as cubin \(cuBLAS\): not patchable; L2 windows and carve-out checks still apply' "$t"
+	expect_grep 'rebuild with -gencode arch=compute_90,code=compute_90 \(or -arch=sm_90, which embeds PTX\)' "$t"
+	h="$TMP/capture-handmade.html"
+	expect_grep '<section id="no-ptx"><h2>Modules without PTX</h2>' "$h"
+	expect_grep '<section id="legend"><h2>Legend</h2>' "$h"
+	expect_grep '<th>simulated hits</th>' "$h"
+	# Short names with the full ones at hand, in the summary too.
+	expect_grep '<code title="mix\(float const\*, float const\*, int const\*, float\*, int, int\) &#10;_Z3mixPKfS0_PKiPfii">mix</code>' "$h"
+	if grep -o '<section class="summary".*</section>' "$h" | grep -q '>_Z'; then not_ok "handmade: mangled name shown in the HTML summary"; else ok; fi
+	python3 - "$TMP/capture-handmade.sarif" <<'PY' && ok || not_ok "handmade: SARIF messages name kernels by their short names"
+import json, sys
+d = json.load(open(sys.argv[1]))
+msgs = [r["message"]["text"] for r in d["runs"][0]["results"]]
+assert msgs and all(not m.startswith("_Z") for m in msgs), msgs[:2]
+assert any(m.startswith("mix load 2 ") and "caching it enables 90.0 k L1 hits" in m for m in msgs), msgs
+PY
 	expect_grep '^\+.*float s = ca_ldg_na\(&a\[i\]\);' "$cap/source.patch"
 fi
 finish
