@@ -4,17 +4,22 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "analysis/device_model.h"
 #include "base/error.h"
 #include "collectors/runner.h"
 #include "emitters/capture_layout.h"
+#include "emitters/progress_text.h"
 #include "src/cli.h"
 #include "src/profile/profile.h"
 
@@ -123,36 +128,148 @@ static int check_option_files(const struct profile_options *opt)
 	return 0;
 }
 
-/* A run's progress: a bar on a terminal, a line a run in a log. */
-static void print_run(const struct profile_event *ev)
-{
-	unsigned done = ev->runs_done, total = ev->runs_planned;
-	int tty = isatty(2);
+/*
+ * Progress (issue 14): on a terminal one line, redrawn in place twice a
+ * second by a thread while a run is in flight, with the elapsed time and
+ * the ETA; elsewhere (a log, CI) one line per finished run with its label.
+ * Messages clear the bar, print, and let it be redrawn. The words are
+ * emitters/progress_text.h's.
+ */
+struct progress_view {
+	pthread_mutex_t lock;
+	pthread_t ticker;
+	int tty, ticking, stop, drawn;
+	char label[128];
+	unsigned running, done, total;
+	double t0;                   /* profile_run's start on this clock */
+	double last_end;             /* elapsed at the last run's end, 0 none */
+};
 
-	if (total && done) {
-		double eta = ev->elapsed / done * (total > done ? total - done : 0);
-		if (tty) {
-			int width = 30, filled = (int)(width * done / (total ? total : 1));
-			fprintf(stderr, "\r[%.*s%*s] %u/%u runs, %s, ETA %.0f s   ",
-				filled, "##############################", width - filled, "",
-				done, total, ev->label, eta);
-		} else {
-			fprintf(stderr, "cacheadvise profile: run %u/%u done (%s), %.0f s elapsed, ETA %.0f s\n",
-				done, total, ev->label, ev->elapsed, eta);
+static double now_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static unsigned term_width(void)
+{
+	struct winsize ws;
+
+	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
+		return ws.ws_col - 1;
+	return 79;
+}
+
+/* Called with v->lock held. */
+static void draw_bar(struct progress_view *v)
+{
+	char *bar = progress_text_bar(v->label, v->running, v->done, v->total,
+				      now_seconds() - v->t0, v->last_end, term_width());
+
+	fprintf(stderr, "\r\033[K%s", bar);
+	fflush(stderr);
+	free(bar);
+	v->drawn = 1;
+}
+
+/* Called with v->lock held: the line is left empty for a message. */
+static void clear_bar(struct progress_view *v)
+{
+	if (v->drawn)
+		fputs("\r\033[K", stderr);
+	v->drawn = 0;
+}
+
+static void *ticker_main(void *data)
+{
+	struct progress_view *v = data;
+	const struct timespec half = { 0, 500000000 };
+
+	for (;;) {
+		nanosleep(&half, NULL);
+		pthread_mutex_lock(&v->lock);
+		if (v->stop) {
+			pthread_mutex_unlock(&v->lock);
+			return NULL;
 		}
-	} else {
-		fprintf(stderr, tty ? "\r%s   " : "cacheadvise profile: %s\n", ev->label);
+		if (v->running)
+			draw_bar(v);
+		pthread_mutex_unlock(&v->lock);
 	}
-	if (tty && total && done == total)
-		fputc('\n', stderr);
+}
+
+static void progress_view_init(struct progress_view *v)
+{
+	memset(v, 0, sizeof(*v));
+	pthread_mutex_init(&v->lock, NULL);
+	v->tty = isatty(2) && !getenv("CACHEADVISE_NO_PROGRESS_BAR");
+	v->t0 = now_seconds();
+}
+
+static void progress_view_release(struct progress_view *v)
+{
+	if (v->ticking) {
+		pthread_mutex_lock(&v->lock);
+		v->stop = 1;
+		pthread_mutex_unlock(&v->lock);
+		pthread_join(v->ticker, NULL);
+	}
+	pthread_mutex_lock(&v->lock);
+	clear_bar(v);
+	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_destroy(&v->lock);
+}
+
+/* The ticker takes no signal: Ctrl-C reaches the thread that runs the program. */
+static void start_ticker(struct progress_view *v)
+{
+	sigset_t all, old;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	v->ticking = !pthread_create(&v->ticker, NULL, ticker_main, v);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void print_run(struct progress_view *v, const struct profile_event *ev)
+{
+	if (!v->tty) {
+		if (ev->run_ended) {
+			char *line = progress_text_line(ev->label, ev->run_number, ev->runs_planned,
+							ev->elapsed);
+			fprintf(stderr, "cacheadvise profile: %s\n", line);
+			free(line);
+		}
+		return;
+	}
+	if (!v->ticking)
+		start_ticker(v);
+	pthread_mutex_lock(&v->lock);
+	v->t0 = now_seconds() - ev->elapsed;
+	snprintf(v->label, sizeof(v->label), "%s", ev->label ? ev->label : "");
+	v->done = ev->runs_done;
+	v->total = ev->runs_planned;
+	v->running = ev->run_ended ? 0 : ev->run_number;
+	if (ev->run_ended)
+		v->last_end = ev->elapsed;
+	draw_bar(v);
+	pthread_mutex_unlock(&v->lock);
 }
 
 static void print_event(void *data, const struct profile_event *ev)
 {
-	(void)data;
+	struct progress_view *v = data;
+
+	if (ev->kind == PROFILE_EVENT_RUN) {
+		print_run(v, ev);
+		return;
+	}
+	pthread_mutex_lock(&v->lock);
+	clear_bar(v);
 	switch (ev->kind) {
 	case PROFILE_EVENT_RUN:
-		print_run(ev);
 		break;
 	case PROFILE_EVENT_MESSAGE:
 		fprintf(stderr, "cacheadvise profile: %s\n", ev->message);
@@ -167,6 +284,9 @@ static void print_event(void *data, const struct profile_event *ev)
 		fprintf(stderr, "cacheadvise profile: the capture in %s is incomplete\n", ev->dir);
 		break;
 	}
+	if (v->tty && v->running)
+		draw_bar(v);
+	pthread_mutex_unlock(&v->lock);
 }
 
 int cmd_profile(int argc, char **argv)
@@ -196,7 +316,8 @@ int cmd_profile(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct profile_options opt;
-	struct profile_progress progress = { print_event, NULL };
+	struct progress_view view;
+	struct profile_progress progress = { print_event, &view };
 	int c, ret;
 
 	memset(&opt, 0, sizeof(opt));
@@ -309,7 +430,9 @@ int cmd_profile(int argc, char **argv)
 	opt.argv = argv + optind;
 	opt.tool_dir = cli_exe_dir();
 	runner_install_interrupt_handler();
+	progress_view_init(&view);
 	ret = profile_run(&opt, &progress);
+	progress_view_release(&view);
 	if (ret == CA_E_INTERRUPTED)
 		return 130;   /* the capture says where it stopped */
 	return ret ? cli_fail(ret, NULL) : 0;

@@ -47,7 +47,19 @@ static void report(struct profile_ctx *c, enum profile_event_kind kind, const ch
 
 void profile_progress(struct profile_ctx *c, const char *label)
 {
-	report(c, PROFILE_EVENT_RUN, label, NULL);
+	struct profile_event ev = {
+		.kind = PROFILE_EVENT_RUN, .step = c->step, .label = label, .dir = c->dir,
+		.runs_done = c->runs_done, .runs_planned = c->runs_planned,
+		.elapsed = profile_now() - c->started,
+	};
+
+	/* One event as the run starts, one as it ends, with its own label
+	 * (issue 14: the start used to read as the previous run's end). */
+	ev.run_ended = c->runs_done != c->progress_mark;
+	ev.run_number = ev.run_ended ? c->runs_done : c->runs_done + 1;
+	c->progress_mark = c->runs_done;
+	if (c->progress && c->progress->report)
+		c->progress->report(c->progress->data, &ev);
 }
 
 void profile_message(struct profile_ctx *c, const char *fmt, ...)

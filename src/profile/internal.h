@@ -64,6 +64,7 @@ struct profile_ctx {
 	json_t *capture;
 	unsigned run_index;
 	unsigned runs_done, runs_planned;
+	unsigned progress_mark;     /* runs_done at the last run-start event */
 	double started;
 	struct profile_module *modules;
 	size_t nr_modules;
@@ -82,6 +83,11 @@ double profile_now(void);
 void profile_report_event(struct profile_ctx *c, enum profile_event_kind kind);
 
 /* Tells the caller a run starts or ended (label names it). */
+/*
+ * Tells the caller's progress a run of that label starts or has ended:
+ * call it before profile_run_program() and after it, with the same label.
+ * Which one it is follows from whether a run finished since the last call.
+ */
 void profile_progress(struct profile_ctx *c, const char *label);
 /* Tells the caller a sentence (shown on the terminal, not in the capture). */
 void profile_message(struct profile_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -74,6 +74,11 @@ struct profile_event {
 	enum profile_event_kind kind;
 	enum profile_step step;
 	const char *label;           /* the run ("baseline", "single 3", "monitor run") */
+	/* PROFILE_EVENT_RUN comes twice a run: as it starts (run_ended 0) and
+	 * once it has ended (run_ended 1, runs_done counts it). run_number is
+	 * its number, from 1. */
+	int run_ended;
+	unsigned run_number;
 	const char *message;         /* PROFILE_EVENT_MESSAGE */
 	const char *dir;             /* the capture directory, once known */
 	unsigned runs_done;          /* program runs finished so far */
