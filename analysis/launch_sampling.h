@@ -22,7 +22,7 @@ size_t launch_sample_ordinals(uint64_t launches, size_t samples, uint64_t *out);
 /* One variant: the loads (bit b = measured load b) that allocate in L1. */
 struct measure_variant {
 	uint64_t mask;
-	char label[24];             /* "all", "none", "3", "3,7" (capture.json labels) */
+	char label[48];             /* "all", "none", "3", "3,7" (capture.json labels) */
 };
 
 /*

@@ -51,8 +51,10 @@ struct range_metrics *range_metrics_new(void *cu_context, const char *metric_lis
  * numbers. Does nothing in per-launch mode. */
 void range_metrics_before_launch(struct range_metrics *rm, uint64_t seq, const char *kernel);
 /* Per-launch mode: profile the next launch as the variant `label` of the
- * kernel's launch `ordinal`; range_metrics_end() stops the profiler and
- * records its "metrics" event (with "variant" and "ordinal"). */
+ * kernel's launch `ordinal`. Calls before range_metrics_end() add launches
+ * to the same profiler session (one range each, at most 64; a full session
+ * is ended first); range_metrics_end() stops the profiler and records one
+ * "metrics" event per launch (with "variant" and "ordinal"). */
 void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *kernel,
 			 const char *label, uint64_t ordinal);
 void range_metrics_end(struct range_metrics *rm);

@@ -457,8 +457,8 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 		}
 		range_metrics_begin(rm, li->seq, k->name, v->label, ordinal);
 		r = relaunch(li, fn);
-		range_metrics_end(rm);
 		if (r != CUDA_SUCCESS) {
+			range_metrics_end(rm);
 			inject_error("launch plan: kernel %s: replaying variant %s failed: %s",
 				     k->name, v->label, cu_error(r));
 			break;
@@ -467,6 +467,8 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 		restore_written(&saved);
 		restore_ms += now_ms() - r0;
 	}
+	/* the replays share profiler sessions: decode them all now */
+	range_metrics_end(rm);
 	if (!k->variants[0].ptx_path)
 		write_mask(k, k->default_mask);
 	inject_event(json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "ev", "replay",

@@ -16,7 +16,9 @@
 #include "base/xalloc.h"
 #include "collectors/inject/inject.h"
 
-#define RM_MAX_RANGES 16
+/* Ranges a session holds: launch plans batch up to this many replays in
+ * one profiler session (its start, stop and decode cost tens of ms). */
+#define RM_MAX_RANGES 64
 
 /* L1 global-load traffic, L2 reads from L1, DRAM reads, duration (FACTS.md:
  * every one read on an H200 with ncu). Names map to capture.json keys. */
@@ -314,17 +316,24 @@ void range_metrics_before_launch(struct range_metrics *rm, uint64_t seq, const c
 void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *kernel,
 			 const char *label, uint64_t ordinal)
 {
-	if (!rm || !rm->per_launch || rm->started)
+	size_t n;
+
+	if (!rm || !rm->per_launch)
 		return;
-	flush_ranges(rm);
-	if (start_session(rm))
-		return;
-	rm->started = 1;
-	rm->pending_seq[0] = seq;
-	rm->pending_kernel[0] = xstrdup(kernel ? kernel : "?");
-	rm->pending_label[0] = label ? xstrdup(label) : NULL;
-	rm->pending_ordinal[0] = (int64_t)ordinal;
-	rm->nr_pending = 1;
+	if (rm->started && rm->nr_pending >= RM_MAX_RANGES)
+		range_metrics_end(rm);
+	if (!rm->started) {
+		flush_ranges(rm);
+		if (start_session(rm))
+			return;
+		rm->started = 1;
+	}
+	/* one more range in the session: the next launch */
+	n = rm->nr_pending++;
+	rm->pending_seq[n] = seq;
+	rm->pending_kernel[n] = xstrdup(kernel ? kernel : "?");
+	rm->pending_label[n] = label ? xstrdup(label) : NULL;
+	rm->pending_ordinal[n] = (int64_t)ordinal;
 }
 
 void range_metrics_end(struct range_metrics *rm)
