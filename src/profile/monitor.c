@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/monitor_counts.h"
+#include "analysis/output_check.h"
 #include "analysis/ptx_instrument.h"
 #include "analysis/softcache_rank.h"
 #include "analysis/stencil_detect.h"
@@ -34,22 +35,45 @@ static int module_is_measured(struct profile_ctx *c, const struct profile_module
 }
 
 /* Whether a run printed what the discovery (else the first baseline) run printed. */
+/*
+ * Whether the monitor run's output stands against the baselines' by the
+ * output check of verification (analysis/output_check.h): timings that
+ * differ between baselines, or read as timings, do not count. The
+ * discovery run stands in when the monitor run comes before the baselines.
+ */
 static int same_output_as_baseline(struct profile_ctx *c, json_t *run)
 {
-	json_t *runs = json_object_get(c->capture, "runs"), *r;
-	const char *mine = json_string_value(json_object_get(run, "stdout_sha256"));
-	size_t i;
+	json_t *runs = json_object_get(c->capture, "runs"), *r, *verdict;
+	struct run_output *outs = xcalloc(json_array_size(runs) + 1, sizeof(*outs)), mon;
+	const struct run_output **base = xcalloc(json_array_size(runs) + 1, sizeof(*base));
+	const struct run_output *variant[1] = { &mon };
+	size_t i, nb = 0;
+	int ok = 1, pass;
 
-	json_array_foreach(runs, i, r) {
-		const char *v = json_string_value(json_object_get(r, "variant"));
+	for (pass = 0; pass < 2 && !nb; pass++) {
+		json_array_foreach(runs, i, r) {
+			const char *v = json_string_value(json_object_get(r, "variant"));
 
-		/* the discovery run stands in when the monitor run comes first */
-		if (strcmp(v, "baseline") && strcmp(v, "discovery"))
-			continue;
-		return mine && !strcmp(mine, json_string_value(json_object_get(r, "stdout_sha256")) ?
-					   json_string_value(json_object_get(r, "stdout_sha256")) : "");
+			if (!v || strcmp(v, pass ? "discovery" : "baseline"))
+				continue;
+			run_output_init(&outs[nb]);
+			if (profile_run_output(c, r, &outs[nb]) == 0 && outs[nb].ok)
+				base[nb] = &outs[nb], nb++;
+			else
+				run_output_release(&outs[nb]);
+		}
 	}
-	return 1;
+	run_output_init(&mon);
+	if (nb && profile_run_output(c, run, &mon) == 0) {
+		verdict = output_check_judge(base, nb, variant, 1, 0, &ok);
+		json_decref(verdict);
+	}
+	run_output_release(&mon);
+	for (i = 0; i < nb; i++)
+		run_output_release(&outs[i]);
+	free(outs);
+	free(base);
+	return ok;
 }
 
 int profile_monitor(struct profile_ctx *c)
