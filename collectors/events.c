@@ -254,6 +254,7 @@ static void handle(struct run_events *ev, json_t *o)
 		}
 		for (i = 0; i < n; i++)
 			k->counters[i] += (uint64_t)json_integer_value(json_array_get(vals, i));
+		k->counter_launches++;
 	}
 }
 

@@ -34,6 +34,7 @@ struct event_kernel {
 	unsigned metric_launches;
 	uint64_t *counters;        /* monitor counters summed over launches (owned) */
 	size_t nr_counters;
+	unsigned counter_launches; /* launches the monitor counters came from */
 	json_t *args;              /* args of the first launch (owned) */
 	/*
 	 * Launch plans (docs/injection.md): counters of each variant replayed

@@ -31,6 +31,7 @@
 #include "base/json_file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "analysis/ptx_instrument.h"
 #include "collectors/inject/inject.h"
 
 struct plan_variant {
@@ -72,6 +73,15 @@ struct plan_kernel {
 	CUdeviceptr mask_addr;
 	int own_profiled;               /* the program's launch is under the profiler */
 	int no_replay;                  /* the CLI forbids replays: one variant a launch */
+	/* sampled monitor: the instrumented module runs the listed launches */
+	char *monitor_ptx;
+	uint64_t *monitor_ordinals;
+	size_t nr_monitor_ordinals;
+	CUmodule monitor_module;
+	CUfunction monitor_fn;
+	int monitor_failed;
+	uint64_t monitor_seq;           /* the launch whose counters are pending */
+	int monitor_pending;
 	/* verification */
 	struct plan_version *versions;
 	size_t nr_versions;
@@ -172,6 +182,14 @@ static void load_kernel(struct plan_kernel *k, json_t *o)
 	json_array_foreach(arr, i, e)
 		k->replay_ordinals[i] = (uint64_t)json_integer_value(e);
 	k->rounds = (unsigned)json_integer_value(json_object_get(x, "rounds"));
+	x = json_object_get(o, "monitor");
+	if (json_string_value(json_object_get(x, "ptx"))) {
+		k->monitor_ptx = xstrdup(json_string_value(json_object_get(x, "ptx")));
+		arr = json_object_get(x, "ordinals");
+		k->monitor_ordinals = xcalloc(json_array_size(arr) + 1, sizeof(*k->monitor_ordinals));
+		json_array_foreach(arr, i, e)
+			k->monitor_ordinals[k->nr_monitor_ordinals++] = (uint64_t)json_integer_value(e);
+	}
 }
 
 struct launch_plan *launch_plan_load(const char *path)
@@ -224,6 +242,8 @@ void launch_plan_free(struct launch_plan *p)
 		free(k->versions);
 		free(k->pattern);
 		free(k->replay_ordinals);
+		free(k->monitor_ptx);
+		free(k->monitor_ordinals);
 	}
 	free(p->kernels);
 	free(p);
@@ -550,14 +570,76 @@ static CUfunction version_function(const struct launch_info *li, struct plan_ver
 	return module_function(li, v->label, v->ptx_path, &v->module, &v->fn, &v->failed);
 }
 
-static int is_replay_ordinal(const struct plan_kernel *k, uint64_t ordinal)
+static int listed(const uint64_t *v, size_t n, uint64_t ordinal)
 {
 	size_t i;
 
-	for (i = 0; i < k->nr_replay_ordinals; i++)
-		if (k->replay_ordinals[i] == ordinal)
+	for (i = 0; i < n; i++)
+		if (v[i] == ordinal)
 			return 1;
 	return 0;
+}
+
+static int is_replay_ordinal(const struct plan_kernel *k, uint64_t ordinal)
+{
+	return listed(k->replay_ordinals, k->nr_replay_ordinals, ordinal);
+}
+
+/* ---- sampled monitor ----------------------------------------------------- */
+
+/* The program's launch runs the instrumented kernel (same results, counted). */
+static void monitor_before(struct plan_kernel *k, const struct launch_info *li, uint64_t ordinal)
+{
+	CUfunction fn;
+
+	if (!k->monitor_ptx || !listed(k->monitor_ordinals, k->nr_monitor_ordinals, ordinal))
+		return;
+	fn = module_function(li, "the instrumented module", k->monitor_ptx, &k->monitor_module,
+			     &k->monitor_fn, &k->monitor_failed);
+	if (!fn)
+		return;
+	*li->f = fn;
+	k->monitor_pending = 1;
+	k->monitor_seq = li->seq;
+}
+
+/* After it: its counter array, as module_table_read_counters records it. */
+static void monitor_after(struct plan_kernel *k)
+{
+	CUdeviceptr dptr = 0;
+	size_t bytes = 0, i, n;
+	uint64_t *host;
+	json_t *vals;
+	CUresult r;
+
+	if (!k->monitor_pending)
+		return;
+	k->monitor_pending = 0;
+	r = cuModuleGetGlobal(&dptr, &bytes, k->monitor_module, PTX_INSTRUMENT_SYMBOL);
+	if (r != CUDA_SUCCESS) {
+		inject_error("launch plan: kernel %s: no %s in the instrumented module: %s", k->name,
+			     PTX_INSTRUMENT_SYMBOL, cu_error(r));
+		return;
+	}
+	n = bytes / sizeof(uint64_t);
+	host = xcalloc(n ? n : 1, sizeof(*host));
+	r = cuCtxSynchronize();
+	if (r == CUDA_SUCCESS)
+		r = cuMemcpyDtoH(host, dptr, n * sizeof(*host));
+	if (r == CUDA_SUCCESS)
+		r = cuMemsetD8(dptr, 0, n * sizeof(*host));
+	if (r != CUDA_SUCCESS) {
+		inject_error("launch plan: kernel %s: cannot read the monitor counters: %s", k->name,
+			     cu_error(r));
+		free(host);
+		return;
+	}
+	vals = json_array();
+	for (i = 0; i < n; i++)
+		json_array_append_new(vals, json_integer((json_int_t)host[i]));
+	inject_event(json_pack("{s:s, s:I, s:s, s:o}", "ev", "counters", "seq",
+			       (json_int_t)k->monitor_seq, "kernel", k->name, "values", vals));
+	free(host);
 }
 
 /* Times each version `rounds` times, alternating (ABBA), memory restored. */
@@ -649,6 +731,7 @@ void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 	if (k->nr_versions && k->rounds && is_replay_ordinal(k, ordinal))
 		replay_versions(p, k, allocs, li, ordinal);
 	choose_version(k, li, ordinal);
+	monitor_before(k, li, ordinal);
 }
 
 void launch_plan_after(struct launch_plan *p, struct range_metrics *rm,
@@ -656,7 +739,10 @@ void launch_plan_after(struct launch_plan *p, struct range_metrics *rm,
 {
 	struct plan_kernel *k = find_kernel(p, li->kernel);
 
-	if (!k || !k->own_profiled)
+	if (!k)
+		return;
+	monitor_after(k);
+	if (!k->own_profiled)
 		return;
 	k->own_profiled = 0;
 	range_metrics_end(rm);

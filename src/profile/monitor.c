@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/launch_sampling.h"
 #include "analysis/monitor_counts.h"
 #include "analysis/output_check.h"
 #include "analysis/ptx_instrument.h"
@@ -76,9 +77,56 @@ static int same_output_as_baseline(struct profile_ctx *c, json_t *run)
 	return ok;
 }
 
+/* Launches of a kernel above which the monitor instruments a sample only. */
+#define MONITOR_SAMPLE_LAUNCHES 64
+
+/* Whether module m has a measured kernel launched too often to instrument
+ * every launch (issue 15: the instrumented kernels run 2x-100x slower). */
+static int module_is_sampled(const struct profile_ctx *c, const struct profile_module *m)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_kernels; i++)
+		if (c->kernels[i].module == m && c->kernels[i].disc.launches > MONITOR_SAMPLE_LAUNCHES)
+			return 1;
+	return 0;
+}
+
+/*
+ * The launch plan's "monitor" entries for the measured kernels of a
+ * sampled module: every launch of the kernels launched at most
+ * MONITOR_SAMPLE_LAUNCHES times, --samples launches spread over the run of
+ * the others; those launches run the instrumented module (path).
+ */
+static void monitor_plan_kernels(struct profile_ctx *c, const struct profile_module *m,
+				 const char *path, json_t *kernels)
+{
+	size_t i, j, n;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		uint64_t launches = k->disc.launches, *ord;
+		json_t *ords = json_array();
+
+		if (k->module != m)
+			continue;
+		n = launches > MONITOR_SAMPLE_LAUNCHES ? (c->opt->samples ? c->opt->samples : 3) :
+		    (size_t)launches;
+		ord = xcalloc(n + 1, sizeof(*ord));
+		n = launch_sample_ordinals(launches, n, ord);
+		for (j = 0; j < n; j++)
+			json_array_append_new(ords, json_integer((json_int_t)ord[j]));
+		free(ord);
+		json_array_append_new(kernels, json_pack("{s:s, s:{s:s, s:o}}", "name", k->name,
+			"monitor", "ptx", path, "ordinals", ords));
+	}
+}
+
 int profile_monitor(struct profile_ctx *c)
 {
 	char *dir = capture_layout_run_subst_dir(c->dir, c->run_index);
+	char *plan_path = NULL;
+	json_t *plan_kernels = json_array();
 	json_t **layouts = xcalloc(c->nr_modules + 1, sizeof(*layouts));
 	struct ptx_instrument_options io = {
 		.threshold = PTX_INSTRUMENT_DEFAULT_THRESHOLD,
@@ -88,7 +136,7 @@ int profile_monitor(struct profile_ctx *c)
 	struct run_events ev;
 	struct run_result res;
 	json_t *rj = NULL;
-	const struct run_request req = {
+	struct run_request req = {
 		.subst_dir = dir, .monitor = 1,
 		.timing = 1,  /* the instrumentation's cost, for the report */
 	};
@@ -105,10 +153,22 @@ int profile_monitor(struct profile_ctx *c)
 		path = capture_layout_subst_ptx(dir, m->id);
 		if (module_is_measured(c, m)) {
 			struct strbuf sb = STRBUF_INIT;
+			int sampled = module_is_sampled(c, m);
+			char *ipath = sampled ? xasprintf("%s/%s.monitor.ptx", dir, m->id) : xstrdup(path);
+
 			ret = ptx_instrument(m->pm, &io, &sb, &layouts[i]);
 			if (!ret)
-				ret = write_file_atomic(path, sb.buf, sb.len);
+				ret = write_file_atomic(ipath, sb.buf, sb.len);
 			strbuf_release(&sb);
+			if (!ret && sampled) {
+				/* the module runs as it is; the plan swaps in the instrumented one */
+				int w = patched_ptx_write_module(m->pm, m->id, NULL, path, m->path);
+				char *abs = realpath(ipath, NULL);
+				ret = w < 0 ? w : 0;
+				monitor_plan_kernels(c, m, abs ? abs : ipath, plan_kernels);
+				free(abs);
+			}
+			free(ipath);
 			if (!ret) {
 				char *lp = capture_layout_subst_layout(dir, m->id);
 				ret = json_file_write(lp, layouts[i]);
@@ -126,6 +186,16 @@ int profile_monitor(struct profile_ctx *c)
 		profile_note(c, "monitor run skipped: %s", error_message());
 		ret = 0;
 		goto out;
+	}
+	if (json_array_size(plan_kernels)) {
+		json_t *lp = json_pack("{s:s, s:O}", "schema", "cacheadvise.launch_plan/1",
+				       "kernels", plan_kernels);
+		plan_path = capture_layout_run_launch_plan(c->dir, c->run_index);
+		ret = json_file_write(plan_path, lp);
+		json_decref(lp);
+		if (ret)
+			goto out;
+		req.launch_plan = plan_path;
 	}
 	run_events_init(&ev);
 	profile_progress(c, "monitor run");
@@ -157,6 +227,18 @@ int profile_monitor(struct profile_ctx *c)
 			k->monitor_gpu_ns = ek->timed_launches ? (double)ek->gpu_time_ns : -1;
 			k->mon = ek->counters;
 			k->nr_mon = ek->nr_counters;
+			if (ek->counter_launches && ek->counter_launches < k->disc.launches) {
+				/* sampled: scale the counts to all launches */
+				double scale = (double)k->disc.launches / ek->counter_launches;
+				size_t j;
+
+				for (j = 0; j < k->nr_mon; j++)
+					k->mon[j] = (uint64_t)((double)k->mon[j] * scale + 0.5);
+				k->monitor_gpu_ns = -1;   /* mostly uninstrumented launches */
+				profile_note(c, "kernel %s: the monitor instrumented %u of its %u launches; "
+					     "its counts are scaled to all of them", k->name,
+					     ek->counter_launches, k->disc.launches);
+			}
 			ek->counters = NULL;
 			ek->nr_counters = 0;
 			k->layout = json_incref(layouts[mi]);
@@ -170,6 +252,8 @@ out:
 		json_decref(layouts[i]);
 	free(layouts);
 	free(dir);
+	free(plan_path);
+	json_decref(plan_kernels);
 	return ret;
 }
 
