@@ -189,7 +189,8 @@ static json_t *allocs_used(const struct run_events *ev, const char *kernel)
 	return out;
 }
 
-static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const struct run_events *ev)
+/* Takes the kernel for measuring; returns 0 (noted) when it has no PTX. */
+static int take_kernel(struct profile_ctx *c, struct event_kernel *ek, const struct run_events *ev)
 {
 	struct profile_module *m = find_module(c, ek->module);
 	const struct ptx_function *fn = m && m->pm ? ptx_module_find(m->pm, ek->name) : NULL;
@@ -201,7 +202,7 @@ static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 		profile_note(c, "kernel %s: %s, so its loads cannot be measured", ek->name,
 		     !m ? "its module is unknown" : !m->pm ? "its module has no PTX (see the module's "
 		     "no_ptx_reason in capture.json and the report)" : "not found in its module's PTX");
-		return;
+		return 0;
 	}
 	c->kernels = xrealloc(c->kernels, (c->nr_kernels + 1) * sizeof(*c->kernels));
 	k = &c->kernels[c->nr_kernels++];
@@ -238,6 +239,7 @@ static void take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 		k->pair_hit[i] = NAN;
 		k->pair_run[i] = -1;
 	}
+	return 1;
 }
 
 /*
@@ -372,8 +374,9 @@ int profile_discover(struct profile_ctx *c)
 			     order[i]->gpu_time_ns / 1e6, c->opt->top);
 			continue;
 		}
-		take_kernel(c, order[i], &ev);
-		taken++;
+		/* --top counts the kernels that can be measured: a library's cubin-only
+		 * kernels (cuBLAS, PyTorch) do not take the places of the program's own */
+		taken += take_kernel(c, order[i], &ev);
 	}
 	if (have_re && !taken)
 		profile_note(c, "no kernel matches --kernels '%s'", c->opt->kernels_regex);
