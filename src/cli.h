@@ -29,6 +29,7 @@ int cmd_solve(int argc, char **argv);
 int cmd_patch(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
+int cmd_check(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
 
 /* Name of the running command ("inspect"), for messages. */

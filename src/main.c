@@ -18,6 +18,7 @@ static const struct cmd commands[] = {
 	{ "patch", cmd_patch, 0, "apply a plan's cache operators to PTX, or instrument it" },
 	{ "run", cmd_run, CMD_NEEDS_GPU, "run a program with a plan applied, no rebuild" },
 	{ "apply", cmd_apply, 0, "write or apply the source patch of a capture" },
+	{ "check", cmd_check, 0, "confirm a rebuilt program carries the advice, and time it" },
 	{ "probe", cmd_probe, CMD_NEEDS_GPU, "measure the GPU's cache geometry with P-chase" },
 };
 

@@ -1,0 +1,172 @@
+#include "analysis/rebuild_match.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *rebuild_status_name(enum rebuild_status s)
+{
+	switch (s) {
+	case REBUILD_FOUND: return "found";
+	case REBUILD_WRONG_FORM: return "wrong form";
+	case REBUILD_MISSING: return "missing";
+	case REBUILD_NO_LINEINFO: return "no line info";
+	}
+	return "missing";
+}
+
+/* Whether path names the diff's file p[0, n): equal, or ends with "/" p. */
+static int same_file(const char *path, const char *p, size_t n)
+{
+	size_t l = strlen(path);
+
+	if (l == n)
+		return !memcmp(path, p, n);
+	return l > n && path[l - n - 1] == '/' && !memcmp(path + l - n, p, n);
+}
+
+size_t rebuild_diff_new_line(const char *diff, const char *file, size_t old_line)
+{
+	const char *p = diff;
+	long delta = 0;
+	int in_file = 0;
+
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+
+		if (len > 6 && !strncmp(p, "+++ b/", 6)) {
+			in_file = same_file(file, p + 6, len - 6);
+		} else if (in_file && len > 4 && !strncmp(p, "@@ -", 4)) {
+			char *q;
+			unsigned long a = strtoul(p + 4, &q, 10), c, nold = 1, nnew = 1;
+			size_t old = a, new;
+
+			if (*q == ',')
+				nold = strtoul(q + 1, &q, 10);
+			if (strncmp(q, " +", 2))
+				return old_line;
+			c = strtoul(q + 2, &q, 10);
+			if (*q == ',')
+				nnew = strtoul(q + 1, &q, 10);
+			if (old_line < a)
+				return (size_t)((long)old_line + delta);
+			new = c;
+			if (!a)         /* "-0,0": an insertion at the top */
+				old = 1;
+			/* Walk the hunk's lines. */
+			p = e ? e + 1 : NULL;
+			while (p && *p && (nold || nnew)) {
+				e = strchr(p, '\n');
+				if (*p == ' ') {
+					if (old == old_line)
+						return new;
+					old++;
+					new++;
+					nold -= !!nold;
+					nnew -= !!nnew;
+				} else if (*p == '-') {
+					if (old == old_line)
+						return new;
+					old++;
+					nold -= !!nold;
+				} else if (*p == '+') {
+					new++;
+					nnew -= !!nnew;
+				} else if (*p != '\\') {
+					break;
+				}
+				p = e ? e + 1 : NULL;
+			}
+			delta = (long)new - (long)old;
+			continue;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	return (size_t)((long)old_line + delta);
+}
+
+int rebuild_load_has_form(const struct ptx_load *ld, enum load_action action)
+{
+	enum ptx_l1_eviction ev = ld->l1_eviction == PTX_L1_EVICT_NORMAL ? PTX_L1_NONE :
+				  ld->l1_eviction;
+
+	switch (action) {
+	case LOAD_ACTION_DEFAULT:
+		return ld->cache_op == PTX_CACHE_OP_NONE && ev == PTX_L1_NONE;
+	case LOAD_ACTION_CACHE:
+		return ld->cache_op == PTX_CACHE_OP_CA;
+	case LOAD_ACTION_BYPASS:
+		return ld->cache_op == PTX_CACHE_OP_CG;
+	case LOAD_ACTION_STREAM:
+		return ld->cache_op == PTX_CACHE_OP_CS;
+	case LOAD_ACTION_LAST_USE:
+		return ld->cache_op == PTX_CACHE_OP_LU;
+	case LOAD_ACTION_NO_ALLOCATE:
+		return ld->cache_op == PTX_CACHE_OP_NONE && ev == PTX_L1_NO_ALLOCATE;
+	case LOAD_ACTION_EVICT_FIRST:
+		return ld->cache_op == PTX_CACHE_OP_NONE && ev == PTX_L1_EVICT_FIRST;
+	case LOAD_ACTION_EVICT_LAST:
+		return ld->cache_op == PTX_CACHE_OP_NONE && ev == PTX_L1_EVICT_LAST;
+	case LOAD_ACTION__COUNT:
+		break;
+	}
+	return 0;
+}
+
+const char *rebuild_anchor(const struct ptx_load *ld, int *line)
+{
+	if (ld->call_file && ld->call_line) {
+		*line = ld->call_line;
+		return ld->call_file;
+	}
+	*line = ld->line;
+	return ld->file;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+	return s ? s + 1 : path;
+}
+
+void rebuild_match_load(const struct ptx_function *orig, unsigned ordinal,
+			const struct ptx_function *rebuilt, const char *diff,
+			enum load_action action, struct rebuild_check *out)
+{
+	const struct ptx_load *ld;
+	const char *file;
+	int line, l2;
+	size_t i, order = 0, seen = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->status = REBUILD_MISSING;
+	if (ordinal >= orig->nr_loads)
+		return;
+	ld = &orig->loads[ordinal];
+	file = rebuild_anchor(ld, &line);
+	if (!file || !line) {
+		out->status = REBUILD_NO_LINEINFO;
+		return;
+	}
+	for (i = 0; i < ordinal; i++) {
+		const char *f2 = rebuild_anchor(&orig->loads[i], &l2);
+		if (f2 && l2 == line && !strcmp(f2, file))
+			order++;
+	}
+	out->order = order;
+	out->line = diff ? (int)rebuild_diff_new_line(diff, file, (size_t)line) : line;
+	for (i = 0; i < rebuilt->nr_loads; i++) {
+		const struct ptx_load *r = &rebuilt->loads[i];
+		const char *f2 = rebuild_anchor(r, &l2);
+
+		if (!f2 || l2 != out->line || strcmp(base_name(f2), base_name(file)))
+			continue;
+		if (seen++ != order)
+			continue;
+		out->found = r;
+		out->status = rebuild_load_has_form(r, action) ? REBUILD_FOUND : REBUILD_WRONG_FORM;
+		return;
+	}
+	if (!rebuilt->nr_loads || !rebuilt->loads[0].file)
+		out->status = REBUILD_NO_LINEINFO;
+}

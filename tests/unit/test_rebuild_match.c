@@ -1,0 +1,100 @@
+/*
+ * analysis/rebuild_match.c: finding the capture's advised loads in the
+ * program rebuilt from source.patch (tests/fixtures/rebuilt/, made by nvcc
+ * from samples/stream_table.cu with capture-real's patch applied).
+ */
+#include <string.h>
+
+#include "analysis/ptx.h"
+#include "analysis/rebuild_match.h"
+#include "base/strbuf.h"
+#include "tests/unit/check.h"
+
+#define DK "_Z11decode_keysPK5uint4jmjPKjjS3_jjPj"
+
+static struct ptx_module *load(const char *rel)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct ptx_module *m = NULL;
+
+	if (strbuf_read_file(&sb, check_source_path(rel), 0) ||
+	    ptx_parse(rel, sb.buf, sb.len, &m))
+		CHECK(!"fixture parses");
+	strbuf_release(&sb);
+	return m;
+}
+
+static void test_diff_lines(void)
+{
+	static const char diff[] =
+		"--- a/k.cu\n+++ b/k.cu\n"
+		"@@ -2,3 +2,5 @@\n"
+		" two\n+new a\n+new b\n three\n four\n"
+		"@@ -10,3 +12,3 @@\n"
+		" ten\n-eleven\n+ELEVEN\n twelve\n"
+		"--- a/other.cu\n+++ b/other.cu\n"
+		"@@ -1,1 +1,2 @@\n+top\n one\n";
+
+	CHECK_INT(rebuild_diff_new_line(diff, "/src/k.cu", 1), 1);   /* before the hunks */
+	CHECK_INT(rebuild_diff_new_line(diff, "/src/k.cu", 2), 2);
+	CHECK_INT(rebuild_diff_new_line(diff, "/src/k.cu", 3), 5);   /* after two insertions */
+	CHECK_INT(rebuild_diff_new_line(diff, "/src/k.cu", 7), 9);   /* between hunks */
+	CHECK_INT(rebuild_diff_new_line(diff, "/src/k.cu", 11), 13); /* a replaced line */
+	CHECK_INT(rebuild_diff_new_line(diff, "/src/k.cu", 50), 52); /* after the last hunk */
+	CHECK_INT(rebuild_diff_new_line(diff, "/src/other.cu", 1), 2);
+	CHECK_INT(rebuild_diff_new_line(diff, "/src/not-k.cu", 3), 3);
+	CHECK_INT(rebuild_diff_new_line(diff, "/src/x.cu", 5), 5);
+	CHECK_INT(rebuild_diff_new_line("", "k.cu", 5), 5);
+}
+
+static void test_stream_table(void)
+{
+	struct ptx_module *o = load("tests/fixtures/capture-real/modules/83c50ebd491c19e2.ptx");
+	struct ptx_module *r = load("tests/fixtures/rebuilt/stream_table.patched.ptx");
+	struct strbuf diff = STRBUF_INIT;
+	const struct ptx_function *fo, *fr;
+	struct rebuild_check c;
+
+	if (!o || !r)
+		goto out;
+	fo = ptx_module_find(o, DK);
+	fr = ptx_module_find(r, DK);
+	CHECK(fo && fr);
+	if (!fo || !fr)
+		goto out;
+	if (strbuf_read_file(&diff, check_source_path("tests/fixtures/capture-real/source.patch"), 0))
+		CHECK(!"source.patch readable");
+
+	rebuild_match_load(fo, 0, fr, diff.buf, LOAD_ACTION_NO_ALLOCATE, &c);
+	CHECK_STR(rebuild_status_name(c.status), "found");
+	CHECK_INT(c.line, 119 + 12 + 13);   /* the load helpers, then load_key_na, above it */
+	rebuild_match_load(fo, 2, fr, diff.buf, LOAD_ACTION_NO_ALLOCATE, &c);
+	CHECK_STR(rebuild_status_name(c.status), "found");
+	CHECK(c.found && c.found->inline_depth == 2);   /* ca_ld_na_ro in load_key_na */
+	/* Load 1 (the other call of load_key) stays as it was: plain. */
+	rebuild_match_load(fo, 1, fr, diff.buf, LOAD_ACTION_DEFAULT, &c);
+	CHECK_STR(rebuild_status_name(c.status), "found");
+	rebuild_match_load(fo, 1, fr, diff.buf, LOAD_ACTION_NO_ALLOCATE, &c);
+	CHECK_STR(rebuild_status_name(c.status), "wrong form");
+	rebuild_match_load(fo, 3, fr, diff.buf, LOAD_ACTION_DEFAULT, &c);
+	CHECK_STR(rebuild_status_name(c.status), "found");
+	/* The original program against itself: load 2 is not bypassed there. */
+	rebuild_match_load(fo, 2, fo, NULL, LOAD_ACTION_NO_ALLOCATE, &c);
+	CHECK_STR(rebuild_status_name(c.status), "wrong form");
+	/* Without the patch's line map, the rebuilt lines do not fit. */
+	rebuild_match_load(fo, 2, fr, NULL, LOAD_ACTION_NO_ALLOCATE, &c);
+	CHECK_STR(rebuild_status_name(c.status), "missing");
+	CHECK(rebuild_load_has_form(&fo->loads[0], LOAD_ACTION_DEFAULT));
+	CHECK(!rebuild_load_has_form(&fo->loads[0], LOAD_ACTION_EVICT_LAST));
+out:
+	strbuf_release(&diff);
+	ptx_module_free(o);
+	ptx_module_free(r);
+}
+
+int main(void)
+{
+	test_diff_lines();
+	test_stream_table();
+	return check_done();
+}
