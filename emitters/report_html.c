@@ -7,6 +7,7 @@
 #include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
+#include "emitters/report_cost.h"
 #include "emitters/report_output.h"
 #include "emitters/source_patch.h"
 
@@ -210,6 +211,19 @@ static void label_html(struct strbuf *out, const struct report_kernel *k, const 
 	strbuf_addstr(out, "</code>");
 }
 
+/* What the profile cost (capture.json "cost"), when the capture says. */
+static void cost_li(struct strbuf *out, const struct report_input *in)
+{
+	char *line = report_cost_line(in->capture);
+
+	if (line) {
+		strbuf_addstr(out, "<li>Capture: ");
+		esc(out, line);
+		strbuf_addstr(out, ".</li>");
+	}
+	free(line);
+}
+
 static void summary(struct strbuf *out, const struct report_input *in)
 {
 	struct report_summary s;
@@ -257,6 +271,7 @@ static void summary(struct strbuf *out, const struct report_input *in)
 		}
 		strbuf_addstr(out, "</ul></li>");
 	}
+	cost_li(out, in);
 	strbuf_addstr(out, "</ul>");
 	if (s.nr_changes) {
 		strbuf_addstr(out, "<h3>What to change</h3><table><tr><th>kernel</th><th>load</th>"
@@ -739,21 +754,6 @@ static void int_html(struct strbuf *out, json_t *obj, const char *key)
 		strbuf_addstr(out, "&ndash;");
 }
 
-/* Whether a software-cache candidate is selected: its own "selected", else
- * whether the section's "selected" list names its parameter (older captures). */
-static json_t *candidate_selected(json_t *section, json_t *cand)
-{
-	json_t *sel = json_object_get(cand, "selected"), *p;
-	size_t i;
-
-	if (json_is_boolean(sel) || !json_is_array(json_object_get(section, "selected")))
-		return sel;
-	json_array_foreach(json_object_get(section, "selected"), i, p)
-		if (json_equal(p, json_object_get(cand, "param")))
-			return json_true();
-	return json_false();
-}
-
 /*
  * The software-cache advice of a kernel (analysis/softcache_rank.h) as the
  * rest of the report: what is cached and why, the occupancy it assumes,
@@ -796,7 +796,7 @@ static void software_cache_html(struct strbuf *out, json_t *v)
 				   "<th>simulated hits</th><th>accesses</th><th>simulated hit rate</th>"
 				   "<th>selected</th><th>why</th></tr>");
 		json_array_foreach(json_object_get(v, "candidates"), i, c) {
-			json_t *ro = json_object_get(c, "read_only"), *sel = candidate_selected(v, c);
+			json_t *ro = json_object_get(c, "read_only"), *sel = report_softcache_selected(v, c);
 			double hits = report_json_number(c, "sim_hits");
 			double acc = report_json_number(c, "sim_accesses");
 			double rate = report_json_number(c, "hit_rate");

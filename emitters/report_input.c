@@ -851,3 +851,16 @@ void report_input_release(struct report_input *in)
 	free(in->dir);
 	memset(in, 0, sizeof(*in));
 }
+
+json_t *report_softcache_selected(json_t *section, json_t *cand)
+{
+	json_t *sel = json_object_get(cand, "selected"), *p;
+	size_t i;
+
+	if (json_is_boolean(sel) || !json_is_array(json_object_get(section, "selected")))
+		return sel;
+	json_array_foreach(json_object_get(section, "selected"), i, p)
+		if (json_equal(p, json_object_get(cand, "param")))
+			return json_true();
+	return json_false();
+}

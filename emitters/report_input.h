@@ -203,4 +203,12 @@ double report_verification_spread(const struct report_kernel *k);
 /* The program's verified speedup (median of the summed kernel times), NAN if none. */
 double report_program_speedup(const struct report_input *in);
 
+/*
+ * Whether a software-cache candidate (an element of a kernel's
+ * software_cache.candidates) is selected: its own "selected", else whether
+ * the section's "selected" list names its parameter (older captures).
+ * Returns a borrowed JSON boolean, or NULL when neither says.
+ */
+json_t *report_softcache_selected(json_t *section, json_t *cand);
+
 #endif

@@ -6,6 +6,7 @@
 #include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
+#include "emitters/report_cost.h"
 #include "emitters/report_output.h"
 #include "emitters/source_patch.h"
 
@@ -187,6 +188,16 @@ static void header(struct strbuf *out, const struct report_input *in, const stru
 	strbuf_addf(out, "  model    %s\n", model ? model : "sector");
 }
 
+/* What the profile cost (capture.json "cost"), when the capture says. */
+static void cost_line(struct strbuf *out, const struct report_input *in)
+{
+	char *line = report_cost_line(in->capture);
+
+	if (line)
+		strbuf_addf(out, "  Capture: %s.\n", line);
+	free(line);
+}
+
 static void summary(struct strbuf *out, const struct report_input *in, const struct palette *p)
 {
 	struct report_summary s;
@@ -243,6 +254,7 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 			free(label);
 		}
 	}
+	cost_line(out, in);
 	if (s.nr_changes) {
 		strbuf_addstr(out, "\n  What to change:\n");
 		for (i = 0; i < in->nr_kernels; i++) {
@@ -538,21 +550,6 @@ static void jint(struct strbuf *out, json_t *obj, const char *key)
 		strbuf_addch(out, '?');
 }
 
-/* Whether a software-cache candidate is selected: its own "selected", else
- * whether the section's "selected" list names its parameter (older captures). */
-static json_t *candidate_selected(json_t *section, json_t *cand)
-{
-	json_t *sel = json_object_get(cand, "selected"), *p;
-	size_t i;
-
-	if (json_is_boolean(sel) || !json_is_array(json_object_get(section, "selected")))
-		return sel;
-	json_array_foreach(json_object_get(section, "selected"), i, p)
-		if (json_equal(p, json_object_get(cand, "param")))
-			return json_true();
-	return json_false();
-}
-
 /*
  * The software-cache advice of a kernel (analysis/softcache_rank.h): what
  * is cached and why, the occupancy it assumes, and its candidates as a
@@ -600,7 +597,7 @@ static void software_cache_text(struct strbuf *out, json_t *v)
 		strbuf_addf(out, "  %5s  %-9s %14s %14s %9s  %-8s  %s\n", "param", "read-only",
 			    "simulated hits", "accesses", "hit rate", "selected", "why");
 		json_array_foreach(json_object_get(v, "candidates"), i, c) {
-			json_t *ro = json_object_get(c, "read_only"), *sel = candidate_selected(v, c);
+			json_t *ro = json_object_get(c, "read_only"), *sel = report_softcache_selected(v, c);
 			double hits = report_json_number(c, "sim_hits");
 			double acc = report_json_number(c, "sim_accesses");
 			double rate = report_json_number(c, "hit_rate");
