@@ -38,6 +38,8 @@ void run_events_release(struct run_events *ev)
 		json_decref(ev->kernels[i].replay_refused);
 		json_decref(ev->kernels[i].version_ns);
 		json_decref(ev->kernels[i].replay_ns);
+		json_decref(ev->kernels[i].carveout_ns);
+		json_decref(ev->kernels[i].carveout_replay_ns);
 		free(ev->kernels[i].counters);
 	}
 	free(ev->modules);
@@ -46,6 +48,7 @@ void run_events_release(struct run_events *ev)
 	json_decref(ev->allocations);
 	json_decref(ev->launch_sequence);
 	json_decref(ev->metric_names);
+	json_decref(ev->attributes);
 	json_decref(ev->join_);
 	memset(ev, 0, sizeof(*ev));
 }
@@ -131,6 +134,47 @@ static void dims(json_t *arr, unsigned out[3])
 		out[i] = (unsigned)json_integer_value(json_array_get(arr, i));
 }
 
+/*
+ * The carve-out's events (issue 18): what the program set on a kernel
+ * (`attribute`), which setting a launch ran (`carveout`, joined to its
+ * kernel_time through the correlation id) and replays' times
+ * (`carveout_replay_time`).
+ */
+static void handle_carveout(struct run_events *ev, const char *type, json_t *o)
+{
+	const char *kernel = str(o, "kernel"), *what = str(o, "attribute");
+	struct event_kernel *k;
+
+	if (!strcmp(type, "attribute")) {
+		json_t *attrs;
+
+		if (!what || !json_object_get(o, "value"))
+			return;
+		if (!ev->attributes)
+			ev->attributes = json_object();
+		attrs = json_object_get(ev->attributes, kernel ? kernel : "");
+		if (!attrs) {
+			attrs = json_object();
+			json_object_set_new(ev->attributes, kernel ? kernel : "", attrs);
+		}
+		json_object_set(attrs, what, json_object_get(o, "value"));
+		return;
+	}
+	if (!str(o, "setting"))
+		return;
+	if (!strcmp(type, "carveout")) {
+		json_t *corr = join_get(ev, "seq_correlation", json_integer_value(json_object_get(o, "seq")));
+
+		if (corr)
+			join_set(ev, "correlation_carveout", json_integer_value(corr),
+				 json_string(str(o, "setting")));
+		return;
+	}
+	k = run_events_kernel(ev, kernel ? kernel : "?");
+	push(&k->carveout_replay_ns, str(o, "setting"),
+	     json_integer((json_int_t)json_number_value(json_object_get(o, "ns"))));
+}
+
 /* seq -> kernel name, for metrics/counters events that name the seq. */
 static void handle(struct run_events *ev, json_t *o)
 {
@@ -210,11 +254,15 @@ static void handle(struct run_events *ev, json_t *o)
 
 		json_t *version = join_get(ev, "correlation_version",
 					   json_integer_value(json_object_get(o, "correlation")));
+		json_t *carveout = join_get(ev, "correlation_carveout",
+					    json_integer_value(json_object_get(o, "correlation")));
 
 		if (e > s)
 			k->gpu_time_ns += (uint64_t)(e - s);
 		if (version && e > s)
 			push(&k->version_ns, json_string_value(version), json_integer(e - s));
+		if (carveout && e > s)
+			push(&k->carveout_ns, json_string_value(carveout), json_integer(e - s));
 		k->timed_launches++;
 		k->static_shared = (int)json_integer_value(json_object_get(o, "static_shared"));
 		k->registers = (int)json_integer_value(json_object_get(o, "registers"));
@@ -224,6 +272,9 @@ static void handle(struct run_events *ev, json_t *o)
 		if (corr && str(o, "version"))
 			join_set(ev, "correlation_version", json_integer_value(corr),
 				 json_string(str(o, "version")));
+	} else if (!strcmp(type, "attribute") || !strcmp(type, "carveout") ||
+		   !strcmp(type, "carveout_replay_time")) {
+		handle_carveout(ev, type, o);
 	} else if (!strcmp(type, "replay")) {
 		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
 

@@ -51,6 +51,14 @@ struct event_kernel {
 	json_t *replay_refused;
 	json_t *version_ns;
 	json_t *replay_ns;
+	/*
+	 * The carve-out check of a launch plan (issue 18): per-launch GPU
+	 * times of each carve-out setting the plan chose (`carveout` events
+	 * joined through the correlation id; setting label -> array of ns) and
+	 * of its replays (`carveout_replay_time`). Owned, NULL when none.
+	 */
+	json_t *carveout_ns;
+	json_t *carveout_replay_ns;
 };
 
 struct run_events {
@@ -64,6 +72,16 @@ struct run_events {
 	json_t *allocations;       /* array of {"seq","bytes"} (owned) */
 	json_t *launch_sequence;   /* array of {"seq","kernel","args"} (owned) */
 	json_t *metric_names;      /* metrics the profiler used, or NULL */
+	/*
+	 * What the program set on its kernels (`attribute` events, issue 18):
+	 * kernel name -> {attribute -> the last value set}, the attributes
+	 * being "preferred_shared_memory_carveout" and
+	 * "max_dynamic_shared_size_bytes" (numbers) and "cache_config" (a
+	 * name); "" holds the context's (cuCtxSetCacheConfig). Kept apart from
+	 * `kernels`, since a program may set attributes on kernels it never
+	 * launches. Owned, NULL when none.
+	 */
+	json_t *attributes;
 	json_t *join_;             /* private: one process's correlation -> version */
 };
 

@@ -10,7 +10,8 @@
  *   - at every kernel launch, record the kernel, its configuration and the
  *     allocations its pointer arguments point into; read counters (range
  *     profiler) or monitor counters when asked;
- *   - track device allocations;
+ *   - track device allocations, and the carve-out and shared memory limit
+ *     the program sets on its kernels (cuFuncSetAttribute, cuKernelSetAttribute);
  *   - collect kernel times from CUPTI activity records when asked.
  * Everything goes to OUT/events.jsonl, one JSON object a line; a second
  * process of the same run writes OUT/events.<pid>.jsonl (InitializeInjection).
@@ -340,6 +341,74 @@ static void on_launch_exit(const CUpti_CallbackData *cb, const struct launch_inf
 	pthread_mutex_unlock(&g.lock);
 }
 
+/* ---- attributes the program sets (issue 18) ---------------------------- */
+
+/*
+ * The name of a function handle: a CUfunction, or a CUkernel cast to one
+ * (cuFuncGetName fails on a CUkernel, cuKernelGetName works: FACTS.md
+ * "Choosing the function per launch"). NULL when neither knows it.
+ */
+static const char *handle_name(CUfunction f)
+{
+	const char *name = NULL;
+
+	in_own_call++;
+	if (cuFuncGetName(&name, f) != CUDA_SUCCESS &&
+	    cuKernelGetName(&name, (CUkernel)f) != CUDA_SUCCESS)
+		name = NULL;
+	in_own_call--;
+	return name;
+}
+
+static const char *cache_config_name(CUfunc_cache c)
+{
+	switch (c) {
+	case CU_FUNC_CACHE_PREFER_NONE: return "prefer_none";
+	case CU_FUNC_CACHE_PREFER_SHARED: return "prefer_shared";
+	case CU_FUNC_CACHE_PREFER_L1: return "prefer_l1";
+	case CU_FUNC_CACHE_PREFER_EQUAL: return "prefer_equal";
+	default: return "unknown";
+	}
+}
+
+/*
+ * An attribute the program set on a kernel (cuFuncSetAttribute,
+ * cuKernelSetAttribute) that decides its L1/shared split: the carve-out
+ * and the dynamic shared memory limit, as an `attribute` event. Other
+ * attributes are not recorded.
+ */
+static void on_set_attribute(CUfunction f, CUfunction_attribute attrib, int value, const char *api)
+{
+	const char *which, *name;
+
+	if (attrib == CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)
+		which = "preferred_shared_memory_carveout";
+	else if (attrib == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
+		which = "max_dynamic_shared_size_bytes";
+	else
+		return;
+	pthread_mutex_lock(&g.lock);
+	name = handle_name(f);
+	inject_event(json_pack("{s:s, s:s?, s:s, s:i, s:s}", "ev", "attribute", "kernel", name,
+			       "attribute", which, "value", value, "api", api));
+	pthread_mutex_unlock(&g.lock);
+}
+
+/* A cache configuration (cuFuncSetCacheConfig, cuKernelSetCacheConfig; the
+ * context's with no kernel, cuCtxSetCacheConfig) as an `attribute` event
+ * whose value is a name. */
+static void on_set_cache_config(CUfunction f, CUfunc_cache config, const char *api)
+{
+	const char *name;
+
+	pthread_mutex_lock(&g.lock);
+	name = f ? handle_name(f) : NULL;
+	inject_event(json_pack("{s:s, s:s?, s:s, s:s, s:s}", "ev", "attribute", "kernel", name,
+			       "attribute", "cache_config", "value", cache_config_name(config),
+			       "api", api));
+	pthread_mutex_unlock(&g.lock);
+}
+
 /* ---- allocations ------------------------------------------------------ */
 
 static void on_alloc(CUdeviceptr *dptr, size_t size)
@@ -499,6 +568,36 @@ static void CUPTIAPI on_callback(void *userdata, CUpti_CallbackDomain domain,
 			on_launch_exit(cb, &li);
 		break;
 	}
+	case CUPTI_DRIVER_TRACE_CBID_cuFuncSetAttribute:
+		if (cb->callbackSite == CUPTI_API_EXIT && *(CUresult *)cb->functionReturnValue == CUDA_SUCCESS) {
+			const cuFuncSetAttribute_params *p = cb->functionParams;
+			on_set_attribute(p->hfunc, p->attrib, p->value, "cuFuncSetAttribute");
+		}
+		break;
+	case CUPTI_DRIVER_TRACE_CBID_cuKernelSetAttribute:
+		if (cb->callbackSite == CUPTI_API_EXIT && *(CUresult *)cb->functionReturnValue == CUDA_SUCCESS) {
+			const cuKernelSetAttribute_params *p = cb->functionParams;
+			on_set_attribute((CUfunction)p->kernel, p->attrib, p->val, "cuKernelSetAttribute");
+		}
+		break;
+	case CUPTI_DRIVER_TRACE_CBID_cuFuncSetCacheConfig:
+		if (cb->callbackSite == CUPTI_API_EXIT && *(CUresult *)cb->functionReturnValue == CUDA_SUCCESS) {
+			const cuFuncSetCacheConfig_params *p = cb->functionParams;
+			on_set_cache_config(p->hfunc, p->config, "cuFuncSetCacheConfig");
+		}
+		break;
+	case CUPTI_DRIVER_TRACE_CBID_cuKernelSetCacheConfig:
+		if (cb->callbackSite == CUPTI_API_EXIT && *(CUresult *)cb->functionReturnValue == CUDA_SUCCESS) {
+			const cuKernelSetCacheConfig_params *p = cb->functionParams;
+			on_set_cache_config((CUfunction)p->kernel, p->config, "cuKernelSetCacheConfig");
+		}
+		break;
+	case CUPTI_DRIVER_TRACE_CBID_cuCtxSetCacheConfig:
+		if (cb->callbackSite == CUPTI_API_EXIT && *(CUresult *)cb->functionReturnValue == CUDA_SUCCESS) {
+			const cuCtxSetCacheConfig_params *p = cb->functionParams;
+			on_set_cache_config(NULL, p->config, "cuCtxSetCacheConfig");
+		}
+		break;
 	case CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2:
 		if (cb->callbackSite == CUPTI_API_EXIT && *(CUresult *)cb->functionReturnValue == CUDA_SUCCESS) {
 			const cuMemAlloc_v2_params *p = cb->functionParams;
@@ -570,6 +669,11 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 		CUPTI_DRIVER_TRACE_CBID_cuMemAlloc_v2,
 		CUPTI_DRIVER_TRACE_CBID_cuMemAllocAsync,
 		CUPTI_DRIVER_TRACE_CBID_cuMemFree_v2,
+		CUPTI_DRIVER_TRACE_CBID_cuFuncSetAttribute,
+		CUPTI_DRIVER_TRACE_CBID_cuKernelSetAttribute,
+		CUPTI_DRIVER_TRACE_CBID_cuFuncSetCacheConfig,
+		CUPTI_DRIVER_TRACE_CBID_cuKernelSetCacheConfig,
+		CUPTI_DRIVER_TRACE_CBID_cuCtxSetCacheConfig,
 	};
 	const char *out = getenv("CACHEADVISE_OUT");
 	char *path;

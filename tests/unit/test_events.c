@@ -156,9 +156,72 @@ static void test_launch_plan_events(void)
 	unlink(path);
 }
 
+/* The carve-out (issue 18): what the program set per kernel, and the
+ * settings a launch plan chose joined to the launches' times. */
+static void test_carveout_events(void)
+{
+	char path[] = "/tmp/ca-test-events-carveout-XXXXXX";
+	int fd = mkstemp(path);
+	struct run_events ev;
+	struct event_kernel *k;
+	json_t *prog, *def, *attrs;
+	static const char text[] =
+		"{\"ev\":\"start\",\"pid\":1}\n"
+		"{\"ev\":\"attribute\",\"kernel\":\"k\",\"attribute\":\"preferred_shared_memory_carveout\",\"value\":50,\"api\":\"cuKernelSetAttribute\"}\n"
+		"{\"ev\":\"attribute\",\"kernel\":\"k\",\"attribute\":\"preferred_shared_memory_carveout\",\"value\":100,\"api\":\"cuKernelSetAttribute\"}\n"
+		"{\"ev\":\"attribute\",\"kernel\":\"k\",\"attribute\":\"max_dynamic_shared_size_bytes\",\"value\":65536,\"api\":\"cuFuncSetAttribute\"}\n"
+		"{\"ev\":\"attribute\",\"kernel\":null,\"attribute\":\"cache_config\",\"value\":\"prefer_l1\",\"api\":\"cuCtxSetCacheConfig\"}\n"
+		"{\"ev\":\"attribute\",\"kernel\":\"k2\",\"attribute\":\"cache_config\",\"value\":\"prefer_shared\"}\n"
+		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k\",\"correlation\":20}\n"
+		"{\"ev\":\"carveout\",\"seq\":0,\"kernel\":\"k\",\"ordinal\":0,\"setting\":\"program\",\"value\":100}\n"
+		"{\"ev\":\"launch\",\"seq\":1,\"kernel\":\"k\",\"correlation\":21}\n"
+		"{\"ev\":\"carveout\",\"seq\":1,\"kernel\":\"k\",\"ordinal\":1,\"setting\":\"default\",\"value\":-1}\n"
+		"{\"ev\":\"launch\",\"seq\":2,\"kernel\":\"k\",\"correlation\":22}\n"
+		"{\"ev\":\"carveout_replay_time\",\"kernel\":\"k\",\"ordinal\":2,\"round\":0,\"setting\":\"default\",\"value\":-1,\"ns\":700.0}\n"
+		"{\"ev\":\"carveout_replay_time\",\"kernel\":\"k\",\"ordinal\":2,\"round\":0,\"setting\":\"program\",\"value\":100,\"ns\":900.0}\n"
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":100,\"end\":400,\"correlation\":20}\n"
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":500,\"end\":700,\"correlation\":21}\n"
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":800,\"end\":900,\"correlation\":22}\n"
+		"{\"ev\":\"exit\",\"launches\":3}\n";
+
+	if (fd < 0 || write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1)) {
+		perror("temporary file");
+		check_failed_++;
+		return;
+	}
+	close(fd);
+	run_events_init(&ev);
+	CHECK_INT(run_events_load(&ev, path), 0);
+	k = run_events_kernel(&ev, "k");
+	/* the last value set wins */
+	attrs = json_object_get(ev.attributes, "k");
+	CHECK_INT(json_integer_value(json_object_get(attrs, "preferred_shared_memory_carveout")), 100);
+	CHECK_INT(json_integer_value(json_object_get(attrs, "max_dynamic_shared_size_bytes")), 65536);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(ev.attributes, "k2"),
+						    "cache_config")), "prefer_shared");
+	CHECK_STR(json_string_value(json_object_get(json_object_get(ev.attributes, ""),
+						    "cache_config")), "prefer_l1");
+	/* a kernel that was only given attributes was not launched: no entry */
+	CHECK_INT(ev.nr_kernels, 1);
+	/* correlation 20 ran the program's setting, 21 the default, 22 neither */
+	prog = json_object_get(k->carveout_ns, "program");
+	def = json_object_get(k->carveout_ns, "default");
+	CHECK_INT(json_array_size(prog), 1);
+	CHECK_INT(json_integer_value(json_array_get(prog, 0)), 300);
+	CHECK_INT(json_array_size(def), 1);
+	CHECK_INT(json_integer_value(json_array_get(def, 0)), 200);
+	CHECK(k->version_ns == NULL);
+	CHECK_INT(json_integer_value(json_array_get(json_object_get(k->carveout_replay_ns, "default"), 0)), 700);
+	CHECK_INT(json_integer_value(json_array_get(json_object_get(k->carveout_replay_ns, "program"), 0)), 900);
+	CHECK_INT(k->gpu_time_ns, 600);
+	run_events_release(&ev);
+	unlink(path);
+}
+
 int main(void)
 {
 	test_launch_plan_events();
+	test_carveout_events();
 	char path[] = "/tmp/ca-test-events-XXXXXX";
 	int fd = mkstemp(path);
 	struct run_events ev;
