@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "analysis/capture_cost.h"
 #include "analysis/plan.h"
 #include "base/atomic_file.h"
 #include "base/digest.h"
@@ -360,6 +361,8 @@ int profile_write_capture(struct profile_ctx *c, const char *status)
 	int ret;
 
 	json_object_set_new(c->capture, "status", json_string(status));
+	/* what the profile cost so far: the reports state it (issue 15) */
+	json_object_set_new(c->capture, "cost", capture_cost_json(c->capture, profile_now() - c->started));
 	ret = json_file_write(path, c->capture);
 	free(path);
 	return ret;

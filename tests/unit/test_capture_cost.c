@@ -1,0 +1,142 @@
+/*
+ * The cost record of a capture (analysis/capture_cost.c): runs counted by
+ * step, launches counted in-run (variant samples) and with --measure runs
+ * (every launch of every run with counters), the ratio to the discovery
+ * run, a capture without runs, and the reports' line made of it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/capture_cost.h"
+#include "emitters/report_cost.h"
+#include "tests/unit/check.h"
+
+static double num(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+static void test_steps(void)
+{
+	CHECK_STR(capture_cost_step("discovery"), "discover");
+	CHECK_STR(capture_cost_step("monitor"), "monitor");
+	CHECK_STR(capture_cost_step("capture"), "capture");
+	CHECK_STR(capture_cost_step("single"), "capture");
+	CHECK_STR(capture_cost_step("pair"), "capture");
+	CHECK_STR(capture_cost_step("all_bypassed"), "capture");
+	CHECK_STR(capture_cost_step("baseline"), "baseline");
+	CHECK_STR(capture_cost_step("verify-in-run"), "verify");
+	CHECK_STR(capture_cost_step("verify-patch-advice"), "verify");
+	CHECK_STR(capture_cost_step("l2-metrics-baseline"), "l2");
+	CHECK_STR(capture_cost_step("oracle-baseline"), "oracle");
+	CHECK_STR(capture_cost_step("weird"), "other");
+	CHECK_STR(capture_cost_step(NULL), "other");
+}
+
+static void test_in_run(void)
+{
+	json_error_t err;
+	json_t *cap = json_loads(
+		"{\"runs\": ["
+		" {\"variant\": \"discovery\", \"wall_seconds\": 2.0},"
+		" {\"variant\": \"baseline\", \"wall_seconds\": 2.1},"
+		" {\"variant\": \"baseline\", \"wall_seconds\": 2.1},"
+		" {\"variant\": \"capture\", \"wall_seconds\": 3.0},"
+		" {\"variant\": \"capture\", \"wall_seconds\": 3.0},"
+		" {\"variant\": \"monitor\", \"wall_seconds\": 4.0},"
+		" {\"variant\": \"verify-in-run\", \"wall_seconds\": 2.5}],"
+		" \"measure\": {\"method\": \"launches\", \"kernels\": {"
+		"  \"k1\": {\"variants\": {\"all\": {\"samples\": 3}, \"0\": {\"samples\": 3}}},"
+		"  \"k2\": {\"variants\": {\"0,1\": {\"samples\": 1.0}}}}}}", 0, &err);
+	json_t *cost, *by;
+
+	CHECK(cap != NULL);
+	cost = capture_cost_json(cap, 24.0);
+	CHECK_INT(json_integer_value(json_object_get(cost, "program_runs")), 7);
+	by = json_object_get(cost, "runs_by_step");
+	CHECK_INT(json_integer_value(json_object_get(by, "discover")), 1);
+	CHECK_INT(json_integer_value(json_object_get(by, "baseline")), 2);
+	CHECK_INT(json_integer_value(json_object_get(by, "capture")), 2);
+	CHECK_INT(json_integer_value(json_object_get(by, "monitor")), 1);
+	CHECK_INT(json_integer_value(json_object_get(by, "verify")), 1);
+	CHECK(json_object_get(by, "l2") == NULL);
+	CHECK_INT(json_integer_value(json_object_get(cost, "launches_counted")), 7);
+	CHECK_NEAR(num(cost, "wall_seconds"), 24.0, 1e-9);
+	CHECK_NEAR(num(cost, "native_seconds"), 2.0, 1e-9);
+	CHECK_NEAR(num(cost, "ratio"), 12.0, 1e-9);
+	json_decref(cost);
+	json_decref(cap);
+}
+
+static void test_runs(void)
+{
+	json_error_t err;
+	json_t *cap = json_loads(
+		"{\"runs\": ["
+		" {\"variant\": \"discovery\", \"wall_seconds\": 1.0},"
+		" {\"variant\": \"baseline\"}, {\"variant\": \"baseline\"},"
+		" {\"variant\": \"all_bypassed\"}, {\"variant\": \"single\"},"
+		" {\"variant\": \"single\"}, {\"variant\": \"pair\"},"
+		" {\"variant\": \"verify-baseline\"}, {\"variant\": \"verify-advice\"}],"
+		" \"measure\": {\"method\": \"runs\"},"
+		" \"kernels\": [{\"counters\": {\"baseline\": {\"launches\": 100}}},"
+		"              {\"counters\": {\"baseline\": {\"launches\": 10}}}, {}]}", 0, &err);
+	json_t *cost;
+
+	CHECK(cap != NULL);
+	cost = capture_cost_json(cap, 30.0);
+	/* 2 baselines + all_bypassed + 2 singles + 1 pair, 110 launches each */
+	CHECK_INT(json_integer_value(json_object_get(cost, "launches_counted")), 660);
+	CHECK_INT(json_integer_value(json_object_get(json_object_get(cost, "runs_by_step"), "verify")), 2);
+	CHECK_NEAR(num(cost, "ratio"), 30.0, 1e-9);
+	json_decref(cost);
+	json_decref(cap);
+}
+
+static void test_empty(void)
+{
+	json_t *cap = json_object(), *cost = capture_cost_json(cap, 0.5);
+
+	CHECK_INT(json_integer_value(json_object_get(cost, "program_runs")), 0);
+	CHECK_INT(json_integer_value(json_object_get(cost, "launches_counted")), 0);
+	CHECK_INT(json_object_size(json_object_get(cost, "runs_by_step")), 0);
+	CHECK(json_is_null(json_object_get(cost, "native_seconds")));
+	CHECK(json_is_null(json_object_get(cost, "ratio")));
+	json_decref(cost);
+	json_decref(cap);
+}
+
+static void test_line(void)
+{
+	json_t *cap = json_loads("{\"runs\": [{\"variant\": \"discovery\", \"wall_seconds\": 3.4},"
+				 " {\"variant\": \"capture\"}, {\"variant\": \"verify-in-run\"}],"
+				 " \"measure\": {\"method\": \"launches\", \"kernels\": {}}}", 0, NULL);
+	json_t *empty;
+	char *line;
+
+	CHECK(report_cost_line(cap) == NULL);   /* a capture without its cost */
+	json_object_set_new(cap, "cost", capture_cost_json(cap, 41.0));
+	line = report_cost_line(cap);
+	CHECK_STR(line, "3 program runs (discover 1, capture 1, verify 1), 41 s, "
+		  "12x the program's native time (3.4 s); 0 launches counted");
+	free(line);
+	empty = json_object();
+	json_object_set_new(cap, "cost", capture_cost_json(empty, 2.4));
+	line = report_cost_line(cap);
+	CHECK_STR(line, "0 program runs, 2 s; 0 launches counted");
+	free(line);
+	json_decref(empty);
+	json_decref(cap);
+}
+
+int main(void)
+{
+	test_steps();
+	test_in_run();
+	test_runs();
+	test_empty();
+	test_line();
+	return check_done();
+}
