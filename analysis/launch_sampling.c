@@ -95,3 +95,19 @@ int launch_replay_written(const struct ptx_function *fn, unsigned *written, size
 	}
 	return 1;
 }
+
+int measure_pairs_in_first_pass(const double *launch_ns, const size_t *loads, size_t nr_kernels,
+				size_t samples, double native_seconds, double *estimate)
+{
+	double sec = 0;
+	size_t k;
+
+	for (k = 0; k < nr_kernels; k++) {
+		double pairs = (double)loads[k] * (double)(loads[k] > 0 ? loads[k] - 1 : 0) / 2;
+		double ns = isnan(launch_ns[k]) || launch_ns[k] < 0 ? 0 : launch_ns[k];
+
+		sec += pairs * (double)samples * ns * 1e-9 * REPLAY_COST_FACTOR;
+	}
+	*estimate = sec;
+	return native_seconds > 0 && sec <= native_seconds;
+}

@@ -46,6 +46,19 @@ struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs
 				      size_t *nr, size_t *skipped);
 
 /*
+ * Whether to measure every pair in the first in-run pass, beside the
+ * singles, instead of a second pass with only the pairs that can interact:
+ * yes when replaying all pairs at the sampled launches is estimated to cost
+ * no more than the program run it saves. For kernel k, launch_ns[k] is its
+ * mean GPU time per launch and loads[k] its measured loads; each replay is
+ * counted as REPLAY_COST_FACTOR launches (the range profiler's passes and
+ * the memory restored). *estimate gets the seconds the pairs would take.
+ */
+#define REPLAY_COST_FACTOR 8.0
+int measure_pairs_in_first_pass(const double *launch_ns, const size_t *loads, size_t nr_kernels,
+				size_t samples, double native_seconds, double *estimate);
+
+/*
  * Whether a kernel's launches may be replayed (docs/injection.md "Launch
  * plans"): the PTX model must know the parameter behind every store and
  * atomic, so that the memory they write can be saved and restored. Returns

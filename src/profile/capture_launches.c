@@ -516,6 +516,34 @@ static int baselines(struct profile_ctx *c, json_t *baseline_runs)
 	return ret;
 }
 
+/*
+ * Whether every pair goes into the first pass (one capture run instead of
+ * two): when their replays at the sampled launches are estimated to cost
+ * less than the program run they save (analysis/launch_sampling.h).
+ */
+static int all_pairs_first(struct profile_ctx *c)
+{
+	double *ns = xcalloc(c->nr_kernels + 1, sizeof(*ns)), est = 0, native;
+	size_t *loads = xcalloc(c->nr_kernels + 1, sizeof(*loads)), i;
+	json_t *disc = json_array_get(json_object_get(c->capture, "runs"), 0);
+	int yes;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		const struct event_kernel *d = &c->kernels[i].disc;
+		ns[i] = d->timed_launches ? (double)d->gpu_time_ns / d->timed_launches : NAN;
+		loads[i] = c->kernels[i].vk.nr_measured;
+	}
+	native = json_number_value(json_object_get(disc, "wall_seconds"));
+	yes = measure_pairs_in_first_pass(ns, loads, c->nr_kernels, c->opt->samples ? c->opt->samples : 3,
+					  native, &est);
+	profile_note(c, "in-run capture: all pairs %s (their replays estimated at %.2f s, the "
+		     "program's run at %.2f s)", yes ? "measured in the first pass" :
+		     "that can interact measured in a second pass", est, native);
+	free(ns);
+	free(loads);
+	return yes;
+}
+
 int profile_capture_launches(struct profile_ctx *c)
 {
 	struct kernel_measure *km = xcalloc(c->nr_kernels + 1, sizeof(*km));
@@ -523,13 +551,14 @@ int profile_capture_launches(struct profile_ctx *c)
 	unsigned pass_run[2] = { 0, 0 }, extra = 0;
 	double t0 = profile_now();
 	size_t i, got, counted = 0;
-	int ret;
+	int ret, pairs_first;
 
 	c->runs_planned = c->runs_done + 4 + (c->opt->no_monitor || c->monitored ? 0 : 1);
 	ret = baselines(c, baseline_runs);
 	if (ret)
 		goto out;
 	profile_baseline_check(c, baseline_runs);
+	pairs_first = all_pairs_first(c);
 	for (i = 0; i < c->nr_kernels; i++) {
 		km[i].variants = json_object();
 		km[i].refusals = json_array();
@@ -537,6 +566,16 @@ int profile_capture_launches(struct profile_ctx *c)
 		km[i].written = json_array();
 		km[i].pending = measure_singles(c->kernels[i].vk.nr_measured, &km[i].nr_pending);
 		km[i].replay = profile_replay_written(c->kernels[i].fn, km[i].written, &km[i].no_replay_reason);
+		if (pairs_first) {
+			size_t np = 0, skipped;
+			struct measure_variant *pairs = measure_pairs(c->kernels[i].vk.nr_measured, NULL, 1,
+								      &np, &skipped);
+			km[i].pending = xrealloc(km[i].pending, (km[i].nr_pending + np + 1) *
+						 sizeof(*km[i].pending));
+			memcpy(km[i].pending + km[i].nr_pending, pairs, np * sizeof(*pairs));
+			km[i].nr_pending += np;
+			free(pairs);
+		}
 	}
 	/* pass 1: all, none, singles; further passes while some are left */
 	do {
@@ -553,8 +592,8 @@ int profile_capture_launches(struct profile_ctx *c)
 		for (i = 0; i < c->nr_kernels && !km[i].nr_pending; i++)
 			;
 	} while (i < c->nr_kernels && got && ++extra < MAX_EXTRA_PASSES);
-	/* pass 2: the pairs that can interact */
-	for (i = 0; i < c->nr_kernels; i++) {
+	/* pass 2: the pairs that can interact (measured in pass 1 already, or) */
+	for (i = 0; i < c->nr_kernels && !pairs_first; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		size_t n = k->vk.nr_measured, a;
 		char label[48];
@@ -570,6 +609,8 @@ int profile_capture_launches(struct profile_ctx *c)
 		km[i].pending = measure_pairs(n, k->hit, c->opt->all_pairs, &km[i].nr_pending,
 					      &km[i].pairs_skipped);
 	}
+	if (pairs_first)
+		pass_run[1] = pass_run[0];
 	for (i = 0; i < c->nr_kernels && !km[i].nr_pending; i++)
 		;
 	extra = 0;
@@ -590,8 +631,10 @@ int profile_capture_launches(struct profile_ctx *c)
 			break;
 	}
 	record(c, km, pass_run, kernels_json);
-	json_object_set_new(c->capture, "measure", json_pack("{s:s, s:O, s:i, s:I, s:f, s:o}",
-		"method", "launches", "passes", forms,
+	json_object_set_new(c->capture, "measure", json_pack("{s:s, s:s, s:O, s:i, s:I, s:f, s:o}",
+		"method", "launches", "pairs", pairs_first ? "all, in the first pass" :
+		c->opt->all_pairs ? "all, in a second pass" : "those that can interact, in a second pass",
+		"passes", forms,
 		"samples", (int)(c->opt->samples ? c->opt->samples : 3),
 		"variants_measured", (json_int_t)counted, "seconds", profile_now() - t0,
 		"kernels", kernels_json));

@@ -85,8 +85,28 @@ static void test_pairs(void)
 	free(v);
 }
 
+/* All pairs in the first pass only when their replays cost less than a run. */
+static void test_pairs_first_pass(void)
+{
+	double ns[2] = { 1e6, 2e5 }, est = -1;   /* 1 ms and 0.2 ms per launch */
+	size_t loads[2] = { 4, 24 };
+
+	/* 6 pairs x 3 x 1 ms x 8 + 276 x 3 x 0.2 ms x 8 = 0.144 + 1.3248 s */
+	CHECK_INT(measure_pairs_in_first_pass(ns, loads, 2, 3, 2.0, &est), 1);
+	CHECK_NEAR(est, 1.4688, 1e-9);
+	CHECK_INT(measure_pairs_in_first_pass(ns, loads, 2, 3, 1.0, &est), 0);
+	/* a native time unknown (0): never */
+	CHECK_INT(measure_pairs_in_first_pass(ns, loads, 2, 3, 0, &est), 0);
+	/* one load: no pair, nothing to pay */
+	loads[0] = 1;
+	loads[1] = 1;
+	CHECK_INT(measure_pairs_in_first_pass(ns, loads, 2, 3, 0.5, &est), 1);
+	CHECK_NEAR(est, 0, 1e-12);
+}
+
 int main(void)
 {
+	test_pairs_first_pass();
 	test_ordinals();
 	test_singles();
 	test_pairs();
