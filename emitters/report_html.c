@@ -8,6 +8,7 @@
 #include "base/xalloc.h"
 #include "emitters/report.h"
 #include "emitters/report_cost.h"
+#include "emitters/report_carveout.h"
 #include "emitters/report_output.h"
 #include "emitters/source_patch.h"
 
@@ -951,6 +952,7 @@ static int render_html(const struct report_input *in, const struct report_option
 	no_ptx_html(out, in);
 	hints_section(out, in);
 	sections(out, in);
+	report_carveout_html(out, in);
 	report_output_html(out, in);
 	if (in->nr_notes) {
 		strbuf_addstr(out, "<section id=\"notes\"><h2>Notes</h2><ul>");

@@ -3,6 +3,7 @@
 #include "emitters/capture_layout.h"
 #include "base/json_file.h"
 #include "emitters/report.h"
+#include "emitters/report_carveout.h"
 #include "emitters/report_output.h"
 
 /* report.json: report_to_json() (docs/report-json.md), indented. */
@@ -12,6 +13,7 @@ static int render_json(const struct report_input *in, const struct report_option
 	json_t *doc = report_to_json(in);
 	char *s;
 
+	report_carveout_json(doc, in);
 	json_object_set_new(doc, "output_check", report_output_json(in));
 	s = json_to_string(doc);
 

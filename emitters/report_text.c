@@ -7,6 +7,7 @@
 #include "base/xalloc.h"
 #include "emitters/report.h"
 #include "emitters/report_cost.h"
+#include "emitters/report_carveout.h"
 #include "emitters/report_output.h"
 #include "emitters/source_patch.h"
 
@@ -673,6 +674,7 @@ static int render_text(const struct report_input *in, const struct report_option
 	no_ptx_section(out, in, p);
 	hints_section(out, in, p);
 	sections(out, in, p);
+	report_carveout_text(out, in, p->bold, p->reset);
 	report_output_text(out, in, p->bold, p->reset);
 	if (in->nr_notes) {
 		strbuf_addf(out, "\n%sNOTES%s\n", p->bold, p->reset);

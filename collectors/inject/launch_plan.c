@@ -12,7 +12,10 @@
  *      "versions": [{"label": "base", "ptx": "/dir/base.ptx"},
  *                   {"label": "advice", "ptx": "/dir/advice.ptx"}],
  *      "pattern": "abba",
- *      "replay_rounds": {"ordinals": [0], "rounds": 5}}]}
+ *      "replay_rounds": {"ordinals": [0], "rounds": 5},
+ *      "carveout": {"values": [100, -1], "labels": ["program", "default"],
+ *                   "pattern": "abba",
+ *                   "replay_rounds": {"ordinals": [0], "rounds": 5}}}]}
  *
  * Masks are hexadecimal strings (64 bits do not fit JSON numbers). Every
  * field but "name" is optional.
@@ -57,6 +60,18 @@ struct plan_version {
 	int failed;
 };
 
+/* The carve-out check (issue 18): settings chosen per launch. */
+struct plan_carveout {
+	int values[2];                  /* 'a', 'b': a carve-out in percent, -1 the default */
+	char *labels[2];
+	char *pattern;                  /* NULL: no carve-out check */
+	uint64_t *replay_ordinals;
+	size_t nr_replay_ordinals;
+	unsigned rounds;
+	int restore;                    /* the program's own launch changed it */
+	int saved;                      /* the value to put back after it */
+};
+
 struct plan_kernel {
 	char *name;
 	uint64_t next_ordinal;          /* launches of this kernel so far */
@@ -89,6 +104,7 @@ struct plan_kernel {
 	uint64_t *replay_ordinals;
 	size_t nr_replay_ordinals;
 	unsigned rounds;
+	struct plan_carveout carveout;
 };
 
 struct launch_plan {
@@ -122,6 +138,29 @@ static uint64_t hex_value(json_t *v, uint64_t fallback)
 	const char *s = json_string_value(v);
 
 	return s ? strtoull(s, NULL, 16) : fallback;
+}
+
+static void load_carveout(struct plan_carveout *c, json_t *o)
+{
+	json_t *arr, *e;
+	size_t i;
+
+	if (!json_is_object(o) || json_array_size(json_object_get(o, "values")) != 2)
+		return;
+	for (i = 0; i < 2; i++) {
+		const char *label = json_string_value(json_array_get(json_object_get(o, "labels"), i));
+
+		c->values[i] = (int)json_integer_value(json_array_get(json_object_get(o, "values"), i));
+		c->labels[i] = xstrdup(label ? label : i ? "b" : "a");
+	}
+	c->pattern = xstrdup(json_string_value(json_object_get(o, "pattern")) ?
+			     json_string_value(json_object_get(o, "pattern")) : "abba");
+	arr = json_object_get(json_object_get(o, "replay_rounds"), "ordinals");
+	c->replay_ordinals = xcalloc(json_array_size(arr) + 1, sizeof(*c->replay_ordinals));
+	json_array_foreach(arr, i, e)
+		c->replay_ordinals[c->nr_replay_ordinals++] = (uint64_t)json_integer_value(e);
+	c->rounds = (unsigned)json_integer_value(json_object_get(json_object_get(o, "replay_rounds"),
+								 "rounds"));
 }
 
 static void load_kernel(struct plan_kernel *k, json_t *o)
@@ -182,6 +221,7 @@ static void load_kernel(struct plan_kernel *k, json_t *o)
 	json_array_foreach(arr, i, e)
 		k->replay_ordinals[i] = (uint64_t)json_integer_value(e);
 	k->rounds = (unsigned)json_integer_value(json_object_get(x, "rounds"));
+	load_carveout(&k->carveout, json_object_get(o, "carveout"));
 	x = json_object_get(o, "monitor");
 	if (json_string_value(json_object_get(x, "ptx"))) {
 		k->monitor_ptx = xstrdup(json_string_value(json_object_get(x, "ptx")));
@@ -244,6 +284,10 @@ void launch_plan_free(struct launch_plan *p)
 		free(k->replay_ordinals);
 		free(k->monitor_ptx);
 		free(k->monitor_ordinals);
+		free(k->carveout.labels[0]);
+		free(k->carveout.labels[1]);
+		free(k->carveout.pattern);
+		free(k->carveout.replay_ordinals);
 	}
 	free(p->kernels);
 	free(p);
@@ -715,6 +759,120 @@ static void choose_version(struct plan_kernel *k, const struct launch_info *li, 
 			       (json_int_t)ordinal, "version", k->versions[vi].label));
 }
 
+/* ---- the carve-out check (issue 18) ------------------------------------ */
+
+/*
+ * The preferred carve-out of f, a CUfunction or a CUkernel cast to one
+ * (FACTS.md "Choosing the function per launch"): reads it into *old when
+ * old is not NULL, then sets value. Returns the driver's result.
+ */
+static CUresult carveout_swap(CUfunction f, int value, int *old)
+{
+	const CUfunction_attribute a = CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT;
+	CUdevice dev;
+	CUresult r;
+
+	if (cuFuncGetName(&(const char *){ NULL }, f) == CUDA_SUCCESS) {
+		r = old ? cuFuncGetAttribute(old, a, f) : CUDA_SUCCESS;
+		return r == CUDA_SUCCESS ? cuFuncSetAttribute(f, a, value) : r;
+	}
+	r = cuCtxGetDevice(&dev);
+	if (r == CUDA_SUCCESS && old)
+		r = cuKernelGetAttribute(old, a, (CUkernel)f, dev);
+	return r == CUDA_SUCCESS ? cuKernelSetAttribute(a, value, (CUkernel)f, dev) : r;
+}
+
+/* Replays the launch with each setting `rounds` times, alternating (ABBA),
+ * timed with CUDA events, memory restored after each; the setting is put
+ * back as it was. */
+static void carveout_replays(struct launch_plan *p, struct plan_kernel *k,
+			     const struct alloc_table *allocs, const struct launch_info *li,
+			     uint64_t ordinal)
+{
+	struct plan_carveout *c = &k->carveout;
+	struct saved_memory saved;
+	CUevent start = NULL, stop = NULL;
+	char why[256];
+	int was = -1;
+	unsigned r;
+	size_t i;
+
+	cuCtxSynchronize();
+	if (save_written(p, k, allocs, li, &saved, why, sizeof(why))) {
+		inject_event(json_pack("{s:s, s:s, s:I, s:I, s:s}", "ev", "replay_refused",
+				       "kernel", k->name, "seq", (json_int_t)li->seq,
+				       "ordinal", (json_int_t)ordinal, "reason", why));
+		return;
+	}
+	if (carveout_swap(*li->f, c->values[0], &was) != CUDA_SUCCESS) {
+		inject_error("launch plan: kernel %s: cannot set its carve-out", k->name);
+		goto out;
+	}
+	if (cuEventCreate(&start, CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+	    cuEventCreate(&stop, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+		goto put_back;
+	for (r = 0; r < c->rounds; r++) {
+		for (i = 0; i < 2; i++) {
+			size_t si = (r & 1) ? 1 - i : i;
+			float ms = 0;
+
+			carveout_swap(*li->f, c->values[si], NULL);
+			cuEventRecord(start, li->stream);
+			if (relaunch(li, *li->f) != CUDA_SUCCESS)
+				goto put_back;
+			cuEventRecord(stop, li->stream);
+			cuEventSynchronize(stop);
+			cuEventElapsedTime(&ms, start, stop);
+			inject_event(json_pack("{s:s, s:s, s:I, s:i, s:s, s:i, s:f}", "ev",
+					       "carveout_replay_time", "kernel", k->name, "ordinal",
+					       (json_int_t)ordinal, "round", (int)r, "setting",
+					       c->labels[si], "value", c->values[si], "ns", ms * 1e6));
+			restore_written(&saved);
+		}
+	}
+put_back:
+	carveout_swap(*li->f, was, NULL);
+out:
+	if (start)
+		cuEventDestroy(start);
+	if (stop)
+		cuEventDestroy(stop);
+	saved_release(&saved);
+}
+
+/* The program's launch runs with the setting the pattern names for its
+ * ordinal; carveout_after() puts the program's own back. */
+static void carveout_before(struct launch_plan *p, struct plan_kernel *k,
+			    const struct alloc_table *allocs, const struct launch_info *li,
+			    uint64_t ordinal)
+{
+	struct plan_carveout *c = &k->carveout;
+	size_t si;
+
+	if (!c->pattern || !*c->pattern)
+		return;
+	if (c->rounds && listed(c->replay_ordinals, c->nr_replay_ordinals, ordinal))
+		carveout_replays(p, k, allocs, li, ordinal);
+	si = c->pattern[ordinal % strlen(c->pattern)] == 'b';
+	if (carveout_swap(*li->f, c->values[si], &c->saved) != CUDA_SUCCESS) {
+		inject_error("launch plan: kernel %s: cannot set its carve-out to %d", k->name,
+			     c->values[si]);
+		return;
+	}
+	c->restore = 1;
+	inject_event(json_pack("{s:s, s:I, s:s, s:I, s:s, s:i}", "ev", "carveout", "seq",
+			       (json_int_t)li->seq, "kernel", k->name, "ordinal", (json_int_t)ordinal,
+			       "setting", c->labels[si], "value", c->values[si]));
+}
+
+static void carveout_after(struct plan_kernel *k, const struct launch_info *li)
+{
+	if (!k->carveout.restore)
+		return;
+	k->carveout.restore = 0;
+	carveout_swap(*li->f, k->carveout.saved, NULL);
+}
+
 void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 			const struct alloc_table *allocs, struct range_metrics *rm,
 			const struct launch_info *li)
@@ -732,6 +890,7 @@ void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 		replay_versions(p, k, allocs, li, ordinal);
 	choose_version(k, li, ordinal);
 	monitor_before(k, li, ordinal);
+	carveout_before(p, k, allocs, li, ordinal);
 }
 
 void launch_plan_after(struct launch_plan *p, struct range_metrics *rm,
@@ -742,6 +901,7 @@ void launch_plan_after(struct launch_plan *p, struct range_metrics *rm,
 	if (!k)
 		return;
 	monitor_after(k);
+	carveout_after(k, li);
 	if (!k->own_profiled)
 		return;
 	k->own_profiled = 0;

@@ -23,6 +23,13 @@
  * launch listed under "replay_rounds" the versions are also replayed
  * alternately, each timed with CUDA events, with memory restored.
  *
+ * At a launch of a kernel with "carveout" (issue 18), the launch runs with
+ * the preferred L1/shared carve-out the plan's pattern names for its
+ * ordinal (the program's own value or the driver's default), set on the
+ * launch's function just before it and put back to what it was just
+ * after; at its "replay_rounds" the launch is also replayed with each
+ * setting alternately, timed with CUDA events, memory restored.
+ *
  * Not thread-safe: inject.c holds its lock and marks the library's own
  * driver calls.
  */

@@ -162,6 +162,9 @@ int profile_verify(struct profile_ctx *c);
 int profile_verify_patch(struct profile_ctx *c);
 /* verify.c: per kernel, which measured loads the advice caches. */
 void profile_note_advised(struct profile_ctx *c);
+/* carveout.c: the carve-out a program sets on a kernel, timed against the
+ * driver's default in one run (kernels without PTX too). */
+int profile_carveout(struct profile_ctx *c);
 /* l2.c: persisting-L2 windows, advised and measured. */
 int profile_l2(struct profile_ctx *c);
 /* oracle.c: --oracle, every plan of the small kernels timed. */

@@ -210,8 +210,8 @@ static int run_steps(struct profile_ctx *c)
 
 	c->step = PROFILE_STEP_DISCOVER;
 	ret = profile_discover(c);
-	if (ret || !c->nr_kernels)
-		return ret;
+	if (ret || !c->nr_kernels)  /* kernels without PTX still get the carve-out check */
+		return ret || opt->no_verify ? ret : profile_carveout(c);
 	/*
 	 * A kernel with more loads than --max-loads: the monitor run goes
 	 * first, so the loads measured are the ones with the most traffic.
@@ -251,6 +251,8 @@ static int run_steps(struct profile_ctx *c)
 		ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_verify);
 		if (!ret)
 			ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_verify_patch);
+		if (!ret)
+			ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_carveout);
 		if (ret)
 			return ret;
 	}
