@@ -28,7 +28,8 @@ l2_reuse:gather_mix,stream_scale
 spmv:spmv_scalar,spmv_warp
 decode_iter:decode_step
 deposit:deposit_step
-cfd_iter:copy_state,step_factor,compute_flux,time_step"
+cfd_iter:copy_state,step_factor,compute_flux,time_step
+carveout_bad:gather_table"
 
 # fatbin_entries BINARY OUTDIR: prints "kind arch" per fatbin entry of the
 # .nv_fatbin section and writes each PTX entry's payload to OUTDIR/ptxN.zst
