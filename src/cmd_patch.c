@@ -154,7 +154,7 @@ static int flush_file(FILE *f, const char *path)
 static int write_outputs(const struct patch_options *o, const struct strbuf *sb, json_t *layout)
 {
 	struct atomic_file ptx = { 0 }, lay = { 0 };
-	int ret;
+	int ret = 0;
 
 	if (o->out_path && (ret = atomic_file_open(&ptx, o->out_path)))
 		return ret;
