@@ -298,8 +298,13 @@ int profile_run(const struct profile_options *opt, const struct profile_progress
 		goto out;
 
 	ret = run_steps(&c);
-	if (!ret && !c.nr_kernels)
+	if (!ret && !c.nr_kernels) {
+		/* Nothing to measure (no kernel with PTX, none launched): the
+		 * reports still say so, and list the modules without PTX. */
 		ret = profile_write_capture(&c, "complete");
+		if (!ret)
+			ret = step_then_emit(&c, PROFILE_STEP_ANALYSE, profile_analyse);
+	}
 	if (ret) {
 		/* Keep what was measured: the capture says it is incomplete. */
 		json_array_append_new(json_object_get(c.capture, "notes"),
