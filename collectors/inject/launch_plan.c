@@ -88,6 +88,9 @@ struct plan_kernel {
 	CUdeviceptr mask_addr;
 	int own_profiled;               /* the program's launch is under the profiler */
 	int no_replay;                  /* the CLI forbids replays: one variant a launch */
+	/* counters on the program's own launches at these ordinals (label "own") */
+	uint64_t *profile_ordinals;
+	size_t nr_profile_ordinals;
 	/* sampled monitor: the instrumented module runs the listed launches */
 	char *monitor_ptx;
 	uint64_t *monitor_ordinals;
@@ -222,6 +225,10 @@ static void load_kernel(struct plan_kernel *k, json_t *o)
 		k->replay_ordinals[i] = (uint64_t)json_integer_value(e);
 	k->rounds = (unsigned)json_integer_value(json_object_get(x, "rounds"));
 	load_carveout(&k->carveout, json_object_get(o, "carveout"));
+	arr = json_object_get(o, "profile_ordinals");
+	k->profile_ordinals = xcalloc(json_array_size(arr) + 1, sizeof(*k->profile_ordinals));
+	json_array_foreach(arr, i, e)
+		k->profile_ordinals[k->nr_profile_ordinals++] = (uint64_t)json_integer_value(e);
 	x = json_object_get(o, "monitor");
 	if (json_string_value(json_object_get(x, "ptx"))) {
 		k->monitor_ptx = xstrdup(json_string_value(json_object_get(x, "ptx")));
@@ -284,6 +291,7 @@ void launch_plan_free(struct launch_plan *p)
 		free(k->replay_ordinals);
 		free(k->monitor_ptx);
 		free(k->monitor_ordinals);
+		free(k->profile_ordinals);
 		free(k->carveout.labels[0]);
 		free(k->carveout.labels[1]);
 		free(k->carveout.pattern);
@@ -309,7 +317,7 @@ int launch_plan_wants_counters(const struct launch_plan *p, const char *kernel)
 {
 	const struct plan_kernel *k = find_kernel(p, kernel);
 
-	return k && k->nr_samples && k->nr_variants;
+	return k && ((k->nr_samples && k->nr_variants) || k->nr_profile_ordinals);
 }
 
 /* ---- the program's launch, again ------------------------------------- */

@@ -15,6 +15,7 @@
 #include "analysis/l2_advise.h"
 #include "analysis/plan.h"
 #include "base/xalloc.h"
+#include "analysis/launch_sampling.h"
 #include "collectors/gpu.h"
 #include "emitters/capture_layout.h"
 #include "src/profile/internal.h"
@@ -24,24 +25,74 @@
  * unpatched (subst_dir) and, when windows_file is given, the window applied.
  * NAN when the run failed.
  */
+/*
+ * With --measure launches: a launch plan that counts --samples launches of
+ * every kernel the discovery run saw (all of them where there are fewer),
+ * so that the DRAM-measuring runs cost about a native run instead of one
+ * profiled launch after another (issue 15). Returns its path (caller
+ * frees) or NULL.
+ */
+static char *sampled_plan(struct profile_ctx *c)
+{
+	json_t *kernels = json_array(), *k, *plan;
+	char *path = capture_layout_run_launch_plan(c->dir, c->run_index);
+	size_t i, j, n, want = c->opt->samples ? c->opt->samples : 3;
+	uint64_t *ord = xcalloc(want + 1, sizeof(*ord));
+
+	json_array_foreach(json_object_get(c->capture, "all_kernels"), i, k) {
+		json_t *ords = json_array();
+		n = launch_sample_ordinals((uint64_t)json_integer_value(json_object_get(k, "launches")),
+					   want, ord);
+		for (j = 0; j < n; j++)
+			json_array_append_new(ords, json_integer((json_int_t)ord[j]));
+		json_array_append_new(kernels, json_pack("{s:O, s:o}", "name",
+			json_object_get(k, "name"), "profile_ordinals", ords));
+	}
+	free(ord);
+	plan = json_pack("{s:s, s:o}", "schema", "cacheadvise.launch_plan/1", "kernels", kernels);
+	if (json_file_write(path, plan)) {
+		free(path);
+		path = NULL;
+	}
+	json_decref(plan);
+	return path;
+}
+
+/* A kernel's DRAM bytes read in the run: summed, or sampled and scaled. */
+static double kernel_dram(const struct event_kernel *ek)
+{
+	json_t *own = json_object_get(ek->variants, "own");
+	double samples = json_number_value(json_object_get(own, "samples"));
+
+	if (own && samples > 0)
+		return json_number_value(json_object_get(own, "dram_bytes_read")) *
+		       (double)ek->launches / samples;
+	return json_number_value(json_object_get(ek->metrics, "dram_bytes_read"));
+}
+
 static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const char *windows_file)
 {
-	const struct run_request req = {
+	struct run_request req = {
 		.subst_dir = subst_dir, .metrics = 1, .l2_windows = windows_file,
 	};
 	struct run_events ev;
 	struct run_result res;
 	double sum = NAN;
+	char *plan = c->opt->measure_runs ? NULL : sampled_plan(c);
 	size_t i;
 
+	req.launch_plan = plan;
 	run_events_init(&ev);
 	if (!profile_run_program(c, windows_file ? "l2-metrics" : "l2-metrics-baseline", &req, &ev,
 				 &res, NULL) && res.status == RUN_OK) {
 		sum = 0;
-		for (i = 0; i < ev.nr_kernels; i++)
-			sum += json_number_value(json_object_get(ev.kernels[i].metrics, "dram_bytes_read"));
+		for (i = 0; i < ev.nr_kernels; i++) {
+			double d = kernel_dram(&ev.kernels[i]);
+			sum += isnan(d) ? 0 : d;
+		}
 	}
 	run_events_release(&ev);
+	free(plan);
 	return sum;
 }
 
