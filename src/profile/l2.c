@@ -26,8 +26,9 @@
  * NAN when the run failed.
  */
 /*
- * With --measure launches: a launch plan that counts --samples launches of
- * every kernel the discovery run saw (all of them where there are fewer),
+ * With --measure launches, for a program with a kernel launched more than 64
+ * times: a launch plan that counts --samples launches of every kernel the
+ * discovery run saw (all of them where there are fewer),
  * so that the DRAM-measuring runs cost about a native run instead of one
  * profiled launch after another (issue 15). Returns its path (caller
  * frees) or NULL.
@@ -58,6 +59,19 @@ static char *sampled_plan(struct profile_ctx *c)
 	return path;
 }
 
+/* Whether a kernel was launched more than 64 times (the monitor's rule,
+ * monitor.c): only then are the DRAM-measuring runs sampled. */
+static int many_launches(struct profile_ctx *c)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(json_object_get(c->capture, "all_kernels"), i, k)
+		if (json_integer_value(json_object_get(k, "launches")) > 64)
+			return 1;
+	return 0;
+}
+
 /* A kernel's DRAM bytes read in the run: summed, or sampled and scaled. */
 static double kernel_dram(const struct event_kernel *ek)
 {
@@ -78,7 +92,7 @@ static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const ch
 	struct run_events ev;
 	struct run_result res;
 	double sum = NAN;
-	char *plan = c->opt->measure_runs ? NULL : sampled_plan(c);
+	char *plan = c->opt->measure_runs || !many_launches(c) ? NULL : sampled_plan(c);
 	size_t i;
 
 	req.launch_plan = plan;
