@@ -1,0 +1,11 @@
+#ifndef CACHEADVISE_DEVICE_SUMMARY_H
+#define CACHEADVISE_DEVICE_SUMMARY_H
+
+#include "analysis/device_model.h"
+#include "base/strbuf.h"
+
+/* The device model as `cacheadvise probe` shows it: a few lines of text
+ * (capacities, lines, sets and ways, latencies, the probe's notes). */
+void device_summary_text(struct strbuf *out, const struct device_model *dm);
+
+#endif
