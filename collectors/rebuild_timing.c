@@ -1,0 +1,185 @@
+#define _GNU_SOURCE
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ab_verdict.h"
+#include "analysis/device_model.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/xalloc.h"
+#include "collectors/events.h"
+#include "collectors/gpu.h"
+#include "collectors/rebuild_timing.h"
+#include "collectors/run_request.h"
+#include "collectors/runner.h"
+
+struct timed {
+	const char *tmp;
+	const char *inject;
+	char *original;             /* the capture's program (resolved) */
+	char **orig_argv;
+	char *rebuilt;
+	char *const *rebuilt_argv;
+	double timeout;
+	unsigned nr;
+};
+
+static int timed_run(void *data, const char *label, const struct run_request *req,
+		     struct run_events *ev, struct run_result *res, struct run_output *out)
+{
+	struct timed *t = data;
+	int adv = strstr(label, "-advice") != NULL;
+	struct run_request r = *req;
+	struct run_spec spec;
+	char *evdir = xasprintf("%s/%s-%u", t->tmp, label, t->nr++), *evfile;
+	int ret;
+
+	(void)out;
+	ret = mkdir_p(evdir);
+	if (ret)
+		goto out;
+	r.inject_path = t->inject;
+	r.events_dir = evdir;
+	memset(&spec, 0, sizeof(spec));
+	spec.path = adv ? t->rebuilt : t->original;
+	spec.argv = adv ? t->rebuilt_argv : t->orig_argv;
+	spec.timeout_seconds = t->timeout;
+	ret = run_request_run(&r, &spec, res);
+	if (ret)
+		goto out;
+	evfile = run_request_events_file(evdir);
+	if (run_events_load(ev, evfile))
+		error_clear();
+	free(evfile);
+out:
+	free(evdir);
+	return ret;
+}
+
+static int timed_failed(void *data, const char *label, const struct run_result *res)
+{
+	(void)data;
+	if (res->status == RUN_NOT_STARTED)
+		return error_set(CA_E_PROGRAM, "%s: %s", label, res->start_error);
+	return error_set(CA_E_PROGRAM, "%s: the program %s", label,
+			 res->status == RUN_TIMEOUT ? "timed out (see --timeout)" :
+			 res->status == RUN_SIGNALED ? "was killed by a signal" : "failed");
+}
+
+static int remove_entry(const char *p, const struct stat *s, int flag, struct FTW *f)
+{
+	(void)s; (void)flag; (void)f;
+	return remove(p);
+}
+
+int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_timing *r)
+{
+	json_t *prog = o->program, *args, *a;
+	const char *path = json_string_value(json_object_get(prog, "path"));
+	const char *const *kernels = o->kernels;
+	struct device_model dm;
+	struct run_request base = { .timing = 1 }, adv = { .timing = 1 };
+	struct ab_pairs pairs;
+	struct ab_result ab;
+	struct timed t;
+	char tmpl[] = "/tmp/cacheadvise-check-XXXXXX", *modules = NULL;
+	size_t i, n = o->nr_kernels, argc = 0;
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	memset(&t, 0, sizeof(t));
+	memset(&ab, 0, sizeof(ab));
+	device_model_init(&dm);
+	ret = gpu_query(&dm);
+	device_model_release(&dm);
+	if (ret)
+		return ret;
+	if (!path)
+		return error_set(CA_E_INPUT, "'%s/capture.json' records no program: cannot time the "
+				 "baseline", o->dir);
+	ret = runner_resolve_program(path, &t.original);
+	if (ret)
+		return error_prefix(ret, "the capture's program (the baseline)");
+	ret = runner_resolve_program(o->argv[0], &t.rebuilt);
+	if (ret)
+		goto out;
+	args = json_object_get(prog, "args");
+	t.orig_argv = xcalloc(json_array_size(args) + 2, sizeof(*t.orig_argv));
+	t.orig_argv[argc++] = xstrdup(path);
+	json_array_foreach(args, i, a)
+		if (json_is_string(a))
+			t.orig_argv[argc++] = xstrdup(json_string_value(a));
+	t.rebuilt_argv = o->argv;
+	t.timeout = o->timeout;
+	t.inject = run_request_injection_library(o->exe_dir);
+	if (!t.inject) {
+		ret = CA_E_INPUT;
+		goto out;
+	}
+	if (!mkdtemp(tmpl)) {
+		ret = error_set(CA_E_IO, "cannot create a temporary directory: %s", strerror(errno));
+		goto out;
+	}
+	t.tmp = tmpl;
+	/* The baseline runs the capture's unpatched PTX, as verification did. */
+	modules = xasprintf("%s/modules", o->dir);
+	base.subst_dir = modules;
+	memset(&pairs, 0, sizeof(pairs));
+	pairs.baseline = &base;
+	pairs.advice = &adv;
+	pairs.rounds = o->repeat;
+	pairs.name = "check";
+	pairs.kernels = (const char **)kernels;
+	pairs.nr_kernels = n;
+	pairs.run = timed_run;
+	pairs.failed = timed_failed;
+	pairs.data = &t;
+	runner_install_interrupt_handler();
+	ret = ab_pairs_run(&pairs, &ab);
+	if (ret)
+		goto out;
+	r->kernels = xcalloc(n ? n : 1, sizeof(*r->kernels));
+	r->nr_kernels = n;
+	r->kept = 1;
+	for (i = 0; i < n; i++) {
+		struct rebuild_timing_kernel *k = &r->kernels[i];
+		json_t *v = ab_verdict(&ab.base_ns[i * o->repeat], &ab.adv_ns[i * o->repeat],
+				       o->repeat, &ab, &k->kept);
+
+		k->name = kernels[i];
+		k->median = json_number_value(json_object_get(json_object_get(v, "speedup"),
+							      "median"));
+		k->noise = json_number_value(json_object_get(v, "noise"));
+		r->kept &= k->kept;
+		json_decref(v);
+	}
+	{
+		json_t *pj = ab_program_json(&ab);
+
+		r->program_speedup = json_number_value(json_object_get(json_object_get(pj,
+							"gpu_speedup"), "median"));
+		json_decref(pj);
+	}
+out:
+	if (t.tmp && nftw(t.tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
+		r->tmp_left = xstrdup(t.tmp);
+	ab_result_release(&ab);
+	for (i = 0; i < argc; i++)
+		free(t.orig_argv[i]);
+	free(t.orig_argv);
+	free(t.original);
+	free(t.rebuilt);
+	free((char *)t.inject);
+	free(modules);
+	return ret;
+}
+
+void rebuild_timing_release(struct rebuild_timing *r)
+{
+	free(r->kernels);
+	free(r->tmp_left);
+	memset(r, 0, sizeof(*r));
+}

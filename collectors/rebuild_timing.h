@@ -1,0 +1,45 @@
+#ifndef CACHEADVISE_REBUILD_TIMING_H
+#define CACHEADVISE_REBUILD_TIMING_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/*
+ * `cacheadvise check`'s timed part: the rebuilt program against the
+ * capture's baseline (the original program, its unpatched PTX substituted
+ * as verification does), in alternating rounds (analysis/ab_verdict.h).
+ * Prints nothing.
+ */
+
+struct rebuild_timing_options {
+	const char *dir;            /* the capture directory (its modules/) */
+	json_t *program;            /* capture.json's "program" (path, args) */
+	const char *const *kernels; /* the kernels the plan changes */
+	size_t nr_kernels;
+	char **argv;                /* the rebuilt program and its arguments */
+	unsigned repeat;            /* rounds */
+	double timeout;             /* seconds a run */
+	const char *exe_dir;        /* where the injection library is found */
+};
+
+struct rebuild_timing_kernel {
+	const char *name;           /* borrowed from the options */
+	double median;              /* median kernel speedup */
+	double noise;               /* the baseline's spread */
+	int kept;
+};
+
+struct rebuild_timing {
+	struct rebuild_timing_kernel *kernels;
+	size_t nr_kernels;
+	double program_speedup;     /* median program GPU time speedup */
+	int kept;                   /* every kernel kept its speedup */
+	char *tmp_left;             /* a temporary directory that could not be removed, or NULL */
+};
+
+/* Returns 0 with r filled, or CA_E_* (CA_E_NOGPU without a GPU); release r
+ * either way. */
+int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_timing *r);
+void rebuild_timing_release(struct rebuild_timing *r);
+
+#endif

@@ -1,0 +1,52 @@
+#ifndef CACHEADVISE_REBUILD_CHECK_H
+#define CACHEADVISE_REBUILD_CHECK_H
+
+#include <stddef.h>
+
+#include "base/strbuf.h"
+#include "collectors/intake.h"
+#include "emitters/report_input.h"
+
+/*
+ * `cacheadvise check`'s static part: does a program rebuilt from the
+ * capture's source.patch carry every advised load's form (each load
+ * matched by kernel, source line and order: analysis/rebuild_match.h)?
+ * Prints nothing: the lines come back as text.
+ */
+
+struct rebuild_input {
+	struct report_input in;     /* the capture */
+	struct intake rb;           /* the rebuilt program */
+	struct strbuf diff;         /* source.patch, empty without one */
+	int no_patch;               /* the capture has no readable source.patch */
+};
+
+/*
+ * Reads the capture in dir (checked as report does), its source.patch
+ * and the rebuilt program. Returns 0 or CA_E_*; release ri either way.
+ */
+int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program);
+void rebuild_input_release(struct rebuild_input *ri);
+
+/* The names of the kernels whose loads the plan changes (an array of
+ * *nr borrowed names; caller frees the array). */
+const char **rebuild_changed_kernels(const struct report_input *in, size_t *nr);
+
+struct rebuild_check_counts {
+	size_t checked, carried, lost, left_out;
+};
+
+/*
+ * Appends to out one line per advised load of the plan: found / wrong form
+ * / missing, with where it was looked for, then a line of totals. Loads
+ * the patch does not rewrite (their hint says why) are expected to be left
+ * as they were. diff is source.patch, or NULL.
+ */
+void rebuild_check_static(const struct report_input *in, const struct intake *rb,
+			  const char *diff, struct rebuild_check_counts *sr, struct strbuf *out);
+
+/* 0 when every advised load rewritten by source.patch carries its form,
+ * else CA_E_INPUT saying how many of program's do not. */
+int rebuild_check_verdict(const struct rebuild_check_counts *sr, const char *program);
+
+#endif
