@@ -11,7 +11,7 @@
 #include "collectors/probe_run.h"
 #include "collectors/runner.h"
 
-char *probe_helper_path(const char *exe_dir)
+static char *helper_path(const char *exe_dir)
 {
 	const char *env = getenv("CACHEADVISE_PROBE");
 
@@ -45,13 +45,14 @@ static void now_iso8601(char *buf, size_t len)
 int probe_run(const struct probe_run_options *opt, struct device_model *dm, struct strbuf *log)
 {
 	char tmpl[] = "/tmp/cacheadvise-probe-XXXXXX";
-	char *dir, *helper = xstrdup(opt->helper), *out_path = NULL, *log_path = NULL, *reason = NULL;
+	char *dir, *helper = helper_path(opt->exe_dir), *out_path = NULL, *log_path = NULL, *reason = NULL;
 	char devnum[16], buf[160];
 	struct run_spec spec;
 	struct run_result res;
 	json_t *doc = NULL;
 	int ret;
 
+	device_model_init(dm);
 	if (access(helper, X_OK)) {
 		ret = error_set(CA_E_NOGPU,
 				"no usable GPU: the probe helper '%s' is missing (this cacheadvise was "
@@ -139,14 +140,16 @@ out:
 	return ret;
 }
 
-int probe_keep(const struct device_model *dm, const char *output, int cache, struct probe_kept *k)
+int probe_keep(const struct probe_run_options *opt, const struct device_model *dm,
+	       struct probe_kept *k)
 {
+	const char *output = opt->output;
 	int ret;
 
 	memset(k, 0, sizeof(*k));
 	if (output && (ret = device_model_write_file(dm, output)))
 		return ret;
-	if (!cache)
+	if (!opt->cache)
 		return 0;
 	ret = device_model_save_cached(dm);
 	if (ret && !output) {

@@ -12,22 +12,21 @@
  */
 
 struct probe_run_options {
-	const char *helper;         /* the helper's path (probe_helper_path()) */
+	const char *exe_dir;        /* where the helper is, without $CACHEADVISE_PROBE */
 	int device;                 /* GPU index */
 	double timeout;             /* seconds for the helper */
 	int verbose;                /* ask the helper for its progress (in log) */
+	const char *output;         /* probe_keep(): write it there too, or NULL */
+	int cache;                  /* probe_keep(): store it in the cache folder */
 };
 
-/* The helper: $CACHEADVISE_PROBE, else cacheadvise-probe in exe_dir
- * (caller frees). */
-char *probe_helper_path(const char *exe_dir);
-
 /*
- * Runs the helper and reads its result into dm (initialised), with the
- * creation time set to now. log receives the helper's output once it has
- * run (empty when it could not be read). Returns 0, CA_E_NOGPU with the
- * helper's reason, CA_E_INTERRUPTED, or CA_E_INTERNAL / CA_E_IO with the
- * message set.
+ * Runs the helper ($CACHEADVISE_PROBE, else cacheadvise-probe in
+ * opt->exe_dir) and reads its result into dm (initialised here, release it
+ * either way), with the creation time set to now. log receives the
+ * helper's output once it has run (empty when it could not be read).
+ * Returns 0, CA_E_NOGPU with the helper's reason, CA_E_INTERRUPTED, or
+ * CA_E_INTERNAL / CA_E_IO with the message set.
  */
 int probe_run(const struct probe_run_options *opt, struct device_model *dm, struct strbuf *log);
 
@@ -38,11 +37,12 @@ struct probe_kept {
 };
 
 /*
- * Writes dm to output (when not NULL) and, when cache, to the cache folder
+ * Writes dm to opt->output (when not NULL) and, with opt->cache, to the cache folder
  * (device_model_save_cached()). Failing to cache is an error only without
  * output; with output, k->cache_error says why. Returns 0 or CA_E_*.
  */
-int probe_keep(const struct device_model *dm, const char *output, int cache, struct probe_kept *k);
+int probe_keep(const struct probe_run_options *opt, const struct device_model *dm,
+	       struct probe_kept *k);
 void probe_kept_release(struct probe_kept *k);
 
 #endif

@@ -1,5 +1,7 @@
 #include <jansson.h>
+#include <stdlib.h>
 
+#include "base/json_file.h"
 #include "emitters/device_summary.h"
 
 static void print_size(struct strbuf *out, const char *label, unsigned long long v)
@@ -71,4 +73,15 @@ void device_summary_text(struct strbuf *out, const struct device_model *dm)
 		strbuf_addf(out, "probe took %.1f s\n", json_number_value(secs));
 	for (i = 0; json_is_array(notes) && i < json_array_size(notes); i++)
 		strbuf_addf(out, "note: %s\n", json_string_value(json_array_get(notes, i)));
+}
+
+void device_summary_json(struct strbuf *out, const struct device_model *dm)
+{
+	json_t *doc = device_model_to_json(dm);
+	char *text = json_to_string(doc);
+
+	strbuf_addstr(out, text);
+	strbuf_addch(out, '\n');
+	free(text);
+	json_decref(doc);
 }

@@ -7,5 +7,7 @@
 /* The device model as `cacheadvise probe` shows it: a few lines of text
  * (capacities, lines, sets and ways, latencies, the probe's notes). */
 void device_summary_text(struct strbuf *out, const struct device_model *dm);
+/* The device model as JSON (docs/device-json.md), one newline after. */
+void device_summary_json(struct strbuf *out, const struct device_model *dm);
 
 #endif

@@ -5,24 +5,19 @@
 
 #include "analysis/device_model.h"
 #include "base/error.h"
-#include "base/json_file.h"
 #include "base/strbuf.h"
 #include "collectors/probe_run.h"
 #include "emitters/device_summary.h"
 #include "src/cli.h"
 
 /*
- * cacheadvise probe: runs the P-chase helper (device/probe.cu, built as
- * cacheadvise-probe beside this binary so the CLI itself never links the
- * CUDA driver), checks what it measured, writes device.json and caches it
- * per GPU UUID for `profile` (analysis/device_model.h).
+ * cacheadvise probe: runs the P-chase helper, writes device.json and caches
+ * it per GPU UUID for `profile` (collectors/probe_run.h).
  */
 
 struct probe_options {
-	struct probe_run_options run; /* --device, --timeout, --verbose */
+	struct probe_run_options run; /* -o, --no-cache, --device, --timeout, --verbose */
 	int json;                   /* print the device model as JSON */
-	const char *output;         /* -o FILE, or NULL */
-	int cache;                  /* store under the cache folder */
 };
 
 static void usage(FILE *f)
@@ -71,7 +66,7 @@ static int parse_options(int argc, char **argv, struct probe_options *opt)
 	int c;
 
 	memset(opt, 0, sizeof(*opt));
-	opt->cache = 1;
+	opt->run.cache = 1;
 	opt->run.timeout = 120;
 	optind = 1;
 	opterr = 0;
@@ -81,10 +76,10 @@ static int parse_options(int argc, char **argv, struct probe_options *opt)
 			opt->json = 1;
 			break;
 		case 'o':
-			opt->output = optarg;
+			opt->run.output = optarg;
 			break;
 		case 'n':
-			opt->cache = 0;
+			opt->run.cache = 0;
 			break;
 		case 'd':
 			opt->run.device = (int)strtol(optarg, &end, 10);
@@ -110,7 +105,7 @@ static int parse_options(int argc, char **argv, struct probe_options *opt)
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
-	if (opt->output && !*opt->output)
+	if (opt->run.output && !*opt->run.output)
 		return cli_usage_error("-o wants a file name");
 	return 0;
 }
@@ -123,43 +118,31 @@ int cmd_probe(int argc, char **argv)
 	struct strbuf log = STRBUF_INIT, text = STRBUF_INIT;
 	int ret;
 
-	ret = parse_options(argc, argv, &opt);
-	if (ret)
+	if ((ret = parse_options(argc, argv, &opt)))
 		return ret < 0 ? 0 : ret;
-
-	device_model_init(&dm);
-	opt.run.helper = probe_helper_path(cli_exe_dir());
+	opt.run.exe_dir = cli_exe_dir();
 	ret = probe_run(&opt.run, &dm, &log);
-	free((char *)opt.run.helper);
 	if (opt.run.verbose)
 		fputs(log.buf, stderr);
 	strbuf_release(&log);
 	if (!ret)
-		ret = probe_keep(&dm, opt.output, opt.cache, &kept);
+		ret = probe_keep(&opt.run, &dm, &kept);
 	if (ret) {
 		device_model_release(&dm);
 		return cli_fail(ret, NULL);
 	}
 	if (kept.cache_error)
 		cli_warn("cannot cache the result: %s", kept.cache_error);
-
-	if (opt.json) {
-		json_t *doc = device_model_to_json(&dm);
-		char *text = json_to_string(doc);
-
-		fputs(text, stdout);
-		fputc('\n', stdout);
-		free(text);
-		json_decref(doc);
-	} else {
+	if (opt.json)
+		device_summary_json(&text, &dm);
+	else
 		device_summary_text(&text, &dm);
-		fputs(text.buf, stdout);
-		strbuf_release(&text);
-		if (opt.output)
-			printf("written to %s\n", opt.output);
-		if (kept.cached)
-			printf("cached as %s\n", kept.cache_path);
-	}
+	if (!opt.json && opt.run.output)
+		strbuf_addf(&text, "written to %s\n", opt.run.output);
+	if (!opt.json && kept.cached)
+		strbuf_addf(&text, "cached as %s\n", kept.cache_path);
+	fputs(text.buf, stdout);
+	strbuf_release(&text);
 	probe_kept_release(&kept);
 	device_model_release(&dm);
 	return 0;
