@@ -27,16 +27,8 @@
 #include <cstring>
 #include <vector>
 
-#define CHECK(call)                                                            \
-	do {                                                                   \
-		cudaError_t err_ = (call);                                     \
-		if (err_ != cudaSuccess) {                                     \
-			fprintf(stderr, "carveout_bad: %s:%d: %s: %s\n",       \
-				__FILE__, __LINE__, #call,                     \
-				cudaGetErrorString(err_));                     \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
+#define SAMPLE_NAME "carveout_bad"
+#include "sample_util.h"
 
 /* out[i] += the sum of iters gathers from table[0..n), at places a
  * per-thread linear congruential generator picks (seeded by salt). */

@@ -39,22 +39,14 @@
 #include <cstring>
 #include <vector>
 
+#define SAMPLE_NAME "cfd_iter"
+#include "sample_util.h"
+
 #define NCLASS 64u       /* classes per table row: one row is 256 bytes */
 #define NMAP 46080u      /* class map entries: 180 KB of shared memory */
 #define NSTATES 176u     /* 176 x 256 B = 44 KB of table: 3/4 of the L1 left */
 #define GAMMA 1.4f
 #define CFL 0.3f
-
-#define CHECK(call)                                                            \
-	do {                                                                   \
-		cudaError_t err_ = (call);                                     \
-		if (err_ != cudaSuccess) {                                     \
-			fprintf(stderr, "cfd_iter: %s:%d: %s: %s\n",           \
-				__FILE__, __LINE__, #call,                     \
-				cudaGetErrorString(err_));                     \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
 
 struct input_header {
 	char magic[8];       /* "CACFDIN1" */
@@ -175,29 +167,6 @@ static void usage(FILE *f)
 		"  threads=N   threads per block (default 256)\n");
 }
 
-static long parse_kv(const char *arg, const char *key, long cur, bool *hit)
-{
-	size_t n = strlen(key);
-	if (strncmp(arg, key, n) || arg[n] != '=')
-		return cur;
-	char *end;
-	long v = strtol(arg + n + 1, &end, 0);
-	if (*end || end == arg + n + 1 || v < 1) {
-		fprintf(stderr, "cfd_iter: bad value in '%s'\n", arg);
-		exit(1);
-	}
-	*hit = true;
-	return v;
-}
-
-static void write_or_die(FILE *f, const void *p, size_t size, size_t n, const char *path)
-{
-	if (fwrite(p, size, n, f) != n) {
-		fprintf(stderr, "cfd_iter: cannot write '%s'\n", path);
-		exit(1);
-	}
-}
-
 /* The input: integer hashes of the index, so every run of --make-input
  * writes the same bytes. Cell volumes in [0.5, 1), densities in [1, 1.5),
  * velocities in [-0.2, 0.2), pressures in [1, 1.5). */
@@ -252,14 +221,6 @@ static int make_input(const char *path, long mcells)
 	}
 	printf("wrote %s: %llu cells\n", path, (unsigned long long)h.ncells);
 	return 0;
-}
-
-static void read_or_die(FILE *f, void *p, size_t size, size_t n, const char *path)
-{
-	if (fread(p, size, n, f) != n) {
-		fprintf(stderr, "cfd_iter: '%s' is truncated\n", path);
-		exit(1);
-	}
 }
 
 static float median(std::vector<float> v)

@@ -28,21 +28,13 @@
 #include <cstring>
 #include <vector>
 
+#define SAMPLE_NAME "decode_iter"
+#include "sample_util.h"
+
 #define NCLASS 64u       /* classes per state: one state's row is 256 bytes */
 #define NMAP 46080u      /* class map entries: 180 KB of shared memory */
 #define NSTATES 176u     /* 176 x 256 B = 44 KB of table: 3/4 of the L1 left */
 #define HIST_ROWS 176u
-
-#define CHECK(call)                                                            \
-	do {                                                                   \
-		cudaError_t err_ = (call);                                     \
-		if (err_ != cudaSuccess) {                                     \
-			fprintf(stderr, "decode_iter: %s:%d: %s: %s\n",        \
-				__FILE__, __LINE__, #call,                     \
-				cudaGetErrorString(err_));                     \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
 
 struct input_header {
 	char magic[8];       /* "CADECIN1" */
@@ -109,29 +101,6 @@ static void usage(FILE *f)
 		"  threads=N   threads per block (default 256)\n");
 }
 
-static long parse_kv(const char *arg, const char *key, long cur, bool *hit)
-{
-	size_t n = strlen(key);
-	if (strncmp(arg, key, n) || arg[n] != '=')
-		return cur;
-	char *end;
-	long v = strtol(arg + n + 1, &end, 0);
-	if (*end || end == arg + n + 1 || v < 1) {
-		fprintf(stderr, "decode_iter: bad value in '%s'\n", arg);
-		exit(1);
-	}
-	*hit = true;
-	return v;
-}
-
-static void write_or_die(FILE *f, const void *p, size_t size, size_t n, const char *path)
-{
-	if (fwrite(p, size, n, f) != n) {
-		fprintf(stderr, "decode_iter: cannot write '%s'\n", path);
-		exit(1);
-	}
-}
-
 /* The input: integer hashes of the index, so every run of --make-input
  * writes the same bytes. */
 static int make_input(const char *path, long mb)
@@ -170,14 +139,6 @@ static int make_input(const char *path, long mb)
 	}
 	printf("wrote %s: %llu keys, %u states\n", path, (unsigned long long)h.nkeys, NSTATES);
 	return 0;
-}
-
-static void read_or_die(FILE *f, void *p, size_t size, size_t n, const char *path)
-{
-	if (fread(p, size, n, f) != n) {
-		fprintf(stderr, "decode_iter: '%s' is truncated\n", path);
-		exit(1);
-	}
 }
 
 int main(int argc, char **argv)

@@ -28,19 +28,11 @@
 #include <cstring>
 #include <vector>
 
+#define SAMPLE_NAME "deposit"
+#include "sample_util.h"
+
 #define NBINS 46080u     /* 180 KB of float bins in shared memory */
 #define NTABLE 10240u    /* 40 KB shape table: 2/3 of the L1 left */
-
-#define CHECK(call)                                                            \
-	do {                                                                   \
-		cudaError_t err_ = (call);                                     \
-		if (err_ != cudaSuccess) {                                     \
-			fprintf(stderr, "deposit: %s:%d: %s: %s\n",            \
-				__FILE__, __LINE__, #call,                     \
-				cudaGetErrorString(err_));                     \
-			exit(1);                                               \
-		}                                                              \
-	} while (0)
 
 struct input_header {
 	char magic[8];       /* "CADEPIN1" */
@@ -110,29 +102,6 @@ static void usage(FILE *f)
 		"  threads=N   threads per block (default 256)\n");
 }
 
-static long parse_kv(const char *arg, const char *key, long cur, bool *hit)
-{
-	size_t n = strlen(key);
-	if (strncmp(arg, key, n) || arg[n] != '=')
-		return cur;
-	char *end;
-	long v = strtol(arg + n + 1, &end, 0);
-	if (*end || end == arg + n + 1 || v < 1) {
-		fprintf(stderr, "deposit: bad value in '%s'\n", arg);
-		exit(1);
-	}
-	*hit = true;
-	return v;
-}
-
-static void write_or_die(FILE *f, const void *p, size_t size, size_t n, const char *path)
-{
-	if (fwrite(p, size, n, f) != n) {
-		fprintf(stderr, "deposit: cannot write '%s'\n", path);
-		exit(1);
-	}
-}
-
 /* uniform in [0, 1) from a hash: exact, so the input is the same bytes on
  * every machine */
 static float unit(uint32_t i, uint32_t salt)
@@ -176,14 +145,6 @@ static int make_input(const char *path, long mb)
 	}
 	printf("wrote %s: %llu particles\n", path, (unsigned long long)h.nparticles);
 	return 0;
-}
-
-static void read_or_die(FILE *f, void *p, size_t size, size_t n, const char *path)
-{
-	if (fread(p, size, n, f) != n) {
-		fprintf(stderr, "deposit: '%s' is truncated\n", path);
-		exit(1);
-	}
 }
 
 int main(int argc, char **argv)
