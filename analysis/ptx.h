@@ -165,6 +165,13 @@ struct ptx_module {
 int ptx_parse(const char *name, const char *text, size_t len, struct ptx_module **out);
 void ptx_module_free(struct ptx_module *m);
 
+/*
+ * The offset just after the module header: the .version, .target and
+ * .address_size lines and the comments among them. Text inserted there
+ * (module-scope declarations) comes before every function and variable.
+ */
+size_t ptx_header_end(const char *text, size_t len);
+
 /* The function called name, or NULL. */
 const struct ptx_function *ptx_module_find(const struct ptx_module *m, const char *name);
 

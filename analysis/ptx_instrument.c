@@ -730,34 +730,6 @@ static void instrument_function(struct instrumenter *in, const struct ptx_functi
 	free(fs.ds_param);
 }
 
-/* The offset just after the module header (.version/.target/.address_size lines). */
-static size_t header_end(const char *t, size_t len)
-{
-	size_t i = 0, after = 0;
-
-	while (i < len) {
-		size_t j = skip_comment(t, i, len);
-
-		if (j != i) {
-			i = j;
-			continue;
-		}
-		if (isspace((unsigned char)t[i])) {
-			i++;
-			continue;
-		}
-		if (strncmp(t + i, ".version", 8) && strncmp(t + i, ".target", 7) &&
-		    strncmp(t + i, ".address_size", 13))
-			break;
-		while (i < len && t[i] != '\n')
-			i++;
-		if (i < len)
-			i++;
-		after = i;
-	}
-	return after;
-}
-
 static int parse_sm(const char *target)
 {
 	const char *s = strstr(target, "sm_");
@@ -831,7 +803,7 @@ int ptx_instrument(const struct ptx_module *m, const struct ptx_instrument_optio
 	for (i = 0; i < m->nr_functions; i++)
 		instrument_function(&in, &m->functions[i], jfunctions);
 
-	hdr = header_end(m->text, m->len);
+	hdr = ptx_header_end(m->text, m->len);
 	add_insertion(&in, hdr, xasprintf("// cacheadvise: monitor counters (docs/monitor.md)\n"
 					  ".visible .global .align 8 .u64 %s[%zu];\n",
 					  PTX_INSTRUMENT_SYMBOL, in.slots ? in.slots : 1));

@@ -236,3 +236,22 @@ struct slice ptx_operand_name(struct slice op)
 	}
 	return r;
 }
+
+size_t ptx_header_end(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len, *after = text;
+	unsigned line = 0;
+
+	for (;;) {
+		p = ptx_skip_ws(p, end, &line);
+		if (p >= end || (strncmp(p, ".version", 8) && strncmp(p, ".target", 7) &&
+				 strncmp(p, ".address_size", 13)))
+			break;
+		while (p < end && *p != '\n')
+			p++;
+		if (p < end)
+			p++;
+		after = p;
+	}
+	return (size_t)(after - text);
+}

@@ -53,33 +53,6 @@ char *ptx_switch_symbol(const char *function)
 	return xasprintf("%s%s", PTX_SWITCH_MASK_PREFIX, function);
 }
 
-/* The offset just after the .version/.target/.address_size lines. */
-static size_t header_end(const char *t, size_t len)
-{
-	size_t i = 0, after = 0;
-
-	while (i < len) {
-		if (isspace((unsigned char)t[i])) {
-			i++;
-			continue;
-		}
-		if (i + 1 < len && t[i] == '/' && t[i + 1] == '/') {
-			while (i < len && t[i] != '\n')
-				i++;
-			continue;
-		}
-		if (strncmp(t + i, ".version", 8) && strncmp(t + i, ".target", 7) &&
-		    strncmp(t + i, ".address_size", 13))
-			break;
-		while (i < len && t[i] != '\n')
-			i++;
-		if (i < len)
-			i++;
-		after = i;
-	}
-	return after;
-}
-
 /*
  * Where the load's instruction starts: at its guard ("@%p1", "@!%p1") when
  * it has one (ld->predicate), else at its opcode.
@@ -218,7 +191,7 @@ int ptx_write_switchable(const struct ptx_module *m, const struct ptx_switch_ker
 		if (ret)
 			goto out;
 	}
-	pos = header_end(m->text, m->len);
+	pos = ptx_header_end(m->text, m->len);
 	edits_add(&e, pos, pos, xasprintf("\n// cacheadvise: switchable module (docs/injection.md)\n%s\n",
 					  decls.buf ? decls.buf : ""));
 	qsort(e.items, e.nr, sizeof(*e.items), cmp_edit);
