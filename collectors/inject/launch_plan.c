@@ -655,13 +655,11 @@ static void monitor_before(struct plan_kernel *k, const struct launch_info *li, 
 	k->monitor_seq = li->seq;
 }
 
-/* After it: its counter array, as module_table_read_counters records it. */
+/* After it: its counter array, read as for a substituted instrumented module. */
 static void monitor_after(struct plan_kernel *k)
 {
 	CUdeviceptr dptr = 0;
-	size_t bytes = 0, i, n;
-	uint64_t *host;
-	json_t *vals;
+	size_t bytes = 0;
 	CUresult r;
 
 	if (!k->monitor_pending)
@@ -673,25 +671,7 @@ static void monitor_after(struct plan_kernel *k)
 			     PTX_INSTRUMENT_SYMBOL, cu_error(r));
 		return;
 	}
-	n = bytes / sizeof(uint64_t);
-	host = xcalloc(n ? n : 1, sizeof(*host));
-	r = cuCtxSynchronize();
-	if (r == CUDA_SUCCESS)
-		r = cuMemcpyDtoH(host, dptr, n * sizeof(*host));
-	if (r == CUDA_SUCCESS)
-		r = cuMemsetD8(dptr, 0, n * sizeof(*host));
-	if (r != CUDA_SUCCESS) {
-		inject_error("launch plan: kernel %s: cannot read the monitor counters: %s", k->name,
-			     cu_error(r));
-		free(host);
-		return;
-	}
-	vals = json_array();
-	for (i = 0; i < n; i++)
-		json_array_append_new(vals, json_integer((json_int_t)host[i]));
-	inject_event(json_pack("{s:s, s:I, s:s, s:o}", "ev", "counters", "seq",
-			       (json_int_t)k->monitor_seq, "kernel", k->name, "values", vals));
-	free(host);
+	counters_emit(dptr, bytes, k->name, NULL, k->monitor_seq);
 }
 
 /* Times each version `rounds` times, alternating (ABBA), memory restored. */

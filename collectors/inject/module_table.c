@@ -117,10 +117,8 @@ void module_table_read_counters(struct module_table *t, struct seen_module *m,
 				const char *kernel, uint64_t seq)
 {
 	CUdeviceptr dptr = 0;
-	size_t bytes = 0, i, n;
-	uint64_t *host;
+	size_t bytes = 0;
 	CUresult r;
-	json_t *vals;
 
 	(void)t;
 	if (!m->has_counters)
@@ -134,23 +132,32 @@ void module_table_read_counters(struct module_table *t, struct seen_module *m,
 		m->has_counters = 0;
 		return;
 	}
-	n = bytes / sizeof(uint64_t);
-	host = xcalloc(n ? n : 1, sizeof(*host));
+	counters_emit(dptr, bytes, kernel, m->id, seq);
+}
+
+void counters_emit(CUdeviceptr dptr, size_t bytes, const char *kernel, const char *module_id,
+		   uint64_t seq)
+{
+	size_t i, n = bytes / sizeof(uint64_t);
+	uint64_t *host = xcalloc(n ? n : 1, sizeof(*host));
+	json_t *vals;
+	CUresult r;
+
 	r = cuCtxSynchronize();
 	if (r == CUDA_SUCCESS)
 		r = cuMemcpyDtoH(host, dptr, n * sizeof(*host));
 	if (r == CUDA_SUCCESS)
 		r = cuMemsetD8(dptr, 0, n * sizeof(*host));
 	if (r != CUDA_SUCCESS) {
-		inject_error("module %s: cannot read the monitor counters after launch %llu: error %d",
-			     m->id, (unsigned long long)seq, (int)r);
+		inject_error("kernel %s: cannot read the monitor counters after launch %llu: error %d",
+			     kernel, (unsigned long long)seq, (int)r);
 		free(host);
 		return;
 	}
 	vals = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(vals, json_integer((json_int_t)host[i]));
-	inject_event(json_pack("{s:s, s:I, s:s, s:s, s:o}", "ev", "counters", "seq",
-			       (json_int_t)seq, "kernel", kernel, "module", m->id, "values", vals));
+	inject_event(json_pack("{s:s, s:I, s:s, s:s?, s:o}", "ev", "counters", "seq",
+			       (json_int_t)seq, "kernel", kernel, "module", module_id, "values", vals));
 	free(host);
 }

@@ -51,5 +51,13 @@ struct seen_module *module_table_find_function(struct module_table *t, const cha
  */
 void module_table_read_counters(struct module_table *t, struct seen_module *m,
 				const char *kernel, uint64_t seq);
+/*
+ * Synchronises, reads the monitor counter array at dptr (bytes long),
+ * records it as a "counters" event of the launch and zeroes it (module_id
+ * may be NULL). Shared by the substituted instrumented modules and the
+ * launch plans' sampled monitor.
+ */
+void counters_emit(CUdeviceptr dptr, size_t bytes, const char *kernel, const char *module_id,
+		   uint64_t seq);
 
 #endif
