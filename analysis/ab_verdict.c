@@ -36,6 +36,39 @@ void ab_result_release(struct ab_result *ab)
 	memset(ab, 0, sizeof(*ab));
 }
 
+void ab_result_truncate(struct ab_result *ab, size_t nr_kernels, unsigned done)
+{
+	size_t k;
+	unsigned r;
+
+	if (done >= ab->rounds)
+		return;
+	for (k = 0; k < nr_kernels; k++)
+		for (r = 0; r < done; r++) {
+			ab->base_ns[k * done + r] = ab->base_ns[k * ab->rounds + r];
+			ab->adv_ns[k * done + r] = ab->adv_ns[k * ab->rounds + r];
+		}
+	ab->rounds = done;
+}
+
+int ab_clearly_slower(const struct ab_result *ab, unsigned done)
+{
+	double slowest_base = 0, fastest_adv = INFINITY;
+	unsigned r;
+
+	if (done < 2)
+		return 0;
+	for (r = 0; r < done; r++) {
+		if (!(ab->base_total[r] > 0) || !(ab->adv_total[r] > 0))
+			return 0;
+		if (ab->base_total[r] > slowest_base)
+			slowest_base = ab->base_total[r];
+		if (ab->adv_total[r] < fastest_adv)
+			fastest_adv = ab->adv_total[r];
+	}
+	return fastest_adv > slowest_base;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;

@@ -31,6 +31,17 @@ struct ab_result {
 void ab_result_init(struct ab_result *ab, size_t nr_kernels, unsigned rounds);
 void ab_result_release(struct ab_result *ab);
 
+/* Keeps the first done rounds of ab's series (laid out for ab->rounds) and
+ * sets ab->rounds to done. */
+void ab_result_truncate(struct ab_result *ab, size_t nr_kernels, unsigned done);
+
+/*
+ * Whether the advice cannot win on the rounds done so far: at least two
+ * rounds, and the fastest advice run's GPU time (all kernels) above the
+ * slowest baseline run's. Used to end a losing A/B early (the L2 step).
+ */
+int ab_clearly_slower(const struct ab_result *ab, unsigned done);
+
 /* The median of v[0..n) (sorts v in place); NAN when n is 0. */
 double ab_median(double *v, size_t n);
 

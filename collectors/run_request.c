@@ -175,6 +175,10 @@ int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 			}
 			run_events_release(&ev);
 		}
+		if (!ret && r + 1 < rounds && pp->enough && pp->enough(ab, r + 1, pp->data)) {
+			ab_result_truncate(ab, nk, r + 1);
+			break;
+		}
 	}
 	if (!ret)
 		judge_outputs(pp, outs, nr_outs, ab);

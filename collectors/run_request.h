@@ -87,10 +87,16 @@ struct ab_pairs {
 	 */
 	const struct run_output *const *more_baselines;
 	size_t nr_more_baselines;
+	/*
+	 * Called after each round with the rounds done so far (ab's series
+	 * hold them at [k * pairs->rounds + r]); nonzero ends the pairs there,
+	 * and ab then holds those rounds only (ab->rounds). NULL: all rounds.
+	 */
+	int (*enough)(const struct ab_result *ab, unsigned done, void *data);
 };
 
 /*
- * Runs the pairs and fills ab (initialised here; release with
+ * Runs the pairs (fewer when pairs->enough says so) and fills ab (initialised here; release with
  * ab_result_release). Once all runs are done, the advice runs' outputs are
  * judged against the baselines' (output_check_judge) into ab->output. An
  * advice run that fails, or output that changed ("unchecked" too with

@@ -314,8 +314,14 @@ static int ab_failed(void *data, const char *label, const struct run_result *res
 	return profile_run_failed(data, label, res);
 }
 
-int profile_ab_runs(struct profile_ctx *c, const char *name, const struct run_request *base,
-		    const struct run_request *adv, unsigned rounds, struct ab_result *ab)
+static int clearly_slower(const struct ab_result *ab, unsigned done, void *data)
+{
+	(void)data;
+	return ab_clearly_slower(ab, done);
+}
+
+static int ab_runs(struct profile_ctx *c, const char *name, const struct run_request *base,
+		   const struct run_request *adv, unsigned rounds, int screened, struct ab_result *ab)
 {
 	const char **kernels = xcalloc(c->nr_kernels + 1, sizeof(*kernels));
 	struct ab_pairs pairs = {
@@ -323,6 +329,7 @@ int profile_ab_runs(struct profile_ctx *c, const char *name, const struct run_re
 		.kernels = kernels, .nr_kernels = c->nr_kernels,
 		.strict_output = c->opt->strict_output,
 		.run = ab_run, .failed = ab_failed, .data = c,
+		.enough = screened ? clearly_slower : NULL,
 	};
 	size_t i;
 	int ret;
@@ -351,6 +358,19 @@ int profile_ab_runs(struct profile_ctx *c, const char *name, const struct run_re
 	free(morep);
 	free(kernels);
 	return ret;
+}
+
+int profile_ab_runs(struct profile_ctx *c, const char *name, const struct run_request *base,
+		    const struct run_request *adv, unsigned rounds, struct ab_result *ab)
+{
+	return ab_runs(c, name, base, adv, rounds, 0, ab);
+}
+
+int profile_ab_runs_screened(struct profile_ctx *c, const char *name,
+			     const struct run_request *base, const struct run_request *adv,
+			     unsigned rounds, struct ab_result *ab)
+{
+	return ab_runs(c, name, base, adv, rounds, 1, ab);
 }
 
 /* ---- files -------------------------------------------------------------- */

@@ -114,6 +114,12 @@ int profile_run_failed(struct profile_ctx *c, const char *what, const struct run
 /* Rounds of baseline (base) against advice (adv) runs, recorded as runs. */
 int profile_ab_runs(struct profile_ctx *c, const char *name, const struct run_request *base,
 		    const struct run_request *adv, unsigned rounds, struct ab_result *ab);
+/* profile_ab_runs that ends after two rounds where the advice is slower in
+ * every round than the slowest baseline (ab_clearly_slower; ab->rounds says
+ * how many ran). */
+int profile_ab_runs_screened(struct profile_ctx *c, const char *name,
+			     const struct run_request *base, const struct run_request *adv,
+			     unsigned rounds, struct ab_result *ab);
 /* Writes capture.json with the given status. */
 int profile_write_capture(struct profile_ctx *c, const char *status);
 /*

@@ -20,6 +20,9 @@
 #include "emitters/capture_layout.h"
 #include "src/profile/internal.h"
 
+/* The least cut in DRAM bytes read for a window to be timed at all. */
+#define L2_MIN_DRAM_CUT 0.02
+
 /*
  * DRAM bytes read by all kernels of one counters run, the program's modules
  * unpatched (subst_dir) and, when windows_file is given, the window applied.
@@ -149,7 +152,22 @@ int profile_l2(struct profile_ctx *c)
 			free(file);
 			break;
 		}
-		ret = profile_ab_runs(c, "l2", &base, &adv, rounds, &ab);
+		/* a window that leaves DRAM reads as they are cannot save time */
+		dram = dram_of_run(c, base_dir, file);
+		if (!isnan(dram) && !isnan(base_dram) && dram > base_dram * (1 - L2_MIN_DRAM_CUT)) {
+			char why[160];
+
+			snprintf(why, sizeof(why), "DRAM reads fell by less than %.0f%% (%.3g to %.3g bytes): "
+				 "not timed", 100 * L2_MIN_DRAM_CUT, base_dram, dram);
+			ver = json_pack("{s:b, s:s, s:f}", "kept", 0, "reason", why, "dram_bytes", dram);
+			json_object_set_new(w, "verification", ver);
+			json_decref(file_doc);
+			free(file);
+			profile_write_capture(c, "complete");
+			continue;
+		}
+		/* a window slower in both of the first two rounds is not timed further */
+		ret = profile_ab_runs_screened(c, "l2", &base, &adv, rounds, &ab);
 		if (ret) {
 			ab_result_release(&ab);
 			json_decref(file_doc);
@@ -157,10 +175,11 @@ int profile_l2(struct profile_ctx *c)
 			break;
 		}
 		/* Judged on all kernels' GPU time: a window can slow the others. */
-		ver = ab_verdict(ab.base_total, ab.adv_total, rounds, &ab, &kept);
+		ver = ab_verdict(ab.base_total, ab.adv_total, ab.rounds, &ab, &kept);
+		if (ab.rounds < rounds)
+			json_object_set_new(ver, "ended_after_rounds", json_integer(ab.rounds));
 		json_object_set_new(ver, "program", ab_program_json(&ab));
 		json_object_set(ver, "output", ab.output);
-		dram = dram_of_run(c, base_dir, file);
 		json_object_set_new(ver, "dram_bytes", isnan(dram) ? json_null() : json_real(dram));
 		json_object_set_new(w, "verification", ver);
 		if (kept) {

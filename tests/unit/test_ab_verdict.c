@@ -1,3 +1,5 @@
+#include <math.h>
+
 #include "analysis/ab_verdict.h"
 #include "tests/unit/check.h"
 
@@ -170,8 +172,33 @@ static void test_abba(void)
 	json_decref(v);
 }
 
+/* the L2 step's early end: slower in every round than the slowest baseline */
+static void test_clearly_slower(void)
+{
+	struct ab_result ab;
+
+	ab_result_init(&ab, 2, 5);
+	ab.base_total[0] = 100; ab.adv_total[0] = 130;
+	CHECK_INT(ab_clearly_slower(&ab, 1), 0);        /* one round decides nothing */
+	ab.base_total[1] = 104; ab.adv_total[1] = 120;
+	CHECK_INT(ab_clearly_slower(&ab, 2), 1);
+	ab.adv_total[1] = 103;                           /* faster than one baseline */
+	CHECK_INT(ab_clearly_slower(&ab, 2), 0);
+	ab.adv_total[1] = NAN;                           /* unmeasured */
+	CHECK_INT(ab_clearly_slower(&ab, 2), 0);
+	/* truncation keeps each kernel's first rounds, packed */
+	ab.base_ns[0] = 1; ab.base_ns[1] = 2; ab.base_ns[5] = 11; ab.base_ns[6] = 12;
+	ab.adv_ns[5] = 21; ab.adv_ns[6] = 22;
+	ab_result_truncate(&ab, 2, 2);
+	CHECK_INT((int)ab.rounds, 2);
+	CHECK(ab.base_ns[0] == 1 && ab.base_ns[1] == 2 && ab.base_ns[2] == 11 && ab.base_ns[3] == 12);
+	CHECK(ab.adv_ns[2] == 21 && ab.adv_ns[3] == 22);
+	ab_result_release(&ab);
+}
+
 int main(void)
 {
+	test_clearly_slower();
 	test_abba();
 	test_kept();
 	test_within_noise();
