@@ -9,6 +9,12 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 
+/* A buffer this many times smaller than L2 stays there within a launch. */
+#define L2_SMALL_FRACTION 8
+/* A window on such a buffer that can save less than this share of the bytes
+ * the kernels read is not advised. */
+#define L2_MIN_SAVED_FRACTION 0.01
+
 struct candidate {
 	json_int_t alloc;
 	double bytes;
@@ -80,23 +86,35 @@ static int has_string(json_t *arr, const char *s)
 	return 0;
 }
 
+/* What score() needs of the device. */
+struct l2_limits {
+	double l2, set_aside;
+};
+
 /*
  * Bytes that could come from L2 instead of DRAM after the first read. A
  * buffer more than twice the set-aside scores 0: a window over a slice of a
- * streaming buffer is the recipe FACTS.md measured at 0.52x-0.71x.
+ * streaming buffer is the recipe FACTS.md measured at 0.52x-0.71x. A buffer
+ * of at most an eighth of L2 that is read many times within a launch
+ * already stays in L2 for that launch (its lines are reused long before the
+ * rest of the launch's data could evict them), so a window can save at
+ * most one reload a launch: its bytes times the launches after the first.
  */
-static double score(const struct candidate *c, double set_aside)
+static double score(const struct candidate *c, const struct l2_limits *lim)
 {
-	double covered = c->bytes > 0 ? fmin(1.0, set_aside / c->bytes) : 0;
+	double covered = c->bytes > 0 ? fmin(1.0, lim->set_aside / c->bytes) : 0;
+	double saved = fmax(0, c->bytes_read - c->bytes);
 
-	if (c->bytes > 2 * set_aside)
+	if (c->bytes > 2 * lim->set_aside)
 		return 0;
-	return fmax(0, c->bytes_read - c->bytes) * covered;
+	if (c->bytes <= lim->l2 / L2_SMALL_FRACTION)
+		saved = fmin(saved, c->bytes * fmax(0, c->launches - 1));
+	return saved * covered;
 }
 
 static int by_score_desc(const void *a, const void *b, void *ctx)
 {
-	double sa = score(a, *(double *)ctx), sb = score(b, *(double *)ctx);
+	double sa = score(a, ctx), sb = score(b, ctx);
 	return (sa < sb) - (sa > sb);
 }
 
@@ -115,7 +133,8 @@ json_t *l2_advise(json_t *capture)
 	json_t *allocs = json_object_get(capture, "allocations");
 	json_t *kernels = json_object_get(capture, "kernels"), *k;
 	json_t *out, *cands, *wins;
-	double l2, persist_max, window_max, set_aside, footprint = 0;
+	double l2, persist_max, window_max, set_aside, footprint = 0, traffic = 0;
+	struct l2_limits lim;
 	struct candidate *cs = NULL;
 	size_t n = 0, alloc = 0, i, j;
 	const char *partitioned;
@@ -162,17 +181,21 @@ json_t *l2_advise(json_t *capture)
 				json_array_append_new(c->kernels, json_string(name));
 		}
 	}
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		footprint += cs[i].bytes;
+		traffic += cs[i].bytes_read;
+	}
 	json_object_set_new(out, "footprint_bytes", json_integer((json_int_t)footprint));
-	qsort_r(cs, n, sizeof(*cs), by_score_desc, &set_aside);
+	lim.l2 = l2;
+	lim.set_aside = set_aside;
+	qsort_r(cs, n, sizeof(*cs), by_score_desc, &lim);
 	cands = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(cands, json_pack("{s:I, s:I, s:f, s:I, s:f, s:O, s:f}",
 			"alloc", cs[i].alloc, "bytes", (json_int_t)cs[i].bytes, "launches", cs[i].launches,
 			"bytes_read", (json_int_t)cs[i].bytes_read,
 			"reuse", cs[i].bytes > 0 ? cs[i].bytes_read / cs[i].bytes : 0,
-			"kernels", cs[i].kernels, "score", score(&cs[i], set_aside)));
+			"kernels", cs[i].kernels, "score", score(&cs[i], &lim)));
 	json_object_set_new(out, "candidates", cands);
 	wins = json_array();
 	if (!n) {
@@ -182,10 +205,18 @@ json_t *l2_advise(json_t *capture)
 		json_object_set_new(out, "reason", json_sprintf(
 			"no window is advised: the measured kernels touch %.1f MB, which fits in the "
 			"%.1f MB L2 without one", footprint / 1e6, l2 / 1e6));
-	} else if (cs[0].bytes_read < 2 * cs[0].bytes || score(&cs[0], set_aside) <= 0) {
+	} else if (cs[0].bytes_read < 2 * cs[0].bytes || score(&cs[0], &lim) <= 0) {
 		json_object_set_new(out, "reason", json_string(
 			"no window is advised: no buffer of at most twice the set-aside is read more "
 			"than once across launches"));
+	} else if (cs[0].bytes <= l2 / L2_SMALL_FRACTION &&
+		   score(&cs[0], &lim) < L2_MIN_SAVED_FRACTION * traffic) {
+		json_object_set_new(out, "reason", json_sprintf(
+			"no window is advised: the most a window could save, %.3g MB of DRAM reads "
+			"(allocation #%lld, %.3g MB, small enough to stay in L2 within a launch), is "
+			"under %.0f%% of the %.3g GB the kernels read", score(&cs[0], &lim) / 1e6,
+			(long long)cs[0].alloc, cs[0].bytes / 1e6, 100 * L2_MIN_SAVED_FRACTION,
+			traffic / 1e9));
 	} else {
 		const struct candidate *c = &cs[0];
 		double nb = fmin(c->bytes, window_max);

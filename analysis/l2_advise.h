@@ -13,7 +13,10 @@
  *
  * A buffer is a candidate when several launches read it, the data the
  * program touches does not fit in L2 anyway, and a window can cover it
- * (at most accessPolicyMaxWindowSize). The best candidate gets the guide's
+ * (at most accessPolicyMaxWindowSize). A buffer of at most an eighth of L2
+ * already stays in L2 within a launch: a window can save only its reload
+ * once a launch, and is not advised where that is under 1% of the bytes
+ * the kernels read (a hot lookup table). The best candidate gets the guide's
  * recipe — set-aside min(3/4 of L2, persisting max), window over the
  * buffer, hitRatio = min(1, set-aside / window), hitProp persisting,
  * missProp streaming — scoped to the kernels that read it (set before each

@@ -879,6 +879,11 @@ void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 	choose_version(k, li, ordinal);
 	monitor_before(k, li, ordinal);
 	carveout_before(p, k, allocs, li, ordinal);
+	/* counters on the program's own launch (label "own"), e.g. the L2 step's DRAM runs */
+	if (rm && !k->own_profiled && listed(k->profile_ordinals, k->nr_profile_ordinals, ordinal)) {
+		range_metrics_begin(rm, li->seq, k->name, "own", ordinal);
+		k->own_profiled = 1;
+	}
 }
 
 void launch_plan_after(struct launch_plan *p, struct range_metrics *rm,
