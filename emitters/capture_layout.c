@@ -57,6 +57,11 @@ char *capture_layout_patched_ptx(const char *dir, const char *id)
 	return path(dir, PATCHED "/%s.ptx", id);
 }
 
+char *capture_layout_softcache_ptx(const char *dir, const char *id)
+{
+	return path(dir, PATCHED "/%s.softcache.ptx", id);
+}
+
 char *capture_layout_graph(const char *dir, const char *kernel)
 {
 	if (!kernel || strchr(kernel, '/'))

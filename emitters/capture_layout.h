@@ -10,6 +10,7 @@
  *   report.txt  report.html  report.json  hints.sarif
  *   modules/<id>.ptx         the original PTX
  *   patched/<id>.ptx         PTX with the plan applied
+ *   patched/<id>.softcache.ptx  PTX with the automatic software cache
  *   graphs/<kernel>.json     traffic reduction graphs, as `solve` reads them
  *   runs/NNN.log  runs/NNN.out  runs/NNN.err  runs/NNN.d/   each run's output and events
  *   runs/<label>.subst/      the PTX a run substituted (<id>.ptx, <id>.layout.json)
@@ -38,6 +39,8 @@ char *capture_layout_file(const char *dir, const char *name);
 char *capture_layout_module_ptx(const char *dir, const char *id);
 char *capture_layout_patched_dir(const char *dir);
 char *capture_layout_patched_ptx(const char *dir, const char *id);
+/* patched/<id>.softcache.ptx: the module with the automatic software cache. */
+char *capture_layout_softcache_ptx(const char *dir, const char *id);
 
 /* graphs/<kernel>.json; NULL when the name cannot be a file name (has '/'). */
 char *capture_layout_graph(const char *dir, const char *kernel);

@@ -51,6 +51,7 @@ static void usage(FILE *f)
 		"      --no-verify      do not run the verification step\n"
 		"      --no-monitor     skip the instrumented monitor run\n"
 		"      --no-l2          skip the persisting-L2 window step\n"
+		"      --no-softcache   skip the automatic software-cache step\n"
 		"      --measure M      launches (default): variants measured inside one run at\n"
 		"                       sampled launches, replayed with memory restored; runs:\n"
 		"                       one program run per variant (the first method)\n"
@@ -308,6 +309,7 @@ int cmd_profile(int argc, char **argv)
 		{ "no-verify", no_argument, NULL, 'V' },
 		{ "no-monitor", no_argument, NULL, 'N' },
 		{ "no-l2", no_argument, NULL, 'L' },
+		{ "no-softcache", no_argument, NULL, 'C' },
 		{ "measure", required_argument, NULL, 'E' },
 		{ "samples", required_argument, NULL, 'S' },
 		{ "all-pairs", no_argument, NULL, 'P' },
@@ -375,6 +377,7 @@ int cmd_profile(int argc, char **argv)
 		case 'V': opt.no_verify = 1; break;
 		case 'N': opt.no_monitor = 1; break;
 		case 'L': opt.no_l2 = 1; break;
+		case 'C': opt.no_softcache = 1; break;
 		case 'E':
 			if (strcmp(optarg, "launches") && strcmp(optarg, "runs"))
 				return cli_usage_error("--measure is 'launches' or 'runs', not '%s'", optarg);

@@ -171,6 +171,8 @@ void profile_note_advised(struct profile_ctx *c);
 /* carveout.c: the carve-out a program sets on a kernel, timed against the
  * driver's default in one run (kernels without PTX too). */
 int profile_carveout(struct profile_ctx *c);
+/* softcache.c: the automatic software cache, rewritten, timed, kept or not. */
+int profile_softcache(struct profile_ctx *c);
 /* l2.c: persisting-L2 windows, advised and measured. */
 int profile_l2(struct profile_ctx *c);
 /* oracle.c: --oracle, every plan of the small kernels timed. */

@@ -256,6 +256,11 @@ static int run_steps(struct profile_ctx *c)
 		if (ret)
 			return ret;
 	}
+	if (!opt->no_verify && !opt->no_softcache) {
+		ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_softcache);
+		if (ret)
+			return ret;
+	}
 	if (!opt->no_verify && !opt->no_l2) {
 		ret = step_then_emit(c, PROFILE_STEP_L2, profile_l2);
 		if (ret)

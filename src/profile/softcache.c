@@ -1,0 +1,281 @@
+/*
+ * `profile`'s automatic software cache (issue 18, docs/cmd-profile.md
+ * "Software cache"): for each kernel whose software-cache ranking (the
+ * monitor run, analysis/softcache_rank.h) selected read-only structures,
+ * the module's PTX is rewritten so that their loads go through
+ * thread-private 16-byte lines in shared memory (analysis/ptx_softcache.h),
+ * substituted through the injection library, timed against the unpatched
+ * module in alternating program runs and kept only when faster beyond the
+ * noise with the output unchanged (ab_verdict, as the L2 step). The
+ * kernel's capture.json "software_cache" gets "verification"; a kept
+ * rewrite's PTX is in patched/<id>.softcache.ptx.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "analysis/ptx_softcache.h"
+#include "analysis/softcache_rank.h"
+#include "base/atomic_file.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "emitters/capture_layout.h"
+#include "src/profile/internal.h"
+
+/* A kernel the rewrite was asked for. */
+struct sc_kernel {
+	size_t index;              /* in c->kernels */
+	int *params;               /* read-only structures the ranking selected */
+	size_t nr_params;
+	struct ptx_softcache_done done;
+	int rewritten;
+};
+
+/*
+ * The read-only structures the ranking selected for k, in its order; 0
+ * with *why (static) when there is nothing to rewrite.
+ */
+static size_t selected_read_only(json_t *sc, int **out, const char **why)
+{
+	json_t *sel = json_object_get(sc, "selected"), *cand = json_object_get(sc, "candidates");
+	json_t *p, *cj;
+	size_t i, j, n = 0;
+
+	*out = xcalloc(json_array_size(sel) + 1, sizeof(int));
+	*why = NULL;
+	if (!json_is_true(json_object_get(sc, "enabled"))) {
+		*why = "the ranking advised no software cache";
+		return 0;
+	}
+	json_array_foreach(sel, i, p) {
+		json_array_foreach(cand, j, cj)
+			if (json_integer_value(json_object_get(cj, "param")) == json_integer_value(p) &&
+			    json_is_true(json_object_get(cj, "read_only")))
+				(*out)[n++] = (int)json_integer_value(p);
+	}
+	if (!n)
+		*why = "the selected structures are read-write: the automatic rewrite caches read-only structures only";
+	return n;
+}
+
+static unsigned block_threads(json_t *kj)
+{
+	json_t *b = json_object_get(kj, "block");
+	unsigned long long t = 1;
+	size_t i;
+
+	if (json_array_size(b) != 3)
+		return 0;
+	for (i = 0; i < 3; i++)
+		t *= (unsigned long long)json_integer_value(json_array_get(b, i));
+	return t > 1024 ? 0 : (unsigned)t;
+}
+
+static void set_verification(json_t *sc, json_t *ver)
+{
+	json_object_set_new(sc, "verification", ver);
+}
+
+static json_t *refused(const char *reason)
+{
+	return json_pack("{s:b, s:s, s:s}", "kept", 0, "status", "not rewritten", "reason", reason);
+}
+
+/*
+ * Rewrites the module of c->modules[mi] for the kernels ks[] that live in
+ * it, writing the result to the substitute directory and to patched/.
+ * Returns 1 when rewritten, 0 when not (each kernel's verification says
+ * why), or a negative error.
+ */
+static int rewrite_module(struct profile_ctx *c, size_t mi, struct sc_kernel *ks, size_t nk,
+			  const char *sc_dir, const struct softcache_device *dev)
+{
+	struct profile_module *m = &c->modules[mi];
+	struct ptx_softcache_kernel *req = xcalloc(nk + 1, sizeof(*req));
+	struct ptx_softcache_done *done = xcalloc(nk + 1, sizeof(*done));
+	size_t *which = xcalloc(nk + 1, sizeof(*which)), nr = 0, i;
+	struct strbuf out = STRBUF_INIT;
+	char *reason = NULL, *path;
+	int ret = 0;
+
+	for (i = 0; i < nk; i++) {
+		struct profile_kernel *k = &c->kernels[ks[i].index];
+
+		if (k->module != m)
+			continue;
+		req[nr].function = k->name;
+		req[nr].params = ks[i].params;
+		req[nr].nr_params = ks[i].nr_params;
+		req[nr].threads_per_block = block_threads(k->json);
+		req[nr].dynamic_shared_bytes = (unsigned long long)json_integer_value(
+			json_object_get(k->json, "dynamic_shared_bytes"));
+		req[nr].shared_per_block_optin = dev->shared_per_block_optin;
+		which[nr++] = i;
+	}
+	if (!nr)
+		goto out;
+	if (ptx_softcache_rewrite(m->pm, req, nr, &out, done, &reason)) {
+		for (i = 0; i < nr; i++)
+			set_verification(json_object_get(c->kernels[ks[which[i]].index].json,
+							 "software_cache"),
+					 refused(done[i].note ? done[i].note : reason));
+		goto out;
+	}
+	path = capture_layout_subst_ptx(sc_dir, m->id);
+	ret = write_file_atomic(path, out.buf, out.len);
+	free(path);
+	if (!ret) {
+		path = capture_layout_softcache_ptx(c->dir, m->id);
+		ret = write_file_atomic(path, out.buf, out.len);
+		free(path);
+	}
+	if (ret)
+		goto out;
+	ret = 1;
+	for (i = 0; i < nr; i++) {
+		struct sc_kernel *s = &ks[which[i]];
+
+		s->done = done[i];
+		memset(&done[i], 0, sizeof(done[i]));
+		s->rewritten = s->done.nr_loads > 0;
+		if (!s->rewritten)
+			set_verification(json_object_get(c->kernels[s->index].json, "software_cache"),
+					 refused(s->done.note ? s->done.note : "not rewritten"));
+	}
+out:
+	for (i = 0; i < nr; i++)
+		ptx_softcache_done_release(&done[i]);
+	free(done);
+	free(req);
+	free(which);
+	free(reason);
+	strbuf_release(&out);
+	return ret;
+}
+
+/* What the rewrite did, for capture.json (a new object). */
+static json_t *rewrite_json(struct profile_ctx *c, const struct sc_kernel *s)
+{
+	json_t *params = json_array(), *v;
+	char *ptx = capture_layout_softcache_ptx(NULL, c->kernels[s->index].module->id);
+	size_t i;
+
+	for (i = 0; i < s->done.nr_params; i++)
+		json_array_append_new(params, json_integer(s->done.params[i]));
+	v = json_pack("{s:o, s:I, s:I, s:I, s:s?, s:s}", "params", params,
+		      "loads", (json_int_t)s->done.nr_loads, "loads_left", (json_int_t)s->done.nr_left,
+		      "shared_bytes", (json_int_t)s->done.shared_bytes, "note", s->done.note,
+		      "ptx", ptx);
+	free(ptx);
+	return v;
+}
+
+int profile_softcache(struct profile_ctx *c)
+{
+	unsigned rounds = c->opt->repeat ? c->opt->repeat : 5;
+	struct sc_kernel *ks = xcalloc(c->nr_kernels + 1, sizeof(*ks));
+	struct softcache_device dev;
+	struct ab_result ab;
+	char *base_dir = NULL, *sc_dir = NULL;
+	size_t nk = 0, i, rewritten = 0;
+	int ret = 0;
+
+	memset(&ab, 0, sizeof(ab));
+	if (softcache_device_from_json(&dev, json_object_get(c->capture, "device"), "device"))
+		softcache_device_init(&dev);
+	for (i = 0; i < c->nr_kernels; i++) {
+		json_t *sc = json_object_get(c->kernels[i].json, "software_cache");
+		const char *why;
+		int *params;
+		size_t n;
+
+		if (!json_is_object(sc))
+			continue;
+		n = selected_read_only(sc, &params, &why);
+		if (!n) {
+			free(params);
+			if (json_is_true(json_object_get(sc, "enabled")))
+				set_verification(sc, refused(why));
+			continue;
+		}
+		if (!c->kernels[i].module->pm) {
+			free(params);
+			set_verification(sc, refused("the kernel's module has no PTX"));
+			continue;
+		}
+		ks[nk].index = i;
+		ks[nk].params = params;
+		ks[nk].nr_params = n;
+		nk++;
+	}
+	if (!nk)
+		goto out;
+	if (!ptx_softcache_available()) {
+		for (i = 0; i < nk; i++)
+			set_verification(json_object_get(c->kernels[ks[i].index].json, "software_cache"),
+					 refused("not built with nvcc: cacheadvise has no software-cache functions to add"));
+		ret = profile_write_capture(c, "complete");
+		goto out;
+	}
+	base_dir = profile_write_substitutes(c, "softcache-baseline", NULL);
+	sc_dir = profile_write_substitutes(c, "softcache", NULL);
+	if (!base_dir || !sc_dir) {
+		ret = CA_E_IO;
+		goto out;
+	}
+	for (i = 0; i < c->nr_modules; i++) {
+		if (!c->modules[i].pm)
+			continue;
+		ret = rewrite_module(c, i, ks, nk, sc_dir, &dev);
+		if (ret < 0)
+			goto out;
+		rewritten += (size_t)ret;
+		ret = 0;
+	}
+	if (!rewritten) {
+		ret = profile_write_capture(c, "complete");
+		goto out;
+	}
+	{
+		struct run_request base = { .subst_dir = base_dir, .timing = 1 };
+		struct run_request adv = { .subst_dir = sc_dir, .timing = 1 };
+
+		profile_message(c, "software cache: timing the rewritten kernels against the baseline");
+		ret = profile_ab_runs(c, "softcache", &base, &adv, rounds, &ab);
+		if (ret)
+			goto out;
+	}
+	for (i = 0; i < nk; i++) {
+		struct sc_kernel *s = &ks[i];
+		struct profile_kernel *k = &c->kernels[s->index];
+		json_t *sc = json_object_get(k->json, "software_cache"), *ver;
+		int kept = 0;
+
+		if (!s->rewritten)
+			continue;
+		ver = ab_verdict(&ab.base_ns[s->index * ab.rounds], &ab.adv_ns[s->index * ab.rounds],
+				 ab.rounds, &ab, &kept);
+		json_object_set_new(ver, "status", json_string("verified"));
+		json_object_set_new(ver, "repeat", json_integer(ab.rounds));
+		json_object_set_new(ver, "rewrite", rewrite_json(c, s));
+		json_object_set_new(ver, "program", ab_program_json(&ab));
+		json_object_set(ver, "output", ab.output);
+		set_verification(sc, ver);
+		if (kept)
+			profile_note(c, "kernel %s: the automatic software cache is kept: %.2fx faster (%s)",
+				     k->name, json_number_value(json_object_get(json_object_get(ver, "speedup"), "median")),
+				     json_string_value(json_object_get(json_object_get(ver, "rewrite"), "ptx")));
+	}
+	ret = profile_write_capture(c, "complete");
+out:
+	for (i = 0; i < nk; i++) {
+		free(ks[i].params);
+		ptx_softcache_done_release(&ks[i].done);
+	}
+	free(ks);
+	ab_result_release(&ab);
+	free(base_dir);
+	free(sc_dir);
+	return ret;
+}
