@@ -216,6 +216,15 @@ int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *ed
 		      size_t nr_edits, struct strbuf *out);
 
 /*
+ * Appends to out the module's text with the body of every kernel (.entry)
+ * but entry replaced by "{ ret; }": a module that JIT-compiles only the
+ * one kernel it is loaded for (in-run capture's variant modules). Device
+ * functions, globals and declarations are kept. CA_E_INPUT when entry is
+ * not a kernel of the module.
+ */
+int ptx_keep_one_entry(const struct ptx_module *m, const char *entry, struct strbuf *out);
+
+/*
  * Appends to out the opcode that action gives ld (e.g. "ld.global.nc.f32"
  * with LOAD_ACTION_NO_ALLOCATE -> "ld.global.nc.L1::no_allocate.f32"):
  * the old cache operator and L1 eviction priority are dropped, everything

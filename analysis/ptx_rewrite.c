@@ -243,3 +243,26 @@ out:
 	free(at);
 	return ret;
 }
+
+int ptx_keep_one_entry(const struct ptx_module *m, const char *entry, struct strbuf *out)
+{
+	size_t i, at = 0;
+	int found = 0;
+
+	for (i = 0; i < m->nr_functions; i++)
+		if (m->functions[i].is_entry && !strcmp(m->functions[i].name, entry))
+			found = 1;
+	if (!found)
+		return error_set(CA_E_INPUT, "no kernel '%s' in the module", entry);
+	for (i = 0; i < m->nr_functions; i++) {
+		const struct ptx_function *f = &m->functions[i];
+
+		if (!f->is_entry || !strcmp(f->name, entry) || f->body_begin < at)
+			continue;
+		strbuf_add(out, m->text + at, f->body_begin - at);
+		strbuf_addstr(out, "{\n\tret;\n}");
+		at = f->body_end + 1;
+	}
+	strbuf_add(out, m->text + at, m->len - at);
+	return 0;
+}

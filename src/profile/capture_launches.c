@@ -82,6 +82,30 @@ static json_t *variant_json(const struct measure_variant *v)
  * replay, one pending variant at each of its launches.
  */
 /*
+ * Cuts text (a variant module) down to the one kernel it is loaded for: the
+ * other kernels' bodies are left empty, so that JIT-compiling each variant
+ * costs one kernel, not the whole module (on a module of four kernels it
+ * was most of the capture pass, issue 15).
+ */
+static int only_kernel(const char *kernel, struct strbuf *text)
+{
+	struct ptx_module *m = NULL;
+	struct strbuf cut = STRBUF_INIT;
+	int ret = ptx_parse(kernel, text->buf, text->len, &m);
+
+	if (!ret)
+		ret = ptx_keep_one_entry(m, kernel, &cut);
+	if (!ret) {
+		strbuf_release(text);
+		*text = cut;
+	} else {
+		strbuf_release(&cut);
+	}
+	ptx_module_free(m);
+	return ret;
+}
+
+/*
  * With --variant-form modules: the module of kernel k patched as variant v
  * (loads outside v's mask L1::no_allocate), written under subst/variants/.
  * Returns its path (caller frees) or NULL with the message set.
@@ -101,6 +125,8 @@ static char *write_variant_module(struct profile_ctx *c, size_t ki, const struct
 	plan_release(&plan);
 	if (ret == 0)   /* no edit ("all"): the module as it is */
 		strbuf_add(&out, k->module->pm->text, k->module->pm->len);
+	if (ret >= 0)
+		ret = only_kernel(k->name, &out);
 	path = xasprintf("%s/k%zu-v%zu.ptx", dir, ki, vi);
 	if (ret >= 0)
 		ret = mkdir_p(dir);

@@ -356,8 +356,43 @@ static void test_fixtures(void)
 	}
 }
 
+/* a variant module cut to one kernel: the other kernel's body is "{ ret; }",
+ * the kept kernel is byte for byte the same, and the result parses */
+static void test_keep_one_entry(void)
+{
+	struct strbuf sb = STRBUF_INIT, out = STRBUF_INIT;
+	struct ptx_module *m, *r;
+	const struct ptx_function *walk, *gs;
+
+	CHECK_INT(strbuf_read_file(&sb, check_source_path("tests/fixtures/ptx/loop.ptx"), 0), 0);
+	m = parse("loop.ptx", sb.buf, sb.len);
+	if (!m) {
+		strbuf_release(&sb);
+		return;
+	}
+	CHECK_INT(ptx_keep_one_entry(m, "_Z11grid_stridePKfPKiS0_Pfi", &out), 0);
+	r = parse("cut.ptx", out.buf, out.len);
+	CHECK(r != NULL);
+	if (r) {
+		walk = ptx_module_find(r, "_Z4walkPKfS0_Pf");
+		gs = ptx_module_find(r, "_Z11grid_stridePKfPKiS0_Pfi");
+		CHECK(walk && walk->nr_loads == 0 && walk->nr_params == ptx_module_find(m, "_Z4walkPKfS0_Pf")->nr_params);
+		CHECK(gs && gs->nr_loads == ptx_module_find(m, "_Z11grid_stridePKfPKiS0_Pfi")->nr_loads);
+		CHECK(gs && !memcmp(out.buf + gs->body_begin, m->text + ptx_module_find(m, "_Z11grid_stridePKfPKiS0_Pfi")->body_begin,
+				    gs->body_end - gs->body_begin + 1));
+		CHECK(strstr(out.buf, "{\n\tret;\n}") != NULL);
+		ptx_module_free(r);
+	}
+	strbuf_reset(&out);
+	CHECK_INT(ptx_keep_one_entry(m, "no_such_kernel", &out), CA_E_INPUT);
+	strbuf_release(&out);
+	strbuf_release(&sb);
+	ptx_module_free(m);
+}
+
 int main(void)
 {
+	test_keep_one_entry();
 	test_action_names();
 	test_table();
 	test_errors();
