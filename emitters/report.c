@@ -194,6 +194,19 @@ const char *report_section_title(const char *key, int *candidate)
 	return key;
 }
 
+const char *report_section_standing(const struct report_section *s)
+{
+	json_t *ver = json_object_get(s->value, "verification");
+	int candidate;
+
+	report_section_title(s->key, &candidate);
+	if (!strcmp(s->key, "software_cache") &&
+	    !strcmp(json_string_value(json_object_get(ver, "status")) ?: "", "verified"))
+		return json_is_true(json_object_get(ver, "kept")) ? "verified on this program: kept"
+								  : "verified on this program: rejected";
+	return candidate ? "candidate, not verified on this program" : "as measured";
+}
+
 void report_summarize(const struct report_input *in, struct report_summary *s)
 {
 	size_t i, j;

@@ -78,6 +78,14 @@ char *report_kernel_verification_text(const struct report_input *in,
 const char *report_section_title(const char *key, int *candidate);
 
 /*
+ * Where a section's advice stands on this program, for its heading: "verified
+ * on this program: kept" or "...: rejected" for a software cache that
+ * `profile` rewrote and timed (its "verification"), "candidate, not verified
+ * on this program" for other candidates, "as measured" otherwise. Static.
+ */
+const char *report_section_standing(const struct report_section *s);
+
+/*
  * What a changed load's advice saves, as a phrase: "avoids 1.00 MiB of L2
  * traffic" for a bypass (what caching it too would add), "saves 938 KiB of
  * L2 traffic" for a cache decision, "" when unknown. Caller frees.

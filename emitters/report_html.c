@@ -756,6 +756,54 @@ static void int_html(struct strbuf *out, json_t *obj, const char *key)
 }
 
 /*
+ * The automatic software cache as `profile` applied it (src/profile/softcache.c):
+ * kept or rejected with its numbers and the PTX to use, or why it was not
+ * rewritten.
+ */
+static void software_cache_verification_html(struct strbuf *out, json_t *ver)
+{
+	json_t *rw = json_object_get(ver, "rewrite"), *sp = json_object_get(ver, "speedup");
+	const char *reason = json_string_value(json_object_get(ver, "reason"));
+	int kept = json_is_true(json_object_get(ver, "kept"));
+
+	if (!json_is_object(ver))
+		return;
+	strbuf_addstr(out, "<p><strong>Automatic rewrite:</strong> ");
+	if (strcmp(json_string_value(json_object_get(ver, "status")) ?: "", "verified")) {
+		strbuf_addstr(out, "not applied: ");
+		esc(out, reason ? reason : "?");
+		strbuf_addstr(out, "</p>");
+		return;
+	}
+	strbuf_addf(out, "<span class=\"tag %s\">%s</span> %.2fx median kernel speedup "
+		    "(min %.2fx, max %.2fx, noise %.3f, %lld rounds)", kept ? "cache" : "other",
+		    kept ? "kept" : "rejected", report_json_number(sp, "median"),
+		    report_json_number(sp, "min"), report_json_number(sp, "max"),
+		    report_json_number(ver, "noise"),
+		    (long long)json_integer_value(json_object_get(ver, "repeat")));
+	if (!kept && reason) {
+		strbuf_addstr(out, ": ");
+		esc(out, reason);
+	}
+	strbuf_addstr(out, "; output ");
+	esc(out, json_string_value(json_object_get(json_object_get(ver, "output"), "status")) ?: "?");
+	strbuf_addstr(out, ".");
+	if (json_is_object(rw)) {
+		strbuf_addf(out, "<br>%lld loads through the cache, %lld bytes of shared memory per block; %s <code>",
+			    (long long)json_integer_value(json_object_get(rw, "loads")),
+			    (long long)json_integer_value(json_object_get(rw, "shared_bytes")),
+			    kept ? "use" : "tried");
+		esc(out, json_string_value(json_object_get(rw, "ptx")));
+		strbuf_addstr(out, "</code>");
+		if (json_string_value(json_object_get(rw, "note"))) {
+			strbuf_addstr(out, "<br>");
+			esc(out, json_string_value(json_object_get(rw, "note")));
+		}
+	}
+	strbuf_addstr(out, "</p>");
+}
+
+/*
  * The software-cache advice of a kernel (analysis/softcache_rank.h) as the
  * rest of the report: what is cached and why, the occupancy it assumes,
  * and its candidates as a table; members added later as key/value rows.
@@ -763,7 +811,7 @@ static void int_html(struct strbuf *out, json_t *obj, const char *key)
 static void software_cache_html(struct strbuf *out, json_t *v)
 {
 	static const char *const known[] = { "enabled", "cln", "line_bytes", "reason", "occupancy",
-					     "candidates", "selected", NULL };
+					     "candidates", "selected", "verification", NULL };
 	static const struct { const char *key, *label; int bytes; } occ_rows[] = {
 		{ "threads_per_block", "threads per block", 0 },
 		{ "blocks_per_sm", "blocks per SM", 0 },
@@ -792,6 +840,7 @@ static void software_cache_html(struct strbuf *out, json_t *v)
 		esc(out, reason);
 	}
 	strbuf_addstr(out, "</p>");
+	software_cache_verification_html(out, json_object_get(v, "verification"));
 	if (json_array_size(json_object_get(v, "candidates"))) {
 		strbuf_addstr(out, "<table><tr><th>parameter</th><th>read-only</th>"
 				   "<th>simulated hits</th><th>accesses</th><th>simulated hit rate</th>"
@@ -873,7 +922,7 @@ static void sections(struct strbuf *out, const struct report_input *in)
 	for (i = 0; i < in->nr_sections; i++) {
 		const struct report_section *s = &in->sections[i];
 		int candidate;
-		const char *title = report_section_title(s->key, &candidate);
+		const char *title = report_section_title(s->key, &candidate), *standing;
 
 		if (!strcmp(s->key, "oracle") && s->kernel)
 			continue;   /* the same numbers as the program-wide section */
@@ -888,9 +937,9 @@ static void sections(struct strbuf *out, const struct report_input *in)
 			strbuf_addstr(out, "</code>");
 			free(label);
 		}
-		strbuf_addf(out, "</h2><p class=\"muted\">%s; from %s.</p>",
-			    candidate ? "Candidate, not verified on this program" : "As measured",
-			    s->origin);
+		standing = report_section_standing(s);
+		strbuf_addf(out, "</h2><p class=\"muted\">%c%s; from %s.</p>",
+			    toupper((unsigned char)standing[0]), standing + 1, s->origin);
 		if (!strcmp(s->key, "oracle") && json_object_get(s->value, "kernels"))
 			oracle_html(out, in, s->value);
 		else if (!strcmp(s->key, "software_cache") && json_is_object(s->value))

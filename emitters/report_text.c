@@ -552,6 +552,51 @@ static void jint(struct strbuf *out, json_t *obj, const char *key)
 }
 
 /*
+ * The automatic software cache as `profile` applied it (src/profile/softcache.c):
+ * kept or rejected with its numbers and the PTX to use, or why it was not
+ * rewritten.
+ */
+static void software_cache_verification_text(struct strbuf *out, json_t *ver)
+{
+	json_t *rw = json_object_get(ver, "rewrite"), *sp = json_object_get(ver, "speedup");
+	const char *reason = json_string_value(json_object_get(ver, "reason"));
+
+	if (!json_is_object(ver))
+		return;
+	if (strcmp(json_string_value(json_object_get(ver, "status")) ?: "", "verified")) {
+		strbuf_addf(out, "  automatic rewrite: not applied: %s\n", reason ? reason : "?");
+		return;
+	}
+	strbuf_addf(out, "  automatic rewrite: %s, %.2fx median kernel speedup (min %.2fx, max %.2fx, noise %.3f, %lld rounds)",
+		    json_is_true(json_object_get(ver, "kept")) ? "KEPT" : "rejected",
+		    report_json_number(sp, "median"), report_json_number(sp, "min"),
+		    report_json_number(sp, "max"), report_json_number(ver, "noise"),
+		    (long long)json_integer_value(json_object_get(ver, "repeat")));
+	if (!json_is_true(json_object_get(ver, "kept")) && reason)
+		strbuf_addf(out, ": %s", reason);
+	strbuf_addf(out, "\n  output: %s\n", json_string_value(json_object_get(json_object_get(ver, "output"),
+							       "status")) ?: "?");
+	if (json_is_object(rw)) {
+		json_t *pj;
+		size_t i;
+
+		strbuf_addstr(out, "  rewrite: parameters");
+		json_array_foreach(json_object_get(rw, "params"), i, pj)
+			strbuf_addf(out, "%s %lld", i ? "," : "", (long long)json_integer_value(pj));
+		strbuf_addf(out, "; %lld loads through the cache, %lld bytes of shared memory per block\n",
+			    (long long)json_integer_value(json_object_get(rw, "loads")),
+			    (long long)json_integer_value(json_object_get(rw, "shared_bytes")));
+		if (json_is_true(json_object_get(ver, "kept")))
+			strbuf_addf(out, "  use: %s (the module's PTX with the software cache)\n",
+				    json_string_value(json_object_get(rw, "ptx")) ?: "?");
+		else
+			strbuf_addf(out, "  tried: %s\n", json_string_value(json_object_get(rw, "ptx")) ?: "?");
+		if (json_string_value(json_object_get(rw, "note")))
+			strbuf_addf(out, "  note: %s\n", json_string_value(json_object_get(rw, "note")));
+	}
+}
+
+/*
  * The software-cache advice of a kernel (analysis/softcache_rank.h): what
  * is cached and why, the occupancy it assumes, and its candidates as a
  * table.
@@ -559,7 +604,7 @@ static void jint(struct strbuf *out, json_t *obj, const char *key)
 static void software_cache_text(struct strbuf *out, json_t *v)
 {
 	static const char *const known[] = { "enabled", "cln", "line_bytes", "reason", "occupancy",
-					     "candidates", "selected", NULL };
+					     "candidates", "selected", "verification", NULL };
 	static const char *const known_occ[] = { "threads_per_block", "blocks_per_sm", "limited_by",
 						 "threads_per_sm", "shared_per_block",
 						 "shared_used_per_sm", "shared_free_per_sm",
@@ -624,6 +669,7 @@ static void software_cache_text(struct strbuf *out, json_t *v)
 			free(r);
 		}
 	}
+	software_cache_verification_text(out, json_object_get(v, "verification"));
 	other_members(out, v, known, 2);
 }
 
@@ -647,8 +693,7 @@ static void sections(struct strbuf *out, const struct report_input *in, const st
 			strbuf_addch(out, toupper((unsigned char)title[c]));
 		strbuf_addf(out, "%s%s%s  (%s, from %s)\n", p->reset, label ? " of " : "",
 			    label ? label : "",
-			    candidate ? "candidate, not verified on this program" : "as measured",
-			    s->origin);
+			    report_section_standing(s), s->origin);
 		free(label);
 		if (!strcmp(s->key, "oracle") && !s->kernel && json_object_get(s->value, "kernels"))
 			oracle_text(out, in, s->value);
