@@ -10,7 +10,7 @@
 #
 #   (a) iterative samples (cfd_iter, decode_iter: 100+ launches a kernel),
 #       defaults: "capture runs" -- every run whose variant is not a
-#       baseline, verify*, l2* or oracle*, i.e. discovery + monitor + the
+#       baseline, verify*, softcache*, carveout*, l2* or oracle*, i.e. discovery + monitor + the
 #       capture passes (+ all_bypassed/single/pair with --measure runs) --
 #       at most 3; and the capture part's wall time (the sum of the
 #       wall_seconds of the runs before verification: those capture runs
@@ -66,7 +66,7 @@ j = json.load(open(d + "/capture.json"))
 runs = j.get("runs", [])
 kinds = collections.Counter(r.get("variant", "?") for r in runs)
 def late(v):
-    return v.startswith("verify") or v.startswith("l2") or v.startswith("oracle")
+    return v.startswith("verify") or v.startswith("l2") or v.startswith("oracle") or v.startswith("softcache") or v.startswith("carveout")
 capture_runs = [r for r in runs if r.get("variant") != "baseline" and not late(r.get("variant", ""))]
 before_verify = [r for r in runs if not late(r.get("variant", ""))]
 capture_wall = sum(r.get("wall_seconds") or 0 for r in before_verify)
