@@ -75,6 +75,23 @@ struct window {
 		rc[1] = (lane() < 2 * K && e1 < n) ? A[e1] : T();
 	}
 
+	/* The highest offset read() takes: 2K. */
+	static constexpr int max_reach = 2 * K;
+
+	/*
+	 * load() for a radius known only at run time (a loop over a kernel
+	 * parameter): fetches elements first .. first + 31 + reach, where
+	 * reach (the highest offset read() will be asked for, 2k for a
+	 * k-stencil) is at most max_reach and the same in every lane.
+	 */
+	__device__ __forceinline__ void load(const T *A, long long first, long long n, int reach)
+	{
+		long long e0 = first + lane(), e1 = e0 + 32;
+
+		rc[0] = e0 < n ? A[e0] : T();
+		rc[1] = (lane() < reach && e1 < n) ? A[e1] : T();
+	}
+
 	/* Element lane + i of the window; all lanes call with the same i. */
 	__device__ __forceinline__ T read(int i) const
 	{

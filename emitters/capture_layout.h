@@ -6,7 +6,7 @@
  * the one place that spells its file names. Every reader and writer asks
  * here for a path.
  *
- *   capture.json  plan.json  sources.json  source.patch
+ *   capture.json  plan.json  sources.json  source.patch  regcache.patch
  *   report.txt  report.html  report.json  hints.sarif
  *   modules/<id>.ptx         the original PTX
  *   patched/<id>.ptx         PTX with the plan applied
@@ -27,6 +27,7 @@
 #define CAPTURE_LAYOUT_PLAN "plan.json"
 #define CAPTURE_LAYOUT_SOURCES "sources.json"
 #define CAPTURE_LAYOUT_SOURCE_PATCH "source.patch"
+#define CAPTURE_LAYOUT_REGCACHE_PATCH "regcache.patch"  /* register-cache rewrite, when one is made */
 #define CAPTURE_LAYOUT_REPORT_TEXT "report.txt"
 #define CAPTURE_LAYOUT_REPORT_HTML "report.html"
 #define CAPTURE_LAYOUT_REPORT_JSON "report.json"

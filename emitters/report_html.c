@@ -10,6 +10,7 @@
 #include "emitters/report_cost.h"
 #include "emitters/report_carveout.h"
 #include "emitters/report_output.h"
+#include "emitters/regcache_patch.h"
 #include "emitters/source_patch.h"
 
 /*
@@ -946,6 +947,8 @@ static void sections(struct strbuf *out, const struct report_input *in)
 			software_cache_html(out, s->value);
 		else
 			json_html(out, s->value);
+		if (!strcmp(s->key, "register_cache") && s->kernel)
+			regcache_patch_html(out, in, s->kernel);
 		strbuf_addstr(out, "</section>\n");
 	}
 }

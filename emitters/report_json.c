@@ -5,6 +5,7 @@
 #include "emitters/report.h"
 #include "emitters/report_carveout.h"
 #include "emitters/report_output.h"
+#include "emitters/regcache_patch.h"
 
 /* report.json: report_to_json() (docs/report-json.md), indented. */
 static int render_json(const struct report_input *in, const struct report_options *opt,
@@ -15,6 +16,7 @@ static int render_json(const struct report_input *in, const struct report_option
 
 	report_carveout_json(doc, in);
 	json_object_set_new(doc, "output_check", report_output_json(in));
+	regcache_patch_json(doc, in);
 	s = json_to_string(doc);
 
 	(void)opt;

@@ -9,6 +9,7 @@
 #include "emitters/report_cost.h"
 #include "emitters/report_carveout.h"
 #include "emitters/report_output.h"
+#include "emitters/regcache_patch.h"
 #include "emitters/source_patch.h"
 
 /* report.txt: summary first, then per kernel, then source hints. */
@@ -701,6 +702,8 @@ static void sections(struct strbuf *out, const struct report_input *in, const st
 			software_cache_text(out, s->value);
 		else
 			json_text(out, s->value, 2);
+		if (!strcmp(s->key, "register_cache") && s->kernel)
+			regcache_patch_text(out, in, s->kernel);
 	}
 }
 

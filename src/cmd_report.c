@@ -138,7 +138,7 @@ static int want_color(const struct report_cmd *o)
  * from report_formats[]. */
 static const char *const capture_files[] = {
 	CAPTURE_LAYOUT_CAPTURE, CAPTURE_LAYOUT_PLAN, CAPTURE_LAYOUT_SOURCES,
-	CAPTURE_LAYOUT_SOURCE_PATCH,
+	CAPTURE_LAYOUT_SOURCE_PATCH, CAPTURE_LAYOUT_REGCACHE_PATCH,
 };
 
 static int is_capture_file(const char *name, const char *own)
