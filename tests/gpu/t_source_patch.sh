@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # GPU: the source patch delivers the speedup the report promises (issue 17).
-# On stream_table and thrash_pair: profile, apply the source patch to a copy
+# On every sample (CA_SOURCE_PATCH_SAMPLES picks some): profile, apply the source patch to a copy
 # of samples/, rebuild with nvcc as samples/CMakeLists.txt does, then
 # `cacheadvise check`: statically every advised load the patch rewrites
 # carries its form, and the rebuilt program, timed against the capture's
@@ -14,9 +14,23 @@ NVCC=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/c
 [ -n "$NVCC" ] || { echo "no nvcc: skipped"; exit 77; }
 GPU=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 
-for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair}; do
+# args SAMPLE: the sample's arguments; those that read an input get it made
+# once under $WORK (the same paths for the profile and the rebuilt program).
+args() {
+	case $1 in
+	decode_iter | deposit)
+		[ -f "$WORK/$1.in" ] || "$SAMPLES/$1" --make-input "$WORK/$1.in" >/dev/null || return 1
+		echo "$WORK/$1.in $WORK/$1.result" ;;
+	esac
+}
+
+# Every sample by default: those whose advice is not kept are reported and
+# skipped (nothing to rebuild).
+for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair records stencil1d l2_reuse spmv decode_iter deposit}; do
 	out=$WORK/$s src=$WORK/$s-src
-	if "$CACHEADVISE" profile --out "$out" --top 1 --max-loads 6 --repeat 5 --no-l2 "$SAMPLES/$s" \
+	# shellcheck disable=SC2207
+	a=($(args "$s"))
+	if "$CACHEADVISE" profile --out "$out" --top 1 --max-loads 6 --repeat 5 --no-l2 --no-softcache "$SAMPLES/$s" "${a[@]}" \
 		>"$WORK/$s.stdout" 2>"$WORK/$s.stderr"; then ok; else
 		not_ok "profile $s failed: $(tail -n 5 "$WORK/$s.stderr")"; continue; fi
 	cap=$out/capture.json
@@ -32,7 +46,7 @@ for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair}; do
 	if "$NVCC" -gencode arch=compute_90,code=[sm_90,compute_90] -lineinfo -O3 "$src/$s.cu" \
 		-o "$WORK/$s-rebuilt" 2>"$WORK/$s.nvcc"; then ok; else
 		not_ok "$s: nvcc cannot compile the patched source: $(head -c 600 "$WORK/$s.nvcc")"; continue; fi
-	"$CACHEADVISE" check "$out" --repeat 5 -- "$WORK/$s-rebuilt" >"$WORK/$s.check" 2>&1
+	"$CACHEADVISE" check "$out" --repeat 5 -- "$WORK/$s-rebuilt" "${a[@]}" >"$WORK/$s.check" 2>&1
 	st=$?
 	cat "$WORK/$s.check"
 	[ "$st" = 0 ] && ok || not_ok "$s: check exited $st: $(tail -n 3 "$WORK/$s.check")"
