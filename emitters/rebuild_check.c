@@ -10,9 +10,10 @@
 #include "emitters/rebuild_check.h"
 #include "emitters/report.h"
 
-int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program)
+int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program,
+		       const char *source_root)
 {
-	struct report_input_options iopt = { NULL };
+	struct report_input_options iopt = { source_root };
 	char *patch_path = capture_layout_file(dir, CAPTURE_LAYOUT_SOURCE_PATCH);
 	int ret;
 

@@ -23,9 +23,12 @@ struct rebuild_input {
 
 /*
  * Reads the capture in dir (checked as report does), its source.patch
- * and the rebuilt program. Returns 0 or CA_E_*; release ri either way.
+ * and the rebuilt program; the sources are read under source_root when
+ * given (as apply --source-root does), else where the line info says.
+ * Returns 0 or CA_E_*; release ri either way.
  */
-int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program);
+int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program,
+		       const char *source_root);
 void rebuild_input_release(struct rebuild_input *ri);
 
 /* The names of the kernels whose loads the plan changes (an array of
