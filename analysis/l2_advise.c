@@ -86,6 +86,73 @@ static int has_string(json_t *arr, const char *s)
 	return 0;
 }
 
+/*
+ * Adds the allocations a kernel's arguments point into to the candidates:
+ * a capture.json "kernels" entry (with the monitor's "loads") or an
+ * "all_kernels" entry (none: a kernel without PTX is not monitored).
+ */
+static void add_uses(struct candidate **cs, size_t *n, size_t *alloc, json_t *allocs, json_t *k)
+{
+	const char *name = json_string_value(json_object_get(k, "name"));
+	json_t *u;
+	size_t j;
+
+	json_array_foreach(json_object_get(k, "allocs_used"), j, u) {
+		json_int_t seq = json_integer_value(json_object_get(u, "alloc"));
+		double bytes = alloc_bytes(allocs, seq), launches = num(u, "launches");
+		double through = bytes_through(k, json_integer_value(json_object_get(u, "param")));
+		struct candidate *c;
+
+		if (bytes <= 0)
+			continue;
+		c = find_or_add(cs, n, alloc, seq, bytes);
+		c->launches += launches;
+		/* without monitor counts, assume each launch reads the buffer once */
+		c->bytes_read += through >= 0 ? through : bytes * launches;
+		if (name && !has_string(c->kernels, name))
+			json_array_append_new(c->kernels, json_string(name));
+	}
+}
+
+static int measured(json_t *kernels, const char *name)
+{
+	json_t *k;
+	size_t i;
+
+	json_array_foreach(kernels, i, k)
+		if (name && !strcmp(json_string_value(json_object_get(k, "name")) ?: "", name))
+			return 1;
+	return 0;
+}
+
+/* The names of the kernels in modules without PTX (capture.json "modules"). */
+static json_t *kernels_without_ptx(json_t *capture)
+{
+	json_t *out = json_array(), *m, *k;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(capture, "modules"), i, m) {
+		if (!json_is_false(json_object_get(m, "has_ptx")))
+			continue;
+		json_array_foreach(json_object_get(m, "kernels"), j, k)
+			if (json_is_string(k) && !has_string(out, json_string_value(k)))
+				json_array_append(out, k);
+	}
+	return out;
+}
+
+/* The kernels of names that are in without (a new array). */
+static json_t *intersect(json_t *names, json_t *without)
+{
+	json_t *out = json_array(), *k;
+	size_t i;
+
+	json_array_foreach(names, i, k)
+		if (has_string(without, json_string_value(k)))
+			json_array_append(out, k);
+	return out;
+}
+
 /* What score() needs of the device. */
 struct l2_limits {
 	double l2, set_aside;
@@ -132,11 +199,11 @@ json_t *l2_advise(json_t *capture)
 	json_t *device = json_object_get(capture, "device");
 	json_t *allocs = json_object_get(capture, "allocations");
 	json_t *kernels = json_object_get(capture, "kernels"), *k;
-	json_t *out, *cands, *wins;
+	json_t *out, *cands, *wins, *no_ptx = NULL;
 	double l2, persist_max, window_max, set_aside, footprint = 0, traffic = 0;
 	struct l2_limits lim;
 	struct candidate *cs = NULL;
-	size_t n = 0, alloc = 0, i, j;
+	size_t n = 0, alloc = 0, i;
 	const char *partitioned;
 
 	if (!json_is_object(device)) {
@@ -161,26 +228,13 @@ json_t *l2_advise(json_t *capture)
 		return out;
 	}
 
-	json_array_foreach(kernels, i, k) {
-		json_t *used = json_object_get(k, "allocs_used"), *u;
-		const char *name = json_string_value(json_object_get(k, "name"));
-
-		json_array_foreach(used, j, u) {
-			json_int_t seq = json_integer_value(json_object_get(u, "alloc"));
-			double bytes = alloc_bytes(allocs, seq), launches = num(u, "launches");
-			double through = bytes_through(k, json_integer_value(json_object_get(u, "param")));
-			struct candidate *c;
-
-			if (bytes <= 0)
-				continue;
-			c = find_or_add(&cs, &n, &alloc, seq, bytes);
-			c->launches += launches;
-			/* without monitor counts, assume each launch reads the buffer once */
-			c->bytes_read += through >= 0 ? through : bytes * launches;
-			if (name && !has_string(c->kernels, name))
-				json_array_append_new(c->kernels, json_string(name));
-		}
-	}
+	json_array_foreach(kernels, i, k)
+		add_uses(&cs, &n, &alloc, allocs, k);
+	/* the kernels the discovery run saw but did not measure: without PTX, or beyond --top */
+	json_array_foreach(json_object_get(capture, "all_kernels"), i, k)
+		if (!measured(kernels, json_string_value(json_object_get(k, "name"))))
+			add_uses(&cs, &n, &alloc, allocs, k);
+	no_ptx = kernels_without_ptx(capture);
 	for (i = 0; i < n; i++) {
 		footprint += cs[i].bytes;
 		traffic += cs[i].bytes_read;
@@ -191,11 +245,12 @@ json_t *l2_advise(json_t *capture)
 	qsort_r(cs, n, sizeof(*cs), by_score_desc, &lim);
 	cands = json_array();
 	for (i = 0; i < n; i++)
-		json_array_append_new(cands, json_pack("{s:I, s:I, s:f, s:I, s:f, s:O, s:f}",
+		json_array_append_new(cands, json_pack("{s:I, s:I, s:f, s:I, s:f, s:O, s:o, s:f}",
 			"alloc", cs[i].alloc, "bytes", (json_int_t)cs[i].bytes, "launches", cs[i].launches,
 			"bytes_read", (json_int_t)cs[i].bytes_read,
 			"reuse", cs[i].bytes > 0 ? cs[i].bytes_read / cs[i].bytes : 0,
-			"kernels", cs[i].kernels, "score", score(&cs[i], &lim)));
+			"kernels", cs[i].kernels, "kernels_without_ptx", intersect(cs[i].kernels, no_ptx),
+			"score", score(&cs[i], &lim)));
 	json_object_set_new(out, "candidates", cands);
 	wins = json_array();
 	if (!n) {
@@ -203,7 +258,7 @@ json_t *l2_advise(json_t *capture)
 			"no window is advised: no kernel argument points into a device allocation"));
 	} else if (footprint <= l2) {
 		json_object_set_new(out, "reason", json_sprintf(
-			"no window is advised: the measured kernels touch %.1f MB, which fits in the "
+			"no window is advised: the kernels touch %.1f MB, which fits in the "
 			"%.1f MB L2 without one", footprint / 1e6, l2 / 1e6));
 	} else if (cs[0].bytes_read < 2 * cs[0].bytes || score(&cs[0], &lim) <= 0) {
 		json_object_set_new(out, "reason", json_string(
@@ -221,11 +276,14 @@ json_t *l2_advise(json_t *capture)
 		const struct candidate *c = &cs[0];
 		double nb = fmin(c->bytes, window_max);
 		double ratio = fmin(1.0, set_aside / nb);
+		json_t *w;
 
 		json_array_append_new(wins, window("guide", set_aside, c, nb, ratio));
 		json_array_append_new(wins, window("half_ratio", set_aside, c, nb, ratio / 2));
 		if (nb > set_aside)
 			json_array_append_new(wins, window("fit_set_aside", set_aside, c, set_aside, 1.0));
+		json_array_foreach(wins, i, w)
+			json_object_set_new(w, "kernels_without_ptx", intersect(c->kernels, no_ptx));
 		json_object_set_new(out, "status", json_string("advised"));
 		json_object_set_new(out, "reason", json_sprintf(
 			"allocation #%lld (%.1f MB) is read %.1f times over across %.0f launches while "
@@ -245,6 +303,7 @@ json_t *l2_advise(json_t *capture)
 	for (i = 0; i < n; i++)
 		json_decref(cs[i].kernels);
 	free(cs);
+	json_decref(no_ptx);
 	return out;
 }
 
@@ -282,6 +341,7 @@ json_t *l2_advise_window_file(json_t *w)
 	json_object_del(win, "variant");
 	json_object_del(win, "set_aside_bytes");
 	json_object_del(win, "snippet");
+	json_object_del(win, "kernels_without_ptx");
 	json_object_del(win, "verification");
 	return json_pack("{s:O, s:[o]}", "set_aside_bytes", json_object_get(w, "set_aside_bytes"),
 			 "windows", win);

@@ -9,7 +9,11 @@
  * device allocations (numbered in allocation order, so they can be named
  * across runs), which kernel parameters pointed into which allocation at
  * each launch, and how many bytes each kernel read through each parameter
- * (the monitor run).
+ * (the monitor run). Every kernel the discovery run saw counts, not only the
+ * measured ones: "all_kernels" entries carry "allocs_used" too, and a
+ * kernel without PTX (cuBLAS, PyTorch, cubin-only builds) is assumed to
+ * read each buffer once a launch, as is any kernel without monitor counts;
+ * a window needs no patching, so those kernels get one too.
  *
  * A buffer is a candidate when several launches read it, the data the
  * program touches does not fit in L2 anyway, and a window can cover it
@@ -34,12 +38,16 @@
  * Returns a new object (caller owns), the "l2" section of capture.json:
  *   {"status": "advised" | "none", "reason": "...",
  *    "l2_bytes", "set_aside_bytes", "window_max_bytes",
- *    "footprint_bytes": bytes of all buffers the measured kernels touch,
+ *    "footprint_bytes": bytes of all buffers the kernels touch,
  *    "candidates": [{"alloc", "bytes", "launches", "bytes_read", "reuse",
- *                    "kernels": [...], "score"}],   best first
+ *                    "kernels": [...], "kernels_without_ptx": [...], "score"}],
+ *                   best first
  *    "windows": [{"variant": "guide" | "half_ratio" | "fit_set_aside",
  *                 "set_aside_bytes", "alloc", "offset", "num_bytes",
- *                 "hit_ratio", "hit_prop", "miss_prop", "kernels": [...]}]}
+ *                 "hit_ratio", "hit_prop", "miss_prop", "kernels": [...],
+ *                 "kernels_without_ptx": [...]}]}
+ * kernels_without_ptx: those of "kernels" in a module without PTX
+ * (capture.json "modules"[].kernels where has_ptx is false).
  * Returns NULL with CA_E_INPUT set when the capture lacks "device".
  */
 json_t *l2_advise(json_t *capture);

@@ -238,10 +238,22 @@ static void reset_persisting_l2(void)
 		inject_error("cannot reset the persisting L2 cache: %s", cu_error_string(r));
 }
 
+/*
+ * The launch's pointer arguments that point into a device allocation. A
+ * parameter larger than a pointer is a struct passed by value (PyTorch's
+ * pointer arrays and functors, cuBLAS's parameter blocks): every aligned
+ * word of it that points into an allocation is recorded, with "at", its
+ * byte within the parameter. Such a word may be a scalar that happens to
+ * look like a device address; the L2 advice that reads these only counts
+ * launches, so a rare false match costs little. Only a parameter's first
+ * ARG_SCAN_BYTES are read, since this runs at every launch of every run.
+ */
+#define ARG_SCAN_BYTES 512
+
 static json_t *launch_args_json(CUfunction f, void **params)
 {
 	json_t *arr = json_array();
-	size_t i;
+	size_t i, at;
 
 	if (!params)
 		return arr;
@@ -258,14 +270,22 @@ static json_t *launch_args_json(CUfunction f, void **params)
 		in_own_call--;
 		if (r != CUDA_SUCCESS)
 			break;
-		if (size != sizeof(CUdeviceptr) || !params[i])
+		if (size < sizeof(CUdeviceptr) || !params[i])
 			continue;
-		memcpy(&value, params[i], sizeof(value));
-		a = alloc_table_find(&g.allocs, value);
-		if (a)
-			json_array_append_new(arr, json_pack("{s:I, s:I, s:I, s:I}", "param",
-				(json_int_t)i, "alloc", (json_int_t)a->seq, "offset",
-				(json_int_t)(value - a->ptr), "alloc_bytes", (json_int_t)a->size));
+		for (at = 0; at + sizeof(value) <= size && at < ARG_SCAN_BYTES; at += sizeof(value)) {
+			json_t *arg;
+
+			memcpy(&value, (const char *)params[i] + at, sizeof(value));
+			a = alloc_table_find(&g.allocs, value);
+			if (!a)
+				continue;
+			arg = json_pack("{s:I, s:I, s:I, s:I}", "param", (json_int_t)i, "alloc",
+					(json_int_t)a->seq, "offset", (json_int_t)(value - a->ptr),
+					"alloc_bytes", (json_int_t)a->size);
+			if (size != sizeof(value))
+				json_object_set_new(arg, "at", json_integer((json_int_t)at));
+			json_array_append_new(arr, arg);
+		}
 	}
 	return arr;
 }

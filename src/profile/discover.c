@@ -159,6 +159,19 @@ static int by_gpu_time(const void *a, const void *b)
 }
 
 
+/* Whether an argument before the j-th of a launch has the same parameter
+ * and allocation (two pointers of one struct parameter into one buffer). */
+static int seen_in_launch(json_t *args, size_t j, json_t *p, json_t *a)
+{
+	size_t i;
+
+	for (i = 0; i < j; i++)
+		if (json_equal(json_object_get(json_array_get(args, i), "param"), p) &&
+		    json_equal(json_object_get(json_array_get(args, i), "alloc"), a))
+			return 1;
+	return 0;
+}
+
 /* Which allocations the kernel's pointer arguments pointed into, over all
  * its launches: [{"param", "alloc", "launches"}]. */
 static json_t *allocs_used(const struct run_events *ev, const char *kernel)
@@ -172,6 +185,9 @@ static json_t *allocs_used(const struct run_events *ev, const char *kernel)
 		json_array_foreach(json_object_get(launch, "args"), j, arg) {
 			json_t *p = json_object_get(arg, "param"), *a = json_object_get(arg, "alloc");
 			int found = 0;
+
+			if (seen_in_launch(json_object_get(launch, "args"), j, p, a))
+				continue;
 			json_array_foreach(out, k, u) {
 				if (json_equal(json_object_get(u, "param"), p) &&
 				    json_equal(json_object_get(u, "alloc"), a)) {
@@ -360,10 +376,12 @@ int profile_discover(struct profile_ctx *c)
 	qsort(order, ev.nr_kernels, sizeof(*order), by_gpu_time);
 	{
 		json_t *all = json_array();
+		/* allocs_used for every kernel, with PTX or not: the L2 advice needs no PTX */
 		for (i = 0; i < ev.nr_kernels; i++)
-			json_array_append_new(all, json_pack("{s:s, s:i, s:I}", "name", order[i]->name,
-				"launches", order[i]->launches, "gpu_time_ns",
-				(json_int_t)order[i]->gpu_time_ns));
+			json_array_append_new(all, json_pack("{s:s, s:i, s:I, s:o}", "name",
+				order[i]->name, "launches", order[i]->launches, "gpu_time_ns",
+				(json_int_t)order[i]->gpu_time_ns, "allocs_used",
+				allocs_used(&ev, order[i]->name)));
 		json_object_set_new(c->capture, "all_kernels", all);
 	}
 	for (i = 0; i < ev.nr_kernels; i++) {

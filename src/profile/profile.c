@@ -309,6 +309,10 @@ int profile_run(const struct profile_options *opt, const struct profile_progress
 		ret = profile_write_capture(&c, "complete");
 		if (!ret)
 			ret = step_then_emit(&c, PROFILE_STEP_ANALYSE, profile_analyse);
+		/* kernels without PTX still get L2 windows: they need no patching */
+		if (!ret && json_array_size(json_object_get(c.capture, "all_kernels")) &&
+		    !opt->no_verify && !opt->no_l2)
+			ret = step_then_emit(&c, PROFILE_STEP_L2, profile_l2);
 	}
 	if (ret) {
 		/* Keep what was measured: the capture says it is incomplete. */

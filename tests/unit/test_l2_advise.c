@@ -136,8 +136,75 @@ static void test_small_hot_buffer(void)
 	json_decref(c);
 }
 
+/*
+ * Shaped like tests/gpu/t_pytorch.sh on an H100: a 26 MB weight matrix read
+ * by 48 GEMM launches of a cubin-only library (no PTX, so no "kernels"
+ * entry, no monitor bytes: only "all_kernels" with allocs_used), 250 MB of
+ * activations streamed, a 10 MB output. One kernel with PTX was measured:
+ * its all_kernels entry repeats its allocs_used and must not count twice.
+ */
+static void test_no_ptx(void)
+{
+	json_t *c = json_pack(
+		"{s:{s:f, s:f, s:f},"
+		" s:[{s:i, s:f}, {s:i, s:f}, {s:i, s:f}],"
+		" s:[{s:s, s:b, s:[s]}, {s:s, s:b}],"
+		" s:[{s:s, s:[{s:i, s:i, s:i}], s:[]}],"
+		" s:[{s:s, s:i, s:[{s:i, s:i, s:i}, {s:i, s:i, s:i}, {s:i, s:i, s:i}]},"
+		"    {s:s, s:i, s:[{s:i, s:i, s:i}]}]}",
+		"device", "l2_bytes", 52428800.0, "persisting_l2_max_bytes", 39321600.0,
+		"access_policy_max_window_bytes", 134217728.0,
+		"allocations", "seq", 0, "bytes", 26214400.0, "seq", 1, "bytes", 251658240.0,
+		"seq", 2, "bytes", 10485760.0,
+		"modules", "id", "lib", "has_ptx", 0, "kernels", "sm90_xmma_gemm_f32f32_nn",
+		"id", "app", "has_ptx", 1,
+		"kernels",
+		"name", "scale", "allocs_used", "param", 0, "alloc", 2, "launches", 48, "loads",
+		"all_kernels",
+		"name", "sm90_xmma_gemm_f32f32_nn", "launches", 48, "allocs_used",
+		"param", 0, "alloc", 0, "launches", 48, "param", 0, "alloc", 1, "launches", 48,
+		"param", 0, "alloc", 2, "launches", 48,
+		"name", "scale", "launches", 48, "allocs_used", "param", 0, "alloc", 2, "launches", 48);
+	json_t *r = l2_advise(c), *w, *cand;
+	size_t i;
+
+	CHECK_STR(json_string_value(json_object_get(r, "status")), "advised");
+	w = json_array_get(json_object_get(r, "windows"), 0);
+	CHECK_INT(json_integer_value(json_object_get(w, "alloc")), 0);
+	CHECK_INT(json_integer_value(json_object_get(w, "num_bytes")), 26214400);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(w, "kernels"), 0)),
+		  "sm90_xmma_gemm_f32f32_nn");
+	CHECK_INT(json_array_size(json_object_get(w, "kernels_without_ptx")), 1);
+	CHECK_STR(json_string_value(json_array_get(json_object_get(w, "kernels_without_ptx"), 0)),
+		  "sm90_xmma_gemm_f32f32_nn");
+	/* every buffer counts in the footprint: 26 + 250 + 10 MB */
+	CHECK_INT(json_integer_value(json_object_get(r, "footprint_bytes")), 288358400);
+	/* the output: 48 GEMM launches and 48 of the measured kernel, not 96 of it */
+	json_array_foreach(json_object_get(r, "candidates"), i, cand) {
+		if (json_integer_value(json_object_get(cand, "alloc")) != 2)
+			continue;
+		CHECK_NEAR(json_number_value(json_object_get(cand, "launches")), 96, 1e-9);
+		CHECK_INT(json_array_size(json_object_get(cand, "kernels")), 2);
+		CHECK_INT(json_array_size(json_object_get(cand, "kernels_without_ptx")), 1);
+	}
+	/* the streamed activations, over twice the set-aside, score nothing */
+	json_array_foreach(json_object_get(r, "candidates"), i, cand)
+		if (json_integer_value(json_object_get(cand, "alloc")) == 1)
+			CHECK_NEAR(json_number_value(json_object_get(cand, "score")), 0, 1e-9);
+	/* the window file the injection library reads names kernels only */
+	{
+		json_t *f = l2_advise_window_file(w);
+		CHECK(json_object_get(json_array_get(json_object_get(f, "windows"), 0),
+				      "kernels_without_ptx") == NULL);
+		json_decref(f);
+	}
+	json_decref(r);
+	json_decref(c);
+}
+
 int main(void)
 {
+	test_no_ptx();
 	test_small_hot_buffer();
 	test_advised();
 	test_hit_ratio_below_one();
