@@ -9,6 +9,7 @@
 #include "emitters/report.h"
 #include "emitters/report_cost.h"
 #include "emitters/report_carveout.h"
+#include "emitters/report_l2.h"
 #include "emitters/report_output.h"
 #include "emitters/regcache_patch.h"
 #include "emitters/source_patch.h"
@@ -927,6 +928,8 @@ static void sections(struct strbuf *out, const struct report_input *in)
 
 		if (!strcmp(s->key, "oracle") && s->kernel)
 			continue;   /* the same numbers as the program-wide section */
+		if (!strcmp(s->key, "l2") && !s->kernel)
+			continue;   /* report_l2_html(), apart from the load advice */
 		strbuf_addf(out, "<section class=\"extra\" id=\"%s-%zu\"><h2>", s->key, i);
 		esc(out, title);
 		if (s->kernel) {
@@ -1004,6 +1007,7 @@ static int render_html(const struct report_input *in, const struct report_option
 	no_ptx_html(out, in);
 	hints_section(out, in);
 	sections(out, in);
+	report_l2_html(out, in);
 	report_carveout_html(out, in);
 	report_output_html(out, in);
 	if (in->nr_notes) {

@@ -4,6 +4,7 @@
 #include "base/json_file.h"
 #include "emitters/report.h"
 #include "emitters/report_carveout.h"
+#include "emitters/report_l2.h"
 #include "emitters/report_output.h"
 #include "emitters/regcache_patch.h"
 
@@ -15,6 +16,7 @@ static int render_json(const struct report_input *in, const struct report_option
 	char *s;
 
 	report_carveout_json(doc, in);
+	report_l2_json(doc, in);
 	json_object_set_new(doc, "output_check", report_output_json(in));
 	regcache_patch_json(doc, in);
 	s = json_to_string(doc);

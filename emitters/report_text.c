@@ -8,6 +8,7 @@
 #include "emitters/report.h"
 #include "emitters/report_cost.h"
 #include "emitters/report_carveout.h"
+#include "emitters/report_l2.h"
 #include "emitters/report_output.h"
 #include "emitters/regcache_patch.h"
 #include "emitters/source_patch.h"
@@ -688,6 +689,8 @@ static void sections(struct strbuf *out, const struct report_input *in, const st
 
 		if (!strcmp(s->key, "oracle") && s->kernel)
 			continue;   /* the same numbers as the program-wide section */
+		if (!strcmp(s->key, "l2") && !s->kernel)
+			continue;   /* report_l2_text(), apart from the load advice */
 		label = s->kernel ? report_label_of(in, s->kernel) : NULL;
 		strbuf_addf(out, "\n%s", p->bold);
 		for (c = 0; title[c]; c++)
@@ -722,6 +725,7 @@ static int render_text(const struct report_input *in, const struct report_option
 	no_ptx_section(out, in, p);
 	hints_section(out, in, p);
 	sections(out, in, p);
+	report_l2_text(out, in, p->bold, p->reset);
 	report_carveout_text(out, in, p->bold, p->reset);
 	report_output_text(out, in, p->bold, p->reset);
 	if (in->nr_notes) {

@@ -1,0 +1,63 @@
+#include <string.h>
+
+#include "emitters/report_l2.h"
+#include "tests/unit/check.h"
+
+/* The "Advice that needs no patching" section: a window for a kernel
+ * without PTX that was timed and rejected, one not timed (DRAM screen). */
+static void test_section(void)
+{
+	struct report_input in;
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j;
+
+	memset(&in, 0, sizeof(in));
+	in.capture = json_loads(
+		"{\"l2\": {\"status\": \"advised\", \"reason\": \"allocation #0 (26.2 MB) is read\", "
+		"\"baseline_dram_bytes\": 2000000000.0, \"kept\": null, \"windows\": ["
+		"{\"variant\": \"guide\", \"set_aside_bytes\": 39321600, \"alloc\": 0, \"num_bytes\": 26214400, "
+		"\"hit_ratio\": 1.0, \"kernels\": [\"gemm<a>\", \"scale\"], \"kernels_without_ptx\": [\"gemm<a>\"], "
+		"\"verification\": {\"kept\": false, \"reason\": \"slower\", \"dram_bytes\": 1500000000.0, "
+		"\"speedup\": {\"min\": 0.97, \"median\": 0.98, \"max\": 0.99}, \"noise\": 0.01}}, "
+		"{\"variant\": \"half_ratio\", \"set_aside_bytes\": 39321600, \"alloc\": 0, \"num_bytes\": 26214400, "
+		"\"hit_ratio\": 0.5, \"kernels\": [\"gemm<a>\"], \"kernels_without_ptx\": [\"gemm<a>\"], "
+		"\"verification\": {\"kept\": false, \"reason\": \"DRAM reads fell by less than 2%: not timed\", "
+		"\"dram_bytes\": 1990000000.0}}]}}", 0, NULL);
+	CHECK(in.capture != NULL);
+
+	report_l2_text(&sb, &in, "", "");
+	CHECK(strstr(sb.buf, "ADVICE THAT NEEDS NO PATCHING (kernels without PTX included)") != NULL);
+	CHECK(strstr(sb.buf, "L2 persistence windows: advised, kept: none") != NULL);
+	CHECK(strstr(sb.buf, "window guide: allocation #0, 25.0 MiB, hit ratio 1.000") != NULL);
+	CHECK(strstr(sb.buf, "for gemm<a> [no PTX], scale\n") != NULL);
+	CHECK(strstr(sb.buf, "0.980x (min 0.970, max 0.990, noise 0.010): rejected: slower") != NULL);
+	CHECK(strstr(sb.buf, "rejected: DRAM reads fell by less than 2%: not timed") != NULL);
+	strbuf_reset(&sb);
+	report_l2_html(&sb, &in);
+	CHECK(strstr(sb.buf, "<section id=\"no-patching\">") != NULL);
+	CHECK(strstr(sb.buf, "gemm&lt;a&gt; [no PTX]") != NULL);
+	j = json_object();
+	report_l2_json(j, &in);
+	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(j, "no_patching"),
+		"l2"), "status")), "advised");
+	json_decref(j);
+	json_decref(in.capture);
+
+	/* a capture without "l2": no section */
+	strbuf_reset(&sb);
+	in.capture = json_object();
+	report_l2_text(&sb, &in, "", "");
+	CHECK_INT(sb.len, 0);
+	j = json_object();
+	report_l2_json(j, &in);
+	CHECK(json_object_get(j, "no_patching") == NULL);
+	json_decref(j);
+	json_decref(in.capture);
+	strbuf_release(&sb);
+}
+
+int main(void)
+{
+	test_section();
+	return check_done();
+}
