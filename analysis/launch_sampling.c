@@ -106,8 +106,8 @@ int measure_pairs_in_first_pass(const double *launch_ns, const size_t *loads, si
 		double pairs = (double)loads[k] * (double)(loads[k] > 0 ? loads[k] - 1 : 0) / 2;
 		double ns = isnan(launch_ns[k]) || launch_ns[k] < 0 ? 0 : launch_ns[k];
 
-		sec += pairs * (double)samples * ns * 1e-9 * REPLAY_COST_FACTOR;
+		sec += pairs * (double)samples * (ns * 1e-9 * REPLAY_COST_FACTOR + REPLAY_RANGE_SECONDS);
 	}
 	*estimate = sec;
-	return native_seconds > 0 && sec <= native_seconds;
+	return native_seconds > 0 && sec <= native_seconds + PASS_SECONDS;
 }

@@ -49,12 +49,17 @@ struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs
  * Whether to measure every pair in the first in-run pass, beside the
  * singles, instead of a second pass with only the pairs that can interact:
  * yes when replaying all pairs at the sampled launches is estimated to cost
- * no more than the program run it saves. For kernel k, launch_ns[k] is its
- * mean GPU time per launch and loads[k] its measured loads; each replay is
- * counted as REPLAY_COST_FACTOR launches (the range profiler's passes and
- * the memory restored). *estimate gets the seconds the pairs would take.
+ * no more than the pass it saves (the program's run and a pass's own fixed
+ * cost, PASS_SECONDS). For kernel k, launch_ns[k] is its mean GPU time per
+ * launch and loads[k] its measured loads; each replay costs
+ * REPLAY_COST_FACTOR launches (the range profiler's passes) and
+ * REPLAY_RANGE_SECONDS (a profiled range's own cost: 48-63 ms on an H100
+ * whatever the kernel, measured on lud's 302-variant replays and cfd_iter's
+ * 111 ranges). *estimate gets the seconds the pairs would take.
  */
 #define REPLAY_COST_FACTOR 8.0
+#define REPLAY_RANGE_SECONDS 0.05
+#define PASS_SECONDS 2.0
 int measure_pairs_in_first_pass(const double *launch_ns, const size_t *loads, size_t nr_kernels,
 				size_t samples, double native_seconds, double *estimate);
 
