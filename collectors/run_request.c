@@ -18,13 +18,14 @@
 #define ENV_L2_WINDOWS "CACHEADVISE_L2_WINDOWS"
 #define ENV_SAVE_MODULES "CACHEADVISE_SAVE_MODULES"
 #define ENV_METRICS "CACHEADVISE_METRICS"
+#define ENV_METRIC_LIST "CACHEADVISE_METRIC_LIST"
 #define ENV_TIMING "CACHEADVISE_TIMING"
 #define ENV_MONITOR "CACHEADVISE_MONITOR"
 #define ENV_LAUNCH_PLAN "CACHEADVISE_LAUNCH_PLAN"
 
 char **run_request_env(const struct run_request *req)
 {
-	char **env = xcalloc(12, sizeof(*env));
+	char **env = xcalloc(13, sizeof(*env));
 	size_t n = 0;
 
 	if (req->inject_path)
@@ -37,6 +38,8 @@ char **run_request_env(const struct run_request *req)
 		env[n++] = xasprintf(ENV_SUBST "=%s", req->subst_dir);
 	if (req->metrics)
 		env[n++] = xstrdup(ENV_METRICS "=1");
+	if (req->metrics && req->metric_list)
+		env[n++] = xasprintf(ENV_METRIC_LIST "=%s", req->metric_list);
 	if (req->monitor)
 		env[n++] = xstrdup(ENV_MONITOR "=1");
 	if (req->timing)

@@ -27,6 +27,7 @@ struct run_request {
 	const char *l2_windows;    /* persisting-L2 window file to apply; NULL: none */
 	int save_modules;          /* save every module's PTX under events_dir/seen/ */
 	int metrics;               /* CUPTI counters per kernel */
+	const char *metric_list;   /* with metrics: these metrics (comma-separated); NULL: the default set */
 	int timing;                /* GPU time per kernel */
 	int monitor;               /* read the monitor counters of instrumented PTX */
 	const char *launch_plan;   /* a launch plan file (docs/injection.md); NULL: none */

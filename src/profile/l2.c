@@ -87,10 +87,18 @@ static double kernel_dram(const struct event_kernel *ek)
 	return json_number_value(json_object_get(ek->metrics, "dram_bytes_read"));
 }
 
-static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const char *windows_file)
+/*
+ * DRAM bytes read by all kernels of one counters run (NAN when it failed),
+ * and in *gpu_ns the GPU time of all its kernels (NAN unknown). The DRAM
+ * metric needs one counter pass, so a profiled launch runs once and the
+ * run's kernel times stay comparable with a baseline run's.
+ */
+static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const char *windows_file,
+			  double *gpu_ns)
 {
 	struct run_request req = {
-		.subst_dir = subst_dir, .metrics = 1, .l2_windows = windows_file,
+		.subst_dir = subst_dir, .metrics = 1, .metric_list = "dram__bytes_read.sum",
+		.timing = 1, .l2_windows = windows_file,
 	};
 	struct run_events ev;
 	struct run_result res;
@@ -98,26 +106,104 @@ static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const ch
 	char *plan = c->opt->measure_runs || !many_launches(c) ? NULL : sampled_plan(c);
 	size_t i;
 
+	*gpu_ns = NAN;
 	req.launch_plan = plan;
 	run_events_init(&ev);
 	if (!profile_run_program(c, windows_file ? "l2-metrics" : "l2-metrics-baseline", &req, &ev,
 				 &res, NULL) && res.status == RUN_OK) {
 		sum = 0;
+		*gpu_ns = 0;
 		for (i = 0; i < ev.nr_kernels; i++) {
 			double d = kernel_dram(&ev.kernels[i]);
 			sum += isnan(d) ? 0 : d;
+			*gpu_ns += (double)ev.kernels[i].gpu_time_ns;
 		}
+		if (!(*gpu_ns > 0))
+			*gpu_ns = NAN;
 	}
 	run_events_release(&ev);
 	free(plan);
 	return sum;
 }
 
+/*
+ * The GPU time of all kernels in the profile's earlier baseline runs timed
+ * without counters (in-run capture's "baseline" runs and verification's
+ * "verify-baseline"), appended to v (at most max). Returns how many.
+ */
+static size_t earlier_baselines(struct profile_ctx *c, double *v, size_t n, size_t max)
+{
+	json_t *r;
+	size_t i, k;
+
+	json_array_foreach(json_object_get(c->capture, "runs"), i, r) {
+		const char *variant = json_string_value(json_object_get(r, "variant"));
+		const char *events = json_string_value(json_object_get(r, "events"));
+		struct run_events ev;
+		char *path;
+		double sum = 0;
+
+		if (n >= max || !variant || !events ||
+		    (strcmp(variant, "baseline") && strcmp(variant, "verify-baseline")) ||
+		    strcmp(json_string_value(json_object_get(r, "status")) ?: "", "ok"))
+			continue;
+		path = xasprintf("%s/%s", c->dir, events);
+		run_events_init(&ev);
+		if (!run_events_load(&ev, path)) {
+			for (k = 0; k < ev.nr_kernels; k++)
+				sum += (double)ev.kernels[k].gpu_time_ns;
+			if (sum > 0)
+				v[n++] = sum;
+		} else {
+			error_clear();
+		}
+		run_events_release(&ev);
+		free(path);
+	}
+	return n;
+}
+
+/*
+ * The verdict on a window from its one DRAM-measuring run when that run is
+ * slower than every baseline run of the profile by more than their spread:
+ * a window that loses this clearly is not timed in pairs (FACTS.md: windows
+ * measured 0.52x-0.76x on Hopper). NULL when the run decides nothing.
+ */
+static json_t *screened_slower(const double *base, size_t nb, double adv)
+{
+	double lo = INFINITY, hi = 0, sorted[16], med, spread;
+	size_t i;
+	json_t *bj, *v;
+
+	if (nb < 2 || isnan(adv))
+		return NULL;
+	for (i = 0; i < nb; i++) {
+		lo = fmin(lo, base[i]);
+		hi = fmax(hi, base[i]);
+		sorted[i] = base[i];
+	}
+	med = ab_median(sorted, nb);
+	spread = (hi - lo) / med;
+	if (!(adv > hi * (1 + spread)))
+		return NULL;
+	bj = json_array();
+	for (i = 0; i < nb; i++)
+		json_array_append_new(bj, json_real(base[i]));
+	v = json_pack("{s:b, s:s, s:s, s:{s:f, s:f, s:f}, s:f, s:[f], s:i, s:{s:o, s:[f]}}",
+		      "kept", 0, "reason", "slower than the baseline",
+		      "method", "screened: its DRAM-measuring run against the profile's baseline runs",
+		      "speedup", "min", lo / adv, "median", med / adv, "max", hi / adv,
+		      "noise", spread, "advice_ns", adv, "ended_after_rounds", 1,
+		      "program", "baseline_gpu_ns", bj, "advice_gpu_ns", adv);
+	return v;
+}
+
 int profile_l2(struct profile_ctx *c)
 {
 	json_t *device = json_object_get(c->capture, "device"), *l2, *w, *best = NULL;
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
-	double best_speedup = 0, base_dram = NAN;
+	double best_speedup = 0, base_dram = NAN, base_ns[16], gpu_ns;
+	size_t nr_base = 0;
 	char why[256], *base_dir = NULL;
 	size_t i;
 	int ret = 0;
@@ -134,7 +220,18 @@ int profile_l2(struct profile_ctx *c)
 	base_dir = profile_write_substitutes(c, "l2-baseline", NULL);
 	if (!base_dir)
 		return CA_E_IO;
-	base_dram = dram_of_run(c, base_dir, NULL);
+	base_dram = dram_of_run(c, base_dir, NULL, &gpu_ns);
+	/*
+	 * With in-run capture the baseline runs carry no counters, and where
+	 * the DRAM runs count only --samples launches a kernel (a kernel
+	 * launched more than 64 times) their kernel times are those of a plain
+	 * run: all of these times are baselines for the window's DRAM run.
+	 */
+	if (!c->opt->measure_runs && many_launches(c)) {
+		if (!isnan(gpu_ns))
+			base_ns[nr_base++] = gpu_ns;
+		nr_base = earlier_baselines(c, base_ns, nr_base, 16);
+	}
 	json_object_set_new(l2, "baseline_dram_bytes", isnan(base_dram) ? json_null() : json_real(base_dram));
 	json_array_foreach(json_object_get(l2, "windows"), i, w) {
 		json_t *file_doc = l2_advise_window_file(w), *ver;
@@ -153,7 +250,16 @@ int profile_l2(struct profile_ctx *c)
 			break;
 		}
 		/* a window that leaves DRAM reads as they are cannot save time */
-		dram = dram_of_run(c, base_dir, file);
+		dram = dram_of_run(c, base_dir, file, &gpu_ns);
+		ver = screened_slower(base_ns, nr_base, gpu_ns);
+		if (ver) {
+			json_object_set_new(ver, "dram_bytes", isnan(dram) ? json_null() : json_real(dram));
+			json_object_set_new(w, "verification", ver);
+			json_decref(file_doc);
+			free(file);
+			profile_write_capture(c, "complete");
+			continue;
+		}
 		if (!isnan(dram) && !isnan(base_dram) && dram > base_dram * (1 - L2_MIN_DRAM_CUT)) {
 			char why[160];
 

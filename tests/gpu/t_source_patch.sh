@@ -43,6 +43,11 @@ for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair records stencil1d l
 	cp -r "$CA_SOURCE_DIR/samples" "$src"
 	"$CACHEADVISE" apply "$out" --source-root "$src" >"$WORK/$s.apply" 2>&1
 	st=$?
+	logs=${CA_GPU_LOGS:-$WORK}
+	cp "$WORK/$s.apply" "$logs/source-patch-$s.apply" 2>/dev/null
+	cp "$cap" "$logs/source-patch-$s.capture.json" 2>/dev/null
+	cp "$out/plan.json" "$logs/source-patch-$s.plan.json" 2>/dev/null
+	cp "$out/source.patch" "$logs/source-patch-$s.patch" 2>/dev/null
 	if [ "$st" = 2 ] && grep -q "not rewritten: " "$WORK/$s.apply" && grep -q "run --plan" "$WORK/$s.apply"; then
 		# nothing in source can carry the advice: apply says so, load by load, and
 		# points to run --plan (the "names exactly which part ... and why")

@@ -45,6 +45,17 @@ static void test_env(void)
 	CHECK(has(env, "CACHEADVISE_MONITOR=1"));
 	CHECK(has(env, "CACHEADVISE_L2_WINDOWS=/w.json"));
 	run_request_env_free(env);
+
+	/* a metric list goes with the counters only */
+	req.metric_list = "dram__bytes_read.sum";
+	env = run_request_env(&req);
+	CHECK(!has(env, "CACHEADVISE_METRIC_LIST=dram__bytes_read.sum"));
+	run_request_env_free(env);
+	req.metrics = 1;
+	env = run_request_env(&req);
+	CHECK_INT(count(env), 6);
+	CHECK(has(env, "CACHEADVISE_METRIC_LIST=dram__bytes_read.sum"));
+	run_request_env_free(env);
 }
 
 /* A/B pairs alternate baseline and advice; an advice run that prints other
