@@ -743,6 +743,20 @@ static void bnb_release(struct bnb *b)
 	free(b->lean);
 }
 
+/* Every positive node and edge weight summed: no plan can score more. */
+static double trivial_bound(const struct graph *g)
+{
+	double sum = 0;
+	size_t i, j;
+
+	for (i = 0; i < g->n; i++) {
+		sum += fmax(0, g->nodes[i].weight);
+		for (j = i + 1; j < g->n; j++)
+			sum += fmax(0, g->edges[i * g->n + j]);
+	}
+	return sum;
+}
+
 static int bnb_solve(const struct graph *g, const struct solver_options *opt,
 		     struct solver_result *res)
 {
@@ -778,7 +792,10 @@ static int bnb_solve(const struct graph *g, const struct solver_options *opt,
 	if (res->optimal) {
 		res->bound = res->objective;
 	} else {
-		res->bound = b.open_bound > res->objective ? b.open_bound : res->objective;
+		/* stopped before a subtree's bound was known: the trivial one */
+		res->bound = fmin(b.open_bound, trivial_bound(g));
+		if (res->bound < res->objective)
+			res->bound = res->objective;
 		res->gap = (res->bound - res->objective) / (fabs(res->objective) + DBL_EPSILON);
 	}
 	res->seconds = solver_clock() - t0;
