@@ -24,11 +24,14 @@ static int same_file(const char *path, const char *p, size_t n)
 	return l > n && path[l - n - 1] == '/' && !memcmp(path + l - n, p, n);
 }
 
-size_t rebuild_diff_new_line(const char *diff, const char *file, size_t old_line)
+/* rebuild_diff_new_line, and in *replaced whether a '-' line of the diff is old_line. */
+static size_t diff_map(const char *diff, const char *file, size_t old_line, int *replaced)
 {
 	const char *p = diff;
 	long delta = 0;
 	int in_file = 0;
+
+	*replaced = 0;
 
 	while (p && *p) {
 		const char *e = strchr(p, '\n');
@@ -65,8 +68,10 @@ size_t rebuild_diff_new_line(const char *diff, const char *file, size_t old_line
 					nold -= !!nold;
 					nnew -= !!nnew;
 				} else if (*p == '-') {
-					if (old == old_line)
+					if (old == old_line) {
+						*replaced = 1;
 						return new;
+					}
 					old++;
 					nold -= !!nold;
 				} else if (*p == '+') {
@@ -83,6 +88,21 @@ size_t rebuild_diff_new_line(const char *diff, const char *file, size_t old_line
 		p = e ? e + 1 : NULL;
 	}
 	return (size_t)((long)old_line + delta);
+}
+
+size_t rebuild_diff_new_line(const char *diff, const char *file, size_t old_line)
+{
+	int replaced;
+
+	return diff_map(diff, file, old_line, &replaced);
+}
+
+int rebuild_diff_replaces_line(const char *diff, const char *file, size_t old_line)
+{
+	int replaced;
+
+	diff_map(diff, file, old_line, &replaced);
+	return replaced;
 }
 
 int rebuild_load_has_form(const struct ptx_load *ld, enum load_action action)

@@ -25,6 +25,10 @@
  */
 size_t rebuild_diff_new_line(const char *diff, const char *file, size_t old_line);
 
+/* Whether the diff replaces old_line of file (a '-' line of one of its hunks):
+ * a load there is one the patch rewrote, whatever the sources say now. */
+int rebuild_diff_replaces_line(const char *diff, const char *file, size_t old_line);
+
 /*
  * 1 when ld carries the form that action writes (L1::no_allocate,
  * L1::evict_last, L1::evict_first, .cs, .lu, .ca, .cg; "default": neither a

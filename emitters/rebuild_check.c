@@ -118,7 +118,11 @@ void rebuild_check_static(const struct report_input *in, const struct intake *rb
 			const struct report_load *l = &k->loads[j];
 			struct rebuild_check c;
 			enum load_action action;
-			int in_patch = l->hint.status == SOURCE_HINT_REWRITTEN;
+			/* the hint (the sources as they were read), or the patch itself:
+			 * sources already patched no longer read the parameter directly */
+			int in_patch = l->hint.status == SOURCE_HINT_REWRITTEN ||
+				       (diff && l->file && l->line > 0 &&
+					rebuild_diff_replaces_line(diff, l->file, (size_t)l->line));
 
 			if (!l->changes || !l->action || load_action_parse(l->action, &action))
 				continue;

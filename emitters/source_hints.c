@@ -449,6 +449,10 @@ static void decide(struct resolver *r, struct cand *c)
 	}
 }
 
+/* A load left as it is follows an advised load of the same expression when
+ * it reads at most this share of the advised load's sectors. */
+#define FOLLOW_FRACTION 0.05
+
 /* Loads that come from one expression must all want the same form. */
 static void check_conflicts(struct cand *cands, size_t n)
 {
@@ -469,6 +473,24 @@ static void check_conflicts(struct cand *cands, size_t n)
 				continue;
 			if (b && !strcmp(a, b))
 				continue;
+			if (!b && !cands[i].inl && cands[j].ok &&
+			    cands[j].l->access <= FOLLOW_FRACTION * cands[i].l->access) {
+				/* a copy that barely runs follows the advised one */
+				struct source_hint *f = &cands[j].l->hint;
+
+				free(f->message);
+				f->status = SOURCE_HINT_REWRITTEN;
+				f->helper = a;
+				f->follows = cands[i].l->action;
+				cands[j].helper = a;
+				if (!f->elem_type && h->elem_type)
+					f->elem_type = xstrdup(h->elem_type);
+				f->message = xasprintf("rewritten with load %u (%s), the same expression: "
+						       "this copy read %.2g%% of its sectors", cands[i].l->ordinal,
+						       cands[i].l->action, cands[i].l->access > 0 ?
+						       100.0 * cands[j].l->access / cands[i].l->access : 0.0);
+				continue;
+			}
 			if (cands[i].inl) {
 				/* The call sites differ: each gets its own copy. */
 				cands[i].variant = 1;
@@ -863,8 +885,8 @@ static void describe_rewrites(struct cand *cands, size_t n)
 		struct report_load *l = cands[i].l;
 		int na;
 
-		if (l->hint.status != SOURCE_HINT_REWRITTEN)
-			continue;
+		if (l->hint.status != SOURCE_HINT_REWRITTEN || l->hint.follows)
+			continue;   /* a follower keeps check_conflicts' message */
 		na = !strcmp(l->action, "L1::no_allocate");
 		if (l->hint.rewrite_line) {
 			l->hint.message = xasprintf("%s in source.patch: line %zu calls a copy of "

@@ -54,6 +54,14 @@ struct source_hint {
 	size_t rewrite_line;
 	char *insert_text;
 	size_t insert_after;
+	/*
+	 * A load the plan leaves as it is, in the same expression as an
+	 * advised load that reads far more (a copy of a loop body the compiler
+	 * peeled): the source patch rewrites the expression, so this load
+	 * takes the advised load's action (static string), and the patch's
+	 * own plan says so. NULL otherwise.
+	 */
+	const char *follows;
 };
 
 /* The line source.patch changes for h's load (line: the load's own). */

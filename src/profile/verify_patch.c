@@ -89,6 +89,20 @@ int profile_verify_patch(struct profile_ctx *c)
 	left_out = json_array();
 	n = delivered_loads(&in, &delivered, left_out);
 	left = patch_plan_from(c->plan, delivered, n, &pp);
+	/* loads the patch rewrites along with an advised one of their expression */
+	for (i = 0; i < in.nr_kernels; i++) {
+		size_t j;
+		for (j = 0; j < in.kernels[i].nr_loads; j++) {
+			const struct report_load *l = &in.kernels[i].loads[j];
+			enum load_action a;
+
+			if (l->hint.status != SOURCE_HINT_REWRITTEN || !l->hint.follows ||
+			    load_action_parse(l->hint.follows, &a))
+				continue;
+			plan_set(&pp, in.kernels[i].module, in.kernels[i].name, l->ordinal, a);
+			left++;
+		}
+	}
 	for (i = 0; i < in.nr_kernels; i++) {
 		size_t j;
 		for (j = 0; j < in.kernels[i].nr_loads; j++)

@@ -45,6 +45,11 @@ static void test_diff_lines(void)
 	CHECK_INT(rebuild_diff_new_line(diff, "/src/not-k.cu", 3), 3);
 	CHECK_INT(rebuild_diff_new_line(diff, "/src/x.cu", 5), 5);
 	CHECK_INT(rebuild_diff_new_line("", "k.cu", 5), 5);
+	/* only the '-' line counts as replaced: a load there was rewritten */
+	CHECK_INT(rebuild_diff_replaces_line(diff, "/src/k.cu", 11), 1);
+	CHECK_INT(rebuild_diff_replaces_line(diff, "/src/k.cu", 10), 0);
+	CHECK_INT(rebuild_diff_replaces_line(diff, "/src/k.cu", 3), 0);
+	CHECK_INT(rebuild_diff_replaces_line(diff, "/src/other.cu", 11), 0);
 }
 
 static void test_stream_table(void)
