@@ -526,26 +526,34 @@ struct helper_type {
 	int bits;
 	char kind;
 	const char *group;
+	/* the register the asm writes when the type has none of its own
+	 * (8-bit: a 16-bit register, the load sign- or zero-extends), else NULL */
+	const char *reg;
 };
 
 static const struct helper_type helper_types[] = {
-	{ "float", "f32", "f", 1, 32, 'f', "F32" },
-	{ "int", "s32", "r", 1, 32, 'i', "I32" },
-	{ "unsigned int", "u32", "r", 1, 32, 'i', "I32" },
-	{ "double", "f64", "d", 1, 64, 'f', "F64" },
-	{ "long", "s64", "l", 1, 64, 'i', "I64" },
-	{ "unsigned long", "u64", "l", 1, 64, 'i', "I64" },
-	{ "long long", "s64", "l", 1, 64, 'i', "I64" },
-	{ "unsigned long long", "u64", "l", 1, 64, 'i', "I64" },
-	{ "float2", "f32", "f", 2, 32, 'f', "F32X2" },
-	{ "float4", "f32", "f", 4, 32, 'f', "F32X4" },
-	{ "int2", "s32", "r", 2, 32, 'i', "I32X2" },
-	{ "uint2", "u32", "r", 2, 32, 'i', "I32X2" },
-	{ "int4", "s32", "r", 4, 32, 'i', "I32X4" },
-	{ "uint4", "u32", "r", 4, 32, 'i', "I32X4" },
-	{ "double2", "f64", "d", 2, 64, 'f', "F64X2" },
-	{ "longlong2", "s64", "l", 2, 64, 'i', "I64X2" },
-	{ "ulonglong2", "u64", "l", 2, 64, 'i', "I64X2" },
+	{ "char", "s8", "h", 1, 8, 'i', "I8", "short" },
+	{ "signed char", "s8", "h", 1, 8, 'i', "I8", "short" },
+	{ "unsigned char", "u8", "h", 1, 8, 'i', "I8", "unsigned short" },
+	{ "short", "s16", "h", 1, 16, 'i', "I16", NULL },
+	{ "unsigned short", "u16", "h", 1, 16, 'i', "I16", NULL },
+	{ "float", "f32", "f", 1, 32, 'f', "F32", NULL },
+	{ "int", "s32", "r", 1, 32, 'i', "I32", NULL },
+	{ "unsigned int", "u32", "r", 1, 32, 'i', "I32", NULL },
+	{ "double", "f64", "d", 1, 64, 'f', "F64", NULL },
+	{ "long", "s64", "l", 1, 64, 'i', "I64", NULL },
+	{ "unsigned long", "u64", "l", 1, 64, 'i', "I64", NULL },
+	{ "long long", "s64", "l", 1, 64, 'i', "I64", NULL },
+	{ "unsigned long long", "u64", "l", 1, 64, 'i', "I64", NULL },
+	{ "float2", "f32", "f", 2, 32, 'f', "F32X2", NULL },
+	{ "float4", "f32", "f", 4, 32, 'f', "F32X4", NULL },
+	{ "int2", "s32", "r", 2, 32, 'i', "I32X2", NULL },
+	{ "uint2", "u32", "r", 2, 32, 'i', "I32X2", NULL },
+	{ "int4", "s32", "r", 4, 32, 'i', "I32X4", NULL },
+	{ "uint4", "u32", "r", 4, 32, 'i', "I32X4", NULL },
+	{ "double2", "f64", "d", 2, 64, 'f', "F64X2", NULL },
+	{ "longlong2", "s64", "l", 2, 64, 'i', "I64X2", NULL },
+	{ "ulonglong2", "u64", "l", 2, 64, 'i', "I64X2", NULL },
 };
 
 /* Whether an overload for h can be what a load of type t reads. */
@@ -565,6 +573,9 @@ static const char *canonical_ctype(const char *t)
 		{ "int64_t", "long" }, { "uint64_t", "unsigned long" }, { "size_t", "unsigned long" },
 		{ "ptrdiff_t", "long" }, { "intptr_t", "long" }, { "uintptr_t", "unsigned long" },
 		{ "signed int", "int" }, { "long int", "long" }, { "unsigned long int", "unsigned long" },
+		{ "int8_t", "signed char" }, { "uint8_t", "unsigned char" }, { "int16_t", "short" },
+		{ "uint16_t", "unsigned short" }, { "short int", "short" }, { "signed short", "short" },
+		{ "unsigned short int", "unsigned short" },
 	};
 	size_t i;
 
@@ -651,7 +662,7 @@ static void write_helper(struct strbuf *out, const struct helper_family *f,
 	int i;
 
 	strbuf_addf(out, "__device__ __forceinline__ %s %s(const %s *p) { %s v; asm(\"ld%s.",
-		    h->ctype, f->name, h->ctype, h->ctype, f->qualifiers);
+		    h->ctype, f->name, h->ctype, h->reg ? h->reg : h->ctype, f->qualifiers);
 	if (h->vector > 1)
 		strbuf_addf(out, "v%d.", h->vector);
 	strbuf_addf(out, "%s ", h->ptx);
@@ -673,7 +684,10 @@ static void write_helper(struct strbuf *out, const struct helper_family *f,
 	strbuf_addstr(out, " : \"l\"(p)");
 	if (f->clobber)
 		strbuf_addstr(out, " : \"memory\"");
-	strbuf_addstr(out, "); return v; }\n");
+	if (h->reg)
+		strbuf_addf(out, "); return (%s)v; }\n", h->ctype);
+	else
+		strbuf_addstr(out, "); return v; }\n");
 }
 
 /* Whether text has the line "#define <name>" for exactly this name. */

@@ -309,7 +309,12 @@ static void test_types(void)
 	CHECK_INT(source_ld_type_parse("ld.global.f32", &t), 0);
 	CHECK_INT(source_type_matches("int", &t), 0);
 	CHECK_INT(source_ld_type_parse("ld.global.u8", &t), 0);
-	CHECK_INT(source_ld_type_supported(&t), 0);
+	CHECK_INT(source_ld_type_supported(&t), 1);       /* through a 16-bit register */
+	CHECK_INT(source_type_matches("char", &t), 1);
+	CHECK_INT(source_type_matches("uint8_t", &t), 1);
+	CHECK_INT(source_type_matches("int", &t), 0);
+	CHECK_INT(source_ld_type_parse("ld.global.v2.u8", &t), 0);
+	CHECK_INT(source_ld_type_supported(&t), 0);       /* char2: no helper */
 	CHECK_INT(source_ld_type_parse("ld.global", &t), -1);
 }
 
@@ -371,7 +376,8 @@ static void test_helpers_compile(void)
 	static const char *const all[] = { "ca_ld_na", "ca_ld_na_ro", "ca_ldg_na", "ca_ld_el",
 					   "ca_ld_el_ro", "ca_ldg_el", "ca_ld_ef", "ca_ld_ef_ro",
 					   "ca_ldg_ef" };
-	static const char *const types[] = { "float", "double", "int", "unsigned int", "long",
+	static const char *const types[] = { "char", "signed char", "unsigned char", "short",
+					     "unsigned short", "float", "double", "int", "unsigned int", "long",
 					     "unsigned long", "long long", "unsigned long long",
 					     "float2", "float4", "double2", "int2", "int4", "uint2",
 					     "uint4", "longlong2", "ulonglong2" };
@@ -379,6 +385,8 @@ static void test_helpers_compile(void)
 		"ld.global.L1::no_allocate.f32", "ld.global.nc.L1::no_allocate.v4.f32",
 		"ld.global.L1::evict_last.s64", "ld.global.nc.L1::evict_last.v2.f64",
 		"ld.global.L1::evict_first.v4.u32", "ld.global.nc.L1::evict_first.v2.u64",
+		"ld.global.L1::no_allocate.s8", "ld.global.nc.L1::evict_last.u8",
+		"ld.global.L1::evict_first.s16",
 	};
 	/* CA_CUDA_BIN: another CUDA's bin/ (default /usr/local/cuda/bin, as in CI) */
 	const char *bin = getenv("CA_CUDA_BIN") ? getenv("CA_CUDA_BIN") : "/usr/local/cuda/bin";
@@ -407,7 +415,7 @@ static void test_helpers_compile(void)
 	for (f = 0; f < ARRAY_SIZE(all); f++)
 		for (t = 0; t < ARRAY_SIZE(types); t++)
 			needs[n++] = (struct source_helper_need){ all[f], types[t], { 1, 32, 'i' } };
-	CHECK_INT(source_helpers_write(&src, needs, n, NULL), ARRAY_SIZE(all) * 10);
+	CHECK_INT(source_helpers_write(&src, needs, n, NULL), ARRAY_SIZE(all) * 12);  /* guard groups */
 	strbuf_addstr(&src, "__global__ void k(const char *in, char *out)\n{\n"
 			    "\tunsigned i = threadIdx.x;\n");
 	for (f = 0; f < ARRAY_SIZE(all); f++)
