@@ -47,24 +47,9 @@ static int same_tok(const struct body *b, size_t i, size_t j)
 							    b->s + b->t[j].begin, n);
 }
 
-static size_t tok_line(const struct source_file *sf, size_t off)
-{
-	size_t lo = 0, hi = sf->nr_lines;
-
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (sf->line_off[mid] <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	return lo + 1;
-}
-
 static size_t line_of(const struct body *b, size_t i)
 {
-	return tok_line(b->sf, b->t[i].begin);
+	return source_file_line_of(b->sf, b->t[i].begin);
 }
 
 /* Index of the bracket closing the one at i, or b->nr. */

@@ -220,7 +220,7 @@ const char *source_file_line(const struct source_file *sf, size_t n, size_t *len
 	return sf->text + b;
 }
 
-static size_t line_of(const struct source_file *sf, size_t off)
+size_t source_file_line_of(const struct source_file *sf, size_t off)
 {
 	size_t lo = 0, hi = sf->nr_lines;
 
@@ -431,9 +431,9 @@ int source_file_find_kernel(const struct source_file *sf, const char *name,
 		if (++found > 1)
 			break;
 		parse_params(s, t, open, close, k);
-		k->decl_line = line_of(sf, t[i].begin);
-		k->body_first_line = line_of(sf, t[body].begin);
-		k->body_last_line = line_of(sf, t[end].begin);
+		k->decl_line = source_file_line_of(sf, t[i].begin);
+		k->body_first_line = source_file_line_of(sf, t[body].begin);
+		k->body_last_line = source_file_line_of(sf, t[end].begin);
 		i = end;
 	}
 	free(t);
@@ -525,7 +525,7 @@ int source_file_function_at(const struct source_file *sf, size_t line,
 		end = match_close(s, t, nr, body);
 		if (end >= nr)
 			continue;
-		if (line_of(sf, t[body].begin) <= line && line <= line_of(sf, t[end].begin)) {
+		if (source_file_line_of(sf, t[body].begin) <= line && line <= source_file_line_of(sf, t[end].begin)) {
 			/* Innermost: a later definition inside this body wins. */
 			best = i;
 			b_open = open;
@@ -538,14 +538,14 @@ int source_file_function_at(const struct source_file *sf, size_t line,
 		size_t j;
 
 		parse_params(s, t, b_open, b_close, k);
-		k->decl_line = line_of(sf, t[best].begin);
-		k->body_first_line = line_of(sf, t[b_body].begin);
-		k->body_last_line = line_of(sf, t[b_end].begin);
+		k->decl_line = source_file_line_of(sf, t[best].begin);
+		k->body_first_line = source_file_line_of(sf, t[b_body].begin);
+		k->body_last_line = source_file_line_of(sf, t[b_end].begin);
 		for (j = best; j > 0; j--)
 			if (source_token_is(s, &t[j - 1], ";") || source_token_is(s, &t[j - 1], "{") ||
 			    source_token_is(s, &t[j - 1], "}"))
 				break;
-		k->start_line = line_of(sf, t[j].begin);
+		k->start_line = source_file_line_of(sf, t[j].begin);
 		*name = xstrndup(s + t[best].begin, t[best].end - t[best].begin);
 	}
 	free(t);
@@ -579,7 +579,7 @@ size_t source_file_call_lines(const struct source_file *sf, const char *name, si
 		if (o >= nr || !source_token_is(s, &t[o], "("))
 			continue;
 		*lines = xrealloc(*lines, (n + 1) * sizeof(**lines));
-		(*lines)[n++] = line_of(sf, t[i].begin);
+		(*lines)[n++] = source_file_line_of(sf, t[i].begin);
 	}
 	free(t);
 	return n;

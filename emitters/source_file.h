@@ -32,6 +32,8 @@ void source_file_free(struct source_file *sf);
 /* Line n (1-based) without its line terminator; *len gets its length.
  * Returns NULL when n is out of range. */
 const char *source_file_line(const struct source_file *sf, size_t n, size_t *len);
+/* The 1-based line that byte offset off of the text is on. */
+size_t source_file_line_of(const struct source_file *sf, size_t off);
 
 enum source_token_kind {
 	SOURCE_TOKEN_IDENT,
