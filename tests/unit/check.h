@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static int check_passed_, check_failed_;
 
@@ -75,6 +76,45 @@ static inline const char *check_source_path(const char *rel)
 	const char *root = getenv("CA_SOURCE_DIR");
 	snprintf(buf, sizeof(buf), "%s/%s", root ? root : ".", rel);
 	return buf;
+}
+
+/* How many times needle occurs in hay (not overlapping). */
+static inline size_t check_count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+	const char *p = hay;
+
+	while ((p = strstr(p, needle))) {
+		n++;
+		p += strlen(needle);
+	}
+	return n;
+}
+
+/* Whether ptxas (sm_90) assembles the PTX text: 1 yes, 0 no (the file is
+ * kept and named on stderr), -1 no ptxas in /usr/local/cuda/bin. */
+static inline int check_ptxas_accepts(const char *text)
+{
+	const char *ptxas = "/usr/local/cuda/bin/ptxas";
+	char path[] = "/tmp/ca-check-XXXXXX.ptx", cmd[512];
+	int fd, rc;
+	FILE *f;
+
+	if (access(ptxas, X_OK))
+		return -1;
+	fd = mkstemps(path, 4);
+	if (fd < 0)
+		return 0;
+	f = fdopen(fd, "w");
+	fputs(text, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "%s -arch=sm_90 -o /dev/null %s", ptxas, path);
+	rc = system(cmd);
+	if (rc)
+		fprintf(stderr, "ptxas rejected %s (kept)\n", path);
+	else
+		unlink(path);
+	return rc == 0;
 }
 
 #endif

@@ -20,46 +20,9 @@
 
 #define RECORDS "_Z15process_recordsPKcPKiPijm"
 
-static size_t count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-	const char *p = hay;
-
-	while ((p = strstr(p, needle))) {
-		n++;
-		p += strlen(needle);
-	}
-	return n;
-}
-
-/* 1 assembled, 0 rejected, -1 no ptxas here. */
-static int ptxas_accepts(const char *text)
-{
-	const char *ptxas = "/usr/local/cuda/bin/ptxas";
-	char path[] = "/tmp/ca-softcache-XXXXXX.ptx", cmd[512];
-	int fd, rc;
-	FILE *f;
-
-	if (access(ptxas, X_OK))
-		return -1;
-	fd = mkstemps(path, 4);
-	if (fd < 0)
-		return 0;
-	f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s -arch=sm_90 -o /dev/null %s", ptxas, path);
-	rc = system(cmd);
-	if (rc)
-		fprintf(stderr, "ptxas rejected %s (kept)\n", path);
-	else
-		unlink(path);
-	return rc == 0;
-}
-
 static void check_assembles(const char *text)
 {
-	int ok = ptxas_accepts(text);
+	int ok = check_ptxas_accepts(text);
 
 	if (ok < 0)
 		printf("note: no ptxas in /usr/local/cuda/bin: the module was not assembled\n");
@@ -129,17 +92,17 @@ static void test_records(void)
 	CHECK(strstr(out.buf, "add.u32 \t%__cacheadvise_sc_ln1, %__cacheadvise_sc_ln0, 4096;") != NULL);
 	CHECK(strstr(out.buf, "setp.gt.u32 \t%__cacheadvise_sc_off, %__cacheadvise_sc_nt, 256;") != NULL);
 	/* charInput is read a byte at a time (signed char), intInput a word */
-	CHECK(count(out.buf, "call (__cacheadvise_sc_rv), __cacheadvise_sc_read1,") > 0);
-	CHECK(count(out.buf, "call (__cacheadvise_sc_rv), __cacheadvise_sc_read4,") > 0);
-	CHECK(count(out.buf, "call (__cacheadvise_sc_rv)") == want);
-	CHECK(count(out.buf, "bfe.s32 \t%__cacheadvise_sc_t32, %__cacheadvise_sc_t32, 0, 8;") > 0);
+	CHECK(check_count(out.buf, "call (__cacheadvise_sc_rv), __cacheadvise_sc_read1,") > 0);
+	CHECK(check_count(out.buf, "call (__cacheadvise_sc_rv), __cacheadvise_sc_read4,") > 0);
+	CHECK(check_count(out.buf, "call (__cacheadvise_sc_rv)") == want);
+	CHECK(check_count(out.buf, "bfe.s32 \t%__cacheadvise_sc_t32, %__cacheadvise_sc_t32, 0, 8;") > 0);
 	/* the functions are appended once, module-internal */
-	CHECK_INT(count(out.buf, ".func  (.param .b32 func_retval0) __cacheadvise_sc_read1("), 1);
-	CHECK_INT(count(out.buf, ".visible .func"), 0);
+	CHECK_INT(check_count(out.buf, ".func  (.param .b32 func_retval0) __cacheadvise_sc_read1("), 1);
+	CHECK_INT(check_count(out.buf, ".visible .func"), 0);
 	/* no load of the cached structures is left in the kernel; the store stays */
 	CHECK_INT(loads_of(out.buf, RECORDS, 0), 0);
 	CHECK_INT(loads_of(out.buf, RECORDS, 1), 0);
-	CHECK(count(out.buf, "st.global.u32") == count(src.buf, "st.global.u32"));
+	CHECK(check_count(out.buf, "st.global.u32") == check_count(src.buf, "st.global.u32"));
 	check_assembles(out.buf);
 	ptx_softcache_done_release(&done);
 	free(why);
@@ -178,13 +141,13 @@ static void test_forms(void)
 	CHECK_INT(done.shared_bytes, 10 * 16 * 256);
 	for (i = 0; i < 10; i++)
 		CHECK_INT(loads_of(out.buf, f->name, (int)i), 0);
-	CHECK(count(out.buf, "__cacheadvise_sc_read16,") > 0);
-	CHECK(count(out.buf, "__cacheadvise_sc_read8,") > 0);
-	CHECK(count(out.buf, "__cacheadvise_sc_read2,") > 0);
+	CHECK(check_count(out.buf, "__cacheadvise_sc_read16,") > 0);
+	CHECK(check_count(out.buf, "__cacheadvise_sc_read8,") > 0);
+	CHECK(check_count(out.buf, "__cacheadvise_sc_read2,") > 0);
 	/* s8 and s16 into 64-bit registers: sign-extended; u8: zero-extended */
-	CHECK(count(out.buf, "cvt.s64.s32 \t%__cacheadvise_sc_t64") > 0);
-	CHECK(count(out.buf, "cvt.u64.u32 \t%__cacheadvise_sc_t64") > 0);
-	CHECK(count(out.buf, "mov.b64 \t{%f") > 0);
+	CHECK(check_count(out.buf, "cvt.s64.s32 \t%__cacheadvise_sc_t64") > 0);
+	CHECK(check_count(out.buf, "cvt.u64.u32 \t%__cacheadvise_sc_t64") > 0);
+	CHECK(check_count(out.buf, "mov.b64 \t{%f") > 0);
 	check_assembles(out.buf);
 	ptx_softcache_done_release(&done);
 	free(why);

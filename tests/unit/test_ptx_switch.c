@@ -54,39 +54,6 @@ static const char module_text[] =
 	"\tret;\n"
 	"}\n";
 
-static size_t count(const char *hay, const char *needle)
-{
-	size_t n = 0;
-	const char *p = hay;
-
-	while ((p = strstr(p, needle))) {
-		n++;
-		p += strlen(needle);
-	}
-	return n;
-}
-
-static int ptxas_accepts(const char *text)
-{
-	const char *ptxas = "/usr/local/cuda/bin/ptxas";
-	char path[] = "/tmp/ca-switch-XXXXXX.ptx", cmd[512];
-	int fd, rc;
-	FILE *f;
-
-	if (access(ptxas, X_OK))
-		return -1;
-	fd = mkstemps(path, 4);
-	if (fd < 0)
-		return 0;
-	f = fdopen(fd, "w");
-	fputs(text, f);
-	fclose(f);
-	snprintf(cmd, sizeof(cmd), "%s -arch=sm_90 -o /dev/null %s", ptxas, path);
-	rc = system(cmd);
-	unlink(path);
-	return rc == 0;
-}
-
 static void test_switch_kernel(void)
 {
 	struct ptx_module *m = NULL;
@@ -104,8 +71,8 @@ static void test_switch_kernel(void)
 	CHECK_STR(sym, "__cacheadvise_mask_k");
 	/* declared once, read once, initialised to the original form */
 	CHECK(strstr(out.buf, ".visible .const .align 8 .u64 __cacheadvise_mask_k = 0xffffffffffffffff;") != NULL);
-	CHECK_INT(count(out.buf, "ld.const.u64 %cacheadvise_mask, [__cacheadvise_mask_k];"), 1);
-	CHECK_INT(count(out.buf, "__cacheadvise_mask_other"), 0);
+	CHECK_INT(check_count(out.buf, "ld.const.u64 %cacheadvise_mask, [__cacheadvise_mask_k];"), 1);
+	CHECK_INT(check_count(out.buf, "__cacheadvise_mask_other"), 0);
 	/* each switched load: original under p0, no_allocate under p1 */
 	CHECK(strstr(out.buf, "\t@%cacheadvise_p0 ld.global.f32 \t%f1, [%rd2];\n") != NULL);
 	CHECK(strstr(out.buf, "\t@%cacheadvise_p1 ld.global.L1::no_allocate.f32 \t%f1, [%rd2];") != NULL);
@@ -118,12 +85,12 @@ static void test_switch_kernel(void)
 	/* guards: kept by conjunction, negated guards negated; no guard left on the loads */
 	CHECK(strstr(out.buf, "mov.pred %cacheadvise_p2, %p1;") != NULL);
 	CHECK(strstr(out.buf, "not.pred %cacheadvise_p2, %p1;") != NULL);
-	CHECK_INT(count(out.buf, "@%p1 ld"), 0);
-	CHECK_INT(count(out.buf, "@!%p1 ld"), 0);
+	CHECK_INT(check_count(out.buf, "@%p1 ld"), 0);
+	CHECK_INT(check_count(out.buf, "@!%p1 ld"), 0);
 	/* the strong .cg load and the other kernel are untouched */
-	CHECK_INT(count(out.buf, "ld.global.cg.f32 %f7, [%rd2+32];"), 1);
-	CHECK_INT(count(out.buf, "\tld.global.f32 %f1, [%rd2];\n\tst.global.f32 [%rd2+4], %f1;"), 1);
-	ok = ptxas_accepts(out.buf);
+	CHECK_INT(check_count(out.buf, "ld.global.cg.f32 %f7, [%rd2+32];"), 1);
+	CHECK_INT(check_count(out.buf, "\tld.global.f32 %f1, [%rd2];\n\tst.global.f32 [%rd2+4], %f1;"), 1);
+	ok = check_ptxas_accepts(out.buf);
 	if (ok < 0)
 		printf("note: no ptxas in /usr/local/cuda/bin: the module was not assembled\n");
 	else
@@ -177,10 +144,10 @@ static void test_shared_bit(void)
 	CHECK(strstr(error_message(), "bit 64") != NULL);
 	CHECK_INT(out.len, 0);
 	CHECK_INT(ptx_write_switchable(m, &k, 1, &out), 0);
-	CHECK_INT(count(out.buf, "%cacheadvise_mask, 1U;"), 1);
-	CHECK_INT(count(out.buf, "%cacheadvise_mask, 9223372036854775808U;"), 2);
-	CHECK_INT(count(out.buf, "%cacheadvise_mask, 2U;"), 0);
-	CHECK(ptxas_accepts(out.buf) != 0);
+	CHECK_INT(check_count(out.buf, "%cacheadvise_mask, 1U;"), 1);
+	CHECK_INT(check_count(out.buf, "%cacheadvise_mask, 9223372036854775808U;"), 2);
+	CHECK_INT(check_count(out.buf, "%cacheadvise_mask, 2U;"), 0);
+	CHECK(check_ptxas_accepts(out.buf) != 0);
 	strbuf_release(&out);
 	ptx_module_free(m);
 }
