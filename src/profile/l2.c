@@ -24,11 +24,6 @@
 #define L2_MIN_DRAM_CUT 0.02
 
 /*
- * DRAM bytes read by all kernels of one counters run, the program's modules
- * unpatched (subst_dir) and, when windows_file is given, the window applied.
- * NAN when the run failed.
- */
-/*
  * With --measure launches, for a program with a kernel launched more than 64
  * times: a launch plan that counts --samples launches of every kernel the
  * discovery run saw (all of them where there are fewer),
@@ -88,8 +83,9 @@ static double kernel_dram(const struct event_kernel *ek)
 }
 
 /*
- * DRAM bytes read by all kernels of one counters run (NAN when it failed),
- * and in *gpu_ns the GPU time of all its kernels (NAN unknown). The DRAM
+ * DRAM bytes read by all kernels of one counters run, the program's modules
+ * unpatched (subst_dir) and, when windows_file is given, the window applied
+ * (NAN when it failed), and in *gpu_ns the GPU time of all its kernels (NAN unknown). The DRAM
  * metric needs one counter pass, so a profiled launch runs once and the
  * run's kernel times stay comparable with a baseline run's.
  */
