@@ -85,8 +85,8 @@ static double kernel_dram(const struct event_kernel *ek)
 /*
  * DRAM bytes read by all kernels of one counters run, the program's modules
  * unpatched (subst_dir) and, when windows_file is given, the window applied
- * (NAN when it failed), and in *gpu_ns the GPU time of all its kernels (NAN unknown). The DRAM
- * metric needs one counter pass, so a profiled launch runs once and the
+ * (NAN when it failed), and in *gpu_ns the GPU time of all its kernels
+ * (NAN unknown). The DRAM metric needs one counter pass, so a profiled launch runs once and the
  * run's kernel times stay comparable with a baseline run's.
  */
 static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const char *windows_file,
