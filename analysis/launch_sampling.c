@@ -30,6 +30,7 @@ static void set_variant(struct measure_variant *v, uint64_t mask, const char *fm
 {
 	v->mask = mask;
 	snprintf(v->label, sizeof(v->label), fmt, a, b);
+	v->when_hits[0] = v->when_hits[1] = -1;
 }
 
 struct measure_variant *measure_singles(size_t n, size_t *nr)
@@ -96,18 +97,16 @@ int launch_replay_written(const struct ptx_function *fn, unsigned *written, size
 	return 1;
 }
 
-int measure_pairs_in_first_pass(const double *launch_ns, const size_t *loads, size_t nr_kernels,
-				size_t samples, double native_seconds, double *estimate)
+struct measure_variant *measure_pairs_when_hits(size_t n, size_t *nr)
 {
-	double sec = 0;
-	size_t k;
+	struct measure_variant *v = measure_pairs(n, NULL, 1, nr, &(size_t){ 0 });
+	size_t i;
 
-	for (k = 0; k < nr_kernels; k++) {
-		double pairs = (double)loads[k] * (double)(loads[k] > 0 ? loads[k] - 1 : 0) / 2;
-		double ns = isnan(launch_ns[k]) || launch_ns[k] < 0 ? 0 : launch_ns[k];
-
-		sec += pairs * (double)samples * (ns * 1e-9 * REPLAY_COST_FACTOR + REPLAY_RANGE_SECONDS);
+	for (i = 0; i < *nr; i++) {
+		int b;
+		for (b = 0; b < 64; b++)
+			if (v[i].mask >> b & 1)
+				v[i].when_hits[v[i].when_hits[0] < 0 ? 0 : 1] = b;
 	}
-	*estimate = sec;
-	return native_seconds > 0 && sec <= native_seconds + PASS_SECONDS;
+	return v;
 }

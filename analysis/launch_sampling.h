@@ -23,6 +23,7 @@ size_t launch_sample_ordinals(uint64_t launches, size_t samples, uint64_t *out);
 struct measure_variant {
 	uint64_t mask;
 	char label[48];             /* "all", "none", "3", "3,7" (capture.json labels) */
+	int when_hits[2];           /* measured only if load a or b hits alone; -1: always */
 };
 
 /*
@@ -46,22 +47,15 @@ struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs
 				      size_t *nr, size_t *skipped);
 
 /*
- * Whether to measure every pair in the first in-run pass, beside the
- * singles, instead of a second pass with only the pairs that can interact:
- * yes when replaying all pairs at the sampled launches is estimated to cost
- * no more than the pass it saves (the program's run and a pass's own fixed
- * cost, PASS_SECONDS). For kernel k, launch_ns[k] is its mean GPU time per
- * launch and loads[k] its measured loads; each replay costs
- * REPLAY_COST_FACTOR launches (the range profiler's passes) and
- * REPLAY_RANGE_SECONDS (a profiled range's own cost: 48-63 ms on an H100
- * whatever the kernel, measured on lud's 302-variant replays and cfd_iter's
- * 111 ranges). *estimate gets the seconds the pairs would take.
+ * Every pair of n measured loads, each to be measured only where the rule of
+ * measure_pairs() holds at the sampled launch itself: the library replays
+ * pair (i, j) after the singles of the same launch were decoded, and only
+ * when load i or load j has hit on its own (when_hits = {i, j}). One pass
+ * then measures singles and the pairs that can interact, instead of a
+ * second program run for the pairs. Returns a new array of n(n-1)/2
+ * variants (caller frees).
  */
-#define REPLAY_COST_FACTOR 8.0
-#define REPLAY_RANGE_SECONDS 0.05
-#define PASS_SECONDS 2.0
-int measure_pairs_in_first_pass(const double *launch_ns, const size_t *loads, size_t nr_kernels,
-				size_t samples, double native_seconds, double *estimate);
+struct measure_variant *measure_pairs_when_hits(size_t n, size_t *nr);
 
 /*
  * Whether a kernel's launches may be replayed (docs/injection.md "Launch

@@ -54,9 +54,18 @@ void range_metrics_before_launch(struct range_metrics *rm, uint64_t seq, const c
  * kernel's launch `ordinal`. Calls before range_metrics_end() add launches
  * to the same profiler session (one range each, at most 64; a full session
  * is ended first); range_metrics_end() stops the profiler and records one
- * "metrics" event per launch (with "variant" and "ordinal"). */
+ * "metrics" event per launch (with "variant" and "ordinal"). hits_only
+ * counts the L1 hits alone (key "l1_hits"), a lighter configuration whose
+ * ranges cost half as much, where the metrics in use include it; a session
+ * holds ranges of one configuration, so a change ends the session. */
 void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *kernel,
-			 const char *label, uint64_t ordinal);
+			 const char *label, uint64_t ordinal, int hits_only);
+/* Called for each labelled range as it is decoded, with its values (keys
+ * as in the "metrics" event; borrowed): launch plans read the hits of the
+ * variants measured so far. */
+typedef void range_metrics_listener(void *arg, const char *kernel, const char *label,
+				    json_t *values);
+void range_metrics_set_listener(struct range_metrics *rm, range_metrics_listener *fn, void *arg);
 void range_metrics_end(struct range_metrics *rm);
 /* Decodes what is pending and releases the profiler. */
 void range_metrics_free(struct range_metrics *rm);

@@ -44,6 +44,9 @@ struct plan_variant {
 	CUmodule module;
 	CUfunction fn;
 	int failed;
+	int hits_only;          /* "counters": "l1_hits" */
+	long when_hits[2];      /* replayed only once one of these variants hit; -1: always */
+	double hits;            /* L1 hits counted so far, summed over its replays */
 };
 
 struct plan_sample {
@@ -185,6 +188,15 @@ static void load_kernel(struct plan_kernel *k, json_t *o)
 		k->variants[i].mask = hex_value(json_object_get(e, "mask"), k->default_mask);
 		if (json_string_value(json_object_get(e, "ptx")))
 			k->variants[i].ptx_path = xstrdup(json_string_value(json_object_get(e, "ptx")));
+		k->variants[i].hits_only = !strcmp(json_string_value(json_object_get(e, "counters")) ?
+						   json_string_value(json_object_get(e, "counters")) : "",
+						   "l1_hits");
+		k->variants[i].when_hits[0] = k->variants[i].when_hits[1] = -1;
+		json_array_foreach(json_object_get(e, "when_hits"), j, x) {
+			json_int_t w = json_integer_value(x);
+			if (j < 2 && w >= 0 && (size_t)w < json_array_size(arr) && (size_t)w != i)
+				k->variants[i].when_hits[j] = (long)w;
+		}
 	}
 	arr = json_object_get(o, "written_params");
 	k->nr_written = json_array_size(arr);
@@ -475,6 +487,82 @@ static const struct plan_sample *sample_for(const struct plan_kernel *k, uint64_
 	return NULL;
 }
 
+/* Whether a conditional variant is replayed: one of its variants has hit. */
+static int wanted(const struct plan_kernel *k, const struct plan_variant *v)
+{
+	size_t i;
+
+	if (v->when_hits[0] < 0)
+		return 1;
+	for (i = 0; i < 2; i++)
+		if (v->when_hits[i] >= 0 && k->variants[v->when_hits[i]].hits > 0)
+			return 1;
+	return 0;
+}
+
+/* The range profiler's listener: each variant's hits, as decoded. */
+static void count_hits(void *arg, const char *kernel, const char *label, json_t *values)
+{
+	struct plan_kernel *k = find_kernel(arg, kernel);
+	json_t *h = json_object_get(values, "l1_hits");
+	size_t i;
+
+	if (!k || !json_is_number(h))
+		return;
+	for (i = 0; i < k->nr_variants; i++)
+		if (!strcmp(k->variants[i].label, label))
+			k->variants[i].hits += json_number_value(h);
+}
+
+/*
+ * Replays the sample's variants of one round (0: those replayed always,
+ * 1: those replayed once their partners hit), memory restored after each.
+ * Returns how many were replayed, or -1 when a replay failed.
+ */
+static int replay_round(struct plan_kernel *k, struct range_metrics *rm,
+			const struct launch_info *li, const struct plan_sample *s,
+			uint64_t ordinal, int conditional, const struct saved_memory *saved,
+			double *restore_ms)
+{
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < s->nr_variants; i++) {
+		struct plan_variant *v = &k->variants[s->variants[i]];
+		CUfunction fn = *li->f;
+		CUresult r;
+		double r0;
+
+		if ((v->when_hits[0] >= 0) != conditional || !wanted(k, v))
+			continue;
+		if (v->ptx_path) {
+			/* load (JIT) outside the profiled range */
+			fn = module_function(li, v->label, v->ptx_path, &v->module, &v->fn,
+					     &v->failed);
+			if (!fn)
+				continue;
+		} else if (write_mask(k, v->mask)) {
+			return -1;
+		}
+		range_metrics_begin(rm, li->seq, k->name, v->label, ordinal, v->hits_only);
+		r = relaunch(li, fn);
+		if (r != CUDA_SUCCESS) {
+			range_metrics_end(rm);
+			inject_error("launch plan: kernel %s: replaying variant %s failed: %s",
+				     k->name, v->label, cu_error(r));
+			return -1;
+		}
+		r0 = now_ms();
+		restore_written(saved);
+		*restore_ms += now_ms() - r0;
+		n++;
+	}
+	/* the replays share profiler sessions: decode them all now (the
+	 * listener counts their hits before the conditional round) */
+	range_metrics_end(rm);
+	return n;
+}
+
 static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 			    struct module_table *mods, const struct alloc_table *allocs,
 			    struct range_metrics *rm, const struct launch_info *li,
@@ -483,12 +571,13 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 	struct saved_memory saved;
 	char why[256];
 	double t0, restore_ms = 0;
-	size_t i;
+	int n, m = 0;
 
 	if (!rm || !s->nr_variants)
 		return;
 	if (k->mask_symbol && !k->variants[0].ptx_path && resolve_mask(k, mods))
 		return;
+	range_metrics_set_listener(rm, count_hits, p);
 	cuCtxSynchronize();
 	if (k->no_replay || save_written(p, k, allocs, li, &saved, why, sizeof(why))) {
 		/* Measure one variant on the program's own launch instead. */
@@ -507,45 +596,21 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 		} else if (write_mask(k, v->mask)) {
 			return;
 		}
-		range_metrics_begin(rm, li->seq, k->name, v->label, ordinal);
+		range_metrics_begin(rm, li->seq, k->name, v->label, ordinal, v->hits_only);
 		k->own_profiled = 1;
 		return;
 	}
 	t0 = now_ms();
-	for (i = 0; i < s->nr_variants; i++) {
-		struct plan_variant *v = &k->variants[s->variants[i]];
-		CUfunction fn = *li->f;
-		CUresult r;
-		double r0;
-
-		if (v->ptx_path) {
-			/* load (JIT) outside the profiled range */
-			fn = module_function(li, v->label, v->ptx_path, &v->module, &v->fn,
-					     &v->failed);
-			if (!fn)
-				continue;
-		} else if (write_mask(k, v->mask)) {
-			break;
-		}
-		range_metrics_begin(rm, li->seq, k->name, v->label, ordinal);
-		r = relaunch(li, fn);
-		if (r != CUDA_SUCCESS) {
-			range_metrics_end(rm);
-			inject_error("launch plan: kernel %s: replaying variant %s failed: %s",
-				     k->name, v->label, cu_error(r));
-			break;
-		}
-		r0 = now_ms();
-		restore_written(&saved);
-		restore_ms += now_ms() - r0;
-	}
-	/* the replays share profiler sessions: decode them all now */
-	range_metrics_end(rm);
+	n = replay_round(k, rm, li, s, ordinal, 0, &saved, &restore_ms);
+	if (n >= 0)
+		m = replay_round(k, rm, li, s, ordinal, 1, &saved, &restore_ms);
 	if (!k->variants[0].ptx_path)
 		write_mask(k, k->default_mask);
-	inject_event(json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "ev", "replay",
+	inject_event(json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}", "ev", "replay",
 			       "kernel", k->name, "seq", (json_int_t)li->seq,
-			       "ordinal", (json_int_t)ordinal, "variants", (json_int_t)i,
+			       "ordinal", (json_int_t)ordinal,
+			       "variants", (json_int_t)((n > 0 ? n : 0) + (m > 0 ? m : 0)),
+			       "conditional", (json_int_t)(m > 0 ? m : 0),
 			       "saved_bytes", (json_int_t)saved.bytes, "save_ms", saved.save_ms,
 			       "restore_ms", restore_ms, "total_ms", now_ms() - t0 + saved.save_ms));
 	saved_release(&saved);
@@ -881,7 +946,7 @@ void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 	carveout_before(p, k, allocs, li, ordinal);
 	/* counters on the program's own launch (label "own"), e.g. the L2 step's DRAM runs */
 	if (rm && !k->own_profiled && listed(k->profile_ordinals, k->nr_profile_ordinals, ordinal)) {
-		range_metrics_begin(rm, li->seq, k->name, "own", ordinal);
+		range_metrics_begin(rm, li->seq, k->name, "own", ordinal, 0);
 		k->own_profiled = 1;
 	}
 }

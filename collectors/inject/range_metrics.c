@@ -19,6 +19,7 @@
 /* Ranges a session holds: launch plans batch up to this many replays in
  * one profiler session (its start, stop and decode cost tens of ms). */
 #define RM_MAX_RANGES 64
+enum { RM_FULL, RM_HITS };
 
 /* L1 global-load traffic, L2 reads from L1, DRAM reads, duration (FACTS.md:
  * every one read on an H200 with ncu). Names map to capture.json keys. */
@@ -35,10 +36,15 @@ static const struct {
 	{ "gpu__time_duration.sum", "duration_ns" },
 };
 
-struct range_metrics {
-	CUpti_RangeProfiler_Object *object;
+/* The metric in the second, lighter configuration: hit_i and hit_{i,j} need
+ * only it, and a range of it alone cost 30 ms against 66 ms for the seven
+ * default metrics (records sample, H100, 2026-11-24: bench/results/
+ * capture-cost.md). */
+#define RM_HITS_METRIC "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"
+
+/* One set of metrics: its host object, config and counter data images. */
+struct rm_config {
 	CUpti_Profiler_Host_Object *host;
-	uint8_t *availability;      /* counter availability image of the context */
 	uint8_t *config;
 	size_t config_size;
 	uint8_t *counter_data;
@@ -46,6 +52,17 @@ struct range_metrics {
 	const char **names;        /* metrics in use */
 	const char **keys;         /* their capture.json keys */
 	size_t nr_names;
+};
+
+struct range_metrics {
+	CUpti_RangeProfiler_Object *object;
+	const char *chip;           /* CUPTI's, valid while the object lives */
+	uint8_t *availability;      /* counter availability image of the context */
+	struct rm_config configs[2];    /* RM_FULL, RM_HITS */
+	int nr_configs;
+	int cur;                    /* the configuration of the session in progress */
+	range_metrics_listener *listener;
+	void *listener_arg;
 	uint64_t pending_seq[RM_MAX_RANGES];
 	char *pending_kernel[RM_MAX_RANGES];
 	char *pending_label[RM_MAX_RANGES];     /* launch plans: the variant, else NULL */
@@ -87,12 +104,12 @@ static const char *key_for(const char *metric)
 	return metric;
 }
 
-static void add_metric(struct range_metrics *rm, const char *name)
+static void add_metric(struct rm_config *cfg, const char *name)
 {
 	CUpti_Profiler_Host_GetMetricProperties_Params props = { .structSize = CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE };
 	CUptiResult r;
 
-	props.pHostObject = rm->host;
+	props.pHostObject = cfg->host;
 	props.pMetricName = name;
 	r = cuptiProfilerHostGetMetricProperties(&props);
 	if (r != CUPTI_SUCCESS) {
@@ -100,26 +117,127 @@ static void add_metric(struct range_metrics *rm, const char *name)
 			     name, cupti_error_string(r));
 		return;
 	}
-	rm->names = xrealloc(rm->names, (rm->nr_names + 1) * sizeof(*rm->names));
-	rm->keys = xrealloc(rm->keys, (rm->nr_names + 1) * sizeof(*rm->keys));
-	rm->names[rm->nr_names] = xstrdup(name);
-	rm->keys[rm->nr_names] = key_for(name);
-	rm->nr_names++;
+	cfg->names = xrealloc(cfg->names, (cfg->nr_names + 1) * sizeof(*cfg->names));
+	cfg->keys = xrealloc(cfg->keys, (cfg->nr_names + 1) * sizeof(*cfg->keys));
+	cfg->names[cfg->nr_names] = xstrdup(name);
+	cfg->keys[cfg->nr_names] = key_for(name);
+	cfg->nr_names++;
+}
+
+static int has_metric(const struct rm_config *cfg, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cfg->nr_names; i++)
+		if (!strcmp(cfg->names[i], name))
+			return 1;
+	return 0;
+}
+
+/*
+ * The host object, metrics (a comma-separated list, or the defaults) and
+ * images of one configuration. Returns 0, or -1 with an error event.
+ */
+static int config_init(struct range_metrics *rm, struct rm_config *cfg, const char *metric_list)
+{
+	size_t i;
+
+	{
+		CUpti_Profiler_Host_Initialize_Params host = { .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
+
+		host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+		host.pChipName = rm->chip;
+		host.pCounterAvailabilityImage = rm->availability;
+		CHECK(cuptiProfilerHostInitialize(&host));
+		cfg->host = host.pHostObject;
+	}
+	if (metric_list && *metric_list) {
+		char *copy = xstrdup(metric_list), *save = NULL, *tok;
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+			add_metric(cfg, tok);
+		free(copy);
+	} else {
+		for (i = 0; i < sizeof(default_metrics) / sizeof(default_metrics[0]); i++)
+			add_metric(cfg, default_metrics[i].metric);
+	}
+	if (!cfg->nr_names) {
+		inject_error("none of the requested metrics exists on this GPU");
+		goto fail;
+	}
+	{
+		CUpti_Profiler_Host_ConfigAddMetrics_Params add = { .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE };
+		CUpti_Profiler_Host_GetConfigImageSize_Params size = { .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE };
+		CUpti_Profiler_Host_GetConfigImage_Params get = { .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE };
+
+		add.pHostObject = cfg->host;
+		add.ppMetricNames = cfg->names;
+		add.numMetrics = cfg->nr_names;
+		CHECK(cuptiProfilerHostConfigAddMetrics(&add));
+		size.pHostObject = cfg->host;
+		CHECK(cuptiProfilerHostGetConfigImageSize(&size));
+		cfg->config_size = size.configImageSize;
+		cfg->config = xmalloc(cfg->config_size);
+		get.pHostObject = cfg->host;
+		get.pConfigImage = cfg->config;
+		get.configImageSize = cfg->config_size;
+		CHECK(cuptiProfilerHostGetConfigImage(&get));
+	}
+	{
+		CUpti_RangeProfiler_GetCounterDataSize_Params size = { .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE };
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = { .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
+
+		size.pRangeProfilerObject = rm->object;
+		size.pMetricNames = cfg->names;
+		size.numMetrics = cfg->nr_names;
+		size.maxNumOfRanges = RM_MAX_RANGES;
+		size.maxNumRangeTreeNodes = RM_MAX_RANGES;
+		CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
+		cfg->counter_data_size = size.counterDataSize;
+		cfg->counter_data = xcalloc(1, cfg->counter_data_size);
+		init.pRangeProfilerObject = rm->object;
+		init.pCounterData = cfg->counter_data;
+		init.counterDataSize = cfg->counter_data_size;
+		CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+	}
+	return 0;
+fail:
+	return -1;
+}
+
+static void config_release(struct rm_config *cfg)
+{
+	size_t i;
+
+	if (cfg->host) {
+		CUpti_Profiler_Host_Deinitialize_Params p = { .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE };
+		p.pHostObject = cfg->host;
+		cuptiProfilerHostDeinitialize(&p);
+	}
+	for (i = 0; i < cfg->nr_names; i++)
+		free((char *)cfg->names[i]);
+	free(cfg->names);
+	free(cfg->keys);
+	free(cfg->config);
+	free(cfg->counter_data);
+	memset(cfg, 0, sizeof(*cfg));
 }
 
 /* SetConfig and Start: from here every launch is a range (auto range,
  * kernel replay). Returns 0 or -1 with an error event. */
-static int start_session(struct range_metrics *rm)
+static int start_session(struct range_metrics *rm, int which)
 {
+	const struct rm_config *cfg = &rm->configs[which];
+
+	rm->cur = which;
 	{
 		CUpti_RangeProfiler_SetConfig_Params set = { .structSize = CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE };
 		CUpti_RangeProfiler_Start_Params start = { .structSize = CUpti_RangeProfiler_Start_Params_STRUCT_SIZE };
 
 		set.pRangeProfilerObject = rm->object;
-		set.configSize = rm->config_size;
-		set.pConfig = rm->config;
-		set.counterDataImageSize = rm->counter_data_size;
-		set.pCounterDataImage = rm->counter_data;
+		set.configSize = cfg->config_size;
+		set.pConfig = cfg->config;
+		set.counterDataImageSize = cfg->counter_data_size;
+		set.pCounterDataImage = cfg->counter_data;
 		set.range = CUPTI_AutoRange;
 		set.replayMode = CUPTI_KernelReplay;
 		set.maxRangesPerPass = RM_MAX_RANGES;
@@ -161,80 +279,39 @@ struct range_metrics *range_metrics_new(void *cu_context, const char *metric_lis
 	{
 		CUpti_Device_GetChipName_Params chip = { .structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE };
 		CUpti_Profiler_GetCounterAvailability_Params avail = { .structSize = CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE };
-		CUpti_Profiler_Host_Initialize_Params host = { .structSize = CUpti_Profiler_Host_Initialize_Params_STRUCT_SIZE };
-		uint8_t *image;
 
 		chip.deviceIndex = (size_t)dev;
 		CHECK(cuptiDeviceGetChipName(&chip));
+		rm->chip = chip.pChipName;
 		avail.ctx = ctx;
 		CHECK(cuptiProfilerGetCounterAvailability(&avail));
-		image = rm->availability = xmalloc(avail.counterAvailabilityImageSize);
-		avail.pCounterAvailabilityImage = image;
+		rm->availability = xmalloc(avail.counterAvailabilityImageSize);
+		avail.pCounterAvailabilityImage = rm->availability;
 		CHECK(cuptiProfilerGetCounterAvailability(&avail));
-		host.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-		host.pChipName = chip.pChipName;
-		host.pCounterAvailabilityImage = image;
-		CHECK(cuptiProfilerHostInitialize(&host));
-		rm->host = host.pHostObject;
 	}
-
-	if (metric_list && *metric_list) {
-		char *copy = xstrdup(metric_list), *save = NULL, *tok;
-		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-			add_metric(rm, tok);
-		free(copy);
-	} else {
-		for (i = 0; i < sizeof(default_metrics) / sizeof(default_metrics[0]); i++)
-			add_metric(rm, default_metrics[i].metric);
-	}
-	if (!rm->nr_names) {
-		inject_error("none of the requested metrics exists on this GPU");
+	if (config_init(rm, &rm->configs[RM_FULL], metric_list))
 		goto fail;
-	}
-	{
-		CUpti_Profiler_Host_ConfigAddMetrics_Params add = { .structSize = CUpti_Profiler_Host_ConfigAddMetrics_Params_STRUCT_SIZE };
-		CUpti_Profiler_Host_GetConfigImageSize_Params size = { .structSize = CUpti_Profiler_Host_GetConfigImageSize_Params_STRUCT_SIZE };
-		CUpti_Profiler_Host_GetConfigImage_Params get = { .structSize = CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE };
-
-		add.pHostObject = rm->host;
-		add.ppMetricNames = rm->names;
-		add.numMetrics = rm->nr_names;
-		CHECK(cuptiProfilerHostConfigAddMetrics(&add));
-		size.pHostObject = rm->host;
-		CHECK(cuptiProfilerHostGetConfigImageSize(&size));
-		rm->config_size = size.configImageSize;
-		rm->config = xmalloc(rm->config_size);
-		get.pHostObject = rm->host;
-		get.pConfigImage = rm->config;
-		get.configImageSize = rm->config_size;
-		CHECK(cuptiProfilerHostGetConfigImage(&get));
-	}
-	{
-		CUpti_RangeProfiler_GetCounterDataSize_Params size = { .structSize = CUpti_RangeProfiler_GetCounterDataSize_Params_STRUCT_SIZE };
-		CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = { .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
-
-		size.pRangeProfilerObject = rm->object;
-		size.pMetricNames = rm->names;
-		size.numMetrics = rm->nr_names;
-		size.maxNumOfRanges = RM_MAX_RANGES;
-		size.maxNumRangeTreeNodes = RM_MAX_RANGES;
-		CHECK(cuptiRangeProfilerGetCounterDataSize(&size));
-		rm->counter_data_size = size.counterDataSize;
-		rm->counter_data = xcalloc(1, rm->counter_data_size);
-		init.pRangeProfilerObject = rm->object;
-		init.pCounterData = rm->counter_data;
-		init.counterDataSize = rm->counter_data_size;
-		CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
+	rm->nr_configs = 1;
+	/* the lighter configuration, where the full one counts the hits */
+	if (per_launch && rm->configs[RM_FULL].nr_names > 1 &&
+	    has_metric(&rm->configs[RM_FULL], RM_HITS_METRIC)) {
+		if (config_init(rm, &rm->configs[RM_HITS], RM_HITS_METRIC))
+			config_release(&rm->configs[RM_HITS]);
+		else
+			rm->nr_configs = 2;
 	}
 	rm->per_launch = per_launch;
-	if (!per_launch && start_session(rm))
+	if (!per_launch && start_session(rm, RM_FULL))
 		goto fail;
 	{
+		const struct rm_config *full = &rm->configs[RM_FULL];
 		json_t *ev = json_pack("{s:s}", "ev", "metrics_config");
 		json_t *arr = json_array();
-		for (i = 0; i < rm->nr_names; i++)
-			json_array_append_new(arr, json_string(rm->names[i]));
+		for (i = 0; i < full->nr_names; i++)
+			json_array_append_new(arr, json_string(full->names[i]));
 		json_object_set_new(ev, "metrics", arr);
+		if (rm->nr_configs > 1)
+			json_object_set_new(ev, "hits_only", json_string(RM_HITS_METRIC));
 		inject_event(ev);
 	}
 	return rm;
@@ -246,6 +323,7 @@ fail:
 /* Decodes the ranges of the launches made so far and records them. */
 static void flush_ranges(struct range_metrics *rm)
 {
+	const struct rm_config *cfg = &rm->configs[rm->cur];
 	CUpti_RangeProfiler_DecodeData_Params decode = { .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE };
 	CUpti_RangeProfiler_GetCounterDataInfo_Params info = { .structSize = CUpti_RangeProfiler_GetCounterDataInfo_Params_STRUCT_SIZE };
 	CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = { .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
@@ -258,28 +336,30 @@ static void flush_ranges(struct range_metrics *rm)
 	CHECK(cuptiRangeProfilerDecodeData(&decode));
 	if (decode.numOfRangeDropped)
 		inject_error("the range profiler dropped %zu ranges", decode.numOfRangeDropped);
-	info.pCounterDataImage = rm->counter_data;
-	info.counterDataImageSize = rm->counter_data_size;
+	info.pCounterDataImage = cfg->counter_data;
+	info.counterDataImageSize = cfg->counter_data_size;
 	CHECK(cuptiRangeProfilerGetCounterDataInfo(&info));
 	if (info.numTotalRanges != rm->nr_pending)
 		inject_error("the range profiler returned %zu ranges for %zu launches",
 			     info.numTotalRanges, rm->nr_pending);
-	values = xcalloc(rm->nr_names, sizeof(*values));
+	values = xcalloc(cfg->nr_names, sizeof(*values));
 	for (r = 0; r < info.numTotalRanges && r < rm->nr_pending; r++) {
 		CUpti_Profiler_Host_EvaluateToGpuValues_Params eval = { .structSize = CUpti_Profiler_Host_EvaluateToGpuValues_Params_STRUCT_SIZE };
 		json_t *ev, *vals;
 
-		eval.pHostObject = rm->host;
-		eval.pCounterDataImage = rm->counter_data;
-		eval.counterDataImageSize = rm->counter_data_size;
+		eval.pHostObject = cfg->host;
+		eval.pCounterDataImage = cfg->counter_data;
+		eval.counterDataImageSize = cfg->counter_data_size;
 		eval.rangeIndex = r;
-		eval.ppMetricNames = rm->names;
-		eval.numMetrics = rm->nr_names;
+		eval.ppMetricNames = cfg->names;
+		eval.numMetrics = cfg->nr_names;
 		eval.pMetricValues = values;
 		CHECK(cuptiProfilerHostEvaluateToGpuValues(&eval));
 		vals = json_object();
-		for (i = 0; i < rm->nr_names; i++)
-			json_object_set_new(vals, rm->keys[i], json_real(values[i]));
+		for (i = 0; i < cfg->nr_names; i++)
+			json_object_set_new(vals, cfg->keys[i], json_real(values[i]));
+		if (rm->pending_label[r] && rm->listener)
+			rm->listener(rm->listener_arg, rm->pending_kernel[r], rm->pending_label[r], vals);
 		ev = json_pack("{s:s, s:I, s:s, s:o}", "ev", "metrics", "seq",
 			       (json_int_t)rm->pending_seq[r], "kernel", rm->pending_kernel[r],
 			       "values", vals);
@@ -290,8 +370,8 @@ static void flush_ranges(struct range_metrics *rm)
 		inject_event(ev);
 	}
 	init.pRangeProfilerObject = rm->object;
-	init.pCounterData = rm->counter_data;
-	init.counterDataSize = rm->counter_data_size;
+	init.pCounterData = cfg->counter_data;
+	init.counterDataSize = cfg->counter_data_size;
 	CHECK(cuptiRangeProfilerCounterDataImageInitialize(&init));
 fail:
 	free(values);
@@ -314,17 +394,19 @@ void range_metrics_before_launch(struct range_metrics *rm, uint64_t seq, const c
 }
 
 void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *kernel,
-			 const char *label, uint64_t ordinal)
+			 const char *label, uint64_t ordinal, int hits_only)
 {
+	int which = hits_only && rm && rm->nr_configs > 1 ? RM_HITS : RM_FULL;
 	size_t n;
 
 	if (!rm || !rm->per_launch)
 		return;
-	if (rm->started && rm->nr_pending >= RM_MAX_RANGES)
+	/* a session has one configuration: a full one, or another, is ended */
+	if (rm->started && (rm->nr_pending >= RM_MAX_RANGES || rm->cur != which))
 		range_metrics_end(rm);
 	if (!rm->started) {
 		flush_ranges(rm);
-		if (start_session(rm))
+		if (start_session(rm, which))
 			return;
 		rm->started = 1;
 	}
@@ -349,6 +431,14 @@ void range_metrics_end(struct range_metrics *rm)
 	flush_ranges(rm);
 }
 
+void range_metrics_set_listener(struct range_metrics *rm, range_metrics_listener *fn, void *arg)
+{
+	if (!rm)
+		return;
+	rm->listener = fn;
+	rm->listener_arg = arg;
+}
+
 void range_metrics_free(struct range_metrics *rm)
 {
 	size_t i;
@@ -367,21 +457,12 @@ void range_metrics_free(struct range_metrics *rm)
 		p.pRangeProfilerObject = rm->object;
 		cuptiRangeProfilerDisable(&p);
 	}
-	if (rm->host) {
-		CUpti_Profiler_Host_Deinitialize_Params p = { .structSize = CUpti_Profiler_Host_Deinitialize_Params_STRUCT_SIZE };
-		p.pHostObject = rm->host;
-		cuptiProfilerHostDeinitialize(&p);
-	}
-	for (i = 0; i < rm->nr_names; i++)
-		free((char *)rm->names[i]);
+	for (i = 0; i < 2; i++)
+		config_release(&rm->configs[i]);
 	for (i = 0; i < rm->nr_pending; i++) {
 		free(rm->pending_kernel[i]);
 		free(rm->pending_label[i]);
 	}
-	free(rm->names);
-	free(rm->keys);
 	free(rm->availability);
-	free(rm->config);
-	free(rm->counter_data);
 	free(rm);
 }

@@ -3,11 +3,16 @@
  * of every measured kernel are measured inside one program run, at a few
  * sampled launches, through the switchable module (analysis/ptx_switch.h)
  * and a launch plan (docs/injection.md "Launch plans"). Every other launch
- * runs unprofiled. Pass 1 measures "all", "none" and each load alone;
- * pass 2 the pairs that can interact (analysis/launch_sampling.h). A
- * kernel whose launches cannot be replayed gets one variant per launch,
- * and further passes while variants are left; a pass that measures
- * nothing new ends the capture with the rest left unmeasured (noted).
+ * runs unprofiled. One pass measures "all", "none", each load alone and,
+ * at the same sampled launch, each pair whose loads can interact: the
+ * library replays pair (i, j) once the singles of that launch are decoded
+ * and load i or load j hits alone (analysis/launch_sampling.h). A kernel
+ * whose launches cannot be replayed gets one variant per launch, its pairs
+ * in a second pass, and further passes while variants are left; a pass
+ * that measures nothing new ends the capture with the rest left unmeasured
+ * (noted). Singles and pairs count the L1 hits alone (the lighter counter
+ * configuration, collectors/inject/range_metrics.c); "all" and "none" count
+ * every default metric.
  *
  * Counters of a variant are summed over the launches it was measured at
  * and scaled to all of the kernel's launches (launches / samples), so that
@@ -38,6 +43,7 @@ struct kernel_measure {
 	int replay;                 /* its launches may be replayed */
 	char *no_replay_reason;
 	json_t *variants;           /* label -> summed metrics with "samples" */
+	json_t *run_of;             /* label -> the run that measured it */
 	json_t *refusals;           /* reasons the library gave */
 	json_t *replays;            /* the replay events (cost) */
 	json_t *written;            /* parameters the kernel writes through */
@@ -68,12 +74,37 @@ int profile_replay_written(const struct ptx_function *fn, json_t *written, char 
 	return ok;
 }
 
-static json_t *variant_json(const struct measure_variant *v)
+/* The index in pending[0..n) of the single of load `node`, or -1. */
+static long single_index(const struct measure_variant *pending, size_t n, int node)
 {
+	char label[24];
+	size_t i;
+
+	snprintf(label, sizeof(label), "%d", node);
+	for (i = 0; i < n; i++)
+		if (!strcmp(pending[i].label, label))
+			return (long)i;
+	return -1;
+}
+
+/* A variant of the launch plan: its mask, which counters it needs, and the
+ * singles whose hits decide whether it is replayed. */
+static json_t *variant_json(const struct measure_variant *pending, size_t n, size_t j)
+{
+	const struct measure_variant *v = &pending[j];
 	char mask[24];
+	json_t *o;
 
 	snprintf(mask, sizeof(mask), "%llx", (unsigned long long)v->mask);
-	return json_pack("{s:s, s:s}", "label", v->label, "mask", mask);
+	o = json_pack("{s:s, s:s}", "label", v->label, "mask", mask);
+	/* hit_i and hit_{i,j} need the hits alone; "all" and "none" every counter */
+	if (strcmp(v->label, "all") && strcmp(v->label, "none"))
+		json_object_set_new(o, "counters", json_string("l1_hits"));
+	if (v->when_hits[0] >= 0)
+		json_object_set_new(o, "when_hits", json_pack("[i,i]",
+			(int)single_index(pending, n, v->when_hits[0]),
+			(int)single_index(pending, n, v->when_hits[1])));
+	return o;
 }
 
 /*
@@ -161,7 +192,7 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const
 			continue;
 		}
 		for (j = 0; j < m->nr_pending; j++) {
-			json_t *vj = variant_json(&m->pending[j]);
+			json_t *vj = variant_json(m->pending, m->nr_pending, j);
 			if (modules) {
 				char *path = write_variant_module(c, i, &m->pending[j], j, subst);
 				if (!path) {
@@ -288,8 +319,12 @@ static char *write_switchable(struct profile_ctx *c, unsigned run)
 	return subst;
 }
 
-/* Folds what one pass measured into km; drops the variants measured. */
-static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, struct run_events *ev)
+/*
+ * Folds what run `run` measured into km; drops the variants measured, and
+ * the conditional pairs (the library measured those that can interact).
+ */
+static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, struct run_events *ev,
+			   unsigned run)
 {
 	size_t i, j, got = 0;
 
@@ -316,10 +351,12 @@ static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, str
 			json_t *val;
 
 			if (!v) {
-				m->pending[keep++] = m->pending[j];
+				if (m->pending[j].when_hits[0] < 0)
+					m->pending[keep++] = m->pending[j];
 				continue;
 			}
 			got++;
+			json_object_set_new(m->run_of, m->pending[j].label, json_integer(run));
 			sum = json_object_get(m->variants, m->pending[j].label);
 			if (!sum) {
 				sum = json_object();
@@ -338,9 +375,10 @@ static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, str
 
 /* The variant's counters scaled to all launches of the kernel, or NULL. */
 static json_t *scaled(const struct profile_kernel *k, const struct kernel_measure *m,
-		      const char *label, unsigned run)
+		      const char *label)
 {
 	json_t *v = json_object_get(m->variants, label), *out, *val;
+	json_int_t run = json_integer_value(json_object_get(m->run_of, label));
 	double samples, scale;
 	const char *key;
 
@@ -360,8 +398,7 @@ static json_t *scaled(const struct profile_kernel *k, const struct kernel_measur
 	return out;
 }
 
-static void record(struct profile_ctx *c, struct kernel_measure *km, const unsigned *pass_run,
-		   json_t *kernels_json)
+static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *kernels_json)
 {
 	size_t i, a, b;
 
@@ -369,7 +406,7 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, const unsig
 		struct profile_kernel *k = &c->kernels[i];
 		struct kernel_measure *m = &km[i];
 		size_t n = k->vk.nr_measured;
-		json_t *all = scaled(k, m, "all", pass_run[0]), *none = scaled(k, m, "none", pass_run[0]);
+		json_t *all = scaled(k, m, "all"), *none = scaled(k, m, "none");
 		json_t *additive = json_array(), *kj;
 		char label[48];
 
@@ -382,10 +419,10 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, const unsig
 		for (a = 0; a < n; a++) {
 			json_t *v;
 			snprintf(label, sizeof(label), "%zu", a);
-			v = scaled(k, m, label, pass_run[0]);
+			v = scaled(k, m, label);
 			if (v) {
 				k->hit[a] = metric(v, "l1_hits");
-				k->hit_run[a] = (int)pass_run[0];
+				k->hit_run[a] = (int)json_integer_value(json_object_get(v, "run"));
 				json_decref(v);
 			}
 		}
@@ -393,10 +430,10 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, const unsig
 			for (b = a + 1; b < n; b++) {
 				json_t *v;
 				snprintf(label, sizeof(label), "%zu,%zu", a, b);
-				v = scaled(k, m, label, pass_run[1]);
+				v = scaled(k, m, label);
 				if (v) {
 					k->pair_hit[a * n + b] = metric(v, "l1_hits");
-					k->pair_run[a * n + b] = (int)pass_run[1];
+					k->pair_run[a * n + b] = (int)json_integer_value(json_object_get(v, "run"));
 					json_decref(v);
 				} else if (!isnan(k->hit[a]) && !isnan(k->hit[b]) &&
 					   !(k->hit[a] > 0) && !(k->hit[b] > 0)) {
@@ -543,74 +580,75 @@ static int baselines(struct profile_ctx *c, json_t *baseline_runs)
 }
 
 /*
- * Whether every pair goes into the first pass (one capture run instead of
- * two): when their replays at the sampled launches are estimated to cost
- * less than the program run they save (analysis/launch_sampling.h).
+ * The pairs of kernel k still to measure after the first pass: those that
+ * can interact by the singles' hits (all with --all-pairs), less the ones
+ * the first pass measured. Sets k->hit from the singles.
  */
-static int all_pairs_first(struct profile_ctx *c)
+static void pairs_left(struct profile_ctx *c, struct profile_kernel *k, struct kernel_measure *m)
 {
-	double *ns = xcalloc(c->nr_kernels + 1, sizeof(*ns)), est = 0, native;
-	size_t *loads = xcalloc(c->nr_kernels + 1, sizeof(*loads)), i;
-	json_t *disc = json_array_get(json_object_get(c->capture, "runs"), 0);
-	int yes;
+	size_t n = k->vk.nr_measured, a, np, keep = 0;
+	struct measure_variant *pairs;
+	char label[48];
 
-	for (i = 0; i < c->nr_kernels; i++) {
-		const struct event_kernel *d = &c->kernels[i].disc;
-		ns[i] = d->timed_launches ? (double)d->gpu_time_ns / d->timed_launches : NAN;
-		loads[i] = c->kernels[i].vk.nr_measured;
+	for (a = 0; a < n; a++) {
+		json_t *v;
+		snprintf(label, sizeof(label), "%zu", a);
+		v = scaled(k, m, label);
+		k->hit[a] = v ? metric(v, "l1_hits") : NAN;
+		json_decref(v);
 	}
-	native = json_number_value(json_object_get(disc, "wall_seconds"));
-	yes = measure_pairs_in_first_pass(ns, loads, c->nr_kernels, c->opt->samples ? c->opt->samples : 3,
-					  native, &est);
-	profile_note(c, "in-run capture: all pairs %s (their replays estimated at %.2f s, the "
-		     "program's run at %.2f s)", yes ? "measured in the first pass" :
-		     "that can interact measured in a second pass", est, native);
-	free(ns);
-	free(loads);
-	return yes;
+	pairs = measure_pairs(n, k->hit, c->opt->all_pairs, &np, &m->pairs_skipped);
+	for (a = 0; a < np; a++)
+		if (!json_object_get(m->variants, pairs[a].label))
+			pairs[keep++] = pairs[a];
+	free(m->pending);
+	m->pending = pairs;
+	m->nr_pending = keep;
 }
 
 int profile_capture_launches(struct profile_ctx *c)
 {
 	struct kernel_measure *km = xcalloc(c->nr_kernels + 1, sizeof(*km));
 	json_t *baseline_runs = json_array(), *kernels_json = json_object(), *forms = json_array();
-	unsigned pass_run[2] = { 0, 0 }, extra = 0;
+	unsigned run, extra = 0;
 	double t0 = profile_now();
 	size_t i, got, counted = 0;
-	int ret, pairs_first;
+	int ret;
 
-	c->runs_planned = c->runs_done + 4 + (c->opt->no_monitor || c->monitored ? 0 : 1);
+	c->runs_planned = c->runs_done + 3 + (c->opt->no_monitor || c->monitored ? 0 : 1);
 	ret = baselines(c, baseline_runs);
 	if (ret)
 		goto out;
 	profile_baseline_check(c, baseline_runs);
-	pairs_first = all_pairs_first(c);
 	for (i = 0; i < c->nr_kernels; i++) {
+		size_t n = c->kernels[i].vk.nr_measured, np;
+		struct measure_variant *pairs;
+
 		km[i].variants = json_object();
+		km[i].run_of = json_object();
 		km[i].refusals = json_array();
 		km[i].replays = json_array();
 		km[i].written = json_array();
-		km[i].pending = measure_singles(c->kernels[i].vk.nr_measured, &km[i].nr_pending);
+		km[i].pending = measure_singles(n, &km[i].nr_pending);
 		km[i].replay = profile_replay_written(c->kernels[i].fn, km[i].written, &km[i].no_replay_reason);
-		if (pairs_first) {
-			size_t np = 0, skipped;
-			struct measure_variant *pairs = measure_pairs(c->kernels[i].vk.nr_measured, NULL, 1,
-								      &np, &skipped);
-			km[i].pending = xrealloc(km[i].pending, (km[i].nr_pending + np + 1) *
-						 sizeof(*km[i].pending));
-			memcpy(km[i].pending + km[i].nr_pending, pairs, np * sizeof(*pairs));
-			km[i].nr_pending += np;
-			free(pairs);
-		}
+		if (!km[i].replay)
+			continue;   /* one variant a launch: its pairs wait for the singles */
+		/* the pairs at the same launches, after the singles (all with --all-pairs) */
+		pairs = c->opt->all_pairs ? measure_pairs(n, NULL, 1, &np, &(size_t){ 0 }) :
+			measure_pairs_when_hits(n, &np);
+		km[i].pending = xrealloc(km[i].pending, (km[i].nr_pending + np + 1) *
+					 sizeof(*km[i].pending));
+		memcpy(km[i].pending + km[i].nr_pending, pairs, np * sizeof(*pairs));
+		km[i].nr_pending += np;
+		free(pairs);
 	}
-	/* pass 1: all, none, singles; further passes while some are left */
+	/* pass 1: all, none, singles and pairs; further passes while singles are left */
 	do {
 		struct run_events ev;
 
 		run_events_init(&ev);
-		ret = run_pass(c, km, extra ? "capture (singles, more)" : "capture (singles)",
-			       &pass_run[0], &ev, forms);
-		got = ret ? 0 : collect_pass(c, km, &ev);
+		ret = run_pass(c, km, extra ? "capture (singles, more)" : "capture", &run, &ev, forms);
+		got = ret ? 0 : collect_pass(c, km, &ev, run);
 		counted += got;
 		run_events_release(&ev);
 		if (ret)
@@ -618,25 +656,9 @@ int profile_capture_launches(struct profile_ctx *c)
 		for (i = 0; i < c->nr_kernels && !km[i].nr_pending; i++)
 			;
 	} while (i < c->nr_kernels && got && ++extra < MAX_EXTRA_PASSES);
-	/* pass 2: the pairs that can interact (measured in pass 1 already, or) */
-	for (i = 0; i < c->nr_kernels && !pairs_first; i++) {
-		struct profile_kernel *k = &c->kernels[i];
-		size_t n = k->vk.nr_measured, a;
-		char label[48];
-
-		for (a = 0; a < n; a++) {
-			json_t *v;
-			snprintf(label, sizeof(label), "%zu", a);
-			v = scaled(k, &km[i], label, 0);
-			k->hit[a] = v ? metric(v, "l1_hits") : NAN;
-			json_decref(v);
-		}
-		free(km[i].pending);
-		km[i].pending = measure_pairs(n, k->hit, c->opt->all_pairs, &km[i].nr_pending,
-					      &km[i].pairs_skipped);
-	}
-	if (pairs_first)
-		pass_run[1] = pass_run[0];
+	/* pass 2: pairs that can interact and were not measured at the singles' launches */
+	for (i = 0; i < c->nr_kernels; i++)
+		pairs_left(c, &c->kernels[i], &km[i]);
 	for (i = 0; i < c->nr_kernels && !km[i].nr_pending; i++)
 		;
 	extra = 0;
@@ -644,9 +666,9 @@ int profile_capture_launches(struct profile_ctx *c)
 		struct run_events ev;
 
 		run_events_init(&ev);
-		ret = run_pass(c, km, extra ? "capture (pairs, more)" : "capture (pairs)",
-			       &pass_run[1], &ev, forms);
-		got = ret ? 0 : collect_pass(c, km, &ev);
+		ret = run_pass(c, km, extra ? "capture (pairs, more)" : "capture (pairs)", &run, &ev,
+			       forms);
+		got = ret ? 0 : collect_pass(c, km, &ev, run);
 		counted += got;
 		run_events_release(&ev);
 		if (ret)
@@ -656,10 +678,10 @@ int profile_capture_launches(struct profile_ctx *c)
 		if (!got || ++extra >= MAX_EXTRA_PASSES)
 			break;
 	}
-	record(c, km, pass_run, kernels_json);
+	record(c, km, kernels_json);
 	json_object_set_new(c->capture, "measure", json_pack("{s:s, s:s, s:O, s:i, s:I, s:f, s:o}",
-		"method", "launches", "pairs", pairs_first ? "all, in the first pass" :
-		c->opt->all_pairs ? "all, in a second pass" : "those that can interact, in a second pass",
+		"method", "launches", "pairs", c->opt->all_pairs ? "all, at the singles' launches" :
+		"those that can interact (one load hits alone), at the singles' launches",
 		"passes", forms,
 		"samples", (int)(c->opt->samples ? c->opt->samples : 3),
 		"variants_measured", (json_int_t)counted, "seconds", profile_now() - t0,
@@ -670,6 +692,7 @@ out:
 		free(km[i].pending);
 		free(km[i].no_replay_reason);
 		json_decref(km[i].variants);
+		json_decref(km[i].run_of);
 		json_decref(km[i].refusals);
 		json_decref(km[i].replays);
 		json_decref(km[i].written);

@@ -85,32 +85,32 @@ static void test_pairs(void)
 	free(v);
 }
 
-/* All pairs in the first pass only when their replays cost less than a pass. */
-static void test_pairs_first_pass(void)
+/* Conditional pairs: every pair, each replayed only when one of its loads hits. */
+static void test_pairs_when_hits(void)
 {
-	double ns[2] = { 1e6, 2e5 }, est = -1;   /* 1 ms and 0.2 ms per launch */
-	size_t loads[2] = { 4, 4 };
+	size_t nr, i, seen = 0;
+	struct measure_variant *v = measure_pairs_when_hits(4, &nr);
 
-	/* 6 pairs x 3 x (1 ms x 8 + 50 ms) + 6 x 3 x (0.2 ms x 8 + 50 ms) = 1.044 + 0.9288 s */
-	CHECK_INT(measure_pairs_in_first_pass(ns, loads, 2, 3, 0.5, &est), 1);
-	CHECK_NEAR(est, 1.9728, 1e-9);
-	/* lud's 24 loads: 276 pairs x 3 ranges cost 41 s, far more than a pass */
-	loads[1] = 24;
-	CHECK_INT(measure_pairs_in_first_pass(ns, loads, 2, 3, 0.5, &est), 0);
-	CHECK(est > 40);
-	/* a native time unknown (0): never */
-	loads[1] = 4;
-	CHECK_INT(measure_pairs_in_first_pass(ns, loads, 2, 3, 0, &est), 0);
-	/* one load: no pair, nothing to pay */
-	loads[0] = 1;
-	loads[1] = 1;
-	CHECK_INT(measure_pairs_in_first_pass(ns, loads, 2, 3, 0.5, &est), 1);
-	CHECK_NEAR(est, 0, 1e-12);
+	CHECK_INT(nr, 6);
+	for (i = 0; i < nr; i++) {
+		int a = v[i].when_hits[0], b = v[i].when_hits[1];
+		CHECK(a >= 0 && b > a && b < 4);
+		CHECK(v[i].mask == ((1ull << a) | (1ull << b)));
+		seen |= (size_t)1 << (a * 4 + b);
+	}
+	CHECK_INT(seen, (1 << 1) | (1 << 2) | (1 << 3) | (1 << 6) | (1 << 7) | (1 << 11));
+	CHECK(!strcmp(v[5].label, "2,3"));
+	free(v);
+	/* singles and "all" are measured always */
+	v = measure_singles(3, &nr);
+	for (i = 0; i < nr; i++)
+		CHECK(v[i].when_hits[0] < 0 && v[i].when_hits[1] < 0);
+	free(v);
 }
 
 int main(void)
 {
-	test_pairs_first_pass();
+	test_pairs_when_hits();
 	test_ordinals();
 	test_singles();
 	test_pairs();
