@@ -213,6 +213,9 @@ static void handle(struct run_events *ev, json_t *o)
 		ev->launches++;
 		join_set(ev, "seq_correlation", json_integer_value(json_object_get(o, "seq")),
 			 json_incref(json_object_get(o, "correlation")));
+		if (json_is_integer(json_object_get(o, "correlation")))
+			join_set(ev, "correlation_launch",
+				 json_integer_value(json_object_get(o, "correlation")), json_true());
 		json_array_append_new(ev->launch_sequence,
 			json_pack("{s:O?, s:s, s:O?}", "seq", json_object_get(o, "seq"),
 				  "kernel", k->name, "args", json_object_get(o, "args")));
@@ -259,6 +262,11 @@ static void handle(struct run_events *ev, json_t *o)
 
 		if (e > s)
 			k->gpu_time_ns += (uint64_t)(e - s);
+		if (e > s && join_get(ev, "correlation_launch",
+				      json_integer_value(json_object_get(o, "correlation")))) {
+			k->program_gpu_time_ns += (uint64_t)(e - s);
+			k->program_timed_launches++;
+		}
 		if (version && e > s)
 			push(&k->version_ns, json_string_value(version), json_integer(e - s));
 		if (carveout && e > s)

@@ -30,6 +30,10 @@ struct event_kernel {
 	int registers;             /* from activity records, -1 unknown */
 	uint64_t gpu_time_ns;      /* activity records, summed */
 	unsigned timed_launches;
+	/* the same, of the program's own launches alone (a "launch" event with
+	 * the record's correlation id): not the library's replays */
+	uint64_t program_gpu_time_ns;
+	unsigned program_timed_launches;
 	json_t *metrics;           /* object: metric key -> summed value (owned), NULL if none */
 	unsigned metric_launches;
 	uint64_t *counters;        /* monitor counters summed over launches (owned) */

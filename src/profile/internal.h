@@ -157,6 +157,9 @@ int profile_verify_launches(struct profile_ctx *c);
 /* capture.c: baseline_check in capture.json from the baseline runs given
  * (their outputs, and their counters where they have them). */
 void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs);
+/* capture_launches.c: baseline_check of in-run capture, from its reference
+ * runs (discovery, and monitor or the first capture pass): after both. */
+void profile_reference_check(struct profile_ctx *c);
 void profile_fill_kernels(struct profile_ctx *c);
 /* analyse.c: the analysis, once (c->plan, c->analysis, graphs/). */
 int profile_analyse(struct profile_ctx *c);

@@ -122,10 +122,25 @@ static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const ch
 	return sum;
 }
 
+/* Whether run `index` was an in-run capture pass with a module per variant. */
+static int capture_pass_with_modules(struct profile_ctx *c, json_int_t index)
+{
+	json_t *p;
+	size_t i;
+
+	json_array_foreach(json_object_get(json_object_get(c->capture, "measure"), "passes"), i, p)
+		if (json_integer_value(json_object_get(p, "run")) == index)
+			return !strcmp(json_string_value(json_object_get(p, "variant_form")) ?: "",
+				       "modules");
+	return 0;
+}
+
 /*
  * The GPU time of all kernels in the profile's earlier baseline runs timed
- * without counters (in-run capture's "baseline" runs and verification's
- * "verify-baseline"), appended to v (at most max). Returns how many.
+ * without counters, appended to v (at most max); returns how many. Those
+ * are verification's "verify-baseline" runs, and the in-run capture passes
+ * with a module per variant, whose program launches (the library's replays
+ * left out) ran the unpatched modules.
  */
 static size_t earlier_baselines(struct profile_ctx *c, double *v, size_t n, size_t max)
 {
@@ -135,19 +150,24 @@ static size_t earlier_baselines(struct profile_ctx *c, double *v, size_t n, size
 	json_array_foreach(json_object_get(c->capture, "runs"), i, r) {
 		const char *variant = json_string_value(json_object_get(r, "variant"));
 		const char *events = json_string_value(json_object_get(r, "events"));
+		int capture;
 		struct run_events ev;
 		char *path;
 		double sum = 0;
 
 		if (n >= max || !variant || !events ||
-		    (strcmp(variant, "baseline") && strcmp(variant, "verify-baseline")) ||
 		    strcmp(json_string_value(json_object_get(r, "status")) ?: "", "ok"))
+			continue;
+		capture = !strcmp(variant, "capture") &&
+			  capture_pass_with_modules(c, json_integer_value(json_object_get(r, "index")));
+		if (!capture && strcmp(variant, "baseline") && strcmp(variant, "verify-baseline"))
 			continue;
 		path = xasprintf("%s/%s", c->dir, events);
 		run_events_init(&ev);
 		if (!run_events_load(&ev, path)) {
 			for (k = 0; k < ev.nr_kernels; k++)
-				sum += (double)ev.kernels[k].gpu_time_ns;
+				sum += (double)(capture ? ev.kernels[k].program_gpu_time_ns :
+						ev.kernels[k].gpu_time_ns);
 			if (sum > 0)
 				v[n++] = sum;
 		} else {

@@ -237,6 +237,9 @@ static int run_steps(struct profile_ctx *c)
 		if (ret)
 			return ret;
 	}
+	/* in-run capture has no baseline runs of its own */
+	if (!json_object_get(c->capture, "baseline_check"))
+		profile_reference_check(c);
 	profile_fill_kernels(c);
 	for (i = 0; i < c->nr_kernels; i++)
 		profile_apply_monitor(c, &c->kernels[i]);

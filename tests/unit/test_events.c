@@ -123,6 +123,8 @@ static void test_launch_plan_events(void)
 		"{\"ev\":\"replay_time\",\"kernel\":\"k\",\"ordinal\":0,\"round\":0,\"version\":\"advice\",\"ns\":900.0}\n"
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":100,\"end\":300,\"correlation\":10}\n"
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":400,\"end\":550,\"correlation\":11}\n"
+		/* the library's own replay: no launch event has its correlation */
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":600,\"end\":1600,\"correlation\":12}\n"
 		"{\"ev\":\"exit\",\"launches\":2}\n";
 
 	if (fd < 0 || write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1)) {
@@ -151,7 +153,11 @@ static void test_launch_plan_events(void)
 	CHECK_INT(json_integer_value(json_array_get(base, 0)), 200);
 	CHECK_INT(json_integer_value(json_array_get(adv, 0)), 150);
 	CHECK_INT(json_integer_value(json_array_get(json_object_get(k->replay_ns, "advice"), 0)), 900);
-	CHECK_INT(k->gpu_time_ns, 350);
+	CHECK_INT(k->gpu_time_ns, 1350);
+	CHECK_INT(k->timed_launches, 3);
+	/* the program's own launches alone: the replay is left out */
+	CHECK_INT(k->program_gpu_time_ns, 350);
+	CHECK_INT(k->program_timed_launches, 2);
 	run_events_release(&ev);
 	unlink(path);
 }
