@@ -8,7 +8,8 @@
 # (plan.json's changed loads) and the verified speedups; the rows of
 # bench/results/capture-cost.md. Then PASS/FAIL lines for the targets:
 #
-#   (a) iterative samples (cfd_iter, decode_iter: 100+ launches a kernel),
+#   (a) iterative samples (cfd_iter, decode_iter, wide_iter: 100+ launches
+#       a kernel; wide_iter's kernel has 27 loads, 24 measured),
 #       defaults: "capture runs" -- every run whose variant is not a
 #       baseline, verify*, softcache*, carveout*, l2* or oracle*, i.e. discovery + monitor + the
 #       capture passes (+ all_bypassed/single/pair with --measure runs) --
@@ -24,8 +25,8 @@
 #       (|a - b| <= max(noise a, noise b) + 0.01).
 #
 # Environment:
-#   CA_COST_SAMPLES    samples (default: cfd_iter decode_iter stream_table
-#                      thrash_pair records)
+#   CA_COST_SAMPLES    samples (default: cfd_iter decode_iter wide_iter
+#                      stream_table thrash_pair records)
 #   CA_COST_SKIP_RUNS  1: defaults only (no --measure runs, no target (c))
 #   CA_COST_RUNS_SAMPLES  the samples also profiled with --measure runs
 #                      (default: all but cfd_iter, whose runs would take hours)
@@ -33,7 +34,7 @@
 #   CA_COST_LIMIT      seconds one profile may take (default 900; SIGINT)
 . "$(dirname "$0")/../tests/gpu/lib.sh"
 
-samples=${CA_COST_SAMPLES:-cfd_iter decode_iter stream_table thrash_pair records}
+samples=${CA_COST_SAMPLES:-cfd_iter decode_iter wide_iter stream_table thrash_pair records}
 limit=${CA_COST_LIMIT:-900}
 # cfd_iter under --measure runs counts 8,000 launches a run in kernel
 # replay: the issue measured 141 s for one such run, hours for a capture.
@@ -47,7 +48,7 @@ elapsed() { python3 -c "import sys; print('%.2f' % (float(sys.argv[2]) - float(s
 # read an input get it made once under $WORK.
 args() {
 	case $1 in
-	cfd_iter | decode_iter)
+	cfd_iter | decode_iter | wide_iter)
 		[ -f "$WORK/$1.in" ] || "$SAMPLES/$1" --make-input "$WORK/$1.in" >/dev/null ||
 			return 1
 		echo "$WORK/$1.in $WORK/$1.result"
@@ -173,7 +174,7 @@ def verdict(ok, text):
     global bad
     print("RESULT: %s %s" % ("PASS" if ok else "FAIL", text))
     bad += not ok
-for s in ("cfd_iter", "decode_iter"):
+for s in ("cfd_iter", "decode_iter", "wide_iter"):
     r = by.get((s, "launches"))
     if not r:
         continue
