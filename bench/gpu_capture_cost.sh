@@ -10,13 +10,13 @@
 #
 #   (a) iterative samples (cfd_iter, decode_iter, wide_iter: 100+ launches
 #       a kernel; wide_iter's kernel has 27 loads, 24 measured),
-#       defaults: "capture runs" -- every run whose variant is not a
-#       baseline, verify*, softcache*, carveout*, l2* or oracle*, i.e. discovery + monitor + the
+#       defaults: the program runs before verification -- every run
+#       whose variant is not verify*, softcache*, carveout*, l2* or
+#       oracle*, i.e. discovery + baselines (none in-run) + monitor + the
 #       capture passes (+ all_bypassed/single/pair with --measure runs) --
-#       at most 3; and the capture part's wall time (the sum of the
-#       wall_seconds of the runs before verification: those capture runs
-#       and the baselines) at most 20x the native wall. The whole
-#       profile's wall / native is printed beside it.
+#       at most 3; and the whole profile's wall time (verification and
+#       the L2 step included) at most 20x the native wall. The wall time
+#       of the runs before verification is printed beside it.
 #   (b) cfd_iter: the whole profile at defaults under 30 s.
 #   (c) per sample: the same plan with --measure runs as at the defaults,
 #       or a near tie (the plans differ but every changed kernel's
@@ -29,7 +29,8 @@
 #                      stream_table thrash_pair records)
 #   CA_COST_SKIP_RUNS  1: defaults only (no --measure runs, no target (c))
 #   CA_COST_RUNS_SAMPLES  the samples also profiled with --measure runs
-#                      (default: all but cfd_iter, whose runs would take hours)
+#                      (default: all but cfd_iter and wide_iter, whose runs
+#                      would take hours: 8,000 launches, or 1 + 24 + 276 runs)
 #   CA_COST_EXTRA      options added to every profile
 #   CA_COST_LIMIT      seconds one profile may take (default 900; SIGINT)
 . "$(dirname "$0")/../tests/gpu/lib.sh"
@@ -38,7 +39,7 @@ samples=${CA_COST_SAMPLES:-cfd_iter decode_iter wide_iter stream_table thrash_pa
 limit=${CA_COST_LIMIT:-900}
 # cfd_iter under --measure runs counts 8,000 launches a run in kernel
 # replay: the issue measured 141 s for one such run, hours for a capture.
-runs_samples=${CA_COST_RUNS_SAMPLES:-$(printf '%s\n' $samples | grep -vx cfd_iter | tr '\n' ' ')}
+runs_samples=${CA_COST_RUNS_SAMPLES:-$(printf '%s\n' $samples | grep -vx -e cfd_iter -e wide_iter | tr '\n' ' ')}
 logs=${CA_GPU_LOGS:-$WORK}
 
 now() { date +%s.%N; }
@@ -68,7 +69,7 @@ runs = j.get("runs", [])
 kinds = collections.Counter(r.get("variant", "?") for r in runs)
 def late(v):
     return v.startswith("verify") or v.startswith("l2") or v.startswith("oracle") or v.startswith("softcache") or v.startswith("carveout")
-capture_runs = [r for r in runs if r.get("variant") != "baseline" and not late(r.get("variant", ""))]
+capture_runs = [r for r in runs if not late(r.get("variant", ""))]
 before_verify = [r for r in runs if not late(r.get("variant", ""))]
 capture_wall = sum(r.get("wall_seconds") or 0 for r in before_verify)
 m = j.get("measure") or {}
@@ -178,12 +179,14 @@ for s in ("cfd_iter", "decode_iter", "wide_iter"):
     r = by.get((s, "launches"))
     if not r:
         continue
-    verdict(r["capture_runs"] <= 3, "(a) %s: %d capture runs (discovery, monitor, capture passes; not "
-            "baselines/verify/l2/oracle), target <= 3" % (s, r["capture_runs"]))
+    verdict(r["capture_runs"] <= 3, "(a) %s: %d program runs before verification (discovery, "
+            "baselines, monitor, capture passes; not verify/softcache/carve-out/l2/oracle), target <= 3"
+            % (s, r["capture_runs"]))
     cr = r["capture_wall"] / r["native"] if r["native"] > 0 else float("inf")
-    verdict(cr <= 20, "(a) %s: capture part (runs before verification, baselines included) %.1f s = %.1fx "
-            "native %.2f s, target <= 20x; whole profile %.1f s = %.1fx" % (
-                s, r["capture_wall"], cr, r["native"], r["wall"], r["wall"] / r["native"] if r["native"] > 0 else 0))
+    wr = r["wall"] / r["native"] if r["native"] > 0 else float("inf")
+    verdict(wr <= 20, "(a) %s: whole profile (verification and L2 included) %.1f s = %.1fx native "
+            "%.2f s, target <= 20x; the runs before verification %.1f s = %.1fx" % (
+                s, r["wall"], wr, r["native"], r["capture_wall"], cr))
 r = by.get(("cfd_iter", "launches"))
 if r:
     verdict(r["wall"] < 30 and r["status"] == "complete",

@@ -29,7 +29,8 @@ spmv:spmv_scalar,spmv_warp
 decode_iter:decode_step
 deposit:deposit_step
 cfd_iter:copy_state,step_factor,compute_flux,time_step
-carveout_bad:gather_table"
+carveout_bad:gather_table
+wide_iter:assemble,jacobi_sweep"
 
 # fatbin_entries BINARY OUTDIR: prints "kind arch" per fatbin entry of the
 # .nv_fatbin section and writes each PTX entry's payload to OUTDIR/ptxN.zst
