@@ -55,9 +55,8 @@ void range_metrics_before_launch(struct range_metrics *rm, uint64_t seq, const c
  * to the same profiler session (one range each, at most 64; a full session
  * is ended first); range_metrics_end() stops the profiler and records one
  * "metrics" event per launch (with "variant" and "ordinal"). hits_only
- * counts the L1 hits alone (key "l1_hits"), a lighter configuration, where
- * the metrics in use include it: one counter needs one pass, so its ranges
- * are user ranges around the launch (no kernel replay by CUPTI). A session
+ * counts the L1 hits alone (key "l1_hits"), a lighter configuration whose
+ * ranges cost half as much, where the metrics in use include it; a session
  * holds ranges of one configuration, so a change ends the session. */
 void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *kernel,
 			 const char *label, uint64_t ordinal, int hits_only);
@@ -67,10 +66,6 @@ void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *ker
 typedef void range_metrics_listener(void *arg, const char *kernel, const char *label,
 				    json_t *values);
 void range_metrics_set_listener(struct range_metrics *rm, range_metrics_listener *fn, void *arg);
-/* After the launch a range was begun for: with user ranges (the hits-only
- * configuration) waits for it and ends its range, so that what follows
- * (restoring memory) is not counted; a no-op with auto ranges. */
-void range_metrics_close(struct range_metrics *rm);
 void range_metrics_end(struct range_metrics *rm);
 /* Decodes what is pending and releases the profiler. */
 void range_metrics_free(struct range_metrics *rm);

@@ -546,7 +546,6 @@ static int replay_round(struct plan_kernel *k, struct range_metrics *rm,
 		}
 		range_metrics_begin(rm, li->seq, k->name, v->label, ordinal, v->hits_only);
 		r = relaunch(li, fn);
-		range_metrics_close(rm);
 		if (r != CUDA_SUCCESS) {
 			range_metrics_end(rm);
 			inject_error("launch plan: kernel %s: replaying variant %s failed: %s",

@@ -52,7 +52,6 @@ struct rm_config {
 	const char **names;        /* metrics in use */
 	const char **keys;         /* their capture.json keys */
 	size_t nr_names;
-	int user_ranges;           /* user range, user replay: one pass, no replay of the launch */
 };
 
 struct range_metrics {
@@ -70,7 +69,6 @@ struct range_metrics {
 	int64_t pending_ordinal[RM_MAX_RANGES]; /* launch plans: the kernel's launch ordinal */
 	size_t nr_pending;
 	int started;
-	int range_open;            /* user ranges: pushed, not popped yet */
 	int per_launch;            /* started and stopped around chosen launches */
 };
 
@@ -240,8 +238,8 @@ static int start_session(struct range_metrics *rm, int which)
 		set.pConfig = cfg->config;
 		set.counterDataImageSize = cfg->counter_data_size;
 		set.pCounterDataImage = cfg->counter_data;
-		set.range = cfg->user_ranges ? CUPTI_UserRange : CUPTI_AutoRange;
-		set.replayMode = cfg->user_ranges ? CUPTI_UserReplay : CUPTI_KernelReplay;
+		set.range = CUPTI_AutoRange;
+		set.replayMode = CUPTI_KernelReplay;
 		set.maxRangesPerPass = RM_MAX_RANGES;
 		set.numNestingLevels = 1;
 		set.minNestingLevel = 1;
@@ -297,13 +295,10 @@ struct range_metrics *range_metrics_new(void *cu_context, const char *metric_lis
 	/* the lighter configuration, where the full one counts the hits */
 	if (per_launch && rm->configs[RM_FULL].nr_names > 1 &&
 	    has_metric(&rm->configs[RM_FULL], RM_HITS_METRIC)) {
-		if (config_init(rm, &rm->configs[RM_HITS], RM_HITS_METRIC)) {
+		if (config_init(rm, &rm->configs[RM_HITS], RM_HITS_METRIC))
 			config_release(&rm->configs[RM_HITS]);
-		} else {
+		else
 			rm->nr_configs = 2;
-			/* one counter, one pass: the launch need not be replayed */
-			rm->configs[RM_HITS].user_ranges = 1;
-		}
 	}
 	rm->per_launch = per_launch;
 	if (!per_launch && start_session(rm, RM_FULL))
@@ -415,21 +410,6 @@ void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *ker
 			return;
 		rm->started = 1;
 	}
-	if (rm->configs[rm->cur].user_ranges) {
-		CUpti_RangeProfiler_PushRange_Params push = { .structSize = CUpti_RangeProfiler_PushRange_Params_STRUCT_SIZE };
-
-		range_metrics_close(rm);
-		/* the range holds the launch alone: what came before is done */
-		cuCtxSynchronize();
-		push.pRangeProfilerObject = rm->object;
-		push.pRangeName = label ? label : "launch";
-		if (cuptiRangeProfilerPushRange(&push) != CUPTI_SUCCESS) {
-			inject_error("cuptiRangeProfilerPushRange failed");
-			return;
-		}
-		rm->range_open = 1;
-		cuCtxSynchronize();     /* the range has begun on the device */
-	}
 	/* one more range in the session: the next launch */
 	n = rm->nr_pending++;
 	rm->pending_seq[n] = seq;
@@ -438,37 +418,16 @@ void range_metrics_begin(struct range_metrics *rm, uint64_t seq, const char *ker
 	rm->pending_ordinal[n] = (int64_t)ordinal;
 }
 
-void range_metrics_close(struct range_metrics *rm)
-{
-	CUpti_RangeProfiler_PopRange_Params pop = { .structSize = CUpti_RangeProfiler_PopRange_Params_STRUCT_SIZE };
-
-	if (!rm || !rm->range_open)
-		return;
-	rm->range_open = 0;
-	/* the launch is done before its range ends */
-	cuCtxSynchronize();
-	pop.pRangeProfilerObject = rm->object;
-	if (cuptiRangeProfilerPopRange(&pop) != CUPTI_SUCCESS)
-		inject_error("cuptiRangeProfilerPopRange failed");
-}
-
 void range_metrics_end(struct range_metrics *rm)
 {
 	CUpti_RangeProfiler_Stop_Params stop = { .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
 
 	if (!rm || !rm->per_launch || !rm->started)
 		return;
-	range_metrics_close(rm);
 	rm->started = 0;
 	stop.pRangeProfilerObject = rm->object;
 	if (cuptiRangeProfilerStop(&stop) != CUPTI_SUCCESS)
 		inject_error("cuptiRangeProfilerStop failed");
-	if (rm->configs[rm->cur].user_ranges && !stop.isAllPassSubmitted) {
-		/* the configuration needs more than one pass: replay from now on */
-		inject_error("the L1-hits counter configuration needs more than one pass "
-			     "(pass %zu): its launches are replayed by CUPTI from now on", stop.passIndex);
-		rm->configs[rm->cur].user_ranges = 0;
-	}
 	flush_ranges(rm);
 }
 
@@ -488,7 +447,6 @@ void range_metrics_free(struct range_metrics *rm)
 		return;
 	if (rm->started) {
 		CUpti_RangeProfiler_Stop_Params stop = { .structSize = CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE };
-		range_metrics_close(rm);
 		stop.pRangeProfilerObject = rm->object;
 		if (cuptiRangeProfilerStop(&stop) != CUPTI_SUCCESS)
 			inject_error("cuptiRangeProfilerStop failed");
