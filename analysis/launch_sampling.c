@@ -110,3 +110,9 @@ struct measure_variant *measure_pairs_when_hits(size_t n, size_t *nr)
 	}
 	return v;
 }
+
+double pair_hits_at_one_launch(double pair_at, double i_at, double j_at, double hit_i,
+			       double hit_j, double launches)
+{
+	return hit_i + hit_j + (pair_at - i_at - j_at) * launches;
+}

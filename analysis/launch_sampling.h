@@ -50,12 +50,24 @@ struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs
  * Every pair of n measured loads, each to be measured only where the rule of
  * measure_pairs() holds at the sampled launch itself: the library replays
  * pair (i, j) after the singles of the same launch were decoded, and only
- * when load i or load j has hit on its own (when_hits = {i, j}). One pass
- * then measures singles and the pairs that can interact, instead of a
- * second program run for the pairs. Returns a new array of n(n-1)/2
- * variants (caller frees).
+ * when load i or load j has hit on its own (when_hits = {i, j}), and once:
+ * at the first sampled launch where that holds (pair_hits_at_one_launch()
+ * puts it on the singles' scale). One pass then measures singles and the
+ * pairs that can interact, instead of a second program run for the pairs,
+ * and the pairs cost one replay each, not one a sample. Returns a new
+ * array of n(n-1)/2 variants (caller frees).
  */
 struct measure_variant *measure_pairs_when_hits(size_t n, size_t *nr);
+
+/*
+ * hit_{i,j} of a pair measured at one sampled launch, on the scale of the
+ * singles measured at several (each scaled to all `launches`): what the
+ * pair gains at that launch over its two singles there, scaled, added to
+ * the singles' own scaled hits. So the interaction is measured within one
+ * launch even where launches differ in work.
+ */
+double pair_hits_at_one_launch(double pair_at, double i_at, double j_at, double hit_i,
+			       double hit_j, double launches);
 
 /*
  * Whether a kernel's launches may be replayed (docs/injection.md "Launch

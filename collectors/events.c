@@ -34,6 +34,7 @@ void run_events_release(struct run_events *ev)
 		json_decref(ev->kernels[i].metrics);
 		json_decref(ev->kernels[i].args);
 		json_decref(ev->kernels[i].variants);
+		json_decref(ev->kernels[i].variant_hits_at);
 		json_decref(ev->kernels[i].replays);
 		json_decref(ev->kernels[i].replay_refused);
 		json_decref(ev->kernels[i].version_ns);
@@ -244,6 +245,23 @@ static void handle(struct run_events *ev, json_t *o)
 			add_values(sum, vals);
 			json_object_set_new(sum, "samples", json_integer(
 				json_integer_value(json_object_get(sum, "samples")) + 1));
+			/* each sample's hits apart: a pair is compared with its singles there */
+			if (json_is_number(json_object_get(vals, "l1_hits")) &&
+			    json_is_integer(json_object_get(o, "ordinal"))) {
+				json_t *at;
+				char ord[32];
+
+				if (!k->variant_hits_at)
+					k->variant_hits_at = json_object();
+				at = json_object_get(k->variant_hits_at, variant);
+				if (!at) {
+					at = json_object();
+					json_object_set_new(k->variant_hits_at, variant, at);
+				}
+				snprintf(ord, sizeof(ord), "%lld", (long long)json_integer_value(
+					json_object_get(o, "ordinal")));
+				json_object_set(at, ord, json_object_get(vals, "l1_hits"));
+			}
 			return;
 		}
 		if (!k->metrics)

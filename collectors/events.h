@@ -51,6 +51,7 @@ struct event_kernel {
 	 * when the run had none.
 	 */
 	json_t *variants;
+	json_t *variant_hits_at;   /* label -> {ordinal: l1_hits} (owned, or NULL) */
 	json_t *replays;
 	json_t *replay_refused;
 	json_t *version_ns;

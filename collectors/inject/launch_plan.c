@@ -47,6 +47,7 @@ struct plan_variant {
 	int hits_only;          /* "counters": "l1_hits" */
 	long when_hits[2];      /* replayed only once one of these variants hit; -1: always */
 	double hits;            /* L1 hits counted so far, summed over its replays */
+	int replayed;           /* a conditional variant is replayed at one sample */
 };
 
 struct plan_sample {
@@ -487,13 +488,16 @@ static const struct plan_sample *sample_for(const struct plan_kernel *k, uint64_
 	return NULL;
 }
 
-/* Whether a conditional variant is replayed: one of its variants has hit. */
+/* Whether a variant is replayed here: always, or, when conditional, once, at
+ * the first sample where one of its variants has hit. */
 static int wanted(const struct plan_kernel *k, const struct plan_variant *v)
 {
 	size_t i;
 
 	if (v->when_hits[0] < 0)
 		return 1;
+	if (v->replayed)
+		return 0;
 	for (i = 0; i < 2; i++)
 		if (v->when_hits[i] >= 0 && k->variants[v->when_hits[i]].hits > 0)
 			return 1;
@@ -555,6 +559,7 @@ static int replay_round(struct plan_kernel *k, struct range_metrics *rm,
 		r0 = now_ms();
 		restore_written(saved);
 		*restore_ms += now_ms() - r0;
+		v->replayed = 1;
 		n++;
 	}
 	/* the replays share profiler sessions: decode them all now (the

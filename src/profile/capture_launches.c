@@ -44,6 +44,7 @@ struct kernel_measure {
 	char *no_replay_reason;
 	json_t *variants;           /* label -> summed metrics with "samples" */
 	json_t *run_of;             /* label -> the run that measured it */
+	json_t *hits_at;            /* label -> {ordinal: l1_hits}, each sample apart */
 	json_t *refusals;           /* reasons the library gave */
 	json_t *replays;            /* the replay events (cost) */
 	json_t *written;            /* parameters the kernel writes through */
@@ -357,6 +358,14 @@ static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, str
 			}
 			got++;
 			json_object_set_new(m->run_of, m->pending[j].label, json_integer(run));
+			{
+				json_t *at = json_object_get(ek->variant_hits_at, m->pending[j].label);
+				json_t *have = json_object_get(m->hits_at, m->pending[j].label);
+				if (at && have)
+					json_object_update(have, at);
+				else if (at)
+					json_object_set_new(m->hits_at, m->pending[j].label, json_deep_copy(at));
+			}
 			sum = json_object_get(m->variants, m->pending[j].label);
 			if (!sum) {
 				sum = json_object();
@@ -398,6 +407,43 @@ static json_t *scaled(const struct profile_kernel *k, const struct kernel_measur
 	return out;
 }
 
+/*
+ * hit_{a,b} measured at fewer launches than its singles (a pair is replayed
+ * once): compared with the singles at the same launches, on their scale
+ * (pair_hits_at_one_launch). `hits` is the pair's own scaled value, kept
+ * where a single was not measured at one of those launches.
+ */
+static double same_launches(const struct profile_kernel *k, const struct kernel_measure *m,
+			    size_t a, size_t b, double hits)
+{
+	char la[24], lb[24], lp[48];
+	json_t *pat, *aat, *bat, *x;
+	const char *ord;
+	double p = 0, i = 0, j = 0;
+	size_t n = 0;
+
+	snprintf(la, sizeof(la), "%zu", a);
+	snprintf(lb, sizeof(lb), "%zu", b);
+	snprintf(lp, sizeof(lp), "%zu,%zu", a, b);
+	pat = json_object_get(m->hits_at, lp);
+	aat = json_object_get(m->hits_at, la);
+	bat = json_object_get(m->hits_at, lb);
+	if (!pat || !aat || !bat || json_object_size(pat) >= json_object_size(aat) ||
+	    isnan(k->hit[a]) || isnan(k->hit[b]))
+		return hits;
+	json_object_foreach(pat, ord, x) {
+		json_t *xa = json_object_get(aat, ord), *xb = json_object_get(bat, ord);
+		if (!xa || !xb)
+			return hits;
+		p += json_number_value(x);
+		i += json_number_value(xa);
+		j += json_number_value(xb);
+		n++;
+	}
+	return n ? pair_hits_at_one_launch(p / n, i / n, j / n, k->hit[a], k->hit[b],
+					   (double)k->disc.launches) : hits;
+}
+
 static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *kernels_json)
 {
 	size_t i, a, b;
@@ -432,7 +478,7 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *ker
 				snprintf(label, sizeof(label), "%zu,%zu", a, b);
 				v = scaled(k, m, label);
 				if (v) {
-					k->pair_hit[a * n + b] = metric(v, "l1_hits");
+					k->pair_hit[a * n + b] = same_launches(k, m, a, b, metric(v, "l1_hits"));
 					k->pair_run[a * n + b] = (int)json_integer_value(json_object_get(v, "run"));
 					json_decref(v);
 				} else if (!isnan(k->hit[a]) && !isnan(k->hit[b]) &&
@@ -638,6 +684,7 @@ int profile_capture_launches(struct profile_ctx *c)
 
 		km[i].variants = json_object();
 		km[i].run_of = json_object();
+		km[i].hits_at = json_object();
 		km[i].refusals = json_array();
 		km[i].replays = json_array();
 		km[i].written = json_array();
@@ -707,6 +754,7 @@ out:
 		free(km[i].no_replay_reason);
 		json_decref(km[i].variants);
 		json_decref(km[i].run_of);
+		json_decref(km[i].hits_at);
 		json_decref(km[i].refusals);
 		json_decref(km[i].replays);
 		json_decref(km[i].written);

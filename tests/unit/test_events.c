@@ -144,6 +144,10 @@ static void test_launch_plan_events(void)
 	CHECK_NEAR(json_number_value(json_object_get(none, "l1_sectors")), 100.0, 1e-9);
 	CHECK_INT(json_integer_value(json_object_get(none, "samples")), 2);
 	CHECK_NEAR(json_number_value(json_object_get(json_object_get(k->variants, "0"), "l1_hits")), 7.0, 1e-9);
+	/* each sample's hits kept apart, by ordinal */
+	CHECK_NEAR(json_number_value(json_object_get(json_object_get(k->variant_hits_at, "none"), "0")), 0.0, 1e-9);
+	CHECK_NEAR(json_number_value(json_object_get(json_object_get(k->variant_hits_at, "none"), "1")), 1.0, 1e-9);
+	CHECK_INT(json_object_size(json_object_get(k->variant_hits_at, "0")), 1);
 	CHECK_INT(json_array_size(k->replays), 1);
 	CHECK_STR(json_string_value(json_array_get(k->replay_refused, 0)), "too big");
 	/* correlation 10 ran "base", 11 ran "advice" */

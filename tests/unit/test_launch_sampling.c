@@ -108,9 +108,20 @@ static void test_pairs_when_hits(void)
 	free(v);
 }
 
+/* A pair measured at one launch, put on the scale of singles measured at three. */
+static void test_pair_at_one_launch(void)
+{
+	/* at the launch: pair 30, singles 20 and 15 (a 5-sector loss); 100 launches,
+	 * singles scaled from three launches to 2100 and 1400 */
+	CHECK_NEAR(pair_hits_at_one_launch(30, 20, 15, 2100, 1400, 100), 3000, 1e-9);
+	/* additive at the launch: the singles' sum */
+	CHECK_NEAR(pair_hits_at_one_launch(35, 20, 15, 2100, 1400, 100), 3500, 1e-9);
+}
+
 int main(void)
 {
 	test_pairs_when_hits();
+	test_pair_at_one_launch();
 	test_ordinals();
 	test_singles();
 	test_pairs();
