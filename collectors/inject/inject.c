@@ -66,16 +66,6 @@ static struct {
  * not re-enter the callbacks. */
 static __thread int in_own_call;
 
-void inject_own_calls_begin(void)
-{
-	in_own_call++;
-}
-
-void inject_own_calls_end(void)
-{
-	in_own_call--;
-}
-
 void inject_event(json_t *ev)
 {
 	char *s;

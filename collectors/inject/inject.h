@@ -38,10 +38,6 @@
 void inject_event(json_t *ev);
 /* Records an error event {"ev":"error","what":...}. */
 void inject_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Around driver calls a thread of the library's own makes (launch plans'
- * parallel module loads): the callbacks then leave them alone. */
-void inject_own_calls_begin(void);
-void inject_own_calls_end(void);
 
 /* CUPTI range profiler per launch (range_metrics.c). */
 struct range_metrics;

@@ -23,12 +23,10 @@
 #define _GNU_SOURCE
 #include "collectors/inject/launch_plan.h"
 
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include <jansson.h>
 
@@ -442,7 +440,6 @@ static void restore_written(const struct saved_memory *s)
 
 static CUfunction module_function(const struct launch_info *li, const char *what,
 				  const char *ptx_path, CUmodule *module, CUfunction *fn, int *failed);
-static void copy_attributes(CUfunction from, CUfunction to, unsigned shared);
 
 /* ---- counters: variants through the mask or modules of their own -------- */
 
@@ -521,87 +518,6 @@ static void count_hits(void *arg, const char *kernel, const char *label, json_t 
 			k->variants[i].hits += json_number_value(h);
 }
 
-/* Threads that JIT-compile variant modules at once (the driver compiles
- * each on the calling thread). */
-#define PRELOAD_THREADS 16
-
-struct preload {
-	CUcontext ctx;
-	const char *kernel;
-	struct plan_variant **todo;
-	size_t nr, next;
-	pthread_mutex_t lock;
-};
-
-static void *preload_worker(void *arg)
-{
-	struct preload *pl = arg;
-
-	inject_own_calls_begin();
-	cuCtxSetCurrent(pl->ctx);
-	for (;;) {
-		struct plan_variant *v;
-		struct strbuf sb = STRBUF_INIT;
-		CUresult r;
-
-		pthread_mutex_lock(&pl->lock);
-		v = pl->next < pl->nr ? pl->todo[pl->next++] : NULL;
-		pthread_mutex_unlock(&pl->lock);
-		if (!v)
-			break;
-		if (strbuf_read_file(&sb, v->ptx_path, 0)) {
-			strbuf_release(&sb);
-			continue;       /* module_function() reports it */
-		}
-		r = cuModuleLoadData(&v->module, sb.buf);
-		strbuf_release(&sb);
-		if (r == CUDA_SUCCESS && cuModuleGetFunction(&v->fn, v->module, pl->kernel) != CUDA_SUCCESS)
-			v->fn = NULL;
-	}
-	inject_own_calls_end();
-	return NULL;
-}
-
-/*
- * JIT-compiles, on several threads, the modules of the variants one round
- * is about to replay (a kernel of 24 measured loads has hundreds: one at a
- * time they took 12 s of wide_iter's capture run). Each gets the program's
- * function attributes afterwards, here; module_function() then finds it
- * loaded, or reports why not.
- */
-static void preload_round(struct plan_kernel *k, const struct launch_info *li,
-			  const struct plan_sample *s, int conditional)
-{
-	struct preload pl = { .kernel = k->name, .lock = PTHREAD_MUTEX_INITIALIZER };
-	pthread_t th[PRELOAD_THREADS];
-	size_t i, nt = 0, want;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-
-	pl.todo = xcalloc(s->nr_variants + 1, sizeof(*pl.todo));
-	for (i = 0; i < s->nr_variants; i++) {
-		struct plan_variant *v = &k->variants[s->variants[i]];
-		if (v->ptx_path && !v->fn && !v->failed && (v->when_hits[0] >= 0) == conditional &&
-		    wanted(k, v))
-			pl.todo[pl.nr++] = v;
-	}
-	want = cpus > 1 ? (size_t)cpus : 1;
-	if (want > PRELOAD_THREADS)
-		want = PRELOAD_THREADS;
-	if (want > pl.nr)
-		want = pl.nr;
-	if (pl.nr > 1 && cuCtxGetCurrent(&pl.ctx) == CUDA_SUCCESS)
-		for (nt = 0; nt < want; nt++)
-			if (pthread_create(&th[nt], NULL, preload_worker, &pl))
-				break;
-	for (i = 0; i < nt; i++)
-		pthread_join(th[i], NULL);
-	for (i = 0; i < pl.nr; i++)
-		if (pl.todo[i]->fn)
-			copy_attributes(*li->f, pl.todo[i]->fn, li->shared);
-	pthread_mutex_destroy(&pl.lock);
-	free(pl.todo);
-}
-
 /*
  * Replays the sample's variants of one round (0: those replayed always,
  * 1: those replayed once their partners hit), memory restored after each.
@@ -615,7 +531,6 @@ static int replay_round(struct plan_kernel *k, struct range_metrics *rm,
 	size_t i;
 	int n = 0;
 
-	preload_round(k, li, s, conditional);
 	for (i = 0; i < s->nr_variants; i++) {
 		struct plan_variant *v = &k->variants[s->variants[i]];
 		CUfunction fn = *li->f;
