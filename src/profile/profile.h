@@ -17,12 +17,14 @@
 #include <stddef.h>
 
 /*
- * Variants in one pass up to which auto loads a module per variant: 400
- * holds a kernel of 24 measured loads (26 singles and 276 pairs). Each is
- * written, but JIT-compiled only at its first replay, so the pairs that
- * cannot interact (neither load hits) cost a file, not a compile.
+ * Variants in one pass up to which auto loads a module per variant (each is
+ * JIT-compiled at its first replay, about 50 ms for a kernel of 27 loads):
+ * 64 holds records' 12 singles and 45 pairs. Above it the mask form: with
+ * 302 modules (24 measured loads: 26 singles, 276 pairs) lavaMD's capture
+ * run took 31 s and particlefilter's 77 s against 22 s and 58 s for whole
+ * profiles that measured their pairs with the mask (H100, 2026-11-24).
  */
-#define PROFILE_MAX_VARIANT_MODULES 400
+#define PROFILE_MAX_VARIANT_MODULES 64
 
 struct profile_options {
 	char **argv;                 /* program and its arguments */
