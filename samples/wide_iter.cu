@@ -78,16 +78,6 @@ struct input_header {
 	uint32_t reserved[2];
 };
 
-static __host__ __device__ __forceinline__ uint32_t hash32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
-}
-
 static __device__ __forceinline__ uint32_t wrap(int v, uint32_t n)
 {
 	return v < 0 ? (uint32_t)(v + (int)n) : (uint32_t)v >= n ? (uint32_t)v - n : (uint32_t)v;
@@ -211,7 +201,7 @@ static int make_input(const char *path, long nx, long ny)
 		for (uint64_t w = 0; w < n; w += chunk) {
 			size_t m = (size_t)std::min<uint64_t>(chunk, n - w);
 			for (size_t i = 0; i < m; i++) {
-				uint32_t v = hash32((uint32_t)(w + i) ^ (field ? 0x6000000u : 0x7000000u));
+				uint32_t v = sample_hash32((uint32_t)(w + i) ^ (field ? 0x6000000u : 0x7000000u));
 				float u = (float)(v >> 8) / 16777216.0f;
 				buf[i] = field ? 2.0f * u - 1.0f : 0.5f + u;
 			}
