@@ -54,16 +54,6 @@ struct input_header {
 	uint64_t ncells;
 };
 
-static __host__ __device__ __forceinline__ uint32_t hash32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
-}
-
 /* U = (rho, rho u, E, passive scalar); p = (gamma - 1) (E - rho u^2 / 2). */
 static __device__ __forceinline__ float pressure(float4 u)
 {
@@ -121,7 +111,7 @@ compute_flux(const float4 *u, const uint32_t *limiter, const uint32_t *classmap_
 				fabsf(r.y / r.x) + sqrtf(GAMMA * pr / r.x));
 
 		/* the limiter class: a dependent chain through the table */
-		uint32_t key = hash32(__float_as_uint(l.x) ^ hash32(__float_as_uint(r.x)));
+		uint32_t key = sample_hash32(__float_as_uint(l.x) ^ sample_hash32(__float_as_uint(r.x)));
 		uint32_t st = (uint32_t)(i % NSTATES);
 #pragma unroll 1
 		for (uint32_t j = 0; j < steps; j++) {
@@ -187,27 +177,27 @@ static int make_input(const char *path, long mcells)
 	write_or_die(f, &h, sizeof(h), 1, path);
 	std::vector<uint32_t> buf(NMAP);
 	for (uint32_t i = 0; i < NMAP; i++)
-		buf[i] = hash32(i ^ 0x5000000u);
+		buf[i] = sample_hash32(i ^ 0x5000000u);
 	write_or_die(f, buf.data(), 4, NMAP, path);
 	buf.resize(NSTATES * NCLASS);
 	for (uint32_t i = 0; i < NSTATES * NCLASS; i++)
-		buf[i] = hash32(i ^ 0x4000000u) % NSTATES;
+		buf[i] = sample_hash32(i ^ 0x4000000u) % NSTATES;
 	write_or_die(f, buf.data(), 4, buf.size(), path);
 	const size_t chunk = 1 << 18;
 	std::vector<float> vol(chunk), st(4 * chunk);
 	for (uint64_t w = 0; w < h.ncells; w += chunk) {
 		size_t n = (size_t)std::min<uint64_t>(chunk, h.ncells - w);
 		for (size_t i = 0; i < n; i++)
-			vol[i] = 0.5f + (float)(hash32((uint32_t)(w + i) ^ 0x1000000u) >> 8) / 33554432.0f;
+			vol[i] = 0.5f + (float)(sample_hash32((uint32_t)(w + i) ^ 0x1000000u) >> 8) / 33554432.0f;
 		write_or_die(f, vol.data(), 4, n, path);
 	}
 	for (uint64_t w = 0; w < h.ncells; w += chunk) {
 		size_t n = (size_t)std::min<uint64_t>(chunk, h.ncells - w);
 		for (size_t i = 0; i < n; i++) {
 			uint32_t c = (uint32_t)(w + i);
-			float rho = 1.0f + (float)(hash32(c ^ 0x100u) >> 8) / 33554432.0f;
-			float v = -0.2f + (float)(hash32(c ^ 0x200u) >> 8) / 41943040.0f;
-			float p = 1.0f + (float)(hash32(c ^ 0x300u) >> 8) / 33554432.0f;
+			float rho = 1.0f + (float)(sample_hash32(c ^ 0x100u) >> 8) / 33554432.0f;
+			float v = -0.2f + (float)(sample_hash32(c ^ 0x200u) >> 8) / 41943040.0f;
+			float p = 1.0f + (float)(sample_hash32(c ^ 0x300u) >> 8) / 33554432.0f;
 			st[4 * i + 0] = rho;
 			st[4 * i + 1] = rho * v;
 			st[4 * i + 2] = p / (GAMMA - 1.0f) + 0.5f * rho * v * v;

@@ -42,16 +42,6 @@ struct input_header {
 	uint64_t nkeys;
 };
 
-static __host__ __device__ __forceinline__ uint32_t hash32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352dU;
-	x ^= x >> 15;
-	x *= 0x846ca68bU;
-	x ^= x >> 16;
-	return x;
-}
-
 __global__ void __launch_bounds__(1024)
 decode_step(const uint4 *keys, uint64_t nkeys, uint32_t passes, const uint32_t *trans,
 	    const uint32_t *classmap_g, uint32_t nmap, uint32_t steps,
@@ -120,17 +110,17 @@ static int make_input(const char *path, long mb)
 	write_or_die(f, &h, sizeof(h), 1, path);
 	std::vector<uint32_t> buf(NMAP);
 	for (uint32_t i = 0; i < NMAP; i++)
-		buf[i] = hash32(i ^ 0x3000000u);
+		buf[i] = sample_hash32(i ^ 0x3000000u);
 	write_or_die(f, buf.data(), 4, NMAP, path);
 	buf.resize(NSTATES * NCLASS);
 	for (uint32_t i = 0; i < NSTATES * NCLASS; i++)
-		buf[i] = hash32(i ^ 0x2000000u) % NSTATES;
+		buf[i] = sample_hash32(i ^ 0x2000000u) % NSTATES;
 	write_or_die(f, buf.data(), 4, buf.size(), path);
 	buf.resize(1 << 20);
 	for (uint64_t w = 0; w < h.nkeys * 4; w += buf.size()) {
 		size_t n = (size_t)std::min<uint64_t>(buf.size(), h.nkeys * 4 - w);
 		for (size_t i = 0; i < n; i++)
-			buf[i] = hash32((uint32_t)(w + i) ^ hash32((uint32_t)((w + i) >> 32) + 1));
+			buf[i] = sample_hash32((uint32_t)(w + i) ^ sample_hash32((uint32_t)((w + i) >> 32) + 1));
 		write_or_die(f, buf.data(), 4, n, path);
 	}
 	if (fclose(f)) {
@@ -232,7 +222,7 @@ int main(int argc, char **argv)
 	CHECK(cudaMemcpy(d_classmap, classmap.data(), classmap.size() * 4, cudaMemcpyHostToDevice));
 	std::vector<uint32_t> state(nitems);
 	for (uint64_t i = 0; i < nitems; i++)
-		state[i] = hash32((uint32_t)i) % NSTATES;
+		state[i] = sample_hash32((uint32_t)i) % NSTATES;
 	CHECK(cudaMemcpy(d_state[0], state.data(), nitems * 4, cudaMemcpyHostToDevice));
 
 	printf("decode_iter: %s, %d SMs; %llu items, %ld keys each per launch, %ld launches\n",
