@@ -37,6 +37,8 @@ static void usage(FILE *f)
 		"  -o, --out DIR        capture directory (default ./cacheadvise-out/PROGRAM-TIME)\n"
 		"      --kernels REGEX  only kernels whose (mangled) name matches\n"
 		"      --top K          the K kernels with the most GPU time (default 5)\n"
+		"      --min-share PCT  leave out kernels under PCT%% of the kernels' GPU time\n"
+		"                       (default 1; 0 measures them; --kernels names any)\n"
 		"      --max-loads N    loads measured per kernel, the busiest first (default 24)\n"
 		"      --timeout SEC    limit per program run (default 300)\n"
 		"      --repeat N       A/B rounds of verification (default 5)\n"
@@ -297,6 +299,7 @@ int cmd_profile(int argc, char **argv)
 		{ "out", required_argument, NULL, 'o' },
 		{ "kernels", required_argument, NULL, 'k' },
 		{ "top", required_argument, NULL, 't' },
+		{ "min-share", required_argument, NULL, 'H' },
 		{ "max-loads", required_argument, NULL, 'm' },
 		{ "timeout", required_argument, NULL, 'T' },
 		{ "repeat", required_argument, NULL, 'r' },
@@ -325,6 +328,7 @@ int cmd_profile(int argc, char **argv)
 
 	memset(&opt, 0, sizeof(opt));
 	opt.top = 5;
+	opt.min_share = 1.0;
 	opt.max_loads = 24;
 	opt.timeout = 300;
 	opt.repeat = 5;
@@ -340,6 +344,13 @@ int cmd_profile(int argc, char **argv)
 		case 'o': opt.out_dir = optarg; break;
 		case 'k': opt.kernels_regex = optarg; break;
 		case 't': if (parse_uint(optarg, &opt.top, "--top")) return 1; break;
+		case 'H': {
+			char *end;
+			opt.min_share = strtod(optarg, &end);
+			if (*end || !(opt.min_share >= 0 && opt.min_share <= 100))
+				return cli_usage_error("--min-share is a percentage from 0 to 100, not '%s'", optarg);
+			break;
+		}
 		case 'm': if (parse_uint(optarg, &opt.max_loads, "--max-loads")) return 1; break;
 		case 'T': {
 			char *end;

@@ -317,6 +317,7 @@ int profile_discover(struct profile_ctx *c)
 	regex_t re;
 	int ret, have_re = 0;
 	size_t i, taken = 0;
+	double total_ns = 0;
 	char *seen;
 
 	run_events_init(&ev);
@@ -384,9 +385,21 @@ int profile_discover(struct profile_ctx *c)
 				allocs_used(&ev, order[i]->name)));
 		json_object_set_new(c->capture, "all_kernels", all);
 	}
+	for (i = 0; i < ev.nr_kernels; i++)
+		total_ns += (double)order[i]->gpu_time_ns;
 	for (i = 0; i < ev.nr_kernels; i++) {
+		double share = total_ns > 0 ? 100.0 * (double)order[i]->gpu_time_ns / total_ns : 100;
+
 		if (have_re && regexec(&re, order[i]->name, 0, NULL, 0))
 			continue;
+		/* advice on a kernel this small cannot move the program's time
+		 * beyond noise, and measuring it costs as much as a big one */
+		if (!have_re && share < c->opt->min_share) {
+			profile_note(c, "kernel %s (%.3f ms, %.2f%% of the kernels' GPU time) is not "
+				     "measured: under --min-share %g%%", order[i]->name,
+				     order[i]->gpu_time_ns / 1e6, share, c->opt->min_share);
+			continue;
+		}
 		if (taken >= c->opt->top) {
 			profile_note(c, "kernel %s (%.3f ms) is not measured: beyond --top %u", order[i]->name,
 			     order[i]->gpu_time_ns / 1e6, c->opt->top);

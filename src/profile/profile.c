@@ -176,10 +176,10 @@ static void start_capture(struct profile_ctx *c)
 			  getcwd(cwd, sizeof(cwd)) ? cwd : "."));
 	json_object_set_new(c->capture, "device", device_json(&c->dm));
 	json_object_set_new(c->capture, "options",
-		json_pack("{s:i, s:i, s:s, s:s, s:s?, s:f, s:i}", "top", opt->top, "max_loads",
-			  opt->max_loads, "model", opt->model, "bypass_form", opt->bypass_form,
-			  "kernels_regex", opt->kernels_regex, "timeout", opt->timeout,
-			  "repeat", opt->repeat));
+		json_pack("{s:i, s:f, s:i, s:s, s:s, s:s?, s:f, s:i}", "top", opt->top, "min_share",
+			  opt->min_share, "max_loads", opt->max_loads, "model", opt->model,
+			  "bypass_form", opt->bypass_form, "kernels_regex", opt->kernels_regex,
+			  "timeout", opt->timeout, "repeat", opt->repeat));
 	json_object_set_new(c->capture, "modules", json_array());
 	json_object_set_new(c->capture, "runs", json_array());
 	json_object_set_new(c->capture, "kernels", json_array());

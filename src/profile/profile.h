@@ -33,6 +33,8 @@ struct profile_options {
 	const char *out_dir;         /* NULL: ./cacheadvise-out/PROGRAM-TIMESTAMP */
 	const char *kernels_regex;   /* NULL: every kernel */
 	unsigned top;                /* kernels by GPU time (default 5) */
+	double min_share;            /* percent of the GPU time below which a kernel is
+	                              * not measured unless --kernels names it (default 1) */
 	unsigned max_loads;          /* loads per kernel measured (default 24) */
 	double timeout;              /* seconds per run (default 300) */
 	unsigned repeat;             /* A/B rounds of verification (default 5) */

@@ -9,6 +9,9 @@ expect_status 1 "$ca" profile
 expect_grep "no program given" "$TMP/err"
 expect_status 1 "$ca" profile --top 0 ./app
 expect_grep "--top must be at least 1" "$TMP/err"
+expect_status 1 "$ca" profile --min-share 150 ./app
+expect_grep "--min-share is a percentage from 0 to 100, not '150'" "$TMP/err"
+expect_status 1 "$ca" profile --min-share 1x ./app
 expect_status 1 "$ca" profile --kernels '(' ./app
 expect_grep "not a valid regular expression" "$TMP/err"
 expect_status 1 "$ca" profile --model fancy ./app
