@@ -169,11 +169,7 @@ static int make_input(const char *path, long mcells)
 	h.nstates = NSTATES;
 	h.nclass = NCLASS;
 	h.ncells = (uint64_t)mcells << 20;
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		perror(path);
-		return 1;
-	}
+	FILE *f = open_or_die(path, "wb");
 	write_or_die(f, &h, sizeof(h), 1, path);
 	std::vector<uint32_t> buf(NMAP);
 	for (uint32_t i = 0; i < NMAP; i++)
@@ -205,10 +201,7 @@ static int make_input(const char *path, long mcells)
 		}
 		write_or_die(f, st.data(), 4, 4 * n, path);
 	}
-	if (fclose(f)) {
-		perror(path);
-		return 1;
-	}
+	close_or_die(f, path);
 	printf("wrote %s: %llu cells\n", path, (unsigned long long)h.ncells);
 	return 0;
 }
@@ -260,11 +253,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	FILE *f = fopen(in_path, "rb");
-	if (!f) {
-		perror(in_path);
-		return 1;
-	}
+	FILE *f = open_or_die(in_path, "rb");
 	input_header h;
 	read_or_die(f, &h, sizeof(h), 1, in_path);
 	if (memcmp(h.magic, "CACFDIN1", 8) || h.nmap != NMAP || h.nstates != NSTATES ||
@@ -380,19 +369,12 @@ int main(int argc, char **argv)
 		energy += (double)state[4 * i + 2] * vol[i];
 		scalar += (double)state[4 * i + 3] * vol[i];
 	}
-	FILE *out = fopen(out_path, "w");
-	if (!out) {
-		perror(out_path);
-		return 1;
-	}
+	FILE *out = open_or_die(out_path, "w");
 	fprintf(out, "cfd_iter result\ncells %llu\niterations %ld\nsteps %ld\nfinite %s\n"
 		"state_fnv1a %016llx\nmass %.9e\nmomentum %.9e\nenergy %.9e\nscalar %.9e\n",
 		(unsigned long long)n, iters, steps, finite ? "yes" : "no", (unsigned long long)fnv,
 		mass, mom, energy, scalar);
-	if (fclose(out)) {
-		perror(out_path);
-		return 1;
-	}
+	close_or_die(out, out_path);
 	printf("Result stored in %s\n", out_path);
 
 	for (int e = 0; e < 5; e++)

@@ -102,11 +102,7 @@ static int make_input(const char *path, long mb)
 	h.nstates = NSTATES;
 	h.nclass = NCLASS;
 	h.nkeys = ((uint64_t)mb << 20) / 16;
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		perror(path);
-		return 1;
-	}
+	FILE *f = open_or_die(path, "wb");
 	write_or_die(f, &h, sizeof(h), 1, path);
 	std::vector<uint32_t> buf(NMAP);
 	for (uint32_t i = 0; i < NMAP; i++)
@@ -123,10 +119,7 @@ static int make_input(const char *path, long mb)
 			buf[i] = sample_hash32((uint32_t)(w + i) ^ sample_hash32((uint32_t)((w + i) >> 32) + 1));
 		write_or_die(f, buf.data(), 4, n, path);
 	}
-	if (fclose(f)) {
-		perror(path);
-		return 1;
-	}
+	close_or_die(f, path);
 	printf("wrote %s: %llu keys, %u states\n", path, (unsigned long long)h.nkeys, NSTATES);
 	return 0;
 }
@@ -173,11 +166,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	FILE *f = fopen(in_path, "rb");
-	if (!f) {
-		perror(in_path);
-		return 1;
-	}
+	FILE *f = open_or_die(in_path, "rb");
 	input_header h;
 	read_or_die(f, &h, sizeof(h), 1, in_path);
 	if (memcmp(h.magic, "CADECIN1", 8) || h.nmap != NMAP || h.nstates != NSTATES ||
@@ -261,20 +250,13 @@ int main(int argc, char **argv)
 		hist[state[i] % NSTATES]++;
 		fnv = (fnv ^ state[i]) * 0x100000001b3ULL;
 	}
-	FILE *out = fopen(out_path, "w");
-	if (!out) {
-		perror(out_path);
-		return 1;
-	}
+	FILE *out = open_or_die(out_path, "w");
 	fprintf(out, "decode_iter result\nitems %llu\nlaunches %ld\npasses %ld\nsteps %ld\n"
 		"states_fnv1a %016llx\n", (unsigned long long)nitems, iters, passes, steps,
 		(unsigned long long)fnv);
 	for (uint32_t s = 0; s < HIST_ROWS; s++)
 		fprintf(out, "state %u %llu\n", s, (unsigned long long)hist[s]);
-	if (fclose(out)) {
-		perror(out_path);
-		return 1;
-	}
+	close_or_die(out, out_path);
 	printf("Result stored in %s\n", out_path);
 
 	CHECK(cudaFree(d_keys));

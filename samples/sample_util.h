@@ -69,6 +69,25 @@ static __host__ __device__ __forceinline__ uint32_t sample_hash32(uint32_t x)
 	return x;
 }
 
+static inline FILE *open_or_die(const char *path, const char *mode)
+{
+	FILE *f = fopen(path, mode);
+
+	if (!f) {
+		perror(path);
+		exit(1);
+	}
+	return f;
+}
+
+static inline void close_or_die(FILE *f, const char *path)
+{
+	if (fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
 static inline void read_or_die(FILE *f, void *p, size_t size, size_t n, const char *path)
 {
 	if (fread(p, size, n, f) != n) {

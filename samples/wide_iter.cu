@@ -189,11 +189,7 @@ static int make_input(const char *path, long nx, long ny)
 	h.nx = (uint32_t)nx;
 	h.ny = (uint32_t)ny;
 	uint64_t n = (uint64_t)nx * ny;
-	FILE *f = fopen(path, "wb");
-	if (!f) {
-		perror(path);
-		return 1;
-	}
+	FILE *f = open_or_die(path, "wb");
 	write_or_die(f, &h, sizeof(h), 1, path);
 	const size_t chunk = 1 << 20;
 	std::vector<float> buf(chunk);
@@ -208,10 +204,7 @@ static int make_input(const char *path, long nx, long ny)
 			write_or_die(f, buf.data(), 4, m, path);
 		}
 	}
-	if (fclose(f)) {
-		perror(path);
-		return 1;
-	}
+	close_or_die(f, path);
 	printf("wrote %s: %ld x %ld cells\n", path, nx, ny);
 	return 0;
 }
@@ -261,11 +254,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	FILE *f = fopen(in_path, "rb");
-	if (!f) {
-		perror(in_path);
-		return 1;
-	}
+	FILE *f = open_or_die(in_path, "rb");
 	input_header h;
 	read_or_die(f, &h, sizeof(h), 1, in_path);
 	if (memcmp(h.magic, "CAWIDIN1", 8) || h.nx < 64 || h.ny < 64 || h.nx % 32 ||
@@ -362,18 +351,11 @@ int main(int argc, char **argv)
 		lo = std::min(lo, x[i]);
 		hi = std::max(hi, x[i]);
 	}
-	FILE *out = fopen(out_path, "w");
-	if (!out) {
-		perror(out_path);
-		return 1;
-	}
+	FILE *out = open_or_die(out_path, "w");
 	fprintf(out, "wide_iter result\nnx %u\nny %u\nsweeps %ld\nfinite %s\nx_fnv1a %016llx\n"
 		"sum %.9e\nsum_abs %.9e\ndot_b %.9e\nmin %.9e\nmax %.9e\n", nx, ny, iters,
 		finite ? "yes" : "no", (unsigned long long)fnv, sum, sum_abs, dot_b, lo, hi);
-	if (fclose(out)) {
-		perror(out_path);
-		return 1;
-	}
+	close_or_die(out, out_path);
 	printf("Result stored in %s\n", out_path);
 
 	CHECK(cudaEventDestroy(start));
