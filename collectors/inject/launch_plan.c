@@ -189,8 +189,7 @@ static void load_kernel(struct plan_kernel *k, json_t *o)
 		k->variants[i].mask = hex_value(json_object_get(e, "mask"), k->default_mask);
 		if (json_string_value(json_object_get(e, "ptx")))
 			k->variants[i].ptx_path = xstrdup(json_string_value(json_object_get(e, "ptx")));
-		k->variants[i].hits_only = !strcmp(json_string_value(json_object_get(e, "counters")) ?
-						   json_string_value(json_object_get(e, "counters")) : "",
+		k->variants[i].hits_only = !strcmp(json_string_value(json_object_get(e, "counters")) ?: "",
 						   "l1_hits");
 		k->variants[i].when_hits[0] = k->variants[i].when_hits[1] = -1;
 		json_array_foreach(json_object_get(e, "when_hits"), j, x) {

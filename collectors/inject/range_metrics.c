@@ -21,6 +21,12 @@
 #define RM_MAX_RANGES 64
 enum { RM_FULL, RM_HITS };
 
+/* The metric in the second, lighter configuration: hit_i and hit_{i,j} need
+ * only it, and a range of it alone cost 30 ms against 66 ms for the seven
+ * default metrics (records sample, H100, 2026-11-24: bench/results/
+ * capture-cost.md). */
+#define RM_HITS_METRIC "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"
+
 /* L1 global-load traffic, L2 reads from L1, DRAM reads, duration (FACTS.md:
  * every one read on an H200 with ncu). Names map to capture.json keys. */
 static const struct {
@@ -29,18 +35,13 @@ static const struct {
 } default_metrics[] = {
 	{ "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", "l1_requests" },
 	{ "l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum", "l1_sectors" },
-	{ "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum", "l1_hits" },
+	{ RM_HITS_METRIC, "l1_hits" },
 	{ "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_miss.sum", "l1_misses" },
 	{ "lts__t_sectors_srcunit_tex_op_read.sum", "l2_sectors_from_l1" },
 	{ "dram__bytes_read.sum", "dram_bytes_read" },
 	{ "gpu__time_duration.sum", "duration_ns" },
 };
 
-/* The metric in the second, lighter configuration: hit_i and hit_{i,j} need
- * only it, and a range of it alone cost 30 ms against 66 ms for the seven
- * default metrics (records sample, H100, 2026-11-24: bench/results/
- * capture-cost.md). */
-#define RM_HITS_METRIC "l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum"
 
 /* One set of metrics: its host object, config and counter data images. */
 struct rm_config {

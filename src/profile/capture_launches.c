@@ -347,7 +347,7 @@ static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, str
 			json_array_append(m->replays, x);
 		for (j = 0; j < m->nr_pending; j++) {
 			json_t *v = json_object_get(ek->variants, m->pending[j].label);
-			json_t *sum;
+			json_t *sum, *at;
 			const char *key;
 			json_t *val;
 
@@ -358,14 +358,11 @@ static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, str
 			}
 			got++;
 			json_object_set_new(m->run_of, m->pending[j].label, json_integer(run));
-			{
-				json_t *at = json_object_get(ek->variant_hits_at, m->pending[j].label);
-				json_t *have = json_object_get(m->hits_at, m->pending[j].label);
-				if (at && have)
-					json_object_update(have, at);
-				else if (at)
-					json_object_set_new(m->hits_at, m->pending[j].label, json_deep_copy(at));
-			}
+			at = json_object_get(ek->variant_hits_at, m->pending[j].label);
+			if (at && !json_object_get(m->hits_at, m->pending[j].label))
+				json_object_set_new(m->hits_at, m->pending[j].label, json_object());
+			if (at)
+				json_object_update(json_object_get(m->hits_at, m->pending[j].label), at);
 			sum = json_object_get(m->variants, m->pending[j].label);
 			if (!sum) {
 				sum = json_object();
@@ -405,6 +402,22 @@ static json_t *scaled(const struct profile_kernel *k, const struct kernel_measur
 	json_object_set_new(out, "launches", json_integer(k->disc.launches));
 	json_object_set_new(out, "sampled_launches", json_integer((json_int_t)samples));
 	return out;
+}
+
+/* k->hit and k->hit_run from the singles measured so far (NAN: not measured). */
+static void single_hits(struct profile_kernel *k, const struct kernel_measure *m)
+{
+	size_t a;
+	char label[24];
+
+	for (a = 0; a < k->vk.nr_measured; a++) {
+		json_t *v;
+		snprintf(label, sizeof(label), "%zu", a);
+		v = scaled(k, m, label);
+		k->hit[a] = v ? metric(v, "l1_hits") : NAN;
+		k->hit_run[a] = v ? (int)json_integer_value(json_object_get(v, "run")) : -1;
+		json_decref(v);
+	}
 }
 
 /*
@@ -462,16 +475,7 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *ker
 		}
 		if (none)
 			json_object_set_new(k->counters, "all_bypassed", none);
-		for (a = 0; a < n; a++) {
-			json_t *v;
-			snprintf(label, sizeof(label), "%zu", a);
-			v = scaled(k, m, label);
-			if (v) {
-				k->hit[a] = metric(v, "l1_hits");
-				k->hit_run[a] = (int)json_integer_value(json_object_get(v, "run"));
-				json_decref(v);
-			}
-		}
+		single_hits(k, m);
 		for (a = 0; a < n; a++)
 			for (b = a + 1; b < n; b++) {
 				json_t *v;
@@ -644,21 +648,14 @@ void profile_reference_check(struct profile_ctx *c)
 /*
  * The pairs of kernel k still to measure after the first pass: those that
  * can interact by the singles' hits (all with --all-pairs), less the ones
- * the first pass measured. Sets k->hit from the singles.
+ * the first pass measured. Sets k->hit from the singles (single_hits).
  */
 static void pairs_left(struct profile_ctx *c, struct profile_kernel *k, struct kernel_measure *m)
 {
 	size_t n = k->vk.nr_measured, a, np, keep = 0;
 	struct measure_variant *pairs;
-	char label[48];
 
-	for (a = 0; a < n; a++) {
-		json_t *v;
-		snprintf(label, sizeof(label), "%zu", a);
-		v = scaled(k, m, label);
-		k->hit[a] = v ? metric(v, "l1_hits") : NAN;
-		json_decref(v);
-	}
+	single_hits(k, m);
 	pairs = measure_pairs(n, k->hit, c->opt->all_pairs, &np, &m->pairs_skipped);
 	for (a = 0; a < np; a++)
 		if (!json_object_get(m->variants, pairs[a].label))
