@@ -3,9 +3,9 @@
 # "Numbers" (c)). For each sample, CA_VT_PROFILES profiles at the defaults
 # (--measure launches); from each one's runs it prints the advice's speedup
 # as every method sees it:
-#   replays (events)    the in-run replays of one launch, CUDA events (the
+#   replays (events)    the in-run replays of one launch, CUDA events
+#   replays (activity)  the same replays, CUPTI's kernel durations (the
 #                       verdict for kernels launched fewer than 12 times)
-#   replays (activity)  the same replays, CUPTI's kernel durations
 #   launches            the program's own launches in the in-run run, A B B A
 #   program runs        the verify-baseline and verify-advice runs' launches
 # each as median(base) / median(advice), with the launch times listed.
@@ -66,27 +66,39 @@ for run in cap.get("runs", []):
                     if e["seq"] in seq_version}
     replays = [e for e in ev if e.get("ev") == "replay_time"]
     times = [e for e in ev if e.get("ev") == "kernel_time"]
+    # a launch's records share its correlation id: the last to start is
+    # the program's own, the earlier ones the library's replays
+    groups = {}
+    for t in times:
+        groups.setdefault(t.get("correlation"), []).append(t)
+    own = {}
+    replay_recs = {}
+    for c, recs in groups.items():
+        recs.sort(key=lambda t: t["start"])
+        own[c] = recs[-1]
+        replay_recs[c] = recs[:-1]
+    if v == "capture":
+        shared = [c for c in launch_corr if len(groups.get(c, [])) > 1]
+        print("RESULT: %s capture run: %d of %d program launches share their correlation id "
+              "with %d replay records" % (name, len(shared), len(launch_corr),
+                                          sum(len(replay_recs[c]) for c in shared)))
     if v == "verify-in-run":
+        seq_corr = {e["seq"]: c for c, e in launch_corr.items()}
+        by_launch = {}
         for e in replays:
             add(e["kernel"], "replays (events)", e["version"], e["ns"])
-        # the replays' own kernel records, in launch order: those not of a program launch
-        own = [t for t in times if t.get("correlation") not in launch_corr]
-        by_kernel = {}
-        for t in own:
-            by_kernel.setdefault(t["kernel"], []).append(t)
-        for k, recs in by_kernel.items():
-            reps = [e for e in replays if e["kernel"] == k]
-            recs.sort(key=lambda t: t["start"])
-            if len(recs) == len(reps):
+            by_launch.setdefault(seq_corr.get(e.get("seq")), []).append(e)
+        for c, reps in by_launch.items():
+            recs = replay_recs.get(c, [])
+            if c is not None and len(recs) == len(reps):
                 for t, e in zip(recs, reps):
-                    add(k, "replays (activity)", e["version"], t["end"] - t["start"])
-        for t in times:
-            c = t.get("correlation")
+                    add(e["kernel"], "replays (activity)", e["version"], t["end"] - t["start"])
+        for c, t in own.items():
             if c in corr_version:
                 add(t["kernel"], "launches (A B B A)", corr_version[c], t["end"] - t["start"])
     elif v in ("verify-baseline", "verify-advice"):
-        for t in times:
-            if t.get("correlation") in launch_corr:
+        for c, t in own.items():
+            if c in launch_corr:
                 add(t["kernel"], "program runs", "base" if v == "verify-baseline" else "advice",
                     t["end"] - t["start"])
 

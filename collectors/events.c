@@ -51,6 +51,7 @@ void run_events_release(struct run_events *ev)
 	json_decref(ev->metric_names);
 	json_decref(ev->attributes);
 	json_decref(ev->join_);
+	json_decref(ev->pending_);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -103,6 +104,21 @@ static void push(json_t **obj, const char *key, json_t *x)
 	json_array_append_new(arr, x);
 }
 
+/* Keeps o in the list `what` of the records joined at the file's end. */
+static void pend(struct run_events *ev, const char *what, json_t *o)
+{
+	json_t *arr;
+
+	if (!ev->pending_)
+		ev->pending_ = json_object();
+	arr = json_object_get(ev->pending_, what);
+	if (!arr) {
+		arr = json_array();
+		json_object_set_new(ev->pending_, what, arr);
+	}
+	json_array_append(arr, o);
+}
+
 static void join_set(struct run_events *ev, const char *map, json_int_t key, json_t *value)
 {
 	char k[32];
@@ -144,7 +160,6 @@ static void dims(json_t *arr, unsigned out[3])
 static void handle_carveout(struct run_events *ev, const char *type, json_t *o)
 {
 	const char *kernel = str(o, "kernel"), *what = str(o, "attribute");
-	struct event_kernel *k;
 
 	if (!strcmp(type, "attribute")) {
 		json_t *attrs;
@@ -171,9 +186,7 @@ static void handle_carveout(struct run_events *ev, const char *type, json_t *o)
 				 json_string(str(o, "setting")));
 		return;
 	}
-	k = run_events_kernel(ev, kernel ? kernel : "?");
-	push(&k->carveout_replay_ns, str(o, "setting"),
-	     json_integer((json_int_t)json_number_value(json_object_get(o, "ns"))));
+	pend(ev, "replays", o);
 }
 
 /* seq -> kernel name, for metrics/counters events that name the seq. */
@@ -269,29 +282,9 @@ static void handle(struct run_events *ev, json_t *o)
 		add_values(k->metrics, vals);
 		k->metric_launches++;
 	} else if (!strcmp(type, "kernel_time")) {
-		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
-		json_int_t s = json_integer_value(json_object_get(o, "start"));
-		json_int_t e = json_integer_value(json_object_get(o, "end"));
-
-		json_t *version = join_get(ev, "correlation_version",
-					   json_integer_value(json_object_get(o, "correlation")));
-		json_t *carveout = join_get(ev, "correlation_carveout",
-					    json_integer_value(json_object_get(o, "correlation")));
-
-		if (e > s)
-			k->gpu_time_ns += (uint64_t)(e - s);
-		if (e > s && join_get(ev, "correlation_launch",
-				      json_integer_value(json_object_get(o, "correlation")))) {
-			k->program_gpu_time_ns += (uint64_t)(e - s);
-			k->program_timed_launches++;
-		}
-		if (version && e > s)
-			push(&k->version_ns, json_string_value(version), json_integer(e - s));
-		if (carveout && e > s)
-			push(&k->carveout_ns, json_string_value(carveout), json_integer(e - s));
-		k->timed_launches++;
-		k->static_shared = (int)json_integer_value(json_object_get(o, "static_shared"));
-		k->registers = (int)json_integer_value(json_object_get(o, "registers"));
+		/* joined once the process's file is read: which record of a
+		 * launch is the program's own is known only then */
+		pend(ev, "times", o);
 	} else if (!strcmp(type, "version")) {
 		json_t *corr = join_get(ev, "seq_correlation", json_integer_value(json_object_get(o, "seq")));
 
@@ -314,11 +307,7 @@ static void handle(struct run_events *ev, json_t *o)
 			k->replay_refused = json_array();
 		json_array_append_new(k->replay_refused, json_string(str(o, "reason") ? str(o, "reason") : "?"));
 	} else if (!strcmp(type, "replay_time")) {
-		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
-
-		if (str(o, "version"))
-			push(&k->replay_ns, str(o, "version"), json_integer(
-				(json_int_t)json_number_value(json_object_get(o, "ns"))));
+		pend(ev, "replays", o);
 	} else if (!strcmp(type, "counters")) {
 		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
 		json_t *vals = json_object_get(o, "values");
@@ -333,6 +322,122 @@ static void handle(struct run_events *ev, json_t *o)
 			k->counters[i] += (uint64_t)json_integer_value(json_array_get(vals, i));
 		k->counter_launches++;
 	}
+}
+
+/* One kernel_time record, for joining at the end of its process's file. */
+struct kernel_record {
+	json_t *o;
+	json_int_t corr, start, end;
+	size_t order;          /* its place in the file */
+};
+
+static int cmp_record(const void *a, const void *b)
+{
+	const struct kernel_record *x = a, *y = b;
+
+	if (x->corr != y->corr)
+		return x->corr < y->corr ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* A record of the program's own launch (or of a launch no event names). */
+static void add_launch_record(struct run_events *ev, struct event_kernel *k,
+			      const struct kernel_record *r)
+{
+	json_t *version = join_get(ev, "correlation_version", r->corr);
+	json_t *carveout = join_get(ev, "correlation_carveout", r->corr);
+
+	if (r->end <= r->start)
+		return;
+	if (join_get(ev, "correlation_launch", r->corr)) {
+		k->program_gpu_time_ns += (uint64_t)(r->end - r->start);
+		k->program_timed_launches++;
+	}
+	if (version)
+		push(&k->version_ns, json_string_value(version), json_integer(r->end - r->start));
+	if (carveout)
+		push(&k->carveout_ns, json_string_value(carveout), json_integer(r->end - r->start));
+}
+
+/*
+ * Joins the kernel_time records and replay times of one process's file.
+ * The library's replays run inside the program's launch call, before the
+ * launch itself and synchronised, and CUPTI gives their records the
+ * launch's correlation id: of a launch's records, the last to start is the
+ * program's own, the earlier ones are the replays, in the order of the
+ * replay_time (carveout_replay_time) events naming the launch's seq. Where
+ * the counts agree, a replay's time is its activity record's, as for the
+ * program's launches; else the library's CUDA-event time, which also holds
+ * the launch latency (about 8 us on an H100).
+ */
+static void join_pending(struct run_events *ev)
+{
+	json_t *times = json_object_get(ev->pending_, "times");
+	json_t *replays = json_object_get(ev->pending_, "replays"), *o;
+	size_t n = json_array_size(times), nr = json_array_size(replays), i, j, x, m;
+	struct kernel_record *recs = xcalloc(n + 1, sizeof(*recs));
+	json_int_t *rep_corr = xcalloc(nr + 1, sizeof(*rep_corr));
+	json_int_t *rep_ns = xcalloc(nr + 1, sizeof(*rep_ns));
+
+	json_array_foreach(replays, i, o) {
+		json_t *seq = json_object_get(o, "seq"), *corr = NULL;
+
+		if (json_is_integer(seq))
+			corr = join_get(ev, "seq_correlation", json_integer_value(seq));
+		rep_corr[i] = json_is_integer(corr) ? json_integer_value(corr) : -1;
+		rep_ns[i] = (json_int_t)json_number_value(json_object_get(o, "ns"));
+	}
+	json_array_foreach(times, i, o)
+		recs[i] = (struct kernel_record){ o, json_integer_value(json_object_get(o, "correlation")),
+						  json_integer_value(json_object_get(o, "start")),
+						  json_integer_value(json_object_get(o, "end")), i };
+	qsort(recs, n, sizeof(*recs), cmp_record);
+	for (i = 0; i < n; i = j) {
+		int launch = join_get(ev, "correlation_launch", recs[i].corr) != NULL;
+
+		for (j = i; j < n && recs[j].corr == recs[i].corr; j++) {
+			struct event_kernel *k = run_events_kernel(ev, str(recs[j].o, "kernel") ?
+								     str(recs[j].o, "kernel") : "?");
+
+			if (recs[j].end > recs[j].start)
+				k->gpu_time_ns += (uint64_t)(recs[j].end - recs[j].start);
+			k->timed_launches++;
+			k->static_shared = (int)json_integer_value(json_object_get(recs[j].o, "static_shared"));
+			k->registers = (int)json_integer_value(json_object_get(recs[j].o, "registers"));
+			if (!launch)
+				add_launch_record(ev, k, &recs[j]);
+		}
+		if (!launch)
+			continue;
+		add_launch_record(ev, run_events_kernel(ev, str(recs[j - 1].o, "kernel") ?
+						       str(recs[j - 1].o, "kernel") : "?"), &recs[j - 1]);
+		for (x = 0, m = 0; x < nr; x++)
+			m += rep_corr[x] == recs[i].corr;
+		if (!m || m != j - 1 - i)
+			continue;
+		for (x = 0, m = i; x < nr; x++) {
+			if (rep_corr[x] != recs[i].corr)
+				continue;
+			if (recs[m].end > recs[m].start)
+				rep_ns[x] = recs[m].end - recs[m].start;
+			m++;
+		}
+	}
+	json_array_foreach(replays, i, o) {
+		int carve = !strcmp(str(o, "ev"), "carveout_replay_time");
+		const char *label = str(o, carve ? "setting" : "version");
+		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+
+		if (label)
+			push(carve ? &k->carveout_replay_ns : &k->replay_ns, label, json_integer(rep_ns[i]));
+	}
+	free(recs);
+	free(rep_corr);
+	free(rep_ns);
+	json_decref(ev->pending_);
+	ev->pending_ = NULL;
 }
 
 /* One process's file. */
@@ -367,6 +472,7 @@ static int load_file(struct run_events *ev, const char *path)
 			json_decref(o);
 		}
 	}
+	join_pending(ev);
 	strbuf_release(&sb);
 	return 0;
 }

@@ -30,8 +30,10 @@ struct event_kernel {
 	int registers;             /* from activity records, -1 unknown */
 	uint64_t gpu_time_ns;      /* activity records, summed */
 	unsigned timed_launches;
-	/* the same, of the program's own launches alone (a "launch" event with
-	 * the record's correlation id): not the library's replays */
+	/* the same, of the program's own launches alone: the library's replays
+	 * run inside the program's launch call and share its correlation id
+	 * (measured on an H100, CUDA 13), so of a launch's records the last to
+	 * start is the program's own and the earlier ones are replays */
 	uint64_t program_gpu_time_ns;
 	unsigned program_timed_launches;
 	json_t *metrics;           /* object: metric key -> summed value (owned), NULL if none */
@@ -47,7 +49,9 @@ struct event_kernel {
 	 * at); the replay events (cost of saving and restoring memory), the
 	 * reasons replays were refused; and per-launch GPU times of each
 	 * version the plan chose (label -> array of ns, program launches) and
-	 * of the versions' replays (label -> array of ns). All owned, NULL
+	 * of the versions' replays (label -> array of ns: the replays' own
+	 * activity records where they can be matched to the `replay_time`
+	 * events, else the library's CUDA-event times). All owned, NULL
 	 * when the run had none.
 	 */
 	json_t *variants;
@@ -60,7 +64,8 @@ struct event_kernel {
 	 * The carve-out check of a launch plan (issue 18): per-launch GPU
 	 * times of each carve-out setting the plan chose (`carveout` events
 	 * joined through the correlation id; setting label -> array of ns) and
-	 * of its replays (`carveout_replay_time`). Owned, NULL when none.
+	 * of its replays (`carveout_replay_time`, activity times as for
+	 * replay_ns). Owned, NULL when none.
 	 */
 	json_t *carveout_ns;
 	json_t *carveout_replay_ns;
@@ -88,6 +93,7 @@ struct run_events {
 	 */
 	json_t *attributes;
 	json_t *join_;             /* private: one process's correlation -> version */
+	json_t *pending_;          /* private: one process's records joined at its end */
 };
 
 void run_events_init(struct run_events *ev);

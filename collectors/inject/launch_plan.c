@@ -780,8 +780,9 @@ static void replay_versions(struct launch_plan *p, struct plan_kernel *k,
 			cuEventRecord(stop, li->stream);
 			cuEventSynchronize(stop);
 			cuEventElapsedTime(&ms, start, stop);
-			inject_event(json_pack("{s:s, s:s, s:I, s:i, s:s, s:f}", "ev", "replay_time",
-					       "kernel", k->name, "ordinal", (json_int_t)ordinal,
+			inject_event(json_pack("{s:s, s:s, s:I, s:I, s:i, s:s, s:f}", "ev",
+					       "replay_time", "kernel", k->name, "seq",
+					       (json_int_t)li->seq, "ordinal", (json_int_t)ordinal,
 					       "round", (int)r, "version", v->label, "ns", ms * 1e6));
 			restore_written(&saved);
 		}
@@ -880,8 +881,9 @@ static void carveout_replays(struct launch_plan *p, struct plan_kernel *k,
 			cuEventRecord(stop, li->stream);
 			cuEventSynchronize(stop);
 			cuEventElapsedTime(&ms, start, stop);
-			inject_event(json_pack("{s:s, s:s, s:I, s:i, s:s, s:i, s:f}", "ev",
-					       "carveout_replay_time", "kernel", k->name, "ordinal",
+			inject_event(json_pack("{s:s, s:s, s:I, s:I, s:i, s:s, s:i, s:f}", "ev",
+					       "carveout_replay_time", "kernel", k->name, "seq",
+					       (json_int_t)li->seq, "ordinal",
 					       (json_int_t)ordinal, "round", (int)r, "setting",
 					       c->labels[si], "value", c->values[si], "ns", ms * 1e6));
 			restore_written(&saved);

@@ -120,10 +120,21 @@ static void test_launch_plan_events(void)
 		"{\"ev\":\"metrics\",\"seq\":1,\"kernel\":\"k\",\"variant\":\"none\",\"ordinal\":1,\"values\":{\"l1_hits\":1,\"l1_sectors\":50}}\n"
 		"{\"ev\":\"replay_refused\",\"kernel\":\"k\",\"seq\":1,\"ordinal\":1,\"reason\":\"too big\"}\n"
 		"{\"ev\":\"version\",\"seq\":1,\"kernel\":\"k\",\"ordinal\":1,\"version\":\"advice\"}\n"
-		"{\"ev\":\"replay_time\",\"kernel\":\"k\",\"ordinal\":0,\"round\":0,\"version\":\"advice\",\"ns\":900.0}\n"
+		/* replays of launch 0 (times from CUDA events), one of launch 1
+		 * without records of its own, and one of a library too old to
+		 * name the launch */
+		"{\"ev\":\"replay_time\",\"kernel\":\"k\",\"seq\":0,\"ordinal\":0,\"round\":0,\"version\":\"base\",\"ns\":900.0}\n"
+		"{\"ev\":\"replay_time\",\"kernel\":\"k\",\"seq\":0,\"ordinal\":0,\"round\":0,\"version\":\"advice\",\"ns\":800.0}\n"
+		"{\"ev\":\"replay_time\",\"kernel\":\"k\",\"seq\":1,\"ordinal\":1,\"round\":0,\"version\":\"advice\",\"ns\":700.0}\n"
+		"{\"ev\":\"replay_time\",\"kernel\":\"k\",\"ordinal\":0,\"round\":1,\"version\":\"base\",\"ns\":650.0}\n"
+		/* CUPTI gives the replays the correlation of the launch they ran
+		 * in; the program's own record is the last to start (records
+		 * arrive in any order) */
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":100,\"end\":300,\"correlation\":10}\n"
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":70,\"end\":100,\"correlation\":10}\n"
+		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":20,\"end\":60,\"correlation\":10}\n"
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":400,\"end\":550,\"correlation\":11}\n"
-		/* the library's own replay: no launch event has its correlation */
+		/* a launch no event names (not the program's, as far as we know) */
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":600,\"end\":1600,\"correlation\":12}\n"
 		"{\"ev\":\"exit\",\"launches\":2}\n";
 
@@ -156,10 +167,19 @@ static void test_launch_plan_events(void)
 	CHECK_INT(json_array_size(base), 1);
 	CHECK_INT(json_integer_value(json_array_get(base, 0)), 200);
 	CHECK_INT(json_integer_value(json_array_get(adv, 0)), 150);
-	CHECK_INT(json_integer_value(json_array_get(json_object_get(k->replay_ns, "advice"), 0)), 900);
-	CHECK_INT(k->gpu_time_ns, 1350);
-	CHECK_INT(k->timed_launches, 3);
-	/* the program's own launches alone: the replay is left out */
+	/* replays timed by their own records, in the order of their events;
+	 * the event's time where no record matches */
+	base = json_object_get(k->replay_ns, "base");
+	adv = json_object_get(k->replay_ns, "advice");
+	CHECK_INT(json_array_size(base), 2);
+	CHECK_INT(json_integer_value(json_array_get(base, 0)), 40);
+	CHECK_INT(json_integer_value(json_array_get(base, 1)), 650);
+	CHECK_INT(json_array_size(adv), 2);
+	CHECK_INT(json_integer_value(json_array_get(adv, 0)), 30);
+	CHECK_INT(json_integer_value(json_array_get(adv, 1)), 700);
+	CHECK_INT(k->gpu_time_ns, 1420);
+	CHECK_INT(k->timed_launches, 5);
+	/* the program's own launches alone: the replays are left out */
 	CHECK_INT(k->program_gpu_time_ns, 350);
 	CHECK_INT(k->program_timed_launches, 2);
 	run_events_release(&ev);
