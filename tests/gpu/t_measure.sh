@@ -95,8 +95,11 @@ if m.get("method") != "launches":
     fails.append("capture.json measure.method is %r" % m.get("method"))
 if runs(cl) >= runs(cr) and len(hr) > 1:
     fails.append("the in-run capture took as many program runs")
+# the mask form is reported, not required (its switchable module is not the
+# program's code: records' hits move by up to 14% under it)
 for f in fails:
-    print("FAIL: %s: %s" % (name, f), file=sys.stderr)
+    print("%s: %s: %s" % ("NOTE (mask form, not required)" if "(mask)" in name else "FAIL", name, f),
+          file=sys.stderr)
 sys.exit(1 if fails else 0)
 PY
 	rc=$?
