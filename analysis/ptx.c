@@ -180,6 +180,9 @@ void ptx_module_free(struct ptx_module *m)
 	for (i = 0; i < m->nr_files; i++)
 		free(m->files[i]);
 	free(m->files);
+	for (i = 0; i < m->nr_variables; i++)
+		free(m->variables[i].name);
+	free(m->variables);
 	free(m->text);
 	free(m);
 }

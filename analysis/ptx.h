@@ -141,6 +141,17 @@ struct ptx_function {
 	size_t static_shared_bytes;
 };
 
+/* A module-scope variable in global or constant memory (a __device__ or
+ * __constant__ variable): the program's host code reaches it by name
+ * (cudaMemcpyToSymbol), so a copy of the module loaded apart from the
+ * program's has its own, unset, copy. */
+struct ptx_variable {
+	char *name;
+	int is_const;               /* .const, else .global */
+	int is_extern;              /* .extern: defined in another module */
+	size_t bytes;               /* its size from the declaration, 0 unknown */
+};
+
 struct ptx_module {
 	char *text;                 /* owned copy of the PTX text, NUL-terminated */
 	size_t len;
@@ -151,6 +162,8 @@ struct ptx_module {
 	size_t nr_files;
 	struct ptx_function *functions;
 	size_t nr_functions;
+	struct ptx_variable *variables;  /* module-scope .global and .const, in order */
+	size_t nr_variables;
 };
 
 /*

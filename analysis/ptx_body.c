@@ -291,16 +291,30 @@ static int parse_function(struct parser *P, int is_entry, unsigned decl_line)
 	return 0;
 }
 
-/* Module-scope variable: record .shared ones for the functions that use them. */
-static int parse_module_var(struct parser *P, const char *after, int is_shared, unsigned line)
+/* Module-scope variable: record .shared ones for the functions that use
+ * them, .global and .const ones in the module's variables. */
+static int parse_module_var(struct parser *P, const char *after, struct slice space, unsigned line)
 {
 	const char *semi;
 	enum stmt_end se = ptx_scan_statement(after, P->end, &P->line, &semi);
+	int is_shared = SLICE_IS(space, "shared");
 
 	if (se == STMT_EOF)
 		return perr(P, line, "declaration is truncated at end of file");
 	if (se == STMT_BRACE)
 		return perr(P, line, "unbalanced '}'");
+	if (SLICE_IS(space, "global") || SLICE_IS(space, "const")) {
+		struct slice nm;
+		size_t bytes = ptx_decl_bytes(after, semi, &nm);
+
+		if (nm.n) {
+			struct ptx_module *m = P->m;
+
+			ALLOC_GROW(m->variables, m->nr_variables + 1, P->alloc_variables);
+			m->variables[m->nr_variables++] = (struct ptx_variable){
+				xstrndup(nm.s, nm.n), SLICE_IS(space, "const"), P->linkage_extern, bytes };
+		}
+	}
 	if (is_shared) {
 		struct slice nm;
 		size_t bytes = ptx_decl_bytes(after, semi, &nm);
@@ -355,10 +369,13 @@ int ptx_parse_module(struct parser *P)
 		P->p = q;
 		/* Linkage: .extern functions are prototypes, skipped at their ';'. */
 		if (SLICE_IS(d, "visible") || SLICE_IS(d, "weak") || SLICE_IS(d, "common") ||
-		    SLICE_IS(d, "extern"))
+		    SLICE_IS(d, "extern")) {
+			P->linkage_extern |= SLICE_IS(d, "extern");
 			continue;
+		}
 		if (SLICE_IS(d, "entry") || SLICE_IS(d, "func")) {
 			int ret = parse_function(P, SLICE_IS(d, "entry"), line);
+			P->linkage_extern = 0;
 			if (ret)
 				return ret;
 			continue;
@@ -416,7 +433,8 @@ int ptx_parse_module(struct parser *P)
 		    SLICE_IS(d, "local") || SLICE_IS(d, "tex") || SLICE_IS(d, "surf") ||
 		    SLICE_IS(d, "sampler") || SLICE_IS(d, "texref") || SLICE_IS(d, "surfref") ||
 		    SLICE_IS(d, "samplerref") || SLICE_IS(d, "alias") || SLICE_IS(d, "pragma")) {
-			int ret = parse_module_var(P, q, SLICE_IS(d, "shared"), line);
+			int ret = parse_module_var(P, q, d, line);
+			P->linkage_extern = 0;
 			if (ret)
 				return ret;
 			continue;

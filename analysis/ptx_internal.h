@@ -173,6 +173,8 @@ struct parser {
 	unsigned line;
 	int seen_version, seen_target;
 
+	int linkage_extern;         /* the declaration being read follows .extern */
+	size_t alloc_variables;     /* of m->variables */
 	struct shared_var *shvars;  /* module-scope .shared variables */
 	size_t nr_shvars, alloc_shvars;
 	struct ptx_regmap shnames;  /* their names -> index in shvars */

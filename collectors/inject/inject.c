@@ -104,7 +104,7 @@ void inject_error(const char *fmt, ...)
 	inject_event(json_pack("{s:s, s:s}", "ev", "error", "what", buf));
 }
 
-static const char *cu_error_string(CUresult r)
+const char *inject_cu_error(CUresult r)
 {
 	const char *s = NULL;
 
@@ -203,9 +203,9 @@ static void on_module_loaded(const char *api, const void *image, const char *fil
 		in_own_call--;
 		if (r != CUDA_SUCCESS) {
 			inject_error("module %s: the driver rejected the substituted PTX: %s",
-				     m->id, cu_error_string(r));
+				     m->id, inject_cu_error(r));
 			json_object_set_new(ev, "substituted", json_false());
-			json_object_set_new(ev, "substitute_error", json_string(cu_error_string(r)));
+			json_object_set_new(ev, "substitute_error", json_string(inject_cu_error(r)));
 		} else {
 			json_object_set_new(ev, "substituted", json_true());
 			m->has_counters = strstr(subst, PTX_INSTRUMENT_SYMBOL) != NULL;
@@ -235,7 +235,7 @@ static void reset_persisting_l2(void)
 		r = cuCtxResetPersistingL2Cache();
 	in_own_call--;
 	if (r != CUDA_SUCCESS && r != CUDA_ERROR_NOT_SUPPORTED)
-		inject_error("cannot reset the persisting L2 cache: %s", cu_error_string(r));
+		inject_error("cannot reset the persisting L2 cache: %s", inject_cu_error(r));
 }
 
 /*

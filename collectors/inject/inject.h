@@ -30,6 +30,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cuda.h>
 #include <jansson.h>
 
 /* Appends one event (a JSON object; the reference is stolen) as one line of
@@ -38,6 +39,8 @@
 void inject_event(json_t *ev);
 /* Records an error event {"ev":"error","what":...}. */
 void inject_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The driver's description of r. */
+const char *inject_cu_error(CUresult r);
 
 /* CUPTI range profiler per launch (range_metrics.c). */
 struct range_metrics;

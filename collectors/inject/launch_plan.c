@@ -36,14 +36,13 @@
 #include "base/xalloc.h"
 #include "analysis/ptx_instrument.h"
 #include "collectors/inject/inject.h"
+#include "collectors/inject/own_module.h"
 
 struct plan_variant {
 	char *label;
 	uint64_t mask;
 	char *ptx_path;         /* a module of its own (variant_form "modules"), else NULL */
-	CUmodule module;
-	CUfunction fn;
-	int failed;
+	struct own_module own;
 	int hits_only;          /* "counters": "l1_hits" */
 	long when_hits[2];      /* replayed only once one of these variants hit; -1: always */
 	double hits;            /* L1 hits counted so far, summed over its replays */
@@ -59,9 +58,7 @@ struct plan_sample {
 struct plan_version {
 	char *label;
 	char *ptx_path;
-	CUmodule module;
-	CUfunction fn;
-	int failed;
+	struct own_module own;
 };
 
 /* The carve-out check (issue 18): settings chosen per launch. */
@@ -79,6 +76,8 @@ struct plan_carveout {
 struct plan_kernel {
 	char *name;
 	uint64_t next_ordinal;          /* launches of this kernel so far */
+	CUfunction program_fn;          /* the function of the launch being handled */
+	const struct own_module *ran_own; /* a module of ours ran the program's launch */
 	/* counters */
 	char *mask_symbol;
 	uint64_t default_mask;
@@ -99,9 +98,7 @@ struct plan_kernel {
 	char *monitor_ptx;
 	uint64_t *monitor_ordinals;
 	size_t nr_monitor_ordinals;
-	CUmodule monitor_module;
-	CUfunction monitor_fn;
-	int monitor_failed;
+	struct own_module monitor;
 	uint64_t monitor_seq;           /* the launch whose counters are pending */
 	int monitor_pending;
 	/* verification */
@@ -131,14 +128,6 @@ struct saved_memory {
 	uint64_t bytes;
 	double save_ms;
 };
-
-static const char *cu_error(CUresult r)
-{
-	const char *s = NULL;
-
-	cuGetErrorString(r, &s);
-	return s ? s : "unknown driver error";
-}
 
 static uint64_t hex_value(json_t *v, uint64_t fallback)
 {
@@ -288,6 +277,7 @@ void launch_plan_free(struct launch_plan *p)
 		for (j = 0; j < k->nr_variants; j++) {
 			free(k->variants[j].label);
 			free(k->variants[j].ptx_path);
+			own_module_release(&k->variants[j].own);
 		}
 		free(k->variants);
 		free(k->written);
@@ -297,11 +287,13 @@ void launch_plan_free(struct launch_plan *p)
 		for (j = 0; j < k->nr_versions; j++) {
 			free(k->versions[j].label);
 			free(k->versions[j].ptx_path);
+			own_module_release(&k->versions[j].own);
 		}
 		free(k->versions);
 		free(k->pattern);
 		free(k->replay_ordinals);
 		free(k->monitor_ptx);
+		own_module_release(&k->monitor);
 		free(k->monitor_ordinals);
 		free(k->profile_ordinals);
 		free(k->carveout.labels[0]);
@@ -342,6 +334,24 @@ static CUresult relaunch(const struct launch_info *li, CUfunction fn)
 	}
 	return cuLaunchKernel(fn, li->grid[0], li->grid[1], li->grid[2], li->block[0],
 			      li->block[1], li->block[2], li->shared, li->stream, li->params, NULL);
+}
+
+/* The kernel's function in the variant's own module (loaded once). */
+static CUfunction variant_function(const struct plan_kernel *k, const struct launch_info *li,
+				   struct plan_variant *v)
+{
+	return own_module_function(&v->own, v->label, v->ptx_path, li->kernel, k->program_fn,
+				   li->shared);
+}
+
+/* The program's launch runs om's function fn: the program's variables go in
+ * first, ours come back after it (launch_plan_after). */
+static void run_own(struct plan_kernel *k, const struct launch_info *li,
+		    const struct own_module *om, CUfunction fn)
+{
+	own_module_sync_in(om, li->stream);
+	*li->f = fn;
+	k->ran_own = om;
 }
 
 /* ---- memory the kernel writes ------------------------------------------ */
@@ -416,7 +426,7 @@ static int save_written(const struct launch_plan *p, const struct plan_kernel *k
 		if (r == CUDA_SUCCESS)
 			r = cuMemcpyDtoD(s->items[i].backup, s->items[i].ptr, s->items[i].size);
 		if (r != CUDA_SUCCESS) {
-			snprintf(why, why_len, "cannot save %zu bytes: %s", s->items[i].size, cu_error(r));
+			snprintf(why, why_len, "cannot save %zu bytes: %s", s->items[i].size, inject_cu_error(r));
 			goto fail;
 		}
 	}
@@ -436,9 +446,6 @@ static void restore_written(const struct saved_memory *s)
 		cuMemcpyDtoD(s->items[i].ptr, s->items[i].backup, s->items[i].size);
 	cuCtxSynchronize();
 }
-
-static CUfunction module_function(const struct launch_info *li, const char *what,
-				  const char *ptx_path, CUmodule *module, CUfunction *fn, int *failed);
 
 /* ---- counters: variants through the mask or modules of their own -------- */
 
@@ -460,7 +467,7 @@ static int resolve_mask(struct plan_kernel *k, struct module_table *mods)
 		r = cuModuleGetGlobal(&k->mask_addr, &bytes, (CUmodule)m->handle, k->mask_symbol);
 	if (r != CUDA_SUCCESS || bytes != sizeof(uint64_t)) {
 		inject_error("launch plan: kernel %s: no mask %s in its module (%s)", k->name,
-			     k->mask_symbol, r == CUDA_SUCCESS ? "wrong size" : cu_error(r));
+			     k->mask_symbol, r == CUDA_SUCCESS ? "wrong size" : inject_cu_error(r));
 		k->mask_addr = 0;
 		return -1;
 	}
@@ -473,7 +480,7 @@ static int write_mask(const struct plan_kernel *k, uint64_t mask)
 	CUresult r = cuMemcpyHtoD(k->mask_addr, &mask, sizeof(mask));
 
 	if (r != CUDA_SUCCESS)
-		inject_error("launch plan: kernel %s: cannot write its mask: %s", k->name, cu_error(r));
+		inject_error("launch plan: kernel %s: cannot write its mask: %s", k->name, inject_cu_error(r));
 	return r == CUDA_SUCCESS ? 0 : -1;
 }
 
@@ -540,10 +547,10 @@ static int replay_round(struct plan_kernel *k, struct range_metrics *rm,
 			continue;
 		if (v->ptx_path) {
 			/* load (JIT) outside the profiled range */
-			fn = module_function(li, v->label, v->ptx_path, &v->module, &v->fn,
-					     &v->failed);
+			fn = variant_function(k, li, v);
 			if (!fn)
 				continue;
+			own_module_sync_in(&v->own, li->stream);
 		} else if (write_mask(k, v->mask)) {
 			return -1;
 		}
@@ -552,7 +559,7 @@ static int replay_round(struct plan_kernel *k, struct range_metrics *rm,
 		if (r != CUDA_SUCCESS) {
 			range_metrics_end(rm);
 			inject_error("launch plan: kernel %s: replaying variant %s failed: %s",
-				     k->name, v->label, cu_error(r));
+				     k->name, v->label, inject_cu_error(r));
 			return -1;
 		}
 		r0 = now_ms();
@@ -592,11 +599,10 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 					       "kernel", k->name, "seq", (json_int_t)li->seq,
 					       "ordinal", (json_int_t)ordinal, "reason", why));
 		if (v->ptx_path) {
-			CUfunction fn = module_function(li, v->label, v->ptx_path, &v->module,
-							&v->fn, &v->failed);
+			CUfunction fn = variant_function(k, li, v);
 			if (!fn)
 				return;
-			*li->f = fn;
+			run_own(k, li, &v->own, fn);
 		} else if (write_mask(k, v->mask)) {
 			return;
 		}
@@ -620,75 +626,13 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 	saved_release(&saved);
 }
 
-/*
- * A function the library loaded itself gets the attributes the program set
- * on its own (cudaFuncSetAttribute): without the dynamic shared memory
- * limit a launch asking for more than 48 KB fails, and the carve-out
- * decides how much L1 the kernel gets.
- */
-static void copy_attributes(CUfunction from, CUfunction to, unsigned shared)
-{
-	static const CUfunction_attribute attrs[] = {
-		CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-		CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
-	};
-	CUdevice dev;
-	size_t i;
-
-	if (cuCtxGetDevice(&dev) != CUDA_SUCCESS)
-		return;
-	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
-		int v = -1;
-
-		/* the program's handle is a CUfunction, or a CUkernel cast to one */
-		if (cuFuncGetAttribute(&v, attrs[i], from) != CUDA_SUCCESS &&
-		    cuKernelGetAttribute(&v, attrs[i], (CUkernel)from, dev) != CUDA_SUCCESS)
-			v = -1;
-		if (attrs[i] == CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES && v < (int)shared)
-			v = (int)shared;
-		if (v >= 0)
-			cuFuncSetAttribute(to, attrs[i], v);
-	}
-}
-
-/*
- * The kernel's function in the module at ptx_path, loaded once (*module,
- * *fn cached; *failed set when it cannot be, so it is tried once).
- */
-static CUfunction module_function(const struct launch_info *li, const char *what,
-				  const char *ptx_path, CUmodule *module, CUfunction *fn, int *failed)
-{
-	const char *kernel = li->kernel;
-	struct strbuf sb = STRBUF_INIT;
-	CUresult r;
-
-	if (*fn || *failed)
-		return *fn;
-	*failed = 1;
-	if (!ptx_path || strbuf_read_file(&sb, ptx_path, 0)) {
-		inject_error("launch plan: kernel %s: cannot read %s's PTX", kernel, what);
-		strbuf_release(&sb);
-		return NULL;
-	}
-	r = cuModuleLoadData(module, sb.buf);
-	strbuf_release(&sb);
-	if (r == CUDA_SUCCESS)
-		r = cuModuleGetFunction(fn, *module, kernel);
-	if (r != CUDA_SUCCESS) {
-		inject_error("launch plan: kernel %s: cannot load %s: %s", kernel, what, cu_error(r));
-		*fn = NULL;
-		return NULL;
-	}
-	copy_attributes(*li->f, *fn, li->shared);
-	*failed = 0;
-	return *fn;
-}
-
 /* ---- verification: versions --------------------------------------------- */
 
-static CUfunction version_function(const struct launch_info *li, struct plan_version *v)
+static CUfunction version_function(const struct plan_kernel *k, const struct launch_info *li,
+				   struct plan_version *v)
 {
-	return module_function(li, v->label, v->ptx_path, &v->module, &v->fn, &v->failed);
+	return own_module_function(&v->own, v->label, v->ptx_path, li->kernel, k->program_fn,
+				   li->shared);
 }
 
 static int listed(const uint64_t *v, size_t n, uint64_t ordinal)
@@ -715,11 +659,11 @@ static void monitor_before(struct plan_kernel *k, const struct launch_info *li, 
 
 	if (!k->monitor_ptx || !listed(k->monitor_ordinals, k->nr_monitor_ordinals, ordinal))
 		return;
-	fn = module_function(li, "the instrumented module", k->monitor_ptx, &k->monitor_module,
-			     &k->monitor_fn, &k->monitor_failed);
+	fn = own_module_function(&k->monitor, "the instrumented module", k->monitor_ptx, li->kernel,
+				 k->program_fn, li->shared);
 	if (!fn)
 		return;
-	*li->f = fn;
+	run_own(k, li, &k->monitor, fn);
 	k->monitor_pending = 1;
 	k->monitor_seq = li->seq;
 }
@@ -734,10 +678,10 @@ static void monitor_after(struct plan_kernel *k)
 	if (!k->monitor_pending)
 		return;
 	k->monitor_pending = 0;
-	r = cuModuleGetGlobal(&dptr, &bytes, k->monitor_module, PTX_INSTRUMENT_SYMBOL);
+	r = cuModuleGetGlobal(&dptr, &bytes, k->monitor.module, PTX_INSTRUMENT_SYMBOL);
 	if (r != CUDA_SUCCESS) {
 		inject_error("launch plan: kernel %s: no %s in the instrumented module: %s", k->name,
-			     PTX_INSTRUMENT_SYMBOL, cu_error(r));
+			     PTX_INSTRUMENT_SYMBOL, inject_cu_error(r));
 		return;
 	}
 	counters_emit(dptr, bytes, k->name, NULL, k->monitor_seq);
@@ -755,7 +699,7 @@ static void replay_versions(struct launch_plan *p, struct plan_kernel *k,
 	size_t i;
 
 	for (i = 0; i < k->nr_versions; i++)
-		if (!version_function(li, &k->versions[i]))
+		if (!version_function(k, li, &k->versions[i]))
 			return;
 	cuCtxSynchronize();
 	if (save_written(p, k, allocs, li, &saved, why, sizeof(why))) {
@@ -775,7 +719,8 @@ static void replay_versions(struct launch_plan *p, struct plan_kernel *k,
 			float ms = 0;
 
 			cuEventRecord(start, li->stream);
-			if (relaunch(li, v->fn) != CUDA_SUCCESS)
+			own_module_sync_in(&v->own, li->stream);
+			if (relaunch(li, v->own.fn) != CUDA_SUCCESS)
 				goto out;
 			cuEventRecord(stop, li->stream);
 			cuEventSynchronize(stop);
@@ -808,10 +753,10 @@ static void choose_version(struct plan_kernel *k, const struct launch_info *li, 
 	vi = (size_t)(k->pattern[ordinal % n] - 'a');
 	if (vi >= k->nr_versions)
 		return;
-	fn = version_function(li, &k->versions[vi]);
+	fn = version_function(k, li, &k->versions[vi]);
 	if (!fn)
 		return;
-	*li->f = fn;
+	run_own(k, li, &k->versions[vi].own, fn);
 	inject_event(json_pack("{s:s, s:I, s:s, s:I, s:s}", "ev", "version", "seq",
 			       (json_int_t)li->seq, "kernel", k->name, "ordinal",
 			       (json_int_t)ordinal, "version", k->versions[vi].label));
@@ -943,6 +888,8 @@ void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 	if (!k)
 		return;
 	ordinal = k->next_ordinal++;
+	k->program_fn = *li->f;
+	k->ran_own = NULL;
 	if (k->nr_variants && (s = sample_for(k, ordinal)))
 		replay_variants(p, k, mods, allocs, rm, li, s, ordinal);
 	if (k->nr_versions && k->rounds && is_replay_ordinal(k, ordinal))
@@ -964,6 +911,9 @@ void launch_plan_after(struct launch_plan *p, struct range_metrics *rm,
 
 	if (!k)
 		return;
+	if (k->ran_own)
+		own_module_sync_out(k->ran_own, li->stream);
+	k->ran_own = NULL;
 	monitor_after(k);
 	carveout_after(k, li);
 	if (!k->own_profiled)

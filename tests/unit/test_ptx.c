@@ -280,6 +280,41 @@ static void test_shared(void)
 	ptx_module_free(m);
 }
 
+/* Module-scope .global and .const variables (__device__, __constant__):
+ * names, spaces and sizes; .extern ones flagged; .shared ones not listed. */
+static void test_module_variables(void)
+{
+	struct ptx_module *m = parse_str(
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".const .align 4 .b8 c_filter[68] = {0, 0, 128, 63};\n"
+		".visible .global .align 8 .u64 clipped;\n"
+		".extern .global .align 4 .b8 elsewhere[];\n"
+		".shared .align 4 .b8 tile[256];\n"
+		".extern .func (.param .b32 r) helper(.param .b32 a);\n"
+		".global .align 4 .u32 after_func;\n"
+		".visible .entry k(.param .u64 p)\n{\n\tret;\n}\n");
+
+	if (!m)
+		return;
+	CHECK_INT(m->nr_variables, 4);
+	if (m->nr_variables == 4) {
+		CHECK_STR(m->variables[0].name, "c_filter");
+		CHECK_INT(m->variables[0].is_const, 1);
+		CHECK_INT(m->variables[0].bytes, 68);
+		CHECK_INT(m->variables[0].is_extern, 0);
+		CHECK_STR(m->variables[1].name, "clipped");
+		CHECK_INT(m->variables[1].is_const, 0);
+		CHECK_INT(m->variables[1].bytes, 8);
+		CHECK_STR(m->variables[2].name, "elsewhere");
+		CHECK_INT(m->variables[2].is_extern, 1);
+		/* the .extern of a function prototype does not carry over */
+		CHECK_STR(m->variables[3].name, "after_func");
+		CHECK_INT(m->variables[3].is_extern, 0);
+		CHECK_INT(m->variables[3].bytes, 4);
+	}
+	ptx_module_free(m);
+}
+
 static void test_func_and_prototypes(void)
 {
 	struct ptx_module *m = load_fixture("func.ptx");
@@ -767,6 +802,7 @@ int main(void)
 	test_inline_qualifiers();
 	test_strong();
 	test_shared();
+	test_module_variables();
 	test_func_and_prototypes();
 	test_loops_vectors_predicates();
 	test_snippets();
