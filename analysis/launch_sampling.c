@@ -71,7 +71,8 @@ struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs
 	return v;
 }
 
-int launch_replay_written(const struct ptx_function *fn, unsigned *written, size_t *nr, char **why)
+int launch_replay_written(const struct ptx_function *fn, int own_modules, unsigned *written,
+			  size_t *nr, char **why)
 {
 	size_t i, j;
 
@@ -83,6 +84,15 @@ int launch_replay_written(const struct ptx_function *fn, unsigned *written, size
 
 		if (op->kind != PTX_MEMOP_STORE && op->kind != PTX_MEMOP_ATOMIC)
 			continue;
+		if (op->param < 0 && op->module_var >= 0 && own_modules)
+			continue;
+		if (op->param < 0 && op->module_var >= 0) {
+			*why = xasprintf("PTX line %u (%s) writes a module-scope variable, which a "
+					 "replay in the program's own module would change",
+					 op->ptx_line, op->opcode);
+			*nr = 0;
+			return 0;
+		}
 		if (op->param < 0) {
 			*why = xasprintf("PTX line %u (%s) writes through an address not derived from "
 					 "one parameter", op->ptx_line, op->opcode);

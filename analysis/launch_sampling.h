@@ -72,11 +72,18 @@ double pair_hits_at_one_launch(double pair_at, double i_at, double j_at, double 
 /*
  * Whether a kernel's launches may be replayed (docs/injection.md "Launch
  * plans"): the PTX model must know the parameter behind every store and
- * atomic, so that the memory they write can be saved and restored. Returns
- * 1 and the parameters written in written[0..*nr) (room for fn->nr_params,
- * each once), or 0 with a new sentence in *why (caller frees).
+ * atomic, so that the memory they write can be saved and restored. A store
+ * to a module-scope variable (a __device__ counter) is harmless where the
+ * replays run in modules of the library's own (own_modules: capture
+ * variants as modules, verification versions), whose variables are their
+ * own copies, refilled from the program's before each launch; not where
+ * they run the program's own module (the mask form, the carve-out check).
+ * Returns 1 and the parameters written in written[0..*nr) (room for
+ * fn->nr_params, each once), or 0 with a new sentence in *why (caller
+ * frees).
  */
 struct ptx_function;
-int launch_replay_written(const struct ptx_function *fn, unsigned *written, size_t *nr, char **why);
+int launch_replay_written(const struct ptx_function *fn, int own_modules, unsigned *written,
+			  size_t *nr, char **why);
 
 #endif

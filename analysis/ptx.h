@@ -116,6 +116,8 @@ struct ptx_memop {
 	size_t text_offset;
 	char *opcode;
 	int param;                  /* derived parameter, -1 unknown or n/a */
+	int module_var;             /* else the module-scope variable (index in the
+				     * module's variables) its address derives from, -1 */
 };
 
 struct ptx_param {

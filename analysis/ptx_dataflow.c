@@ -66,6 +66,15 @@ static void solve_flow(struct parser *P)
 	ALLOC_GROW(P->vals, n + 1, P->alloc_vals);
 	for (i = 0; i < n; i++)
 		P->vals[i] = val_bot;
+	/* a module-scope .global variable's name is its address */
+	for (i = 0; i < P->m->nr_variables; i++) {
+		const char *name = P->m->variables[i].name;
+		int r = P->m->variables[i].is_const ? -1 :
+			ptx_regmap_find(&P->regs, name, strlen(name));
+
+		if (r >= 0)
+			P->vals[r] = (struct val){ V_PARAM, 1, -2 - (int)i };
+	}
 	for (pass = 0; pass < 64; pass++) {
 		int changed = 0;
 		for (i = 0; i < P->nr_defs; i++) {
@@ -101,9 +110,16 @@ static void solve_flow(struct parser *P)
 	}
 }
 
+/* The parameter a value derives from, -1 none or unknown. */
 static int val_param(struct val v)
 {
-	return v.kind == V_PARAM ? v.param : -1;
+	return v.kind == V_PARAM && v.param >= 0 ? v.param : -1;
+}
+
+/* The module-scope variable a value derives from, -1 none. */
+static int val_module_var(struct val v)
+{
+	return v.kind == V_PARAM && v.param <= -2 ? -2 - v.param : -1;
 }
 
 static void add_escape(struct flow *fl, int param, const char *callee, size_t arg)
@@ -144,6 +160,7 @@ void ptx_finish_function(struct parser *P, struct ptx_function *f)
 		case U_MEMOP: {
 			struct ptx_memop *op = &f->memops[u->idx];
 			op->param = pi;
+			op->module_var = val_module_var(reg_val(P, u->reg));
 			if (pi >= 0 && (op->kind == PTX_MEMOP_STORE || op->kind == PTX_MEMOP_ATOMIC))
 				fl->written[pi] = 1;
 			break;

@@ -171,6 +171,7 @@ static void record_memop(struct parser *P, struct ptx_function *f, enum ptx_memo
 	op->text_offset = (size_t)(opcode.s - P->base);
 	op->opcode = xstrndup(opcode.s, opcode.n);
 	op->param = -1;
+	op->module_var = -1;
 	if (addr_reg >= 0)
 		add_use(P, U_MEMOP, addr_reg, f->nr_memops);
 	f->nr_memops++;

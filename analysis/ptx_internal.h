@@ -42,7 +42,8 @@ enum vkind { V_BOT, V_NONE, V_PARAM, V_UNK };
  * What a register holds, as far as pointers go: nothing yet (BOT), no
  * pointer parameter (NONE: indices, constants, special registers), a value
  * derived from parameter `param` (weakly: read from the parameter; strongly:
- * also converted with cvta.to.global, so certainly an address), or a mix of
+ * also converted with cvta.to.global, so certainly an address; a param of
+ * -2 - i is the module-scope variable i, a symbol's address: strong), or a mix of
  * sources that cannot be told apart (UNK: a pointer loaded from memory, two
  * different parameters).
  */

@@ -41,6 +41,7 @@ struct kernel_measure {
 	struct measure_variant *pending;
 	size_t nr_pending;
 	int replay;                 /* its launches may be replayed */
+	int replay_needs_modules;   /* only in modules of our own: it writes module variables */
 	char *no_replay_reason;
 	json_t *variants;           /* label -> summed metrics with "samples" */
 	json_t *run_of;             /* label -> the run that measured it */
@@ -63,11 +64,12 @@ static double metric(json_t *o, const char *key)
 }
 
 /* launch_replay_written() as the launch plan's "written_params". */
-int profile_replay_written(const struct ptx_function *fn, json_t *written, char **why)
+int profile_replay_written(const struct ptx_function *fn, int own_modules, json_t *written,
+			   char **why)
 {
 	unsigned *w = xcalloc(fn->nr_params + 1, sizeof(*w));
 	size_t n, i;
-	int ok = launch_replay_written(fn, w, &n, why);
+	int ok = launch_replay_written(fn, own_modules, w, &n, why);
 
 	for (i = 0; i < n; i++)
 		json_array_append_new(written, json_integer(w[i]));
@@ -526,8 +528,12 @@ static int pass_uses_modules(const struct profile_ctx *c, const struct kernel_me
 
 	if (c->opt->variant_form)
 		return c->opt->variant_form == 2;
-	for (i = 0; i < c->nr_kernels; i++)
+	for (i = 0; i < c->nr_kernels; i++) {
+		/* the mask would replay the program's own module, variables and all */
+		if (km[i].replay_needs_modules && km[i].nr_pending)
+			return 1;
 		n += km[i].nr_pending;
+	}
 	return n <= PROFILE_MAX_VARIANT_MODULES;
 }
 
@@ -686,9 +692,19 @@ int profile_capture_launches(struct profile_ctx *c)
 		km[i].replays = json_array();
 		km[i].written = json_array();
 		km[i].pending = measure_singles(n, &km[i].nr_pending);
-		km[i].replay = profile_replay_written(c->kernels[i].fn, km[i].written, &km[i].no_replay_reason);
+		/* writes to module variables replay in modules of our own (not --variant-form mask) */
+		km[i].replay = profile_replay_written(c->kernels[i].fn, c->opt->variant_form != 1,
+						      km[i].written, &km[i].no_replay_reason);
 		if (!km[i].replay)
-			continue;   /* one variant a launch: its pairs wait for the singles */
+			continue;
+		if (c->opt->variant_form != 1) {
+			json_t *w = json_array();
+			char *why = NULL;
+
+			km[i].replay_needs_modules = !profile_replay_written(c->kernels[i].fn, 0, w, &why);
+			json_decref(w);
+			free(why);
+		}   /* one variant a launch: its pairs wait for the singles */
 		/* the pairs at the same launches, after the singles (all with --all-pairs) */
 		pairs = c->opt->all_pairs ? measure_pairs(n, NULL, 1, &np, &(size_t){ 0 }) :
 			measure_pairs_when_hits(n, &np);

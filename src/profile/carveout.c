@@ -70,7 +70,7 @@ static json_t *kernel_plan(struct profile_ctx *c, struct carve_kernel *k)
 		if (!fn) {
 			k->unmeasured = "launched fewer than 12 times and without PTX, so its launches "
 					"cannot be replayed safely";
-		} else if (!profile_replay_written(fn, written, &why)) {
+		} else if (!profile_replay_written(fn, 0, written, &why)) {   /* the program's module */
 			k->unmeasured_owned = xasprintf("launched fewer than 12 times and its launches "
 							"cannot be replayed: %s", why ? why : "?");
 			k->unmeasured = k->unmeasured_owned;

@@ -148,8 +148,10 @@ int profile_capture_runs(struct profile_ctx *c);
 int profile_capture_launches(struct profile_ctx *c);
 /* capture_launches.c: the parameters a kernel writes through, appended to
  * written (a JSON array, the launch plan's "written_params"); 0 with *why
- * (caller frees) when its launches cannot be replayed. */
-int profile_replay_written(const struct ptx_function *fn, json_t *written, char **why);
+ * (caller frees) when its launches cannot be replayed (own_modules: the
+ * replays run modules of our own, launch_replay_written()). */
+int profile_replay_written(const struct ptx_function *fn, int own_modules, json_t *written,
+			   char **why);
 /* verify_launches.c: verification inside one run (--measure launches):
  * A B B A launches, replays for kernels launched a few times, one
  * baseline/advice pair of program runs for the output check. */

@@ -44,7 +44,8 @@ static json_t *kernel_plan(struct profile_ctx *c, struct profile_kernel *k, cons
 		uint64_t ord = 0;
 
 		launch_sample_ordinals(k->disc.launches, 1, &ord);
-		if (profile_replay_written(k->fn, written, &why))
+		/* the versions are modules of our own */
+		if (profile_replay_written(k->fn, 1, written, &why))
 			json_object_set_new(kj, "replay_rounds", json_pack("{s:[I], s:i}", "ordinals",
 					    (json_int_t)ord, "rounds", (int)rounds));
 		free(why);

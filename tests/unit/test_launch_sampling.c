@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analysis/launch_sampling.h"
+#include "analysis/ptx.h"
+#include "base/error.h"
 #include "tests/unit/check.h"
 
 static void test_ordinals(void)
@@ -118,8 +120,54 @@ static void test_pair_at_one_launch(void)
 	CHECK_NEAR(pair_hits_at_one_launch(35, 20, 15, 2100, 1400, 100), 3500, 1e-9);
 }
 
+/* Replays: stores through a parameter are saved and restored; a store to a
+ * module-scope variable is harmless in modules of our own only; a store
+ * through a pointer read from memory stops replays. */
+static void test_replay_written(void)
+{
+	static const char ptx[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".global .align 8 .u64 counter;\n"
+		".visible .entry k(.param .u64 a, .param .u64 b)\n{\n"
+		"\t.reg .b64 %rd<4>;\n"
+		"\tld.param.u64 %rd1, [b];\n"
+		"\tcvta.to.global.u64 %rd2, %rd1;\n"
+		"\tst.global.u32 [%rd2], 1;\n"
+		"\tatom.global.add.u64 %rd3, [counter], 1;\n"
+		"\tret;\n}\n"
+		".visible .entry loaded(.param .u64 a)\n{\n"
+		"\t.reg .b64 %rd<3>;\n"
+		"\tld.param.u64 %rd1, [a];\n"
+		"\tld.global.u64 %rd2, [%rd1];\n"
+		"\tst.global.u32 [%rd2], 1;\n"
+		"\tret;\n}\n";
+	struct ptx_module *m = NULL;
+	unsigned w[2] = { 9, 9 };
+	size_t n = 9;
+	char *why = NULL;
+
+	if (ptx_parse("t.ptx", ptx, sizeof(ptx) - 1, &m)) {
+		CHECK(0);
+		error_clear();
+		return;
+	}
+	CHECK_INT(launch_replay_written(&m->functions[0], 1, w, &n, &why), 1);
+	CHECK_INT(n, 1);
+	CHECK_INT(w[0], 1);
+	CHECK(why == NULL);
+	CHECK_INT(launch_replay_written(&m->functions[0], 0, w, &n, &why), 0);
+	CHECK(why && strstr(why, "module-scope variable"));
+	free(why);
+	why = NULL;
+	CHECK_INT(launch_replay_written(&m->functions[1], 1, w, &n, &why), 0);
+	CHECK(why && strstr(why, "not derived from one parameter"));
+	free(why);
+	ptx_module_free(m);
+}
+
 int main(void)
 {
+	test_replay_written();
 	test_pairs_when_hits();
 	test_pair_at_one_launch();
 	test_ordinals();

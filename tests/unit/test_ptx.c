@@ -292,10 +292,35 @@ static void test_module_variables(void)
 		".shared .align 4 .b8 tile[256];\n"
 		".extern .func (.param .b32 r) helper(.param .b32 a);\n"
 		".global .align 4 .u32 after_func;\n"
-		".visible .entry k(.param .u64 p)\n{\n\tret;\n}\n");
+		".visible .entry k(.param .u64 p)\n{\n"
+		"\t.reg .b64 %rd<8>;\n"
+		"\tld.param.u64 %rd1, [p];\n"
+		"\tcvta.to.global.u64 %rd2, %rd1;\n"
+		"\tst.global.u32 [%rd2], 1;\n"                          /* memop 0: parameter 0 */
+		"\tatom.global.add.u64 %rd3, [clipped], 1;\n"           /* 1: the variable, directly */
+		"\tmov.u64 %rd4, after_func;\n"
+		"\tadd.s64 %rd5, %rd4, 4;\n"
+		"\tst.global.u32 [%rd5], 2;\n"                          /* 2: through a register */
+		"\tld.global.u64 %rd6, [%rd2+8];\n"
+		"\tst.global.u32 [%rd6], 3;\n"                          /* 3: a loaded pointer */
+		"\tret;\n}\n");
+	const struct ptx_function *k;
 
 	if (!m)
 		return;
+	k = fn(m, "k");
+	if (k && k->nr_memops == 4) {
+		CHECK_INT(k->memops[0].param, 0);
+		CHECK_INT(k->memops[0].module_var, -1);
+		CHECK_INT(k->memops[1].param, -1);
+		CHECK_INT(k->memops[1].module_var, 1);
+		CHECK_INT(k->memops[2].param, -1);
+		CHECK_INT(k->memops[2].module_var, 3);
+		CHECK_INT(k->memops[3].param, -1);
+		CHECK_INT(k->memops[3].module_var, -1);
+	} else {
+		CHECK(k && k->nr_memops == 4);
+	}
 	CHECK_INT(m->nr_variables, 4);
 	if (m->nr_variables == 4) {
 		CHECK_STR(m->variables[0].name, "c_filter");
