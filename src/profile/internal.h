@@ -156,6 +156,33 @@ int profile_replay_written(const struct ptx_function *fn, int own_modules, json_
  * A B B A launches, replays for kernels launched a few times, one
  * baseline/advice pair of program runs for the output check. */
 int profile_verify_launches(struct profile_ctx *c);
+
+/*
+ * verify_launches.c: one A/B comparison inside one run, for verification
+ * and the software cache. The kernels with want[i] run the baseline
+ * (base_dir's PTX) and the advice (adv_dir's) chosen launch by launch
+ * (A B B A), or timed replays of one launch when launched fewer than 12
+ * times; the output check (one baseline and one advice run of the whole
+ * program, STEP-baseline and STEP-advice) runs only when the in-run timing
+ * would keep a kernel; a kernel that cannot be timed in-run is timed in
+ * --repeat program runs (screened: profile_ab_runs_screened). Fills
+ * verdicts[i] (ab_verdict JSON with "method") and kept[i] for each wanted
+ * kernel, out (the output check, when checked_output) and program.
+ */
+struct in_run_ab {
+	const char *step;          /* run labels: STEP-in-run, STEP-baseline, STEP-advice */
+	const char *progress;      /* the progress line's words */
+	const char *base_dir, *adv_dir;
+	const int *want;           /* per c->kernels */
+	int screened;
+	json_t **verdicts;         /* per c->kernels, NULL where not wanted */
+	int *kept;
+	struct ab_result out;
+	int checked_output;
+	json_t *program;           /* ab_program_json of the runs timed */
+};
+int profile_ab_in_run(struct profile_ctx *c, struct in_run_ab *ab);
+void in_run_ab_release(struct in_run_ab *ab, size_t nr_kernels);
 /* capture.c: baseline_check in capture.json from the baseline runs given
  * (their outputs, and their counters where they have them). */
 void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs);

@@ -5,8 +5,10 @@
  * the module's PTX is rewritten so that their loads go through
  * thread-private 16-byte lines in shared memory (analysis/ptx_softcache.h),
  * substituted through the injection library, timed against the unpatched
- * module in alternating program runs and kept only when faster beyond the
- * noise with the output unchanged (ab_verdict, as the L2 step). The
+ * module inside one run as verification is (A B B A launches, or replays of
+ * one launch; profile_ab_in_run), or in alternating program runs with
+ * --measure runs, and kept only when faster beyond the noise with the
+ * output unchanged. The
  * kernel's capture.json "software_cache" gets "verification"; a kept
  * rewrite's PTX is in patched/<id>.softcache.ptx.
  */
@@ -190,17 +192,106 @@ static json_t *rewrite_json(struct profile_ctx *c, const struct sc_kernel *s)
 	return v;
 }
 
+/* The verdict on a rewritten kernel, with what the rewrite did; notes a kept one. */
+static void record_verdict(struct profile_ctx *c, const struct sc_kernel *s, json_t *ver, int kept,
+			   unsigned rounds, json_t *program, json_t *output)
+{
+	struct profile_kernel *k = &c->kernels[s->index];
+
+	json_object_set_new(ver, "status", json_string("verified"));
+	json_object_set_new(ver, "repeat", json_integer(rounds));
+	json_object_set_new(ver, "rewrite", rewrite_json(c, s));
+	json_object_set(ver, "program", program);
+	if (output)
+		json_object_set(ver, "output", output);
+	else
+		json_object_set_new(ver, "output", json_pack("{s:s, s:s}", "status", "not run",
+			"reason", "the rewrite was slower in-run, or within its noise: no output runs"));
+	set_verification(json_object_get(k->json, "software_cache"), ver);
+	if (kept)
+		profile_note(c, "kernel %s: the automatic software cache is kept: %.2fx faster (%s)",
+			     k->name, json_number_value(json_object_get(json_object_get(ver, "speedup"), "median")),
+			     json_string_value(json_object_get(json_object_get(ver, "rewrite"), "ptx")));
+}
+
+/* --measure runs: alternating program runs; a rewrite slower in both of the
+ * first two rounds is not timed further. */
+static int time_in_runs(struct profile_ctx *c, struct sc_kernel *ks, size_t nk,
+			const char *base_dir, const char *sc_dir, unsigned rounds)
+{
+	struct run_request base = { .subst_dir = base_dir, .timing = 1 };
+	struct run_request adv = { .subst_dir = sc_dir, .timing = 1 };
+	struct ab_result ab;
+	json_t *program;
+	size_t i;
+	int ret;
+
+	memset(&ab, 0, sizeof(ab));
+	ret = profile_ab_runs_screened(c, "softcache", &base, &adv, rounds, &ab);
+	if (ret) {
+		ab_result_release(&ab);
+		return ret;
+	}
+	program = ab_program_json(&ab);
+	for (i = 0; i < nk; i++) {
+		const struct sc_kernel *s = &ks[i];
+		int kept = 0;
+		json_t *ver;
+
+		if (!s->rewritten)
+			continue;
+		ver = ab_verdict(&ab.base_ns[s->index * ab.rounds], &ab.adv_ns[s->index * ab.rounds],
+				 ab.rounds, &ab, &kept);
+		json_object_set_new(ver, "method", json_string("program runs, alternating"));
+		record_verdict(c, s, ver, kept, ab.rounds, program, ab.output);
+	}
+	json_decref(program);
+	ab_result_release(&ab);
+	return 0;
+}
+
+/* The default: baseline and rewrite chosen launch by launch in one run
+ * (A B B A, or replays of one launch), as verification (profile_ab_in_run). */
+static int time_in_run(struct profile_ctx *c, struct sc_kernel *ks, size_t nk,
+		       const char *base_dir, const char *sc_dir, unsigned rounds)
+{
+	struct in_run_ab ab;
+	int *want = xcalloc(c->nr_kernels + 1, sizeof(*want));
+	size_t i;
+	int ret;
+
+	memset(&ab, 0, sizeof(ab));
+	for (i = 0; i < nk; i++)
+		want[ks[i].index] = ks[i].rewritten;
+	ab.step = "softcache";
+	ab.progress = "software cache (in-run A/B)";
+	ab.base_dir = base_dir;
+	ab.adv_dir = sc_dir;
+	ab.want = want;
+	ab.screened = 1;
+	ret = profile_ab_in_run(c, &ab);
+	for (i = 0; !ret && i < nk; i++) {
+		const struct sc_kernel *s = &ks[i];
+
+		if (!s->rewritten || !ab.verdicts[s->index])
+			continue;
+		record_verdict(c, s, json_incref(ab.verdicts[s->index]), ab.kept[s->index], rounds,
+			       ab.program, ab.checked_output ? ab.out.output : NULL);
+	}
+	in_run_ab_release(&ab, c->nr_kernels);
+	free(want);
+	return ret;
+}
+
 int profile_softcache(struct profile_ctx *c)
 {
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 5;
 	struct sc_kernel *ks = xcalloc(c->nr_kernels + 1, sizeof(*ks));
 	struct softcache_device dev;
-	struct ab_result ab;
 	char *base_dir = NULL, *sc_dir = NULL;
 	size_t nk = 0, i, rewritten = 0;
 	int ret = 0;
 
-	memset(&ab, 0, sizeof(ab));
 	if (softcache_device_from_json(&dev, json_object_get(c->capture, "device"), "device"))
 		softcache_device_init(&dev);
 	for (i = 0; i < c->nr_kernels; i++) {
@@ -256,37 +347,13 @@ int profile_softcache(struct profile_ctx *c)
 		ret = profile_write_capture(c, "complete");
 		goto out;
 	}
-	{
-		struct run_request base = { .subst_dir = base_dir, .timing = 1 };
-		struct run_request adv = { .subst_dir = sc_dir, .timing = 1 };
-
-		profile_message(c, "software cache: timing the rewritten kernels against the baseline");
-		/* a rewrite slower in both of the first two rounds is not timed further */
-		ret = profile_ab_runs_screened(c, "softcache", &base, &adv, rounds, &ab);
-		if (ret)
-			goto out;
-	}
-	for (i = 0; i < nk; i++) {
-		struct sc_kernel *s = &ks[i];
-		struct profile_kernel *k = &c->kernels[s->index];
-		json_t *sc = json_object_get(k->json, "software_cache"), *ver;
-		int kept = 0;
-
-		if (!s->rewritten)
-			continue;
-		ver = ab_verdict(&ab.base_ns[s->index * ab.rounds], &ab.adv_ns[s->index * ab.rounds],
-				 ab.rounds, &ab, &kept);
-		json_object_set_new(ver, "status", json_string("verified"));
-		json_object_set_new(ver, "repeat", json_integer(ab.rounds));
-		json_object_set_new(ver, "rewrite", rewrite_json(c, s));
-		json_object_set_new(ver, "program", ab_program_json(&ab));
-		json_object_set(ver, "output", ab.output);
-		set_verification(sc, ver);
-		if (kept)
-			profile_note(c, "kernel %s: the automatic software cache is kept: %.2fx faster (%s)",
-				     k->name, json_number_value(json_object_get(json_object_get(ver, "speedup"), "median")),
-				     json_string_value(json_object_get(json_object_get(ver, "rewrite"), "ptx")));
-	}
+	profile_message(c, "software cache: timing the rewritten kernels against the baseline");
+	if (c->opt->measure_runs)
+		ret = time_in_runs(c, ks, nk, base_dir, sc_dir, rounds);
+	else
+		ret = time_in_run(c, ks, nk, base_dir, sc_dir, rounds);
+	if (ret)
+		goto out;
 	ret = profile_write_capture(c, "complete");
 out:
 	for (i = 0; i < nk; i++) {
@@ -294,7 +361,6 @@ out:
 		ptx_softcache_done_release(&ks[i].done);
 	}
 	free(ks);
-	ab_result_release(&ab);
 	free(base_dir);
 	free(sc_dir);
 	return ret;

@@ -30,9 +30,9 @@
 /* Baseline-against-baseline spread over which in-run timing is not trusted. */
 #define MAX_NOISE 0.05
 
-static json_t *kernel_plan(struct profile_ctx *c, struct profile_kernel *k, const char *plan_dir)
+static json_t *kernel_plan(struct profile_ctx *c, struct profile_kernel *k, const char *adv_dir)
 {
-	char *adv = capture_layout_subst_ptx(plan_dir, k->module->id), *why = NULL;
+	char *adv = capture_layout_subst_ptx(adv_dir, k->module->id), *why = NULL;
 	json_t *kj, *written = json_array();
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 5;
 
@@ -68,8 +68,8 @@ static double *times(json_t *arr_by_label, const char *label, size_t *n)
 }
 
 /* The in-run verdict of one kernel, or NULL when it must be timed in runs. */
-static json_t *in_run_verdict(struct profile_ctx *c, struct event_kernel *ek,
-			      const struct ab_result *out, int *kept, const char **why_runs)
+static json_t *in_run_verdict(struct event_kernel *ek, const struct ab_result *out, int *kept,
+			      const char **why_runs)
 {
 	size_t nb, na;
 	double *b, *a;
@@ -100,15 +100,14 @@ static json_t *in_run_verdict(struct profile_ctx *c, struct event_kernel *ek,
 	} else {
 		*why_runs = "too few of its launches were timed in-run";
 	}
-	(void)c;
 	free(b);
 	free(a);
 	return v;
 }
 
-/* Whether the in-run timing would keep any advised kernel were the outputs
+/* Whether the in-run timing would keep any compared kernel were the outputs
  * equal, or leaves one to program runs: then the output runs are needed. */
-static int any_kept_in_run(struct profile_ctx *c, struct run_events *ev)
+static int any_kept_in_run(struct profile_ctx *c, const struct in_run_ab *ab, struct run_events *ev)
 {
 	struct ab_result equal;
 	size_t i;
@@ -121,43 +120,38 @@ static int any_kept_in_run(struct profile_ctx *c, struct run_events *ev)
 		int kept = 0;
 		json_t *v;
 
-		if (!plan_mentions(c->plan, c->kernels[i].name))
+		if (!ab->want[i])
 			continue;
-		v = in_run_verdict(c, run_events_kernel(ev, c->kernels[i].name), &equal, &kept, &why);
+		v = in_run_verdict(run_events_kernel(ev, c->kernels[i].name), &equal, &kept, &why);
 		any = !v || kept;
 		json_decref(v);
 	}
 	return any;
 }
 
-int profile_verify_launches(struct profile_ctx *c)
+int profile_ab_in_run(struct profile_ctx *c, struct in_run_ab *ab)
 {
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1, run;
-	char *base_dir = NULL, *plan_dir = NULL, *plan_path = NULL;
+	char *plan_path = NULL, label[48];
 	struct run_request base = { .timing = 1 }, adv = { .timing = 1 }, inrun = { .timing = 1 };
 	struct run_events ev;
 	struct run_result res;
-	struct ab_result out, runs_ab;
-	json_t *lp, *lpk = json_array(), *ver, *kernels = json_array(), *verdicts;
-	int ret, need_runs = 0, checked_output = 0;
+	struct ab_result runs_ab;
+	json_t *lp, *lpk = json_array();
+	int ret, need_runs = 0;
 	size_t i;
 
-	memset(&out, 0, sizeof(out));
 	memset(&runs_ab, 0, sizeof(runs_ab));
+	memset(&ab->out, 0, sizeof(ab->out));
+	ab->verdicts = xcalloc(c->nr_kernels + 1, sizeof(*ab->verdicts));
+	ab->kept = xcalloc(c->nr_kernels + 1, sizeof(*ab->kept));
+	ab->checked_output = 0;
 	run_events_init(&ev);
-	verdicts = json_object();
-	base_dir = profile_write_substitutes(c, "verify-baseline", NULL);
-	plan_dir = profile_write_substitutes(c, "verify-plan", c->plan);
-	if (!base_dir || !plan_dir) {
-		ret = CA_E_IO;
-		goto out;
-	}
 	for (i = 0; i < c->nr_kernels; i++)
-		if (plan_mentions(c->plan, c->kernels[i].name) && c->kernels[i].module->path)
-			json_array_append_new(lpk, kernel_plan(c, &c->kernels[i], plan_dir));
+		if (ab->want[i] && c->kernels[i].module->path)
+			json_array_append_new(lpk, kernel_plan(c, &c->kernels[i], ab->adv_dir));
 	lp = json_pack("{s:s, s:I, s:o}", "schema", "cacheadvise.launch_plan/1",
 		       "replay_max_bytes", (json_int_t)(8ull << 30), "kernels", lpk);
-	lpk = NULL;
 	run = c->run_index;
 	plan_path = capture_layout_run_launch_plan(c->dir, run);
 	ret = json_file_write(plan_path, lp);
@@ -165,19 +159,20 @@ int profile_verify_launches(struct profile_ctx *c)
 	if (ret)
 		goto out;
 	/* the program's own launches run the baseline unless the plan says otherwise */
-	inrun.subst_dir = base_dir;
+	inrun.subst_dir = ab->base_dir;
 	inrun.launch_plan = plan_path;
 	c->runs_planned = c->runs_done + 3;
-	profile_progress(c, "verify (in-run A/B)");
-	ret = profile_run_program(c, "verify-in-run", &inrun, &ev, &res, NULL);
-	profile_progress(c, "verify (in-run A/B)");
+	snprintf(label, sizeof(label), "%s-in-run", ab->step);
+	profile_progress(c, ab->progress);
+	ret = profile_run_program(c, label, &inrun, &ev, &res, NULL);
+	profile_progress(c, ab->progress);
 	if (!ret && res.status == RUN_INTERRUPTED)
-		ret = error_set(CA_E_INTERRUPTED, "interrupted during run %u (verify in-run)", run);
+		ret = error_set(CA_E_INTERRUPTED, "interrupted during run %u (%s)", run, label);
 	if (ret)
 		goto out;
 	if (res.status != RUN_OK)
-		profile_note(c, "the in-run verification run %u failed: its kernels are timed in "
-			     "program runs", run);
+		profile_note(c, "the in-run run %u (%s) failed: its kernels are timed in program runs",
+			     run, ab->step);
 
 	/*
 	 * The output check, one baseline and one advice run of the whole
@@ -186,67 +181,124 @@ int profile_verify_launches(struct profile_ctx *c)
 	 * timed in program runs. Advice that is slower in-run everywhere is
 	 * rejected without them.
 	 */
-	base.subst_dir = base_dir;
-	adv.subst_dir = plan_dir;
-	if (res.status != RUN_OK || any_kept_in_run(c, &ev)) {
-		ret = profile_ab_runs(c, "verify", &base, &adv, 1, &out);
+	base.subst_dir = ab->base_dir;
+	adv.subst_dir = ab->adv_dir;
+	if (res.status != RUN_OK || any_kept_in_run(c, ab, &ev)) {
+		ret = profile_ab_runs(c, ab->step, &base, &adv, 1, &ab->out);
 		if (ret)
 			goto out;
-		checked_output = 1;
+		ab->checked_output = 1;
 	} else {
-		ab_result_init(&out, c->nr_kernels, 0);
+		ab_result_init(&ab->out, c->nr_kernels, 0);
 	}
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
-		const char *why_runs = "the in-run verification run failed";
-		int kept = 0;
-		json_t *v = NULL;
+		const char *why_runs = "the in-run run failed";
 
-		if (!plan_mentions(c->plan, k->name))
+		if (!ab->want[i])
 			continue;
 		if (res.status == RUN_OK)
-			v = in_run_verdict(c, run_events_kernel(&ev, k->name), &out, &kept, &why_runs);
-		if (!v) {
+			ab->verdicts[i] = in_run_verdict(run_events_kernel(&ev, k->name), &ab->out,
+							 &ab->kept[i], &why_runs);
+		if (!ab->verdicts[i]) {
 			need_runs = 1;
-			profile_note(c, "kernel %s is verified in program runs: %s", k->name, why_runs);
-			continue;
+			profile_note(c, "kernel %s is timed in program runs (%s): %s", k->name, ab->step,
+				     why_runs);
 		}
-		json_object_set_new(verdicts, k->name, v);
 	}
 	if (need_runs) {
-		ret = profile_ab_runs(c, "verify", &base, &adv, rounds, &runs_ab);
+		ret = ab->screened ? profile_ab_runs_screened(c, ab->step, &base, &adv, rounds, &runs_ab) :
+			profile_ab_runs(c, ab->step, &base, &adv, rounds, &runs_ab);
 		if (ret)
 			goto out;
+		for (i = 0; i < c->nr_kernels; i++) {
+			if (!ab->want[i] || ab->verdicts[i])
+				continue;
+			ab->verdicts[i] = ab_verdict(&runs_ab.base_ns[i * runs_ab.rounds],
+						     &runs_ab.adv_ns[i * runs_ab.rounds], runs_ab.rounds,
+						     &runs_ab, &ab->kept[i]);
+			json_object_set_new(ab->verdicts[i], "method",
+					    json_string("program runs, alternating"));
+		}
+		if (!ab->checked_output) {
+			/* the rounds' output check stands for the output runs */
+			ab_result_release(&ab->out);
+			ab->out = runs_ab;
+			memset(&runs_ab, 0, sizeof(runs_ab));
+			ab->checked_output = 1;
+		}
 	}
+	ab->program = ab_program_json(need_runs && runs_ab.rounds ? &runs_ab : &ab->out);
+out:
+	run_events_release(&ev);
+	ab_result_release(&runs_ab);
+	free(plan_path);
+	return ret;
+}
+
+void in_run_ab_release(struct in_run_ab *ab, size_t nr_kernels)
+{
+	size_t i;
+
+	for (i = 0; ab->verdicts && i < nr_kernels; i++)
+		json_decref(ab->verdicts[i]);
+	free(ab->verdicts);
+	free(ab->kept);
+	json_decref(ab->program);
+	ab_result_release(&ab->out);
+	memset(ab, 0, sizeof(*ab));
+}
+
+int profile_verify_launches(struct profile_ctx *c)
+{
+	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
+	struct in_run_ab ab;
+	int *want = xcalloc(c->nr_kernels + 1, sizeof(*want));
+	char *base_dir, *adv_dir;
+	json_t *ver, *kernels = json_array();
+	int ret;
+	size_t i;
+
+	memset(&ab, 0, sizeof(ab));
+	for (i = 0; i < c->nr_kernels; i++)
+		want[i] = plan_mentions(c->plan, c->kernels[i].name);
+	ab.step = "verify";
+	ab.progress = "verify (in-run A/B)";
+	ab.want = want;
+	ab.base_dir = base_dir = profile_write_substitutes(c, "verify-baseline", NULL);
+	ab.adv_dir = adv_dir = profile_write_substitutes(c, "verify-plan", c->plan);
+	if (!base_dir || !adv_dir) {
+		ret = CA_E_IO;
+		goto out;
+	}
+	ret = profile_ab_in_run(c, &ab);
+	if (ret)
+		goto out;
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
-		json_t *kj = json_incref(json_object_get(verdicts, k->name));
-		int kept;
+		json_t *kj = ab.verdicts[i];
 
 		if (!plan_mentions(c->plan, k->name))
 			continue;
-		if (kj) {
-			kept = json_is_true(json_object_get(kj, "kept"));
-		} else {
-			kj = ab_verdict(&runs_ab.base_ns[i * rounds], &runs_ab.adv_ns[i * rounds],
-					rounds, &runs_ab, &kept);
-			json_object_set_new(kj, "method", json_string("program runs, alternating"));
+		if (!kj) {
+			/* a kernel without PTX of its own: nothing was timed */
+			plan_drop_function(c->plan, k->name);
+			continue;
 		}
 		json_object_set_new(kj, "name", json_string(k->name));
-		json_array_append_new(kernels, json_incref(kj));
+		json_array_append(kernels, kj);
 		json_object_set(k->json, "verification", kj);
-		json_decref(kj);
-		if (!kept)
+		if (!ab.kept[i])
 			plan_drop_function(c->plan, k->name);
 	}
 	ver = json_pack("{s:s, s:i, s:s}", "method", "in-run", "repeat", (int)rounds, "order",
 			"A B B A launches in one run; replays of one launch for kernels launched "
 			"fewer than 12 times; one baseline and one advice run for the output");
-	if (checked_output || need_runs) {
-		json_object_set_new(ver, "output_identical", json_boolean(out.outputs_equal));
-		json_object_set_new(ver, "baseline_output_stable", json_boolean(out.baseline_stable));
+	if (ab.checked_output) {
+		json_object_set_new(ver, "output_identical", json_boolean(ab.out.outputs_equal));
+		json_object_set_new(ver, "baseline_output_stable", json_boolean(ab.out.baseline_stable));
 		/* the output check (analysis/output_check.h) */
-		json_object_set(ver, "output", need_runs && !checked_output ? runs_ab.output : out.output);
+		json_object_set(ver, "output", ab.out.output);
 	} else {
 		json_object_set_new(ver, "output_check", json_string(
 			"not run: every advised kernel was slower in-run, or within its noise"));
@@ -255,20 +307,16 @@ int profile_verify_launches(struct profile_ctx *c)
 		json_object_set_new(ver, "compare_file", json_string(c->opt->compare_file));
 	json_object_set_new(ver, "kernels", kernels);
 	kernels = NULL;
-	json_object_set_new(ver, "program", ab_program_json(need_runs ? &runs_ab : &out));
+	json_object_set(ver, "program", ab.program);
 	json_object_set_new(ver, "kept", json_boolean(plan_has_loads(c->plan)));
 	json_object_set_new(ver, "status", json_string("verified"));
 	json_object_set_new(c->capture, "verification", ver);
 	ret = profile_write_capture(c, "complete");
 out:
-	json_decref(verdicts);
 	json_decref(kernels);
-	json_decref(lpk);
-	run_events_release(&ev);
-	ab_result_release(&out);
-	ab_result_release(&runs_ab);
 	free(base_dir);
-	free(plan_dir);
-	free(plan_path);
+	free(adv_dir);
+	in_run_ab_release(&ab, c->nr_kernels);
+	free(want);
 	return ret;
 }

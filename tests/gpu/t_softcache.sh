@@ -30,8 +30,8 @@ check "the rewrite caches charInput and intInput through every one of their load
 	"set($V[\"rewrite\"][\"params\"]) >= {0, 1} and $V[\"rewrite\"][\"loads\"] >= 2 and $V[\"rewrite\"][\"loads_left\"] == 0" "$cap"
 check "the lines take structures x 16 bytes x 256 threads of shared memory" \
 	"$V[\"rewrite\"][\"shared_bytes\"] == 16 * 256 * len($V[\"rewrite\"][\"params\"])" "$cap"
-check "every round timed both versions" \
-	"len([t for t in $V[\"baseline_ns\"] if t]) == 5 and len([t for t in $V[\"advice_ns\"] if t]) == 5" "$cap"
+check "every round timed both versions (5 replays each, or 3 or more A B B A groups in-run)" \
+	"(len([t for t in $V.get(\"baseline_ns\", []) if t]) == 5 and len([t for t in $V.get(\"advice_ns\", []) if t]) == 5) or $V.get(\"groups\", 0) >= 3" "$cap"
 check "the output is identical to the baseline's" "$V[\"output\"][\"status\"] == \"identical\"" "$cap"
 check "the software cache is kept" "$V[\"kept\"] is True" "$cap"
 check "kept at 2x or more over its baseline, beyond the noise" \
