@@ -104,21 +104,6 @@ static void push(json_t **obj, const char *key, json_t *x)
 	json_array_append_new(arr, x);
 }
 
-/* Keeps o in the list `what` of the records joined at the file's end. */
-static void pend(struct run_events *ev, const char *what, json_t *o)
-{
-	json_t *arr;
-
-	if (!ev->pending_)
-		ev->pending_ = json_object();
-	arr = json_object_get(ev->pending_, what);
-	if (!arr) {
-		arr = json_array();
-		json_object_set_new(ev->pending_, what, arr);
-	}
-	json_array_append(arr, o);
-}
-
 static void join_set(struct run_events *ev, const char *map, json_int_t key, json_t *value)
 {
 	char k[32];
@@ -186,7 +171,7 @@ static void handle_carveout(struct run_events *ev, const char *type, json_t *o)
 				 json_string(str(o, "setting")));
 		return;
 	}
-	pend(ev, "replays", o);
+	push(&ev->pending_, "replays", json_incref(o));
 }
 
 /* seq -> kernel name, for metrics/counters events that name the seq. */
@@ -284,7 +269,7 @@ static void handle(struct run_events *ev, json_t *o)
 	} else if (!strcmp(type, "kernel_time")) {
 		/* joined once the process's file is read: which record of a
 		 * launch is the program's own is known only then */
-		pend(ev, "times", o);
+		push(&ev->pending_, "times", json_incref(o));
 	} else if (!strcmp(type, "version")) {
 		json_t *corr = join_get(ev, "seq_correlation", json_integer_value(json_object_get(o, "seq")));
 
@@ -307,7 +292,7 @@ static void handle(struct run_events *ev, json_t *o)
 			k->replay_refused = json_array();
 		json_array_append_new(k->replay_refused, json_string(str(o, "reason") ? str(o, "reason") : "?"));
 	} else if (!strcmp(type, "replay_time")) {
-		pend(ev, "replays", o);
+		push(&ev->pending_, "replays", json_incref(o));
 	} else if (!strcmp(type, "counters")) {
 		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
 		json_t *vals = json_object_get(o, "values");

@@ -19,42 +19,17 @@
  *
  * Usage: module_vars [iters] (default 100)
  */
-#include <cuda_runtime.h>
-
-#include <cstdint>
-#include <cstdio>
-#include <cstdlib>
-#include <vector>
+#include "common.cuh"
 
 #define TABLE 16384u          /* 64 KB of uint32 */
 #define NKEYS (1u << 22)      /* 64 MB of uint4 keys */
 #define THREADS 256
-
-#define CHECK(call)                                                                    \
-	do {                                                                           \
-		cudaError_t e_ = (call);                                               \
-		if (e_ != cudaSuccess) {                                               \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,   \
-				cudaGetErrorString(e_));                               \
-			return 2;                                                      \
-		}                                                                      \
-	} while (0)
 
 __device__ uint32_t d_table[TABLE];
 __device__ float d_gain;
 __device__ unsigned long long d_count;
 __constant__ float c_scale[4];
 __constant__ float c_limit;
-
-static __host__ __device__ uint32_t hash32(uint32_t x)
-{
-	x ^= x >> 16;
-	x *= 0x7feb352du;
-	x ^= x >> 15;
-	x *= 0x846ca68bu;
-	x ^= x >> 16;
-	return x;
-}
 
 __global__ void fill_keys(uint4 *keys, uint32_t n)
 {
@@ -98,7 +73,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: module_vars [iters >= 1]\n");
 		return 2;
 	}
-	CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
+	CHECK_CUDA(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
 	uint32_t blocks = (uint32_t)sms * 4, n = blocks * THREADS;
 	std::vector<uint32_t> table(TABLE);
 	for (uint32_t i = 0; i < TABLE; i++)
@@ -106,34 +81,34 @@ int main(int argc, char **argv)
 	float gain = 0.5f, limit = 20000.0f;
 	unsigned long long zero = 0;
 
-	CHECK(cudaMalloc(&keys, (size_t)NKEYS * sizeof(*keys)));
-	CHECK(cudaMalloc(&out, (size_t)n * sizeof(*out)));
-	CHECK(cudaMemset(out, 0, (size_t)n * sizeof(*out)));
+	CHECK_CUDA(cudaMalloc(&keys, (size_t)NKEYS * sizeof(*keys)));
+	CHECK_CUDA(cudaMalloc(&out, (size_t)n * sizeof(*out)));
+	CHECK_CUDA(cudaMemset(out, 0, (size_t)n * sizeof(*out)));
 	fill_keys<<<blocks, THREADS>>>(keys, NKEYS);
-	CHECK(cudaGetLastError());
-	CHECK(cudaMemcpyToSymbol(d_table, table.data(), TABLE * sizeof(uint32_t)));
-	CHECK(cudaMemcpyToSymbol(d_gain, &gain, sizeof(gain)));
-	CHECK(cudaMemcpyToSymbol(d_count, &zero, sizeof(zero)));
-	CHECK(cudaMemcpyToSymbol(c_limit, &limit, sizeof(limit)));
+	CHECK_CUDA(cudaGetLastError());
+	CHECK_CUDA(cudaMemcpyToSymbol(d_table, table.data(), TABLE * sizeof(uint32_t)));
+	CHECK_CUDA(cudaMemcpyToSymbol(d_gain, &gain, sizeof(gain)));
+	CHECK_CUDA(cudaMemcpyToSymbol(d_count, &zero, sizeof(zero)));
+	CHECK_CUDA(cudaMemcpyToSymbol(c_limit, &limit, sizeof(limit)));
 	for (int it = 0; it < iters; it++) {
 		float scale[4] = { 1.0f + 0.01f * (float)it, 0.5f, 0.25f + 0.001f * (float)it, 2.0f };
 
-		CHECK(cudaMemcpyToSymbol(c_scale, scale, sizeof(scale)));
+		CHECK_CUDA(cudaMemcpyToSymbol(c_scale, scale, sizeof(scale)));
 		mix<<<blocks, THREADS>>>(keys, NKEYS, out);
-		CHECK(cudaGetLastError());
+		CHECK_CUDA(cudaGetLastError());
 		tally<<<blocks, THREADS>>>(out, n);
-		CHECK(cudaGetLastError());
+		CHECK_CUDA(cudaGetLastError());
 	}
 	std::vector<float> host(n);
 	unsigned long long count = 0;
-	CHECK(cudaMemcpy(host.data(), out, (size_t)n * sizeof(*out), cudaMemcpyDeviceToHost));
-	CHECK(cudaMemcpyFromSymbol(&count, d_count, sizeof(count)));
+	CHECK_CUDA(cudaMemcpy(host.data(), out, (size_t)n * sizeof(*out), cudaMemcpyDeviceToHost));
+	CHECK_CUDA(cudaMemcpyFromSymbol(&count, d_count, sizeof(count)));
 	double sum = 0;
 	for (uint32_t i = 0; i < n; i++)
 		sum += host[i] * (double)((i % 97) + 1);
 	printf("checksum: %.6e\n", sum);
 	printf("over the limit: %llu\n", count);
-	CHECK(cudaFree(keys));
-	CHECK(cudaFree(out));
+	CHECK_CUDA(cudaFree(keys));
+	CHECK_CUDA(cudaFree(out));
 	return 0;
 }
