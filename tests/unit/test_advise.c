@@ -333,6 +333,45 @@ static void test_missing_pairs(void)
 	json_decref(cap);
 }
 
+/* A load that never ran (no accesses, no hits) keeps its form whatever the
+ * noise in its pairs says, and its pairs leave the graph. */
+static void test_never_ran(void)
+{
+	json_t *cap = load_fixture("capture-basic.json"), *an = NULL, *k, *loads, *pairs, *l;
+	struct advise_options opt;
+	struct plan plan;
+	size_t i;
+
+	if (!cap) {
+		CHECK(0);
+		return;
+	}
+	k = json_array_get(json_object_get(cap, "kernels"), 0);
+	loads = json_object_get(k, "loads");
+	pairs = json_object_get(k, "pairs");
+	/* ld2: no accesses; (1, 2) a little above ld1's hits, as noise would be */
+	json_array_foreach(loads, i, l)
+		if (json_integer_value(json_object_get(l, "ordinal")) == 2)
+			json_object_set_new(l, "access", json_integer(0));
+	json_array_foreach(pairs, i, l)
+		if (json_integer_value(json_object_get(l, "i")) == 1 &&
+		    json_integer_value(json_object_get(l, "j")) == 2)
+			json_object_set_new(l, "hit", json_integer(51));
+	advise_options_init(&opt);
+	plan_init(&plan);
+	CHECK_INT(advise_capture(cap, &opt, &plan, &an), 0);
+	l = load(kernel(an, "stream"), 2);
+	CHECK_STR(str(l, "decision"), "keep");
+	CHECK(strstr(str(l, "reason"), "never ran") != NULL);
+	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 2), "-");
+	/* its pairs are not edges: the graph keeps (0, 1) and (0, 4) alone */
+	CHECK_INT(json_array_size(json_object_get(json_object_get(kernel(an, "stream"), "graph"),
+						  "edges")), 2);
+	json_decref(an);
+	plan_release(&plan);
+	json_decref(cap);
+}
+
 static void expect_bad(const char *mutation, json_t *cap, const char *want)
 {
 	struct advise_options opt;
@@ -409,6 +448,7 @@ static void test_bad_captures(void)
 
 int main(void)
 {
+	test_never_ran();
 	test_basic();
 	test_sector_size();
 	test_classic();
