@@ -107,6 +107,17 @@ int launch_replay_written(const struct ptx_function *fn, int own_modules, unsign
 	return 1;
 }
 
+int launch_writes_module_var(const struct ptx_function *fn)
+{
+	size_t i;
+
+	for (i = 0; i < fn->nr_memops; i++)
+		if ((fn->memops[i].kind == PTX_MEMOP_STORE || fn->memops[i].kind == PTX_MEMOP_ATOMIC) &&
+		    fn->memops[i].param < 0 && fn->memops[i].module_var >= 0)
+			return 1;
+	return 0;
+}
+
 struct measure_variant *measure_pairs_when_hits(size_t n, size_t *nr)
 {
 	struct measure_variant *v = measure_pairs(n, NULL, 1, nr, &(size_t){ 0 });

@@ -86,4 +86,7 @@ struct ptx_function;
 int launch_replay_written(const struct ptx_function *fn, int own_modules, unsigned *written,
 			  size_t *nr, char **why);
 
+/* Whether a store or atomic of fn writes a module-scope variable. */
+int launch_writes_module_var(const struct ptx_function *fn);
+
 #endif

@@ -77,6 +77,12 @@ static const char *str(json_t *o, const char *key)
 	return json_string_value(json_object_get(o, key));
 }
 
+/* The kernel an event names ("?" when it names none). */
+static struct event_kernel *kernel_of(struct run_events *ev, json_t *o)
+{
+	return run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+}
+
 /* Adds every number of vals to the same key of sum. */
 static void add_values(json_t *sum, json_t *vals)
 {
@@ -199,7 +205,7 @@ static void handle(struct run_events *ev, json_t *o)
 		if (str(o, "substitute_error"))
 			m->substitute_error = xstrdup(str(o, "substitute_error"));
 	} else if (!strcmp(type, "launch")) {
-		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+		struct event_kernel *k = kernel_of(ev, o);
 		if (!k->launches) {
 			dims(json_object_get(o, "grid"), k->grid);
 			dims(json_object_get(o, "block"), k->block);
@@ -226,7 +232,7 @@ static void handle(struct run_events *ev, json_t *o)
 		json_decref(ev->metric_names);
 		ev->metric_names = json_incref(json_object_get(o, "metrics"));
 	} else if (!strcmp(type, "metrics")) {
-		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+		struct event_kernel *k = kernel_of(ev, o);
 		json_t *vals = json_object_get(o, "values");
 		const char *variant = str(o, "variant");
 
@@ -280,13 +286,13 @@ static void handle(struct run_events *ev, json_t *o)
 		   !strcmp(type, "carveout_replay_time")) {
 		handle_carveout(ev, type, o);
 	} else if (!strcmp(type, "replay")) {
-		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+		struct event_kernel *k = kernel_of(ev, o);
 
 		if (!k->replays)
 			k->replays = json_array();
 		json_array_append(k->replays, o);
 	} else if (!strcmp(type, "replay_refused")) {
-		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+		struct event_kernel *k = kernel_of(ev, o);
 
 		if (!k->replay_refused)
 			k->replay_refused = json_array();
@@ -294,7 +300,7 @@ static void handle(struct run_events *ev, json_t *o)
 	} else if (!strcmp(type, "replay_time")) {
 		push(&ev->pending_, "replays", json_incref(o));
 	} else if (!strcmp(type, "counters")) {
-		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+		struct event_kernel *k = kernel_of(ev, o);
 		json_t *vals = json_object_get(o, "values");
 		size_t i, n = json_array_size(vals);
 
@@ -383,8 +389,7 @@ static void join_pending(struct run_events *ev)
 		int launch = join_get(ev, "correlation_launch", recs[i].corr) != NULL;
 
 		for (j = i; j < n && recs[j].corr == recs[i].corr; j++) {
-			struct event_kernel *k = run_events_kernel(ev, str(recs[j].o, "kernel") ?
-								     str(recs[j].o, "kernel") : "?");
+			struct event_kernel *k = kernel_of(ev, recs[j].o);
 
 			if (recs[j].end > recs[j].start)
 				k->gpu_time_ns += (uint64_t)(recs[j].end - recs[j].start);
@@ -396,8 +401,7 @@ static void join_pending(struct run_events *ev)
 		}
 		if (!launch)
 			continue;
-		add_launch_record(ev, run_events_kernel(ev, str(recs[j - 1].o, "kernel") ?
-						       str(recs[j - 1].o, "kernel") : "?"), &recs[j - 1]);
+		add_launch_record(ev, kernel_of(ev, recs[j - 1].o), &recs[j - 1]);
 		for (x = 0, m = 0; x < nr; x++)
 			m += rep_corr[x] == recs[i].corr;
 		if (!m || m != j - 1 - i)
@@ -413,7 +417,7 @@ static void join_pending(struct run_events *ev)
 	json_array_foreach(replays, i, o) {
 		int carve = !strcmp(str(o, "ev"), "carveout_replay_time");
 		const char *label = str(o, carve ? "setting" : "version");
-		struct event_kernel *k = run_events_kernel(ev, str(o, "kernel") ? str(o, "kernel") : "?");
+		struct event_kernel *k = kernel_of(ev, o);
 
 		if (label)
 			push(carve ? &k->carveout_replay_ns : &k->replay_ns, label, json_integer(rep_ns[i]));

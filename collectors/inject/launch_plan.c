@@ -336,12 +336,12 @@ static CUresult relaunch(const struct launch_info *li, CUfunction fn)
 			      li->block[1], li->block[2], li->shared, li->stream, li->params, NULL);
 }
 
-/* The kernel's function in the variant's own module (loaded once). */
-static CUfunction variant_function(const struct plan_kernel *k, const struct launch_info *li,
-				   struct plan_variant *v)
+/* The kernel's function in a module of ours (loaded once), paired with the
+ * program's function of this launch. */
+static CUfunction our_function(const struct plan_kernel *k, const struct launch_info *li,
+			       struct own_module *om, const char *what, const char *ptx_path)
 {
-	return own_module_function(&v->own, v->label, v->ptx_path, li->kernel, k->program_fn,
-				   li->shared);
+	return own_module_function(om, what, ptx_path, li->kernel, k->program_fn, li->shared);
 }
 
 /* The program's launch runs om's function fn: the program's variables go in
@@ -547,7 +547,7 @@ static int replay_round(struct plan_kernel *k, struct range_metrics *rm,
 			continue;
 		if (v->ptx_path) {
 			/* load (JIT) outside the profiled range */
-			fn = variant_function(k, li, v);
+			fn = our_function(k, li, &v->own, v->label, v->ptx_path);
 			if (!fn)
 				continue;
 			own_module_sync_in(&v->own, li->stream);
@@ -599,7 +599,7 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 					       "kernel", k->name, "seq", (json_int_t)li->seq,
 					       "ordinal", (json_int_t)ordinal, "reason", why));
 		if (v->ptx_path) {
-			CUfunction fn = variant_function(k, li, v);
+			CUfunction fn = our_function(k, li, &v->own, v->label, v->ptx_path);
 			if (!fn)
 				return;
 			run_own(k, li, &v->own, fn);
@@ -631,8 +631,7 @@ static void replay_variants(struct launch_plan *p, struct plan_kernel *k,
 static CUfunction version_function(const struct plan_kernel *k, const struct launch_info *li,
 				   struct plan_version *v)
 {
-	return own_module_function(&v->own, v->label, v->ptx_path, li->kernel, k->program_fn,
-				   li->shared);
+	return our_function(k, li, &v->own, v->label, v->ptx_path);
 }
 
 static int listed(const uint64_t *v, size_t n, uint64_t ordinal)
@@ -659,8 +658,7 @@ static void monitor_before(struct plan_kernel *k, const struct launch_info *li, 
 
 	if (!k->monitor_ptx || !listed(k->monitor_ordinals, k->nr_monitor_ordinals, ordinal))
 		return;
-	fn = own_module_function(&k->monitor, "the instrumented module", k->monitor_ptx, li->kernel,
-				 k->program_fn, li->shared);
+	fn = our_function(k, li, &k->monitor, "the instrumented module", k->monitor_ptx);
 	if (!fn)
 		return;
 	run_own(k, li, &k->monitor, fn);
@@ -718,8 +716,8 @@ static void replay_versions(struct launch_plan *p, struct plan_kernel *k,
 			struct plan_version *v = &k->versions[vi];
 			float ms = 0;
 
-			cuEventRecord(start, li->stream);
 			own_module_sync_in(&v->own, li->stream);
+			cuEventRecord(start, li->stream);
 			if (relaunch(li, v->own.fn) != CUDA_SUCCESS)
 				goto out;
 			cuEventRecord(stop, li->stream);

@@ -60,7 +60,7 @@ static CUresult program_global(CUfunction program_fn, const char *name, CUdevice
 }
 
 /*
- * Pairs each module-scope variable the PTX defines with the program's of
+ * (Re)pairs each module-scope variable the PTX defines with the program's of
  * the same name and size; emits a `module_globals` event with what was
  * paired and what was not (a variable of our own, such as the monitor's
  * counters, has no partner and needs none).
@@ -72,6 +72,10 @@ static void find_globals(struct own_module *om, const char *what, const char *ke
 	json_t *unpaired;
 	size_t i;
 
+	free(om->globals);
+	om->globals = NULL;
+	om->nr_globals = 0;
+	om->global_bytes = 0;
 	if (ptx_parse(what, ptx, len, &m)) {
 		error_clear();
 		return;
@@ -113,10 +117,6 @@ CUfunction own_module_function(struct own_module *om, const char *what, const ch
 	if (om->fn && om->program_fn != program_fn) {
 		/* the program reloaded its module: find its variables again */
 		om->program_fn = program_fn;
-		free(om->globals);
-		om->globals = NULL;
-		om->nr_globals = 0;
-		om->global_bytes = 0;
 		if (!strbuf_read_file(&sb, ptx_path, 0))
 			find_globals(om, what, kernel, sb.buf, sb.len);
 		error_clear();

@@ -697,14 +697,7 @@ int profile_capture_launches(struct profile_ctx *c)
 						      km[i].written, &km[i].no_replay_reason);
 		if (!km[i].replay)
 			continue;
-		if (c->opt->variant_form != 1) {
-			json_t *w = json_array();
-			char *why = NULL;
-
-			km[i].replay_needs_modules = !profile_replay_written(c->kernels[i].fn, 0, w, &why);
-			json_decref(w);
-			free(why);
-		}   /* one variant a launch: its pairs wait for the singles */
+		km[i].replay_needs_modules = launch_writes_module_var(c->kernels[i].fn);   /* one variant a launch: its pairs wait for the singles */
 		/* the pairs at the same launches, after the singles (all with --all-pairs) */
 		pairs = c->opt->all_pairs ? measure_pairs(n, NULL, 1, &np, &(size_t){ 0 }) :
 			measure_pairs_when_hits(n, &np);

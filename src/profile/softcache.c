@@ -273,7 +273,7 @@ static int time_in_run(struct profile_ctx *c, struct sc_kernel *ks, size_t nk,
 	for (i = 0; !ret && i < nk; i++) {
 		const struct sc_kernel *s = &ks[i];
 
-		if (!s->rewritten || !ab.verdicts[s->index])
+		if (!s->rewritten)
 			continue;
 		record_verdict(c, s, json_incref(ab.verdicts[s->index]), ab.kept[s->index], rounds,
 			       ab.program, ab.checked_output ? ab.out.output : NULL);

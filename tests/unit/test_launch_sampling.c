@@ -155,6 +155,8 @@ static void test_replay_written(void)
 	CHECK_INT(n, 1);
 	CHECK_INT(w[0], 1);
 	CHECK(why == NULL);
+	CHECK_INT(launch_writes_module_var(&m->functions[0]), 1);
+	CHECK_INT(launch_writes_module_var(&m->functions[1]), 0);
 	CHECK_INT(launch_replay_written(&m->functions[0], 0, w, &n, &why), 0);
 	CHECK(why && strstr(why, "module-scope variable"));
 	free(why);
