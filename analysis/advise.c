@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "analysis/capture_model.h"
 #include "analysis/graph.h"
 #include "analysis/solver.h"
 #include "base/xalloc.h"
@@ -36,7 +37,6 @@ struct geometry {
 /* One load of a kernel as the capture gives it. */
 struct load_in {
 	unsigned ordinal;
-	json_t *json;
 	int node;                   /* index in the graph, -1 when left out */
 	const char *left_out;       /* why it is not a node (static) */
 	double hit, access;         /* NAN when not measured */
@@ -45,7 +45,7 @@ struct load_in {
 };
 
 struct kernel_in {
-	size_t index;
+	const struct capture_kernel *ck;
 	const char *module, *name;
 	struct load_in *loads;
 	size_t nr_loads;
@@ -53,46 +53,12 @@ struct kernel_in {
 	size_t pairs_missing;
 };
 
-static int get_geometry(json_t *capture, struct geometry *geo)
+/* The capture's device model (its defaults where the capture has none:
+ * 32-byte sectors, 128-byte lines). The reader checked the sizes. */
+static void get_geometry(const struct capture *cap, struct geometry *geo)
 {
-	json_t *dev = json_object_get(capture, "device");
-	static const struct { const char *key; double def; } fields[] = {
-		{ "sector_bytes", 32 }, { "l1_line_bytes", 128 },
-	};
-	double v[2];
-	size_t i;
-
-	if (dev && !json_is_object(dev) && !json_is_null(dev))
-		return error_set(CA_E_INPUT, "capture: device: not an object");
-	for (i = 0; i < 2; i++) {
-		json_t *f = json_is_object(dev) ? json_object_get(dev, fields[i].key) : NULL;
-
-		v[i] = fields[i].def;
-		if (!f || json_is_null(f))
-			continue;
-		if (!json_is_number(f) || !(json_number_value(f) > 0) ||
-		    !isfinite(json_number_value(f)))
-			return error_set(CA_E_INPUT, "capture: device.%s: not a positive number",
-					 fields[i].key);
-		v[i] = json_number_value(f);
-	}
-	geo->sector_bytes = v[0];
-	geo->line_bytes = v[1];
-	return 0;
-}
-
-/* An optional non-negative count: NAN when absent or null. */
-static int get_count(json_t *obj, const char *key, const char *path, double *out)
-{
-	json_t *v = json_object_get(obj, key);
-
-	*out = NAN;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
-		return error_set(CA_E_INPUT, "capture: %s.%s: not a non-negative number", path, key);
-	*out = json_number_value(v);
-	return 0;
+	geo->sector_bytes = cap->device.sector_bytes ? cap->device.sector_bytes : 32;
+	geo->line_bytes = cap->device.l1_line_bytes ? cap->device.l1_line_bytes : 128;
 }
 
 /*
@@ -100,11 +66,9 @@ static int get_count(json_t *obj, const char *key, const char *path, double *out
  * from "cache_op" / "l1_eviction" when the capture has them, else from the
  * qualifiers of "instruction".
  */
-static int load_operator(json_t *load, char **name)
+static int load_operator(const struct capture_load *load, char **name)
 {
-	const char *op = json_string_value(json_object_get(load, "cache_op"));
-	const char *ev = json_string_value(json_object_get(load, "l1_eviction"));
-	const char *ins = json_string_value(json_object_get(load, "instruction"));
+	const char *op = load->cache_op, *ev = load->l1_eviction, *ins = load->instruction;
 	static const char *const ops[] = { "ca", "cg", "cs", "lu", "cv" };
 
 	*name = NULL;
@@ -140,57 +104,35 @@ static void kernel_release(struct kernel_in *k)
 	graph_release(&k->g);
 }
 
-static struct load_in *find_load(struct kernel_in *k, json_int_t ordinal)
+static struct load_in *find_load(struct kernel_in *k, unsigned ordinal)
 {
 	size_t i;
 
 	for (i = 0; i < k->nr_loads; i++)
-		if ((json_int_t)k->loads[i].ordinal == ordinal)
+		if (k->loads[i].ordinal == ordinal)
 			return &k->loads[i];
 	return NULL;
 }
 
-static int read_loads(struct kernel_in *k, json_t *jk, const char *kpath)
+static void read_loads(struct kernel_in *k)
 {
-	json_t *loads = json_object_get(jk, "loads"), *jl;
 	size_t i;
-	int ret;
 
-	if (loads && !json_is_array(loads))
-		return error_set(CA_E_INPUT, "capture: %s.loads: not an array", kpath);
-	k->loads = xcalloc(json_array_size(loads) + 1, sizeof(*k->loads));
-	json_array_foreach(loads, i, jl) {
-		struct load_in *l = &k->loads[k->nr_loads];
-		char path[256];
-		json_t *ord, *patchable, *measured;
+	k->loads = xcalloc(k->ck->nr_loads + 1, sizeof(*k->loads));
+	for (i = 0; i < k->ck->nr_loads; i++) {
+		const struct capture_load *cl = &k->ck->loads[i];
+		struct load_in *l = &k->loads[k->nr_loads++];
 
-		snprintf(path, sizeof(path), "%s.loads[%zu]", kpath, i);
-		if (!json_is_object(jl))
-			return error_set(CA_E_INPUT, "capture: %s: not an object", path);
-		ord = json_object_get(jl, "ordinal");
-		if (!json_is_integer(ord) || json_integer_value(ord) < 0 ||
-		    json_integer_value(ord) > 0x7fffffff)
-			return error_set(CA_E_INPUT, "capture: %s.ordinal: missing or not a "
-					 "non-negative integer", path);
-		if (find_load(k, json_integer_value(ord)))
-			return error_set(CA_E_INPUT, "capture: %s.ordinal: load %lld listed twice",
-					 path, (long long)json_integer_value(ord));
-		l->ordinal = (unsigned)json_integer_value(ord);
-		l->json = jl;
+		l->ordinal = cl->ordinal;
 		l->node = -1;
-		k->nr_loads++;
-		if ((ret = get_count(jl, "hit", path, &l->hit)) ||
-		    (ret = get_count(jl, "access", path, &l->access)))
-			return ret;
-		l->has_operator = load_operator(jl, &l->operator_name);
-		patchable = json_object_get(jl, "patchable");
-		measured = json_object_get(jl, "measured");
-		if (json_is_false(patchable))
+		l->hit = cl->hit;
+		l->access = cl->access;
+		l->has_operator = load_operator(cl, &l->operator_name);
+		if (cl->patchable == 0)
 			l->left_out = "not patchable";
-		else if (json_is_false(measured) || isnan(l->hit))
+		else if (cl->measured == 0 || isnan(l->hit))
 			l->left_out = "not measured";
 	}
-	return 0;
 }
 
 static int classic_weight(const struct kernel_in *k, const struct load_in *l,
@@ -209,21 +151,16 @@ static int classic_weight(const struct kernel_in *k, const struct load_in *l,
 	return 0;
 }
 
-static int read_efficiency(const struct kernel_in *k, json_t *jk, double *e_on, double *e_off)
+static int read_efficiency(const struct kernel_in *k, double *e_on, double *e_off)
 {
-	json_t *eff = json_object_get(jk, "efficiency");
-	json_t *on = json_object_get(eff, "on"), *off = json_object_get(eff, "off");
-
-	if (!json_is_number(on) || !json_is_number(off) || !(json_number_value(on) > 0) ||
-	    !(json_number_value(off) > 0) || !isfinite(json_number_value(on)) ||
-	    !isfinite(json_number_value(off)))
+	if (!(k->ck->efficiency_on > 0) || !(k->ck->efficiency_off > 0))
 		return error_set(CA_E_INPUT,
 				 "kernel '%s' (module %s): the classic model needs the load "
 				 "efficiency E_on/E_off (\"efficiency\": {\"on\", \"off\"} from the "
 				 "monitor run), which the capture lacks: use the sector model",
 				 k->name, k->module);
-	*e_on = json_number_value(on);
-	*e_off = json_number_value(off);
+	*e_on = k->ck->efficiency_on;
+	*e_off = k->ck->efficiency_off;
 	return 0;
 }
 
@@ -238,13 +175,11 @@ static int never_ran(const struct load_in *l)
 	return !isnan(l->access) && l->access == 0 && l->hit == 0;
 }
 
-static int build_graph(struct kernel_in *k, json_t *jk, const char *kpath,
-		       enum advise_model model, const struct geometry *geo)
+static int build_graph(struct kernel_in *k, enum advise_model model, const struct geometry *geo)
 {
-	json_t *pairs = json_object_get(jk, "pairs"), *jp;
 	double e_on = 1, e_off = 1, unit;
 	unsigned char *seen;
-	size_t i, n, listed_null = 0;
+	size_t i, n, listed_null = 0, u, v;
 	int ret = 0;
 
 	if (model == ADVISE_MODEL_CLASSIC) {
@@ -252,7 +187,7 @@ static int build_graph(struct kernel_in *k, json_t *jk, const char *kpath,
 
 		for (i = 0; i < k->nr_loads; i++)
 			nodes += !k->loads[i].left_out;
-		if (nodes && (ret = read_efficiency(k, jk, &e_on, &e_off)))
+		if (nodes && (ret = read_efficiency(k, &e_on, &e_off)))
 			return ret;
 	}
 	unit = model == ADVISE_MODEL_CLASSIC ? geo->line_bytes : geo->sector_bytes;
@@ -272,69 +207,32 @@ static int build_graph(struct kernel_in *k, json_t *jk, const char *kpath,
 		snprintf(id, sizeof(id), "ld%u", l->ordinal);
 		l->node = (int)graph_add_node(&k->g, id, w);
 	}
-	if (pairs && !json_is_array(pairs))
-		return error_set(CA_E_INPUT, "capture: %s.pairs: not an array", kpath);
+	/* the reader resolved every pair to two loads of the kernel, once each */
 	n = k->g.n;
 	seen = xcalloc(n * n + 1, 1);
-	json_array_foreach(pairs, i, jp) {
-		json_t *ji = json_object_get(jp, "i"), *jj = json_object_get(jp, "j");
-		struct load_in *a, *b;
-		char path[256];
-		double hit;
+	for (i = 0; i < k->ck->nr_pairs; i++) {
+		const struct capture_pair *p = &k->ck->pairs[i];
+		struct load_in *a = find_load(k, p->i), *b = find_load(k, p->j);
 
-		snprintf(path, sizeof(path), "%s.pairs[%zu]", kpath, i);
-		if (!json_is_object(jp)) {
-			ret = error_set(CA_E_INPUT, "capture: %s: not an object", path);
-			break;
-		}
-		if (!json_is_integer(ji) || !json_is_integer(jj)) {
-			ret = error_set(CA_E_INPUT, "capture: %s: \"i\" and \"j\" must be load "
-					"ordinals", path);
-			break;
-		}
-		a = find_load(k, json_integer_value(ji));
-		b = find_load(k, json_integer_value(jj));
-		if (!a || !b) {
-			ret = error_set(CA_E_INPUT, "capture: %s.%s: no load with ordinal %lld",
-					path, a ? "j" : "i",
-					(long long)json_integer_value(a ? jj : ji));
-			break;
-		}
-		if (a == b) {
-			ret = error_set(CA_E_INPUT, "capture: %s: a pair of load %u with itself",
-					path, a->ordinal);
-			break;
-		}
-		if ((ret = get_count(jp, "hit", path, &hit)))
-			break;
-		if (a->node < 0 || b->node < 0)
+		if (!a || !b || a->node < 0 || b->node < 0)
 			continue;
-		if (seen[(size_t)a->node * n + (size_t)b->node]) {
-			ret = error_set(CA_E_INPUT, "capture: %s: pair (%u, %u) listed twice",
-					path, a->ordinal, b->ordinal);
-			break;
-		}
 		seen[(size_t)a->node * n + (size_t)b->node] = 1;
 		seen[(size_t)b->node * n + (size_t)a->node] = 1;
 		if (never_ran(a) || never_ran(b))
 			continue;
-		if (isnan(hit)) {
+		if (isnan(p->hit)) {
 			listed_null++;
 			continue;
 		}
 		graph_set_edge(&k->g, (size_t)a->node, (size_t)b->node,
-			       unit * (hit - a->hit - b->hit));
+			       unit * (p->hit - a->hit - b->hit));
 	}
-	if (!ret) {
-		size_t u, v;
-
-		for (u = 0; u < n; u++)
-			for (v = u + 1; v < n; v++)
-				k->pairs_missing += !seen[u * n + v];
-		k->pairs_missing += listed_null;
-	}
+	for (u = 0; u < n; u++)
+		for (v = u + 1; v < n; v++)
+			k->pairs_missing += !seen[u * n + v];
+	k->pairs_missing += listed_null;
 	free(seen);
-	return ret;
+	return 0;
 }
 
 /* A node whose weight and every edge are 0: nothing to gain either way. */
@@ -434,7 +332,7 @@ static json_t *left_out_json(const struct kernel_in *k)
 	return out;
 }
 
-static int advise_kernel(json_t *jk, size_t index, const struct advise_options *opt,
+static int advise_kernel(const struct capture_kernel *ck, const struct advise_options *opt,
 			 const struct geometry *geo, struct plan *plan, json_t **out)
 {
 	struct kernel_in k;
@@ -442,28 +340,18 @@ static int advise_kernel(json_t *jk, size_t index, const struct advise_options *
 	struct solver_result res[8];
 	const struct solver_result *chosen = NULL;
 	const char *note = NULL;
-	json_t *jname, *jmod, *solutions, *ko;
-	char kpath[64];
+	json_t *solutions, *ko;
 	size_t nr = 0, i;
 	int ret;
 
 	memset(&k, 0, sizeof(k));
 	graph_init(&k.g);
-	snprintf(kpath, sizeof(kpath), "kernels[%zu]", index);
 	*out = NULL;
-	if (!json_is_object(jk))
-		return error_set(CA_E_INPUT, "capture: %s: not an object", kpath);
-	jname = json_object_get(jk, "name");
-	jmod = json_object_get(jk, "module");
-	if (!json_is_string(jname))
-		return error_set(CA_E_INPUT, "capture: %s.name: missing or not a string", kpath);
-	if (jmod && !json_is_string(jmod) && !json_is_null(jmod))
-		return error_set(CA_E_INPUT, "capture: %s.module: not a string", kpath);
-	k.index = index;
-	k.name = json_string_value(jname);
-	k.module = json_is_string(jmod) ? json_string_value(jmod) : "";
-	if ((ret = read_loads(&k, jk, kpath)) ||
-	    (ret = build_graph(&k, jk, kpath, opt->model, geo)))
+	k.ck = ck;
+	k.name = ck->name;
+	k.module = ck->module;
+	read_loads(&k);
+	if ((ret = build_graph(&k, opt->model, geo)))
 		goto out;
 
 	solver_options_init(&sopt);
@@ -526,33 +414,25 @@ unsigned long advise_capture_count(void)
 	return advise_capture_calls;
 }
 
-int advise_capture(json_t *capture, const struct advise_options *opt,
+int advise_capture(const struct capture *cap, const struct advise_options *opt,
 		   struct plan *plan, json_t **analysis)
 {
 	struct geometry geo;
-	json_t *kernels, *jk, *doc, *out;
+	json_t *doc, *out;
 	size_t i;
 	int ret;
 
 	advise_capture_calls++;
 	*analysis = NULL;
-	if (!json_is_object(capture))
-		return error_set(CA_E_INPUT, "capture: not a JSON object");
 	if (!solver_find(opt->method))
 		return error_set(CA_E_USAGE, "unknown solver method '%s': use bnb, ilp, heuristic "
 				 "or exhaustive", opt->method);
-	if ((ret = get_geometry(capture, &geo)))
-		return ret;
-	kernels = json_object_get(capture, "kernels");
-	if (!kernels)
-		return error_set(CA_E_INPUT, "capture: kernels: missing");
-	if (!json_is_array(kernels))
-		return error_set(CA_E_INPUT, "capture: kernels: not an array");
+	get_geometry(cap, &geo);
 	out = json_array();
-	json_array_foreach(kernels, i, jk) {
+	for (i = 0; i < cap->nr_kernels; i++) {
 		json_t *ko;
 
-		ret = advise_kernel(jk, i, opt, &geo, plan, &ko);
+		ret = advise_kernel(&cap->kernels[i], opt, &geo, plan, &ko);
 		if (ret) {
 			json_decref(out);
 			return ret;

@@ -3,6 +3,7 @@
 
 #include <jansson.h>
 
+#include "analysis/capture_model.h"
 #include "analysis/plan.h"
 
 /*
@@ -54,13 +55,14 @@ void advise_options_init(struct advise_options *opt);
  * the ILP up to ilp_max_n unless it is the method); opt->method's answer
  * becomes the plan (bnb's when exhaustive was asked for but the kernel is
  * too large; "note" says so).
- * Returns 0, CA_E_INPUT (a capture missing what the model needs or holding
- * a malformed item: the message names the kernel and the JSON path),
+ * cap is the capture as its reader (analysis/capture_model.h) accepted it.
+ * Returns 0, CA_E_INPUT (the classic model and a capture without the
+ * monitor's counts it needs: the message names the kernel),
  * CA_E_USAGE for an unknown opt->method, or CA_E_INTERNAL when the ILP
  * library fails. On error *analysis is NULL and plan may hold the kernels
  * done so far.
  */
-int advise_capture(json_t *capture, const struct advise_options *opt,
+int advise_capture(const struct capture *cap, const struct advise_options *opt,
 		   struct plan *plan, json_t **analysis);
 
 /*

@@ -1,5 +1,7 @@
 #include "emitters/capture_write.h"
 
+#include "analysis/capture_model.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,21 +114,28 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 			   const struct capture_write_options *opt)
 {
 	struct plan aplan;
+	struct capture cap;
 	json_t *analysis = NULL;
-	const char *status = json_string_value(json_object_get(capture, "status"));
+	const char *status;
 	int ret;
 
 	plan_init(&aplan);
-	ret = report_input_analyse(capture, &aplan, &analysis);
+	capture_init(&cap);
+	ret = capture_from_json(&cap, capture, "capture.json");
+	status = cap.status;
+	if (!ret)
+		ret = report_input_analyse(&cap, &aplan, &analysis);
 	if (ret) {
 		/* An interrupted capture is written as far as it goes. */
 		if (status && !strcmp(status, "complete")) {
 			plan_release(&aplan);
+			capture_release(&cap);
 			return error_prefix(ret, "cannot analyse the capture in '%s'", dir);
 		}
 		analysis = NULL;
 		error_clear();
 	}
+	capture_release(&cap);
 	ret = capture_write_analysed(dir, capture, analysis, plan ? plan : &aplan, opt);
 	json_decref(analysis);
 	plan_release(&aplan);

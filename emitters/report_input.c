@@ -716,16 +716,15 @@ static int build(struct report_input *in, const struct report_input_options *opt
 	return 0;
 }
 
-int report_input_analyse(json_t *capture, struct plan *plan, json_t **analysis)
+int report_input_analyse(const struct capture *cap, struct plan *plan, json_t **analysis)
 {
-	const char *model = json_str(json_object_get(capture, "options"), "model");
 	struct advise_options ao;
 
 	advise_options_init(&ao);
-	if (model && !strcmp(model, "classic"))
+	if (cap->options.model && !strcmp(cap->options.model, "classic"))
 		ao.model = ADVISE_MODEL_CLASSIC;
 	*analysis = NULL;
-	return advise_capture(capture, &ao, plan, analysis);
+	return advise_capture(cap, &ao, plan, analysis);
 }
 
 int report_input_load(struct report_input *in, const char *dir,
@@ -737,6 +736,7 @@ int report_input_load(struct report_input *in, const char *dir,
 	int ret;
 
 	memset(in, 0, sizeof(*in));
+	capture_init(&in->model);
 	plan_init(&in->plan);
 	in->dir = xstrdup(dir);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
@@ -750,21 +750,18 @@ int report_input_load(struct report_input *in, const char *dir,
 				"missing (cacheadvise profile writes one)", dir);
 		goto out;
 	}
-	in->capture = json_file_load(path);
-	if (!in->capture) {
-		ret = CA_E_INPUT;
-		goto out;
-	}
-	ret = json_check_schema(in->capture, path, CAPTURE_SCHEMA);
+	/* the one reader: a capture it refuses is refused here, naming the field */
+	ret = capture_load_file(&in->model, path);
 	if (ret)
 		goto out;
+	in->capture = json_incref(capture_section_json(in->model.source));
 	free(path);
 	path = NULL;
 
 	plan_init(&aplan);
-	ret = report_input_analyse(in->capture, &aplan, &in->analysis);
+	ret = report_input_analyse(&in->model, &aplan, &in->analysis);
 	if (ret) {
-		const char *st_s = json_str(in->capture, "status");
+		const char *st_s = in->model.status;
 
 		if (!st_s || strcmp(st_s, "complete")) {
 			add_note(in, xasprintf("the capture is incomplete and cannot be analysed: %s",
@@ -803,14 +800,17 @@ int report_input_init_from(struct report_input *in, const char *dir, json_t *cap
 	int ret;
 
 	memset(in, 0, sizeof(*in));
+	capture_init(&in->model);
 	plan_init(&in->plan);
 	in->dir = xstrdup(dir);
 	if (!json_is_object(capture))
 		return error_set(CA_E_INPUT, "capture of '%s' is not a JSON object", dir);
 	ret = json_check_schema(capture, "capture.json", CAPTURE_SCHEMA);
+	if (!ret)
+		ret = capture_from_json(&in->model, capture, "capture.json");
 	if (ret)
 		return ret;
-	in->capture = json_incref(capture);
+	in->capture = json_incref(capture_section_json(in->model.source));
 	in->analysis = analysis ? json_incref(analysis) : NULL;
 	if (plan) {
 		ret = copy_plan(&in->plan, plan);
@@ -848,6 +848,7 @@ void report_input_release(struct report_input *in)
 	plan_release(&in->plan);
 	json_decref(in->analysis);
 	json_decref(in->capture);
+	capture_release(&in->model);
 	free(in->dir);
 	memset(in, 0, sizeof(*in));
 }

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "analysis/capture_model.h"
 #include "analysis/plan.h"
 #include "emitters/source_hints.h"
 
@@ -113,7 +114,10 @@ struct report_section {
 
 struct report_input {
 	char *dir;                  /* the capture directory */
-	json_t *capture;            /* owned */
+	struct capture model;       /* capture.json as its one reader accepted it */
+	/* The same document as JSON (a reference to model's source).
+	 * NEEDSWORK: the report formats still read sections by key here. */
+	json_t *capture;
 	json_t *analysis;           /* owned; NULL when the analysis failed (incomplete capture) */
 	struct plan plan;
 	int plan_from_analysis;     /* plan.json was missing: the plan is the analysis' */
@@ -174,7 +178,7 @@ void report_input_release(struct report_input *in);
  * model its options name: fills plan (initialised by the caller) and sets
  * *analysis (caller owns; NULL on error). Returns advise_capture's result.
  */
-int report_input_analyse(json_t *capture, struct plan *plan, json_t **analysis);
+int report_input_analyse(const struct capture *cap, struct plan *plan, json_t **analysis);
 
 /*
  * A short label for the kernel: the function's name without return type,

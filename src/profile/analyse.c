@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/advise.h"
+#include "analysis/capture_model.h"
 #include "analysis/plan.h"
 #include "base/error.h"
 #include "base/json_file.h"
@@ -41,6 +42,7 @@ static int write_graphs(struct profile_ctx *c, json_t *analysis)
 int profile_analyse(struct profile_ctx *c)
 {
 	struct advise_options ao;
+	struct capture cap;
 	int ret;
 
 	if (c->plan)
@@ -49,7 +51,12 @@ int profile_analyse(struct profile_ctx *c)
 	ao.model = !strcmp(c->opt->model, "classic") ? ADVISE_MODEL_CLASSIC : ADVISE_MODEL_SECTOR;
 	c->plan = xcalloc(1, sizeof(*c->plan));
 	plan_init(c->plan);
-	ret = advise_capture(c->capture, &ao, c->plan, &c->analysis);
+	/* the analysis reads the capture as `report` will: through its one reader */
+	capture_init(&cap);
+	ret = capture_from_json(&cap, c->capture, "capture.json");
+	if (!ret)
+		ret = advise_capture(&cap, &ao, c->plan, &c->analysis);
+	capture_release(&cap);
 	if (ret)
 		return error_prefix(ret, "cannot analyse the capture in '%s'", c->dir);
 	return write_graphs(c, c->analysis);

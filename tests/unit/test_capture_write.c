@@ -21,6 +21,7 @@ static void test_analyse_once(void)
 	json_t *analysis = NULL, *k;
 	struct strbuf sb = STRBUF_INIT;
 	struct plan plan;
+	struct capture model;
 	unsigned long before;
 	char *cmd, *path;
 	int i;
@@ -34,7 +35,10 @@ static void test_analyse_once(void)
 	free(cmd);
 	plan_init(&plan);
 	before = advise_capture_count();
-	CHECK_INT(report_input_analyse(cap, &plan, &analysis), 0);
+	capture_init(&model);
+	CHECK_INT(capture_from_json(&model, cap, "capture.json"), 0);
+	CHECK_INT(report_input_analyse(&model, &plan, &analysis), 0);
+	capture_release(&model);
 	CHECK_INT(advise_capture_count(), before + 1);
 	/* mark the analysis: the reports must show this one, not a fresh one */
 	k = json_array_get(json_object_get(analysis, "kernels"), 0);

@@ -1,0 +1,1388 @@
+/*
+ * capture.json's one reader and one writer (analysis/capture_model.h).
+ *
+ * Reading: every field the model knows is read by a typed getter that
+ * names the field's JSON path in its refusal; cross-references are checked
+ * once the whole document is read. Writing: each object starts from its
+ * source (the object as read) and gets the typed fields written over it.
+ */
+#include "analysis/capture_model.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
+
+/* A section is a jansson value; the cast hides jansson from the header's users. */
+#define SEC(j) ((const struct capture_section *)(j))
+#define JS(s) ((json_t *)(s))
+
+json_t *capture_section_json(const struct capture_section *sec)
+{
+	return sec && !json_is_null(JS(sec)) ? JS(sec) : NULL;
+}
+
+/* ---- reading ---------------------------------------------------------- */
+
+struct rd {
+	const char *name;           /* the file, for messages */
+};
+
+static int fail(const struct rd *r, const char *path, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static int fail(const struct rd *r, const char *path, const char *key, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	return error_set(CA_E_INPUT, "capture '%s': %s%s%s: %s", r->name, path,
+			 *path && key ? "." : "", key ? key : "", msg);
+}
+
+/* A member, or NULL when absent or null. */
+static json_t *member(json_t *o, const char *key)
+{
+	json_t *v = json_object_get(o, key);
+
+	return v && !json_is_null(v) ? v : NULL;
+}
+
+static int rd_str(const struct rd *r, json_t *o, const char *path, const char *key,
+		  char **out, int required)
+{
+	json_t *v = member(o, key);
+
+	*out = NULL;
+	if (!v)
+		return required ? fail(r, path, key, "missing: a string is required") : 0;
+	if (!json_is_string(v))
+		return fail(r, path, key, "not a string");
+	*out = xstrdup(json_string_value(v));
+	return 0;
+}
+
+enum num_kind {
+	NUM_COUNT,                  /* 0 <= v <= CAPTURE_COUNT_MAX */
+	NUM_POSITIVE,               /* 0 < v <= CAPTURE_COUNT_MAX */
+	NUM_FINITE,                 /* any finite number */
+};
+
+static int check_num(const struct rd *r, const char *path, const char *key, double d,
+		     enum num_kind kind)
+{
+	if (!isfinite(d))
+		return fail(r, path, key, "not a finite number");
+	if (kind == NUM_COUNT && d < 0)
+		return fail(r, path, key, "%g is not a count: counts are non-negative", d);
+	if (kind == NUM_POSITIVE && !(d > 0))
+		return fail(r, path, key, "%g is not a size: sizes are positive", d);
+	if (kind != NUM_FINITE && d > CAPTURE_COUNT_MAX)
+		return fail(r, path, key, "%g is out of range: at most %.0f is accepted", d,
+			    CAPTURE_COUNT_MAX);
+	return 0;
+}
+
+/* A number, NAN when absent or null. */
+static int rd_num(const struct rd *r, json_t *o, const char *path, const char *key,
+		  double *out, enum num_kind kind)
+{
+	json_t *v = member(o, key);
+
+	*out = NAN;
+	if (!v)
+		return 0;
+	if (!json_is_number(v))
+		return fail(r, path, key, "not a number");
+	*out = json_number_value(v);
+	return check_num(r, path, key, *out, kind);
+}
+
+/* An integer in [lo, hi]; `unknown` when absent or null. */
+static int rd_int(const struct rd *r, json_t *o, const char *path, const char *key,
+		  long long *out, long long lo, long long hi, long long unknown)
+{
+	json_t *v = member(o, key);
+
+	*out = unknown;
+	if (!v)
+		return 0;
+	if (!json_is_integer(v))
+		return fail(r, path, key, "not an integer");
+	*out = json_integer_value(v);
+	if (*out < lo || *out > hi)
+		return fail(r, path, key, "%lld is out of range [%lld, %lld]", *out, lo, hi);
+	return 0;
+}
+
+static int rd_intv(const struct rd *r, json_t *o, const char *path, const char *key,
+		   int *out, long long lo, long long hi, int unknown)
+{
+	long long v;
+	int ret = rd_int(r, o, path, key, &v, lo, hi, unknown);
+
+	*out = (int)v;
+	return ret;
+}
+
+/* A boolean: 1, 0, or -1 when absent or null. */
+static int rd_bool(const struct rd *r, json_t *o, const char *path, const char *key, int *out)
+{
+	json_t *v = member(o, key);
+
+	*out = -1;
+	if (!v)
+		return 0;
+	if (!json_is_boolean(v))
+		return fail(r, path, key, "not true or false");
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* An array member: *arr is NULL when absent or null. */
+static int rd_array(const struct rd *r, json_t *o, const char *path, const char *key,
+		    json_t **arr)
+{
+	json_t *v = member(o, key);
+
+	*arr = v;
+	if (!v)
+		return 0;
+	if (!json_is_array(v))
+		return fail(r, path, key, "not an array");
+	if (json_array_size(v) > CAPTURE_LIST_MAX)
+		return fail(r, path, key, "%zu items: at most %d are accepted",
+			    json_array_size(v), CAPTURE_LIST_MAX);
+	return 0;
+}
+
+/* A section kept as written: an object, or absent/null (NULL). */
+static int rd_section(const struct rd *r, json_t *o, const char *path, const char *key,
+		      const struct capture_section **out)
+{
+	json_t *v = member(o, key);
+
+	*out = NULL;
+	if (!v)
+		return 0;
+	if (!json_is_object(v))
+		return fail(r, path, key, "not an object");
+	*out = SEC(v);
+	return 0;
+}
+
+static int rd_strings(const struct rd *r, json_t *o, const char *path, const char *key,
+		      char ***out, size_t *nr, int *has)
+{
+	json_t *arr, *v;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	*nr = 0;
+	if (has)
+		*has = json_object_get(o, key) != NULL;
+	if ((ret = rd_array(r, o, path, key, &arr)) || !arr)
+		return ret;
+	*out = xcalloc(json_array_size(arr) + 1, sizeof(**out));
+	json_array_foreach(arr, i, v) {
+		if (!json_is_string(v))
+			return fail(r, path, key, "item %zu is not a string", i);
+		(*out)[(*nr)++] = xstrdup(json_string_value(v));
+	}
+	return 0;
+}
+
+static int item_object(const struct rd *r, json_t *v, const char *path)
+{
+	return json_is_object(v) ? 0 : fail(r, path, NULL, "not an object");
+}
+
+static int read_program(const struct rd *r, json_t *o, struct capture_program *p)
+{
+	int ret;
+
+	p->source = SEC(o);
+	if ((ret = item_object(r, o, "program")) ||
+	    (ret = rd_str(r, o, "program", "path", &p->path, 0)) ||
+	    (ret = rd_str(r, o, "program", "cwd", &p->cwd, 0)))
+		return ret;
+	return rd_strings(r, o, "program", "args", &p->args, &p->nr_args, NULL);
+}
+
+static int read_options(const struct rd *r, json_t *o, struct capture_options *p)
+{
+	int ret;
+
+	p->source = SEC(o);
+	p->has_min_share = json_object_get(o, "min_share") != NULL;
+	p->has_repeat = json_object_get(o, "repeat") != NULL;
+	p->has_timeout = json_object_get(o, "timeout") != NULL;
+	if ((ret = item_object(r, o, "options")) ||
+	    (ret = rd_intv(r, o, "options", "top", &p->top, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_num(r, o, "options", "min_share", &p->min_share, NUM_COUNT)) ||
+	    (ret = rd_intv(r, o, "options", "max_loads", &p->max_loads, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_str(r, o, "options", "model", &p->model, 0)) ||
+	    (ret = rd_str(r, o, "options", "bypass_form", &p->bypass_form, 0)) ||
+	    (ret = rd_str(r, o, "options", "kernels_regex", &p->kernels_regex, 0)) ||
+	    (ret = rd_intv(r, o, "options", "repeat", &p->repeat, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_num(r, o, "options", "timeout", &p->timeout, NUM_COUNT)))
+		return ret;
+	if (p->model && strcmp(p->model, "sector") && strcmp(p->model, "classic"))
+		return fail(r, "options", "model", "\"%s\" is not a model: sector or classic",
+			    p->model);
+	return 0;
+}
+
+static int read_module(const struct rd *r, json_t *o, const char *path, struct capture_module *m)
+{
+	int ret, has_ptx;
+
+	m->source = SEC(o);
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_str(r, o, path, "id", &m->id, 1)) ||
+	    (ret = rd_str(r, o, path, "origin", &m->origin, 0)) ||
+	    (ret = rd_str(r, o, path, "arch", &m->arch, 0)) ||
+	    (ret = rd_bool(r, o, path, "has_ptx", &has_ptx)) ||
+	    (ret = rd_str(r, o, path, "ptx", &m->ptx, 0)) ||
+	    (ret = rd_str(r, o, path, "library", &m->library, 0)) ||
+	    (ret = rd_str(r, o, path, "no_ptx_reason", &m->no_ptx_reason, 0)) ||
+	    (ret = rd_strings(r, o, path, "kernels", &m->kernels, &m->nr_kernels,
+			      &m->has_kernels)) ||
+	    (ret = rd_num(r, o, path, "gpu_time_ns", &m->gpu_time_ns, NUM_COUNT)))
+		return ret;
+	m->has_ptx = has_ptx < 0 ? m->ptx != NULL : has_ptx;
+	if (!*m->id)
+		return fail(r, path, "id", "empty: a module id is required");
+	return 0;
+}
+
+static int read_file(const struct rd *r, json_t *o, const char *path, struct capture_file *f)
+{
+	int ret, removed;
+
+	f->source = SEC(o);
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_str(r, o, path, "path", &f->path, 1)) ||
+	    (ret = rd_bool(r, o, path, "removed", &removed)) ||
+	    (ret = rd_num(r, o, path, "size", &f->size, NUM_COUNT)) ||
+	    (ret = rd_str(r, o, path, "sha256", &f->sha256, 0)))
+		return ret;
+	f->removed = removed > 0;
+	return 0;
+}
+
+static int read_run(const struct rd *r, json_t *o, const char *path, struct capture_run *run)
+{
+	json_t *files, *v;
+	char sub[160];
+	long long exit_status;
+	size_t i;
+	int ret;
+
+	run->source = SEC(o);
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_intv(r, o, path, "index", &run->index, 0, CAPTURE_LIST_MAX, -2)) ||
+	    (ret = rd_str(r, o, path, "variant", &run->variant, 0)) ||
+	    (ret = rd_str(r, o, path, "description", &run->description, 0)) ||
+	    (ret = rd_str(r, o, path, "log", &run->log, 0)) ||
+	    (ret = rd_str(r, o, path, "stdout", &run->stdout_path, 0)) ||
+	    (ret = rd_str(r, o, path, "stderr", &run->stderr_path, 0)) ||
+	    (ret = rd_str(r, o, path, "events", &run->events, 0)) ||
+	    (ret = rd_str(r, o, path, "status", &run->status, 0)) ||
+	    (ret = rd_int(r, o, path, "exit_status", &exit_status, -255, 255, 1000)) ||
+	    (ret = rd_num(r, o, path, "wall_seconds", &run->wall_seconds, NUM_COUNT)) ||
+	    (ret = rd_str(r, o, path, "stdout_sha256", &run->stdout_sha256, 0)) ||
+	    (ret = rd_bool(r, o, path, "files_walk_truncated", &run->files_walk_truncated)) ||
+	    (ret = rd_array(r, o, path, "files", &files)))
+		return ret;
+	if (run->index == -2)
+		return fail(r, path, "index", "missing: every run has an index");
+	run->has_exit_status = exit_status != 1000;
+	run->exit_status = run->has_exit_status ? (int)exit_status : 0;
+	run->has_files = files != NULL;
+	if (!files)
+		return 0;
+	run->files = xcalloc(json_array_size(files) + 1, sizeof(*run->files));
+	json_array_foreach(files, i, v) {
+		snprintf(sub, sizeof(sub), "%s.files[%zu]", path, i);
+		if ((ret = read_file(r, v, sub, &run->files[run->nr_files++])))
+			return ret;
+	}
+	return 0;
+}
+
+static const char *const counter_keys[] = {
+	"l1_requests", "l1_sectors", "l1_hits", "l1_misses", "l2_sectors_from_l1",
+	"dram_bytes_read", "duration_ns",
+};
+
+static double *counter_field(struct capture_counters *c, size_t i)
+{
+	double *f[] = { &c->l1_requests, &c->l1_sectors, &c->l1_hits, &c->l1_misses,
+			&c->l2_sectors_from_l1, &c->dram_bytes_read, &c->duration_ns };
+	return f[i];
+}
+
+static double counter_value(const struct capture_counters *c, size_t i)
+{
+	return *counter_field((struct capture_counters *)c, i);
+}
+
+static int read_counters(const struct rd *r, json_t *o, const char *path,
+			 struct capture_counters *c)
+{
+	size_t i;
+	int ret;
+
+	c->source = SEC(o);
+	if ((ret = item_object(r, o, path)))
+		return ret;
+	for (i = 0; i < ARRAY_SIZE(counter_keys); i++)
+		if ((ret = rd_num(r, o, path, counter_keys[i], counter_field(c, i), NUM_COUNT)))
+			return ret;
+	if ((ret = rd_int(r, o, path, "launches", &c->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_int(r, o, path, "run", &c->run, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_int(r, o, path, "sampled_launches", &c->sampled_launches, 0,
+			  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_int(r, o, path, "timed_launches", &c->timed_launches, 0,
+			  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_str(r, o, path, "measured_as", &c->measured_as, 0)))
+		return ret;
+	return 0;
+}
+
+static int read_load(const struct rd *r, json_t *o, const char *path, struct capture_load *l)
+{
+	long long ord, ptx_line, line;
+	int ret;
+
+	l->source = SEC(o);
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_int(r, o, path, "ordinal", &ord, 0, 0x7fffffff, -1)) ||
+	    (ret = rd_int(r, o, path, "ptx_line", &ptx_line, 0, 0x7fffffff, -1)) ||
+	    (ret = rd_str(r, o, path, "instruction", &l->instruction, 0)) ||
+	    (ret = rd_str(r, o, path, "space", &l->space, 0)) ||
+	    (ret = rd_str(r, o, path, "cache_op", &l->cache_op, 0)) ||
+	    (ret = rd_bool(r, o, path, "nc", &l->nc)) ||
+	    (ret = rd_intv(r, o, path, "vector", &l->vector, 1, 16, -1)) ||
+	    (ret = rd_intv(r, o, path, "bits", &l->bits, 1, 1024, -1)) ||
+	    (ret = rd_str(r, o, path, "file", &l->file, 0)) ||
+	    (ret = rd_int(r, o, path, "line", &line, 0, 0x7fffffff, 0)) ||
+	    (ret = rd_intv(r, o, path, "param", &l->param, 0, 0xffff, -1)) ||
+	    (ret = rd_bool(r, o, path, "read_only", &l->read_only)) ||
+	    (ret = rd_bool(r, o, path, "patchable", &l->patchable)) ||
+	    (ret = rd_str(r, o, path, "unpatchable_reason", &l->unpatchable_reason, 0)) ||
+	    (ret = rd_str(r, o, path, "l1_eviction", &l->l1_eviction, 0)) ||
+	    (ret = rd_bool(r, o, path, "measured", &l->measured)) ||
+	    (ret = rd_intv(r, o, path, "node", &l->node, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_num(r, o, path, "hit", &l->hit, NUM_COUNT)) ||
+	    (ret = rd_intv(r, o, path, "run", &l->run, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_num(r, o, path, "access", &l->access, NUM_COUNT)) ||
+	    (ret = rd_num(r, o, path, "requests", &l->requests, NUM_COUNT)) ||
+	    (ret = rd_num(r, o, path, "lines", &l->lines, NUM_COUNT)) ||
+	    (ret = rd_num(r, o, path, "bytes", &l->bytes, NUM_COUNT)))
+		return ret;
+	if (ord < 0)
+		return fail(r, path, "ordinal", "missing: every load has an ordinal");
+	l->ordinal = (unsigned)ord;
+	l->ptx_line = (long)ptx_line;
+	l->line = (long)line;
+	return 0;
+}
+
+static int read_pair(const struct rd *r, json_t *o, const char *path, struct capture_pair *p)
+{
+	long long i, j;
+	json_t *noise;
+	int ret;
+
+	p->source = SEC(o);
+	p->noise_measured = NAN;
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_int(r, o, path, "i", &i, 0, 0x7fffffff, -1)) ||
+	    (ret = rd_int(r, o, path, "j", &j, 0, 0x7fffffff, -1)) ||
+	    (ret = rd_num(r, o, path, "hit", &p->hit, NUM_COUNT)) ||
+	    (ret = rd_intv(r, o, path, "run", &p->run, 0, CAPTURE_LIST_MAX, -1)))
+		return ret;
+	if (i < 0 || j < 0)
+		return fail(r, path, i < 0 ? "i" : "j", "missing: a pair names two load ordinals");
+	if (i == j)
+		return fail(r, path, "j", "the pair names load %lld twice", i);
+	p->i = (unsigned)i;
+	p->j = (unsigned)j;
+	noise = member(o, "noise");
+	if (noise) {
+		char sub[200];
+
+		snprintf(sub, sizeof(sub), "%s.noise", path);
+		if ((ret = item_object(r, noise, sub)) ||
+		    (ret = rd_num(r, noise, sub, "measured", &p->noise_measured, NUM_FINITE)) ||
+		    (ret = rd_str(r, noise, sub, "resolution", &p->noise_resolution, 1)))
+			return ret;
+	}
+	return 0;
+}
+
+static int read_alloc_uses(const struct rd *r, json_t *o, const char *path,
+			   struct capture_alloc_use **out, size_t *nr, int *has)
+{
+	json_t *arr, *v;
+	char sub[200];
+	size_t i;
+	int ret;
+
+	*has = json_object_get(o, "allocs_used") != NULL;
+	if ((ret = rd_array(r, o, path, "allocs_used", &arr)) || !arr)
+		return ret;
+	*out = xcalloc(json_array_size(arr) + 1, sizeof(**out));
+	json_array_foreach(arr, i, v) {
+		struct capture_alloc_use *u = &(*out)[(*nr)++];
+
+		snprintf(sub, sizeof(sub), "%s.allocs_used[%zu]", path, i);
+		u->source = SEC(v);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_intv(r, v, sub, "param", &u->param, 0, 0xffff, -1)) ||
+		    (ret = rd_int(r, v, sub, "alloc", &u->alloc, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = rd_int(r, v, sub, "launches", &u->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = rd_int(r, v, sub, "offset", &u->offset, 0, (long long)CAPTURE_COUNT_MAX, -1)))
+			return ret;
+		if (u->alloc < 0)
+			return fail(r, sub, "alloc", "missing: an allocation seq is required");
+	}
+	return 0;
+}
+
+static int read_kernel(const struct rd *r, json_t *o, const char *path, struct capture_kernel *k)
+{
+	json_t *arr, *v, *gt, *eff;
+	char sub[200];
+	const char *key;
+	size_t i, a;
+	int ret;
+
+	k->source = SEC(o);
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_str(r, o, path, "module", &k->module, 1)) ||
+	    (ret = rd_str(r, o, path, "name", &k->name, 1)) ||
+	    (ret = rd_str(r, o, path, "demangled", &k->demangled, 0)) ||
+	    (ret = rd_int(r, o, path, "launches", &k->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_int(r, o, path, "dynamic_shared_bytes", &k->dynamic_shared_bytes, 0,
+			  1LL << 32, -1)) ||
+	    (ret = rd_int(r, o, path, "static_shared_bytes", &k->static_shared_bytes, 0,
+			  1LL << 32, -1)) ||
+	    (ret = rd_intv(r, o, path, "registers", &k->registers, 0, 65536, -1)) ||
+	    (ret = rd_int(r, o, path, "left_out_loads", &k->left_out_loads, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_num(r, o, path, "monitor_gpu_time_ns", &k->monitor_gpu_time_ns, NUM_COUNT)) ||
+	    (ret = rd_section(r, o, path, "software_cache", &k->software_cache)) ||
+	    (ret = rd_section(r, o, path, "verification", &k->verification)) ||
+	    (ret = rd_section(r, o, path, "oracle", &k->oracle)) ||
+	    (ret = rd_section(r, o, path, "register_cache", &k->register_cache)))
+		return ret;
+	if (!*k->name)
+		return fail(r, path, "name", "empty: a kernel name is required");
+	for (a = 0; a < 2; a++) {
+		const char *dim = a ? "block" : "grid";
+		long long *out = a ? k->block : k->grid;
+
+		if ((ret = rd_array(r, o, path, dim, &arr)))
+			return ret;
+		if (!arr)
+			continue;
+		if (json_array_size(arr) != 3)
+			return fail(r, path, dim, "not three extents");
+		json_array_foreach(arr, i, v) {
+			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+			    json_integer_value(v) > 0x7fffffff)
+				return fail(r, path, dim, "extent %zu is not a positive integer", i);
+			out[i] = json_integer_value(v);
+		}
+	}
+	k->gpu_time_baseline_ns = k->gpu_time_cubin_ns = NAN;
+	gt = member(o, "gpu_time_ns");
+	k->has_gpu_time = gt != NULL;
+	if (gt) {
+		snprintf(sub, sizeof(sub), "%s.gpu_time_ns", path);
+		if ((ret = item_object(r, gt, sub)) ||
+		    (ret = rd_num(r, gt, sub, "baseline", &k->gpu_time_baseline_ns, NUM_COUNT)) ||
+		    (ret = rd_num(r, gt, sub, "cubin", &k->gpu_time_cubin_ns, NUM_COUNT)))
+			return ret;
+	}
+	k->efficiency_on = k->efficiency_off = NAN;
+	eff = member(o, "efficiency");
+	k->has_efficiency = eff != NULL;
+	if (eff) {
+		snprintf(sub, sizeof(sub), "%s.efficiency", path);
+		if ((ret = item_object(r, eff, sub)) ||
+		    (ret = rd_num(r, eff, sub, "on", &k->efficiency_on, NUM_COUNT)) ||
+		    (ret = rd_num(r, eff, sub, "off", &k->efficiency_off, NUM_COUNT)))
+			return ret;
+	}
+
+	v = member(o, "counters");
+	k->has_counters = v != NULL;
+	if (v) {
+		json_t *c;
+
+		if (!json_is_object(v))
+			return fail(r, path, "counters", "not an object");
+		k->counters = xcalloc(json_object_size(v) + 1, sizeof(*k->counters));
+		json_object_foreach(v, key, c) {
+			struct capture_counters *cc = &k->counters[k->nr_counters++];
+
+			cc->variant = xstrdup(key);
+			snprintf(sub, sizeof(sub), "%s.counters.%s", path, key);
+			if ((ret = read_counters(r, c, sub, cc)))
+				return ret;
+		}
+	}
+
+	if ((ret = rd_array(r, o, path, "loads", &arr)))
+		return ret;
+	if (arr) {
+		k->loads = xcalloc(json_array_size(arr) + 1, sizeof(*k->loads));
+		json_array_foreach(arr, i, v) {
+			struct capture_load *l = &k->loads[k->nr_loads];
+
+			snprintf(sub, sizeof(sub), "%s.loads[%zu]", path, i);
+			k->nr_loads++;
+			if ((ret = read_load(r, v, sub, l)))
+				return ret;
+			for (a = 0; a + 1 < k->nr_loads; a++)
+				if (k->loads[a].ordinal == l->ordinal)
+					return fail(r, sub, "ordinal", "load %u is listed twice",
+						    l->ordinal);
+		}
+	}
+
+	k->has_pairs = json_object_get(o, "pairs") != NULL;
+	if ((ret = rd_array(r, o, path, "pairs", &arr)))
+		return ret;
+	if (arr) {
+		k->pairs = xcalloc(json_array_size(arr) + 1, sizeof(*k->pairs));
+		json_array_foreach(arr, i, v) {
+			struct capture_pair *p = &k->pairs[k->nr_pairs];
+
+			snprintf(sub, sizeof(sub), "%s.pairs[%zu]", path, i);
+			k->nr_pairs++;
+			if ((ret = read_pair(r, v, sub, p)))
+				return ret;
+			if (!capture_kernel_find_load(k, p->i) || !capture_kernel_find_load(k, p->j))
+				return fail(r, sub, NULL, "names load %u, which the kernel does not have",
+					    capture_kernel_find_load(k, p->i) ? p->j : p->i);
+			for (a = 0; a + 1 < k->nr_pairs; a++) {
+				const struct capture_pair *q = &k->pairs[a];
+
+				if ((q->i == p->i && q->j == p->j) || (q->i == p->j && q->j == p->i))
+					return fail(r, sub, NULL, "the pair {%u, %u} is listed twice",
+						    p->i, p->j);
+			}
+		}
+	}
+
+	if ((ret = read_alloc_uses(r, o, path, &k->allocs_used, &k->nr_allocs_used,
+				   &k->has_allocs_used)))
+		return ret;
+
+	k->has_data_structures = json_object_get(o, "data_structures") != NULL;
+	if ((ret = rd_array(r, o, path, "data_structures", &arr)))
+		return ret;
+	if (arr) {
+		k->data_structures = xcalloc(json_array_size(arr) + 1, sizeof(*k->data_structures));
+		json_array_foreach(arr, i, v) {
+			struct capture_data_structure *d = &k->data_structures[k->nr_data_structures++];
+
+			snprintf(sub, sizeof(sub), "%s.data_structures[%zu]", path, i);
+			d->source = SEC(v);
+			if ((ret = item_object(r, v, sub)) ||
+			    (ret = rd_intv(r, v, sub, "param", &d->param, 0, 0xffff, -1)) ||
+			    (ret = rd_bool(r, v, sub, "read_only", &d->read_only)) ||
+			    (ret = rd_num(r, v, sub, "sim_hits", &d->sim_hits, NUM_COUNT)) ||
+			    (ret = rd_num(r, v, sub, "sim_accesses", &d->sim_accesses, NUM_COUNT)))
+				return ret;
+		}
+	}
+	return 0;
+}
+
+static int read_device(const struct rd *r, json_t *o, struct capture *cap)
+{
+	json_t *copy;
+	char *name;
+	int ret;
+
+	if (!json_is_object(o))
+		return fail(r, "device", NULL, "not an object");
+	/* device.json's reader checks the sizes; the capture's copy may
+	 * predate its "schema" member */
+	copy = json_copy(o);
+	if (!json_object_get(copy, "schema"))
+		json_object_set_new(copy, "schema", json_string(DEVICE_MODEL_SCHEMA));
+	name = xasprintf("%s: device", r->name);
+	ret = device_model_from_json(&cap->device, copy, name);
+	free(name);
+	json_decref(copy);
+	if (ret)
+		return error_prefix(CA_E_INPUT, "capture");
+	/* the capture says where the model came from as the profile saw it */
+	{
+		const char *src = json_string_value(json_object_get(o, "source"));
+
+		if (src && !strcmp(src, "defaults"))
+			cap->device.source = DEVICE_MODEL_DEFAULTS;
+	}
+	cap->has_device = 1;
+	cap->device_json = SEC(o);
+	return 0;
+}
+
+static int check_references(const struct rd *r, struct capture *cap)
+{
+	char path[200];
+	size_t i, a, b;
+
+	for (i = 0; i < cap->nr_kernels; i++) {
+		const struct capture_kernel *k = &cap->kernels[i];
+
+		snprintf(path, sizeof(path), "kernels[%zu]", i);
+		if (!capture_find_module(cap, k->module))
+			return fail(r, path, "module", "\"%s\" is not a module of \"modules\"",
+				    k->module);
+		for (a = 0; a < i; a++)
+			if (!strcmp(cap->kernels[a].module, k->module) &&
+			    !strcmp(cap->kernels[a].name, k->name))
+				return fail(r, path, "name", "kernel %s of module %s is listed twice "
+					    "(also kernels[%zu])", k->name, k->module, a);
+		if (!cap->has_runs)
+			goto allocs;
+		for (a = 0; a < k->nr_loads; a++) {
+			int run = k->loads[a].run;
+
+			if (run >= 0 && !capture_find_run(cap, run)) {
+				snprintf(path, sizeof(path), "kernels[%zu].loads[%zu]", i, a);
+				return fail(r, path, "run", "run %d is not in \"runs\"", run);
+			}
+		}
+		for (a = 0; a < k->nr_pairs; a++) {
+			int run = k->pairs[a].run;
+
+			if (run >= 0 && !capture_find_run(cap, run)) {
+				snprintf(path, sizeof(path), "kernels[%zu].pairs[%zu]", i, a);
+				return fail(r, path, "run", "run %d is not in \"runs\"", run);
+			}
+		}
+allocs:
+		if (!cap->has_allocations)
+			continue;
+		for (a = 0; a < k->nr_allocs_used; a++) {
+			long long seq = k->allocs_used[a].alloc;
+
+			for (b = 0; b < cap->nr_allocations; b++)
+				if (cap->allocations[b].seq == seq)
+					break;
+			if (b == cap->nr_allocations) {
+				snprintf(path, sizeof(path), "kernels[%zu].allocs_used[%zu]", i, a);
+				return fail(r, path, "alloc", "allocation %lld is not in \"allocations\"",
+					    seq);
+			}
+		}
+	}
+	for (i = 0; i < cap->nr_modules; i++)
+		for (a = 0; a < i; a++)
+			if (!strcmp(cap->modules[a].id, cap->modules[i].id)) {
+				snprintf(path, sizeof(path), "modules[%zu]", i);
+				return fail(r, path, "id", "module %s is listed twice", cap->modules[i].id);
+			}
+	for (i = 0; i < cap->nr_runs; i++)
+		for (a = 0; a < i; a++)
+			if (cap->runs[a].index == cap->runs[i].index) {
+				snprintf(path, sizeof(path), "runs[%zu]", i);
+				return fail(r, path, "index", "run %d is listed twice", cap->runs[i].index);
+			}
+	for (i = 0; i < cap->nr_allocations; i++)
+		for (a = 0; a < i; a++)
+			if (cap->allocations[a].seq == cap->allocations[i].seq) {
+				snprintf(path, sizeof(path), "allocations[%zu]", i);
+				return fail(r, path, "seq", "allocation %lld is listed twice",
+					    cap->allocations[i].seq);
+			}
+	if (cap->baseline_check && cap->has_runs) {
+		json_t *runs = json_object_get(JS(cap->baseline_check), "runs"), *v;
+
+		json_array_foreach(runs, i, v)
+			if (!json_is_integer(v) || !capture_find_run(cap, (int)json_integer_value(v)))
+				return fail(r, "baseline_check", "runs",
+					    "item %zu is not the index of a run in \"runs\"", i);
+	}
+	return 0;
+}
+
+int capture_from_json(struct capture *cap, json_t *doc, const char *name)
+{
+	struct rd r = { .name = name ? name : "capture.json" };
+	json_t *o, *arr, *v;
+	char path[64];
+	size_t i;
+	int ret;
+
+	if (!json_is_object(doc))
+		return error_set(CA_E_INPUT, "capture '%s': not a JSON object", r.name);
+	cap->source = (struct capture_section *)json_deep_copy(doc);
+	doc = JS(cap->source);
+	if ((ret = rd_str(&r, doc, "", "schema", &cap->schema, 1)) ||
+	    (ret = rd_str(&r, doc, "", "status", &cap->status, 0)) ||
+	    (ret = rd_str(&r, doc, "", "tool_version", &cap->tool_version, 0)) ||
+	    (ret = rd_str(&r, doc, "", "created", &cap->created, 0)))
+		return ret;
+	if ((o = member(doc, "program"))) {
+		cap->has_program = 1;
+		if ((ret = read_program(&r, o, &cap->program)))
+			return ret;
+	}
+	if ((o = member(doc, "device")) && (ret = read_device(&r, o, cap)))
+		return ret;
+	if ((o = member(doc, "options"))) {
+		cap->has_options = 1;
+		if ((ret = read_options(&r, o, &cap->options)))
+			return ret;
+	}
+	if ((ret = rd_array(&r, doc, "", "modules", &arr)))
+		return ret;
+	cap->modules = xcalloc(json_array_size(arr) + 1, sizeof(*cap->modules));
+	json_array_foreach(arr, i, v) {
+		snprintf(path, sizeof(path), "modules[%zu]", i);
+		if ((ret = read_module(&r, v, path, &cap->modules[cap->nr_modules++])))
+			return ret;
+	}
+	cap->has_runs = json_object_get(doc, "runs") != NULL;
+	if ((ret = rd_array(&r, doc, "", "runs", &arr)))
+		return ret;
+	cap->runs = xcalloc(json_array_size(arr) + 1, sizeof(*cap->runs));
+	json_array_foreach(arr, i, v) {
+		snprintf(path, sizeof(path), "runs[%zu]", i);
+		if ((ret = read_run(&r, v, path, &cap->runs[cap->nr_runs++])))
+			return ret;
+	}
+	if ((ret = rd_array(&r, doc, "", "kernels", &arr)))
+		return ret;
+	if (!arr)
+		return fail(&r, "", "kernels", "missing: a capture lists its kernels (an empty list "
+			    "when none was measured)");
+	cap->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*cap->kernels));
+	json_array_foreach(arr, i, v) {
+		snprintf(path, sizeof(path), "kernels[%zu]", i);
+		if ((ret = read_kernel(&r, v, path, &cap->kernels[cap->nr_kernels++])))
+			return ret;
+	}
+	if ((ret = rd_strings(&r, doc, "", "notes", &cap->notes, &cap->nr_notes, &cap->has_notes)))
+		return ret;
+	cap->has_all_kernels = json_object_get(doc, "all_kernels") != NULL;
+	if ((ret = rd_array(&r, doc, "", "all_kernels", &arr)))
+		return ret;
+	cap->all_kernels = xcalloc(json_array_size(arr) + 1, sizeof(*cap->all_kernels));
+	json_array_foreach(arr, i, v) {
+		struct capture_kernel_seen *s = &cap->all_kernels[cap->nr_all_kernels++];
+
+		snprintf(path, sizeof(path), "all_kernels[%zu]", i);
+		s->source = SEC(v);
+		if ((ret = item_object(&r, v, path)) ||
+		    (ret = rd_str(&r, v, path, "name", &s->name, 1)) ||
+		    (ret = rd_int(&r, v, path, "launches", &s->launches, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = rd_num(&r, v, path, "gpu_time_ns", &s->gpu_time_ns, NUM_COUNT)) ||
+		    (ret = read_alloc_uses(&r, v, path, &s->allocs_used, &s->nr_allocs_used,
+					   &s->has_allocs_used)))
+			return ret;
+	}
+	cap->has_allocations = json_object_get(doc, "allocations") != NULL;
+	if ((ret = rd_array(&r, doc, "", "allocations", &arr)))
+		return ret;
+	cap->allocations = xcalloc(json_array_size(arr) + 1, sizeof(*cap->allocations));
+	json_array_foreach(arr, i, v) {
+		struct capture_allocation *a = &cap->allocations[cap->nr_allocations++];
+		long long seq;
+
+		snprintf(path, sizeof(path), "allocations[%zu]", i);
+		a->source = SEC(v);
+		if ((ret = item_object(&r, v, path)) ||
+		    (ret = rd_int(&r, v, path, "seq", &seq, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = rd_num(&r, v, path, "bytes", &a->bytes, NUM_POSITIVE)))
+			return ret;
+		if (seq < 0)
+			return fail(&r, path, "seq", "missing: every allocation has a seq");
+		if (isnan(a->bytes))
+			return fail(&r, path, "bytes", "missing: every allocation has a size");
+		a->seq = seq;
+	}
+	if ((ret = rd_section(&r, doc, "", "baseline_check", &cap->baseline_check)) ||
+	    (ret = rd_section(&r, doc, "", "verification", &cap->verification)) ||
+	    (ret = rd_section(&r, doc, "", "l2", &cap->l2)) ||
+	    (ret = rd_section(&r, doc, "", "oracle", &cap->oracle)) ||
+	    (ret = rd_section(&r, doc, "", "carveout", &cap->carveout)) ||
+	    (ret = rd_section(&r, doc, "", "cost", &cap->cost)) ||
+	    (ret = rd_section(&r, doc, "", "measure", &cap->measure)))
+		return ret;
+	return check_references(&r, cap);
+}
+
+int capture_load_file(struct capture *cap, const char *path)
+{
+	json_t *doc = json_file_load(path);
+	int ret;
+
+	if (!doc)
+		return CA_E_INPUT;
+	ret = json_check_schema(doc, path, CAPTURE_SCHEMA);
+	if (!ret)
+		ret = capture_from_json(cap, doc, path);
+	json_decref(doc);
+	return ret;
+}
+
+int capture_validate_json(json_t *doc, const char *name)
+{
+	struct capture cap;
+	int ret;
+
+	capture_init(&cap);
+	ret = capture_from_json(&cap, doc, name);
+	capture_release(&cap);
+	return ret;
+}
+
+/* ---- writing ---------------------------------------------------------- */
+
+/* The object to write into: a copy of the source, or a new object. */
+static json_t *start(const struct capture_section *source)
+{
+	return source && json_is_object(JS(source)) ? json_copy(JS(source)) : json_object();
+}
+
+/* Writes key when the value is known or the source had the key. */
+static void put(json_t *o, const char *key, json_t *v, int known)
+{
+	if (known)
+		json_object_set_new(o, key, v);
+	else {
+		json_decref(v);
+		if (json_object_get(o, key))
+			json_object_set_new(o, key, json_null());
+	}
+}
+
+static void put_str(json_t *o, const char *key, const char *s)
+{
+	put(o, key, s ? json_string(s) : json_null(), s != NULL);
+}
+
+/* A number as the source wrote it (an integer stays an integer). */
+static void put_num(json_t *o, const char *key, double d)
+{
+	json_t *old = json_object_get(o, key);
+
+	if (isnan(d)) {
+		put(o, key, json_null(), 0);
+		return;
+	}
+	if (json_is_integer(old) && d == floor(d) && fabs(d) <= CAPTURE_COUNT_MAX)
+		json_object_set_new(o, key, json_integer((json_int_t)d));
+	else
+		json_object_set_new(o, key, json_real(d));
+}
+
+static void put_int(json_t *o, const char *key, long long v, long long unknown)
+{
+	put(o, key, json_integer(v), v != unknown);
+}
+
+static void put_bool(json_t *o, const char *key, int b)
+{
+	put(o, key, json_boolean(b > 0), b >= 0);
+}
+
+static json_t *strings_json(char **s, size_t n)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		json_array_append_new(arr, json_string(s[i]));
+	return arr;
+}
+
+static json_t *alloc_uses_json(const struct capture_alloc_use *u, size_t n)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		json_t *o = start(u[i].source);
+
+		put_int(o, "param", u[i].param, -1);
+		put_int(o, "alloc", u[i].alloc, -1);
+		put_int(o, "launches", u[i].launches, -1);
+		put_int(o, "offset", u[i].offset, -1);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *load_json(const struct capture_load *l)
+{
+	json_t *o = start(l->source);
+
+	json_object_set_new(o, "ordinal", json_integer(l->ordinal));
+	put_int(o, "ptx_line", l->ptx_line, -1);
+	put_str(o, "instruction", l->instruction);
+	put_str(o, "space", l->space);
+	put_str(o, "cache_op", l->cache_op);
+	put_bool(o, "nc", l->nc);
+	put_int(o, "vector", l->vector, -1);
+	put_int(o, "bits", l->bits, -1);
+	put_str(o, "file", l->file);
+	put_int(o, "line", l->line, 0);
+	put_int(o, "param", l->param, -1);
+	put_bool(o, "read_only", l->read_only);
+	put_bool(o, "patchable", l->patchable);
+	put_str(o, "unpatchable_reason", l->unpatchable_reason);
+	put_str(o, "l1_eviction", l->l1_eviction);
+	put_bool(o, "measured", l->measured);
+	put_int(o, "node", l->node, -1);
+	put_num(o, "hit", l->hit);
+	put_int(o, "run", l->run, -1);
+	put_num(o, "access", l->access);
+	put_num(o, "requests", l->requests);
+	put_num(o, "lines", l->lines);
+	put_num(o, "bytes", l->bytes);
+	return o;
+}
+
+static json_t *pair_json(const struct capture_pair *p)
+{
+	json_t *o = start(p->source);
+
+	json_object_set_new(o, "i", json_integer(p->i));
+	json_object_set_new(o, "j", json_integer(p->j));
+	put_num(o, "hit", p->hit);
+	put_int(o, "run", p->run, -1);
+	if (p->noise_resolution) {
+		json_t *n = json_object();
+
+		json_object_set_new(n, "measured", json_real(p->noise_measured));
+		json_object_set_new(n, "resolution", json_string(p->noise_resolution));
+		json_object_set_new(o, "noise", n);
+	} else {
+		json_object_del(o, "noise");
+	}
+	return o;
+}
+
+static json_t *counters_json(const struct capture_counters *c)
+{
+	json_t *o = start(c->source);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(counter_keys); i++)
+		put_num(o, counter_keys[i], counter_value(c, i));
+	put_int(o, "launches", c->launches, -1);
+	put_int(o, "run", c->run, -1);
+	put_int(o, "sampled_launches", c->sampled_launches, -1);
+	put_int(o, "timed_launches", c->timed_launches, -1);
+	put_str(o, "measured_as", c->measured_as);
+	return o;
+}
+
+static json_t *extents_json(const long long e[3])
+{
+	return json_pack("[I,I,I]", (json_int_t)e[0], (json_int_t)e[1], (json_int_t)e[2]);
+}
+
+static json_t *kernel_json(const struct capture_kernel *k)
+{
+	json_t *o = start(k->source), *arr;
+	size_t i;
+
+	json_object_set_new(o, "module", json_string(k->module));
+	json_object_set_new(o, "name", json_string(k->name));
+	put_str(o, "demangled", k->demangled);
+	put_int(o, "launches", k->launches, -1);
+	if (k->grid[0])
+		json_object_set_new(o, "grid", extents_json(k->grid));
+	if (k->block[0])
+		json_object_set_new(o, "block", extents_json(k->block));
+	put_int(o, "dynamic_shared_bytes", k->dynamic_shared_bytes, -1);
+	put_int(o, "static_shared_bytes", k->static_shared_bytes, -1);
+	put_int(o, "registers", k->registers, -1);
+	if (k->has_gpu_time) {
+		json_t *gt = start(SEC(json_object_get(JS(k->source), "gpu_time_ns")));
+
+		put_num(gt, "baseline", k->gpu_time_baseline_ns);
+		put_num(gt, "cubin", k->gpu_time_cubin_ns);
+		json_object_set_new(o, "gpu_time_ns", gt);
+	}
+	if (k->has_counters) {
+		arr = json_object();
+		for (i = 0; i < k->nr_counters; i++)
+			json_object_set_new(arr, k->counters[i].variant, counters_json(&k->counters[i]));
+		json_object_set_new(o, "counters", arr);
+	}
+	arr = json_array();
+	for (i = 0; i < k->nr_loads; i++)
+		json_array_append_new(arr, load_json(&k->loads[i]));
+	json_object_set_new(o, "loads", arr);
+	if (k->has_pairs || k->nr_pairs) {
+		arr = json_array();
+		for (i = 0; i < k->nr_pairs; i++)
+			json_array_append_new(arr, pair_json(&k->pairs[i]));
+		json_object_set_new(o, "pairs", arr);
+	}
+	put_int(o, "left_out_loads", k->left_out_loads, -1);
+	if (k->has_allocs_used)
+		json_object_set_new(o, "allocs_used", alloc_uses_json(k->allocs_used,
+								      k->nr_allocs_used));
+	put_num(o, "monitor_gpu_time_ns", k->monitor_gpu_time_ns);
+	if (k->has_efficiency) {
+		json_t *e = start(SEC(json_object_get(JS(k->source), "efficiency")));
+
+		put_num(e, "on", k->efficiency_on);
+		put_num(e, "off", k->efficiency_off);
+		json_object_set_new(o, "efficiency", e);
+	}
+	if (k->has_data_structures) {
+		arr = json_array();
+		for (i = 0; i < k->nr_data_structures; i++) {
+			const struct capture_data_structure *d = &k->data_structures[i];
+			json_t *dj = start(d->source);
+
+			put_int(dj, "param", d->param, -1);
+			put_bool(dj, "read_only", d->read_only);
+			put_num(dj, "sim_hits", d->sim_hits);
+			put_num(dj, "sim_accesses", d->sim_accesses);
+			json_array_append_new(arr, dj);
+		}
+		json_object_set_new(o, "data_structures", arr);
+	}
+	return o;
+}
+
+static json_t *run_json(const struct capture_run *run)
+{
+	json_t *o = start(run->source);
+	size_t i;
+
+	json_object_set_new(o, "index", json_integer(run->index));
+	put_str(o, "variant", run->variant);
+	put_str(o, "description", run->description);
+	put_str(o, "log", run->log);
+	put_str(o, "stdout", run->stdout_path);
+	put_str(o, "stderr", run->stderr_path);
+	put_str(o, "events", run->events);
+	put_str(o, "status", run->status);
+	if (run->has_exit_status)
+		json_object_set_new(o, "exit_status", json_integer(run->exit_status));
+	put_num(o, "wall_seconds", run->wall_seconds);
+	put_str(o, "stdout_sha256", run->stdout_sha256);
+	put_bool(o, "files_walk_truncated", run->files_walk_truncated);
+	if (run->has_files) {
+		json_t *arr = json_array();
+
+		for (i = 0; i < run->nr_files; i++) {
+			const struct capture_file *f = &run->files[i];
+			json_t *fj = start(f->source);
+
+			json_object_set_new(fj, "path", json_string(f->path));
+			if (f->removed)
+				json_object_set_new(fj, "removed", json_true());
+			put_num(fj, "size", f->size);
+			put_str(fj, "sha256", f->sha256);
+			json_array_append_new(arr, fj);
+		}
+		json_object_set_new(o, "files", arr);
+	}
+	return o;
+}
+
+static json_t *module_json(const struct capture_module *m)
+{
+	json_t *o = start(m->source);
+
+	json_object_set_new(o, "id", json_string(m->id));
+	put_str(o, "origin", m->origin);
+	put_str(o, "arch", m->arch);
+	json_object_set_new(o, "has_ptx", json_boolean(m->has_ptx));
+	put_str(o, "ptx", m->ptx);
+	put_str(o, "library", m->library);
+	put_str(o, "no_ptx_reason", m->no_ptx_reason);
+	if (m->has_kernels || m->nr_kernels)
+		json_object_set_new(o, "kernels", strings_json(m->kernels, m->nr_kernels));
+	put_num(o, "gpu_time_ns", m->gpu_time_ns);
+	return o;
+}
+
+json_t *capture_to_json(const struct capture *cap)
+{
+	json_t *doc = start(cap->source), *arr;
+	size_t i;
+
+	json_object_set_new(doc, "schema", json_string(cap->schema ? cap->schema : CAPTURE_SCHEMA));
+	put_str(doc, "status", cap->status);
+	put_str(doc, "tool_version", cap->tool_version);
+	put_str(doc, "created", cap->created);
+	if (cap->has_program) {
+		json_t *p = start(cap->program.source);
+
+		put_str(p, "path", cap->program.path);
+		json_object_set_new(p, "args", strings_json(cap->program.args, cap->program.nr_args));
+		put_str(p, "cwd", cap->program.cwd);
+		json_object_set_new(doc, "program", p);
+	}
+	if (cap->has_device && !cap->device_json)
+		json_object_set_new(doc, "device", device_model_to_json(&cap->device));
+	if (cap->has_options) {
+		const struct capture_options *op = &cap->options;
+		json_t *p = start(op->source);
+
+		put_int(p, "top", op->top, -1);
+		if (op->has_min_share || !isnan(op->min_share))
+			put_num(p, "min_share", op->min_share);
+		put_int(p, "max_loads", op->max_loads, -1);
+		put_str(p, "model", op->model);
+		put_str(p, "bypass_form", op->bypass_form);
+		put_str(p, "kernels_regex", op->kernels_regex);
+		put_int(p, "repeat", op->repeat, -1);
+		if (op->has_timeout || !isnan(op->timeout))
+			put_num(p, "timeout", op->timeout);
+		json_object_set_new(doc, "options", p);
+	}
+	arr = json_array();
+	for (i = 0; i < cap->nr_modules; i++)
+		json_array_append_new(arr, module_json(&cap->modules[i]));
+	json_object_set_new(doc, "modules", arr);
+	if (cap->has_runs || cap->nr_runs) {
+		arr = json_array();
+		for (i = 0; i < cap->nr_runs; i++)
+			json_array_append_new(arr, run_json(&cap->runs[i]));
+		json_object_set_new(doc, "runs", arr);
+	}
+	arr = json_array();
+	for (i = 0; i < cap->nr_kernels; i++)
+		json_array_append_new(arr, kernel_json(&cap->kernels[i]));
+	json_object_set_new(doc, "kernels", arr);
+	if (cap->has_notes || cap->nr_notes)
+		json_object_set_new(doc, "notes", strings_json(cap->notes, cap->nr_notes));
+	if (cap->has_all_kernels || cap->nr_all_kernels) {
+		arr = json_array();
+		for (i = 0; i < cap->nr_all_kernels; i++) {
+			const struct capture_kernel_seen *s = &cap->all_kernels[i];
+			json_t *o = start(s->source);
+
+			json_object_set_new(o, "name", json_string(s->name));
+			put_int(o, "launches", s->launches, -1);
+			put_num(o, "gpu_time_ns", s->gpu_time_ns);
+			if (s->has_allocs_used)
+				json_object_set_new(o, "allocs_used",
+						    alloc_uses_json(s->allocs_used, s->nr_allocs_used));
+			json_array_append_new(arr, o);
+		}
+		json_object_set_new(doc, "all_kernels", arr);
+	}
+	if (cap->has_allocations || cap->nr_allocations) {
+		arr = json_array();
+		for (i = 0; i < cap->nr_allocations; i++) {
+			json_t *o = start(cap->allocations[i].source);
+
+			json_object_set_new(o, "seq", json_integer(cap->allocations[i].seq));
+			put_num(o, "bytes", cap->allocations[i].bytes);
+			json_array_append_new(arr, o);
+		}
+		json_object_set_new(doc, "allocations", arr);
+	}
+	/* the copy shares untouched members with cap's source: give the
+	 * caller a document of its own */
+	arr = json_deep_copy(doc);
+	json_decref(doc);
+	return arr;
+}
+
+int capture_write_file(const struct capture *cap, const char *path)
+{
+	json_t *doc = capture_to_json(cap);
+	int ret = capture_validate_json(doc, path);
+
+	if (!ret)
+		ret = json_file_write(path, doc);
+	json_decref(doc);
+	return ret;
+}
+
+/* ---- lifecycle and lookups -------------------------------------------- */
+
+void capture_init(struct capture *cap)
+{
+	memset(cap, 0, sizeof(*cap));
+	device_model_init(&cap->device);
+}
+
+static void free_strings(char **s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(s[i]);
+	free(s);
+}
+
+static void kernel_release(struct capture_kernel *k)
+{
+	size_t i;
+
+	free(k->module);
+	free(k->name);
+	free(k->demangled);
+	for (i = 0; i < k->nr_counters; i++) {
+		free(k->counters[i].variant);
+		free(k->counters[i].measured_as);
+	}
+	free(k->counters);
+	for (i = 0; i < k->nr_loads; i++) {
+		struct capture_load *l = &k->loads[i];
+
+		free(l->instruction);
+		free(l->space);
+		free(l->cache_op);
+		free(l->file);
+		free(l->unpatchable_reason);
+		free(l->l1_eviction);
+	}
+	free(k->loads);
+	for (i = 0; i < k->nr_pairs; i++)
+		free(k->pairs[i].noise_resolution);
+	free(k->pairs);
+	free(k->allocs_used);
+	free(k->data_structures);
+}
+
+void capture_release(struct capture *cap)
+{
+	size_t i, f;
+
+	if (!cap)
+		return;
+	free(cap->schema);
+	free(cap->status);
+	free(cap->tool_version);
+	free(cap->created);
+	free(cap->program.path);
+	free_strings(cap->program.args, cap->program.nr_args);
+	free(cap->program.cwd);
+	device_model_release(&cap->device);
+	free(cap->options.model);
+	free(cap->options.bypass_form);
+	free(cap->options.kernels_regex);
+	for (i = 0; i < cap->nr_modules; i++) {
+		struct capture_module *m = &cap->modules[i];
+
+		free(m->id);
+		free(m->origin);
+		free(m->arch);
+		free(m->ptx);
+		free(m->library);
+		free(m->no_ptx_reason);
+		free_strings(m->kernels, m->nr_kernels);
+	}
+	free(cap->modules);
+	for (i = 0; i < cap->nr_runs; i++) {
+		struct capture_run *run = &cap->runs[i];
+
+		free(run->variant);
+		free(run->description);
+		free(run->log);
+		free(run->stdout_path);
+		free(run->stderr_path);
+		free(run->events);
+		free(run->status);
+		free(run->stdout_sha256);
+		for (f = 0; f < run->nr_files; f++) {
+			free(run->files[f].path);
+			free(run->files[f].sha256);
+		}
+		free(run->files);
+	}
+	free(cap->runs);
+	for (i = 0; i < cap->nr_kernels; i++)
+		kernel_release(&cap->kernels[i]);
+	free(cap->kernels);
+	free_strings(cap->notes, cap->nr_notes);
+	for (i = 0; i < cap->nr_all_kernels; i++) {
+		free(cap->all_kernels[i].name);
+		free(cap->all_kernels[i].allocs_used);
+	}
+	free(cap->all_kernels);
+	free(cap->allocations);
+	json_decref(JS(cap->source));
+	memset(cap, 0, sizeof(*cap));
+}
+
+const struct capture_module *capture_find_module(const struct capture *cap, const char *id)
+{
+	size_t i;
+
+	for (i = 0; id && i < cap->nr_modules; i++)
+		if (!strcmp(cap->modules[i].id, id))
+			return &cap->modules[i];
+	return NULL;
+}
+
+const struct capture_kernel *capture_find_kernel(const struct capture *cap, const char *module,
+						 const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cap->nr_kernels; i++)
+		if ((!module || !strcmp(cap->kernels[i].module, module)) &&
+		    !strcmp(cap->kernels[i].name, name))
+			return &cap->kernels[i];
+	return NULL;
+}
+
+const struct capture_load *capture_kernel_find_load(const struct capture_kernel *k,
+						    unsigned ordinal)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_loads; i++)
+		if (k->loads[i].ordinal == ordinal)
+			return &k->loads[i];
+	return NULL;
+}
+
+const struct capture_counters *capture_kernel_counters(const struct capture_kernel *k,
+						       const char *variant)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_counters; i++)
+		if (!strcmp(k->counters[i].variant, variant))
+			return &k->counters[i];
+	return NULL;
+}
+
+const struct capture_run *capture_find_run(const struct capture *cap, int index)
+{
+	size_t i;
+
+	for (i = 0; i < cap->nr_runs; i++)
+		if (cap->runs[i].index == index)
+			return &cap->runs[i];
+	return NULL;
+}

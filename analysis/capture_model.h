@@ -1,0 +1,332 @@
+#ifndef CACHEADVISE_CAPTURE_MODEL_H
+#define CACHEADVISE_CAPTURE_MODEL_H
+
+#include <stddef.h>
+
+#include "analysis/device_model.h"
+
+/*
+ * The capture (capture.json, docs/capture-json.md), typed: everything one
+ * `cacheadvise profile` measured. This module is the one reader and the one
+ * writer of the format: capture_from_json() parses and validates a whole
+ * document once, capture_to_json() writes what the reader accepts, and no
+ * other code reads capture.json by key.
+ *
+ * Units: L1/L2 traffic counts are 32-byte sectors (the device's
+ * sector_bytes) unless a name says bytes; times are nanoseconds unless a
+ * name says seconds. A number that was not measured is NAN in memory and
+ * null in the file, never 0; an integer that is unknown is -1.
+ *
+ * Bounds the reader enforces (a refusal names the field's JSON path and
+ * what was wrong, CA_E_INPUT):
+ * - every number is finite; counts (sectors, bytes, launches, requests)
+ *   are non-negative and at most CAPTURE_COUNT_MAX, the largest integer a
+ *   double holds exactly, so a sum over any kernel's loads stays exact
+ *   enough and no solver sees an overflowing weight;
+ * - sizes of the device model are positive (device_model_from_json);
+ * - grid and block extents are positive;
+ * - no two kernels share (module, name); no two loads of a kernel share an
+ *   ordinal; no two pairs share {i, j}, and i != j;
+ * - every cross-reference resolves: a kernel's module is in "modules", a
+ *   pair's loads are loads of its kernel, a load's or pair's "run" and the
+ *   baseline check's runs are in "runs", an allocs_used alloc is in
+ *   "allocations".
+ *
+ * Measured noise is resolved where it is measured (src/profile): a pair
+ * whose hit_{i,j} came out negative (counter noise on a difference of
+ * replays) is written as 0 with `noise` saying what was measured, so the
+ * reader never has to forgive a negative count.
+ *
+ * The writer starts from each object as it was read (`source`), so members
+ * this version does not know stay as they were, and writes the typed
+ * fields over it; an object built in memory (source NULL) gets its known
+ * fields. write(read(x)) equals x (tests/unit/test_capture_model.c).
+ *
+ * Sections that later steps write and that the analysis does not read
+ * (verification, l2, oracle, carveout, cost, measure, baseline_check and a
+ * kernel's software_cache, verification, oracle, register_cache) are held
+ * as struct capture_section: checked to be objects (or null) and kept as
+ * written. NEEDSWORK: type those sections too; their readers in emitters/
+ * still take them by key through capture_section_json().
+ */
+
+/* The largest count the reader accepts: 2^53. */
+#define CAPTURE_COUNT_MAX 9007199254740992.0
+/* The largest number of any list (kernels, loads, runs, ...). */
+#define CAPTURE_LIST_MAX 1000000
+
+#define CAPTURE_SCHEMA "cacheadvise.capture/1"
+
+/* A section kept as written (opaque; see capture_section_json()). */
+struct capture_section;
+
+struct capture_program {
+	char *path;                 /* absolute path of the program */
+	char **args;                /* its arguments, nr_args of them */
+	size_t nr_args;
+	char *cwd;                  /* working directory, NULL unknown */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_options {
+	int top;                    /* --top, -1 unknown */
+	double min_share;           /* --min-share, percent; NAN unknown */
+	int max_loads;              /* --max-loads, -1 unknown */
+	char *model;                /* "sector" | "classic"; NULL: sector */
+	char *bypass_form;          /* "no_allocate" | "cg"; NULL unknown */
+	char *kernels_regex;        /* --kernels, NULL none */
+	int repeat;                 /* --repeat, -1 unknown */
+	double timeout;             /* --timeout, seconds; NAN unknown */
+	int has_min_share, has_repeat, has_timeout; /* written: the key was there */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_module {
+	char *id;                   /* 16 hex digits of the PTX's SHA-256 */
+	char *origin;               /* "app#fatbin0", "cuLibraryLoadData#2"; NULL unknown */
+	char *arch;                 /* "sm_90"; NULL unknown */
+	int has_ptx;
+	char *ptx;                  /* "modules/<id>.ptx" relative to the capture; NULL without */
+	char *library;              /* "cuBLAS", ...; NULL: the program's own code */
+	char *no_ptx_reason;        /* why not patchable; NULL when it has PTX */
+	char **kernels;             /* names of its kernels the program launched */
+	size_t nr_kernels;
+	int has_kernels;            /* the list was written (possibly empty) */
+	double gpu_time_ns;         /* their GPU time in the discovery run; NAN unknown */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_file {
+	char *path;                 /* as the run saw it, relative to cwd where under it */
+	int removed;                /* the run removed it */
+	double size;                /* bytes; NAN when removed */
+	char *sha256;               /* NULL when removed */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_run {
+	int index;                  /* runs/NNN, unique */
+	char *variant;              /* discovery | baseline | capture | monitor | verify-* | ... */
+	char *description;          /* NULL when none */
+	char *log, *stdout_path, *stderr_path, *events; /* relative to the capture; NULL none */
+	char *status;               /* ok | failed | timeout | killed */
+	int has_exit_status;
+	int exit_status;
+	double wall_seconds;        /* NAN unknown */
+	char *stdout_sha256;        /* NULL unknown */
+	struct capture_file *files; /* created or changed by the run */
+	size_t nr_files;
+	int has_files;
+	int files_walk_truncated;   /* -1: not written */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+/* Counters of one variant, summed over launches (NAN: not measured). */
+struct capture_counters {
+	char *variant;              /* "baseline", "all_bypassed", "in_run_all", "baseline#2" */
+	double l1_requests, l1_sectors, l1_hits, l1_misses; /* requests; sectors */
+	double l2_sectors_from_l1;  /* sectors */
+	double dram_bytes_read;     /* bytes */
+	double duration_ns;         /* range profiler duration, not a verdict time */
+	long long launches;         /* -1 not written */
+	long long run;              /* run index, -1 not written */
+	long long sampled_launches; /* -1 not written */
+	long long timed_launches;   /* -1 not written */
+	char *measured_as;          /* NULL not written */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_load {
+	unsigned ordinal;           /* DESIGN.md "Load identity" */
+	long ptx_line;              /* -1 unknown */
+	char *instruction;          /* "ld.global.nc.f32"; NULL unknown */
+	char *space;                /* "global" | "generic"; NULL unknown */
+	char *cache_op;             /* "default", "ca", ...; NULL unknown */
+	int nc;                     /* 1, 0, -1 unknown */
+	int vector, bits;           /* -1 unknown */
+	char *file;                 /* -lineinfo source file, NULL without */
+	long line;                  /* 0 unknown (JSON null) */
+	int param;                  /* kernel parameter index, -1 unknown */
+	int read_only;              /* 1, 0, -1 unknown */
+	int patchable;              /* 1, 0, -1 unknown (treated as patchable) */
+	char *unpatchable_reason;   /* NULL when patchable */
+	char *l1_eviction;          /* "normal", "evict_last", ...; NULL unknown */
+	int measured;               /* 1, 0, -1 not written */
+	int node;                   /* node index in the graph, -1 none */
+	double hit;                 /* hit_i, sectors; NAN not measured */
+	int run;                    /* run that measured hit, -1 none */
+	double access;              /* access_i, sectors (monitor run); NAN none */
+	double requests, lines, bytes; /* monitor run; NAN none */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_pair {
+	unsigned i, j;              /* load ordinals, i != j */
+	double hit;                 /* hit_{i,j}, sectors; NAN not measured */
+	int run;                    /* -1 none */
+	/* Noise resolved where it was measured: the value the counters gave
+	 * (NAN: none was resolved) and how ("clamped to 0"). */
+	double noise_measured;
+	char *noise_resolution;
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_alloc_use {
+	int param;                  /* kernel parameter index */
+	long long alloc;            /* allocation seq */
+	long long launches;         /* launches that passed it */
+	long long offset;           /* -1 not written */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_data_structure {
+	int param;
+	int read_only;              /* 1, 0, -1 unknown */
+	double sim_hits, sim_accesses; /* the simulated 16-byte line */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_kernel {
+	char *module;               /* a module id of capture.modules */
+	char *name;                 /* mangled */
+	char *demangled;            /* NULL not recorded */
+	long long launches;         /* -1 unknown */
+	long long grid[3], block[3];/* 0: not written */
+	long long dynamic_shared_bytes, static_shared_bytes; /* -1 unknown */
+	int registers;              /* -1 unknown */
+	double gpu_time_baseline_ns, gpu_time_cubin_ns; /* sums over launches; NAN unknown */
+	int has_gpu_time;
+	struct capture_counters *counters;
+	size_t nr_counters;
+	int has_counters;
+	struct capture_load *loads;
+	size_t nr_loads;
+	struct capture_pair *pairs;
+	size_t nr_pairs;
+	int has_pairs;
+	long long left_out_loads;   /* loads beyond --max-loads; -1 not written */
+	struct capture_alloc_use *allocs_used;
+	size_t nr_allocs_used;
+	int has_allocs_used;
+	double monitor_gpu_time_ns; /* NAN: not monitored */
+	double efficiency_on, efficiency_off; /* E_on / E_off (classic model), NAN none */
+	int has_efficiency;
+	struct capture_data_structure *data_structures;
+	size_t nr_data_structures;
+	int has_data_structures;
+	/* written by later steps, kept as written (NULL: absent or null) */
+	const struct capture_section *software_cache, *verification, *oracle, *register_cache;
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_kernel_seen {
+	char *name;
+	long long launches;
+	double gpu_time_ns;         /* NAN unknown */
+	struct capture_alloc_use *allocs_used;
+	size_t nr_allocs_used;
+	int has_allocs_used;
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_allocation {
+	long long seq;              /* program order, unique */
+	double bytes;               /* size, positive */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture {
+	char *schema;               /* CAPTURE_SCHEMA */
+	char *status;               /* "complete" | "incomplete" | "running" */
+	char *tool_version, *created; /* NULL unknown */
+	struct capture_program program;
+	int has_program;
+	struct device_model device; /* "device": the model the analysis used */
+	int has_device;
+	struct capture_options options;
+	int has_options;
+	struct capture_module *modules;
+	size_t nr_modules;
+	struct capture_run *runs;
+	size_t nr_runs;
+	int has_runs;
+	struct capture_kernel *kernels;
+	size_t nr_kernels;
+	char **notes;
+	size_t nr_notes;
+	int has_notes;
+	struct capture_kernel_seen *all_kernels;
+	size_t nr_all_kernels;
+	int has_all_kernels;
+	struct capture_allocation *allocations;
+	size_t nr_allocations;
+	int has_allocations;
+	/* sections of the later steps, kept as written (NULL: absent or null) */
+	const struct capture_section *baseline_check, *verification, *l2, *oracle, *carveout,
+		*cost, *measure;
+	const struct capture_section *device_json; /* "device" as written */
+	/* The whole document as read (owned; every `source` and section points
+	 * into it), NULL when built. */
+	struct capture_section *source;
+};
+
+/* An empty capture (status NULL, nothing measured). */
+void capture_init(struct capture *cap);
+void capture_release(struct capture *cap);
+
+/*
+ * Reads and validates a capture.json document (jansson's json_t, not
+ * stolen) into cap, which must be initialised; `name` (the file's path)
+ * prefixes every message. Returns 0 or CA_E_INPUT with a message naming
+ * the field's path ("capture.json: kernels[0].pairs[2].hit: -13.3 is not a
+ * count: counts are non-negative") and what to do. On error cap holds
+ * whatever was read and must still be released.
+ */
+struct json_t;
+int capture_from_json(struct capture *cap, struct json_t *doc, const char *name);
+
+/*
+ * The document capture_from_json() reads back (caller owns). Fields the
+ * reader kept as sections and members it did not know are written as
+ * they were read.
+ */
+struct json_t *capture_to_json(const struct capture *cap);
+
+/*
+ * Loads path (base/json_file.h) and reads it with capture_from_json after
+ * checking the schema (a newer one is refused with a message saying so).
+ */
+int capture_load_file(struct capture *cap, const char *path);
+
+/*
+ * Validates cap (as the reader would) and writes it atomically to path.
+ * Returns 0, CA_E_INPUT when cap is not what the reader accepts (nothing is
+ * written: the message names the field), or CA_E_IO.
+ */
+int capture_write_file(const struct capture *cap, const char *path);
+
+/*
+ * Validates a document by reading it: 0 when capture_from_json accepts it,
+ * else its error. The profile calls this before every write of
+ * capture.json, so it never writes what `report` would refuse.
+ */
+int capture_validate_json(struct json_t *doc, const char *name);
+
+/* Lookups; NULL when absent. */
+const struct capture_module *capture_find_module(const struct capture *cap, const char *id);
+const struct capture_kernel *capture_find_kernel(const struct capture *cap, const char *module,
+						 const char *name);
+const struct capture_load *capture_kernel_find_load(const struct capture_kernel *k,
+						    unsigned ordinal);
+const struct capture_counters *capture_kernel_counters(const struct capture_kernel *k,
+						       const char *variant);
+const struct capture_run *capture_find_run(const struct capture *cap, int index);
+
+/*
+ * The JSON of a section kept as written (borrowed, valid while cap lives),
+ * or NULL when sec is NULL or was null. NEEDSWORK: readers of these
+ * sections take them by key until they are typed here.
+ */
+struct json_t *capture_section_json(const struct capture_section *sec);
+
+#endif

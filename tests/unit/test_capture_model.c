@@ -1,0 +1,263 @@
+/*
+ * capture.json's one reader and writer (analysis/capture_model.h): every
+ * committed capture reads and writes back equal (write(read(x)) == x), a
+ * capture built in memory round-trips, and each kind of bad input is
+ * refused with the field's path.
+ */
+#include <glob.h>
+#include <math.h>
+
+#include <jansson.h>
+
+#include "analysis/capture_model.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/xalloc.h"
+#include "check.h"
+
+static char *fixture(const char *rel)
+{
+	const char *root = getenv("CA_SOURCE_DIR");
+
+	return xasprintf("%s/tests/fixtures/%s", root ? root : ".", rel);
+}
+
+static json_t *load(const char *rel)
+{
+	char *path = fixture(rel);
+	json_t *doc = json_file_load(path);
+
+	if (!doc)
+		fprintf(stderr, "%s\n", error_message());
+	free(path);
+	return doc;
+}
+
+/* Reads doc; returns the reader's result and leaves the message. */
+static int read_doc(json_t *doc)
+{
+	error_clear();
+	return capture_validate_json(doc, "capture.json");
+}
+
+static void test_fixtures_round_trip(void)
+{
+	char *pattern = fixture("*/capture.json");
+	glob_t g;
+	size_t i;
+
+	CHECK(glob(pattern, 0, NULL, &g) == 0);
+	CHECK(g.gl_pathc >= 4);
+	for (i = 0; i < g.gl_pathc; i++) {
+		json_t *doc = json_file_load(g.gl_pathv[i]), *back, *again;
+		struct capture cap, cap2;
+
+		CHECK(doc != NULL);
+		if (!doc)
+			continue;
+		capture_init(&cap);
+		CHECK_INT(capture_from_json(&cap, doc, g.gl_pathv[i]), 0);
+		if (error_message()[0])
+			fprintf(stderr, "%s: %s\n", g.gl_pathv[i], error_message());
+		back = capture_to_json(&cap);
+		if (!json_equal(back, doc)) {
+			char *a = json_to_string(doc), *b = json_to_string(back);
+
+			fprintf(stderr, "%s: round trip differs (%zu vs %zu bytes)\n",
+				g.gl_pathv[i], strlen(a), strlen(b));
+			free(a);
+			free(b);
+		}
+		CHECK(json_equal(back, doc));
+		/* what was written reads again, and writes the same */
+		capture_init(&cap2);
+		CHECK_INT(capture_from_json(&cap2, back, "back"), 0);
+		again = capture_to_json(&cap2);
+		CHECK(json_equal(again, back));
+		CHECK(cap.nr_kernels > 0);
+		CHECK_INT(cap2.nr_kernels, cap.nr_kernels);
+		json_decref(again);
+		json_decref(back);
+		json_decref(doc);
+		capture_release(&cap2);
+		capture_release(&cap);
+		error_clear();
+	}
+	globfree(&g);
+	free(pattern);
+}
+
+static void test_typed_fields(void)
+{
+	json_t *doc = load("capture-real/capture.json");
+	struct capture cap;
+	const struct capture_kernel *k;
+	const struct capture_load *l;
+
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, doc, "real"), 0);
+	CHECK_STR(cap.schema, CAPTURE_SCHEMA);
+	CHECK_STR(cap.status, "complete");
+	CHECK(cap.has_device);
+	CHECK(cap.device.sector_bytes == 32);
+	CHECK(cap.device.l1_bytes > 0);
+	CHECK(cap.nr_kernels >= 1);
+	k = &cap.kernels[0];
+	CHECK(capture_find_module(&cap, k->module) != NULL);
+	CHECK(capture_find_kernel(&cap, k->module, k->name) == k);
+	CHECK(k->nr_loads > 0);
+	l = capture_kernel_find_load(k, k->loads[0].ordinal);
+	CHECK(l == &k->loads[0]);
+	CHECK(capture_kernel_counters(k, "baseline") != NULL);
+	CHECK(capture_kernel_counters(k, "no such variant") == NULL);
+	CHECK(capture_section_json(cap.verification) != NULL);
+	capture_release(&cap);
+	json_decref(doc);
+}
+
+/* A copy of the real capture with one change; returns the reader's result. */
+static int read_changed(const char *path_expr, json_t *value, const char *expect_in_message)
+{
+	json_t *doc = load("capture-real/capture.json");
+	json_t *k0 = json_array_get(json_object_get(doc, "kernels"), 0);
+	int ret;
+
+	if (!strcmp(path_expr, "load0.hit"))
+		json_object_set_new(json_array_get(json_object_get(k0, "loads"), 0), "hit", value);
+	else if (!strcmp(path_expr, "pair0.hit"))
+		json_object_set_new(json_array_get(json_object_get(k0, "pairs"), 0), "hit", value);
+	else if (!strcmp(path_expr, "pair0.j"))
+		json_object_set_new(json_array_get(json_object_get(k0, "pairs"), 0), "j", value);
+	else if (!strcmp(path_expr, "pair1"))
+		json_array_set_new(json_object_get(k0, "pairs"), 1, value);
+	else if (!strcmp(path_expr, "load1.ordinal"))
+		json_object_set_new(json_array_get(json_object_get(k0, "loads"), 1), "ordinal", value);
+	else if (!strcmp(path_expr, "kernel0.module"))
+		json_object_set_new(k0, "module", value);
+	else if (!strcmp(path_expr, "kernels+"))
+		json_array_append_new(json_object_get(doc, "kernels"), value);
+	else if (!strcmp(path_expr, "device.l1_bytes"))
+		json_object_set_new(json_object_get(doc, "device"), "l1_bytes", value);
+	else if (!strcmp(path_expr, "load0.run"))
+		json_object_set_new(json_array_get(json_object_get(k0, "loads"), 0), "run", value);
+	else if (!strcmp(path_expr, "kernel0.grid"))
+		json_object_set_new(k0, "grid", value);
+	else if (!strcmp(path_expr, "verification"))
+		json_object_set_new(doc, "verification", value);
+	ret = read_doc(doc);
+	if (expect_in_message && !strstr(error_message(), expect_in_message)) {
+		fprintf(stderr, "message \"%s\" lacks \"%s\"\n", error_message(), expect_in_message);
+		ret = 99;
+	}
+	json_decref(doc);
+	return ret;
+}
+
+static void test_refusals(void)
+{
+	json_t *doc = load("capture-real/capture.json");
+	json_t *k0 = json_array_get(json_object_get(doc, "kernels"), 0);
+
+	CHECK_INT(read_changed("load0.hit", json_real(1e308), "kernels[0].loads[0].hit: 1e+308 is out of range"), CA_E_INPUT);
+	CHECK_INT(read_changed("load0.hit", json_real(-13.3), "kernels[0].loads[0].hit: -13.3 is not a count"), CA_E_INPUT);
+	CHECK_INT(read_changed("pair0.hit", json_real(-13.3), "kernels[0].pairs[0].hit"), CA_E_INPUT);
+	CHECK_INT(read_changed("load0.hit", json_string("12"), "kernels[0].loads[0].hit: not a number"), CA_E_INPUT);
+	CHECK_INT(read_changed("pair0.j", json_integer(9999), "kernels[0].pairs[0]: names load 9999"), CA_E_INPUT);
+	CHECK_INT(read_changed("pair0.j", json_integer(0), "names load 0 twice"), CA_E_INPUT);
+	CHECK_INT(read_changed("pair1", json_pack("{s:i,s:i,s:f}", "i", 1, "j", 0, "hit", 1.0),
+			       "is listed twice"), CA_E_INPUT);
+	CHECK_INT(read_changed("load1.ordinal", json_integer(0), "load 0 is listed twice"), CA_E_INPUT);
+	CHECK_INT(read_changed("kernel0.module", json_string("ffffffffffffffff"),
+			       "kernels[0].module: \"ffffffffffffffff\" is not a module"), CA_E_INPUT);
+	CHECK_INT(read_changed("kernels+", json_deep_copy(k0), "is listed twice"), CA_E_INPUT);
+	CHECK_INT(read_changed("device.l1_bytes", json_integer(-5), "l1_bytes"), CA_E_INPUT);
+	CHECK_INT(read_changed("load0.run", json_integer(4242), "run 4242 is not in \"runs\""), CA_E_INPUT);
+	CHECK_INT(read_changed("kernel0.grid", json_pack("[i,i,i]", 0, 1, 1), "grid: extent 0"), CA_E_INPUT);
+	CHECK_INT(read_changed("verification", json_integer(3), "verification: not an object"), CA_E_INPUT);
+	/* and the unchanged copy reads */
+	CHECK_INT(read_doc(doc), 0);
+	CHECK_INT(read_doc(json_array_get(json_object_get(doc, "kernels"), 0)), CA_E_INPUT);
+	json_decref(doc);
+}
+
+/* A capture built in memory: what the writer writes, the reader accepts,
+ * and noise recorded on a pair survives the trip. */
+static void test_built_round_trip(void)
+{
+	struct capture cap, back;
+	struct capture_kernel *k;
+	json_t *doc, *again;
+	size_t i;
+
+	capture_init(&cap);
+	cap.schema = xstrdup(CAPTURE_SCHEMA);
+	cap.status = xstrdup("complete");
+	cap.nr_modules = 1;
+	cap.modules = xcalloc(1, sizeof(*cap.modules));
+	cap.modules[0].id = xstrdup("0123456789abcdef");
+	cap.modules[0].has_ptx = 1;
+	cap.modules[0].ptx = xstrdup("modules/0123456789abcdef.ptx");
+	cap.modules[0].gpu_time_ns = NAN;
+	cap.nr_kernels = 1;
+	cap.kernels = k = xcalloc(1, sizeof(*k));
+	k->module = xstrdup("0123456789abcdef");
+	k->name = xstrdup("_Z1kPKf");
+	k->launches = 10;
+	k->dynamic_shared_bytes = k->static_shared_bytes = -1;
+	k->registers = -1;
+	k->left_out_loads = 0;
+	k->monitor_gpu_time_ns = k->efficiency_on = k->efficiency_off = NAN;
+	k->gpu_time_baseline_ns = k->gpu_time_cubin_ns = NAN;
+	k->nr_loads = 3;
+	k->loads = xcalloc(3, sizeof(*k->loads));
+	for (i = 0; i < 3; i++) {
+		struct capture_load *l = &k->loads[i];
+
+		l->ordinal = (unsigned)i;
+		l->ptx_line = 40 + (long)i;
+		l->nc = l->read_only = l->patchable = l->measured = -1;
+		l->vector = l->bits = l->param = l->node = l->run = -1;
+		l->hit = 100.0 * (double)i;
+		l->access = l->requests = l->lines = l->bytes = NAN;
+	}
+	k->nr_pairs = 1;
+	k->has_pairs = 1;
+	k->pairs = xcalloc(1, sizeof(*k->pairs));
+	k->pairs[0].i = 0;
+	k->pairs[0].j = 2;
+	k->pairs[0].hit = 0;
+	k->pairs[0].run = -1;
+	k->pairs[0].noise_measured = -13.3;
+	k->pairs[0].noise_resolution = xstrdup("clamped to 0");
+
+	doc = capture_to_json(&cap);
+	capture_init(&back);
+	CHECK_INT(capture_from_json(&back, doc, "built"), 0);
+	CHECK_INT(back.nr_kernels, 1);
+	CHECK_INT(back.kernels[0].nr_loads, 3);
+	CHECK_NEAR(back.kernels[0].loads[2].hit, 200, 0);
+	CHECK(isnan(back.kernels[0].loads[0].access));
+	CHECK_NEAR(back.kernels[0].pairs[0].noise_measured, -13.3, 1e-12);
+	CHECK_STR(back.kernels[0].pairs[0].noise_resolution, "clamped to 0");
+	again = capture_to_json(&back);
+	CHECK(json_equal(again, doc));
+
+	/* a capture the reader would refuse is not written */
+	k->loads[1].hit = -1;
+	CHECK_INT(capture_write_file(&cap, "/nonexistent-dir/capture.json"), CA_E_INPUT);
+	CHECK(strstr(error_message(), "kernels[0].loads[1].hit") != NULL);
+
+	json_decref(again);
+	json_decref(doc);
+	capture_release(&back);
+	capture_release(&cap);
+}
+
+int main(void)
+{
+	test_fixtures_round_trip();
+	test_typed_fields();
+	test_refusals();
+	test_built_round_trip();
+	return check_done();
+}
