@@ -300,7 +300,7 @@ static int read_run(const struct rd *r, json_t *o, const char *path, struct capt
 	    (ret = rd_str(r, o, path, "stderr", &run->stderr_path, 0)) ||
 	    (ret = rd_str(r, o, path, "events", &run->events, 0)) ||
 	    (ret = rd_str(r, o, path, "status", &run->status, 0)) ||
-	    (ret = rd_int(r, o, path, "exit_status", &exit_status, -255, 255, 1000)) ||
+	    (ret = rd_int(r, o, path, "exit_status", &exit_status, -2147483648LL, 2147483647LL, 1LL << 40)) ||
 	    (ret = rd_num(r, o, path, "wall_seconds", &run->wall_seconds, NUM_COUNT)) ||
 	    (ret = rd_str(r, o, path, "stdout_sha256", &run->stdout_sha256, 0)) ||
 	    (ret = rd_bool(r, o, path, "files_walk_truncated", &run->files_walk_truncated)) ||
@@ -308,7 +308,7 @@ static int read_run(const struct rd *r, json_t *o, const char *path, struct capt
 		return ret;
 	if (run->index == -2)
 		return fail(r, path, "index", "missing: every run has an index");
-	run->has_exit_status = exit_status != 1000;
+	run->has_exit_status = exit_status != 1LL << 40;
 	run->exit_status = run->has_exit_status ? (int)exit_status : 0;
 	run->has_files = files != NULL;
 	if (!files)
@@ -375,10 +375,10 @@ static int read_load(const struct rd *r, json_t *o, const char *path, struct cap
 	    (ret = rd_str(r, o, path, "space", &l->space, 0)) ||
 	    (ret = rd_str(r, o, path, "cache_op", &l->cache_op, 0)) ||
 	    (ret = rd_bool(r, o, path, "nc", &l->nc)) ||
-	    (ret = rd_intv(r, o, path, "vector", &l->vector, 1, 16, -1)) ||
-	    (ret = rd_intv(r, o, path, "bits", &l->bits, 1, 1024, -1)) ||
+	    (ret = rd_intv(r, o, path, "vector", &l->vector, 0, 64, -1)) ||
+	    (ret = rd_intv(r, o, path, "bits", &l->bits, 0, 4096, -1)) ||
 	    (ret = rd_str(r, o, path, "file", &l->file, 0)) ||
-	    (ret = rd_int(r, o, path, "line", &line, 0, 0x7fffffff, 0)) ||
+	    (ret = rd_int(r, o, path, "line", &line, 1, 0x7fffffff, 0)) ||
 	    (ret = rd_intv(r, o, path, "param", &l->param, 0, 0xffff, -1)) ||
 	    (ret = rd_bool(r, o, path, "read_only", &l->read_only)) ||
 	    (ret = rd_bool(r, o, path, "patchable", &l->patchable)) ||
@@ -499,12 +499,14 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 			return ret;
 		if (!arr)
 			continue;
+		k->has_extents |= 1 << a;
 		if (json_array_size(arr) != 3)
 			return fail(r, path, dim, "not three extents");
 		json_array_foreach(arr, i, v) {
-			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+			/* 0: the launch did not say (never a launched extent) */
+			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 			    json_integer_value(v) > 0x7fffffff)
-				return fail(r, path, dim, "extent %zu is not a positive integer", i);
+				return fail(r, path, dim, "extent %zu is not a non-negative integer", i);
 			out[i] = json_integer_value(v);
 		}
 	}
@@ -549,6 +551,7 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 
 	if ((ret = rd_array(r, o, path, "loads", &arr)))
 		return ret;
+	k->has_loads = arr != NULL;
 	if (arr) {
 		k->loads = xcalloc(json_array_size(arr) + 1, sizeof(*k->loads));
 		json_array_foreach(arr, i, v) {
@@ -758,6 +761,7 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 	}
 	if ((ret = rd_array(&r, doc, "", "modules", &arr)))
 		return ret;
+	cap->has_modules = arr != NULL;
 	cap->modules = xcalloc(json_array_size(arr) + 1, sizeof(*cap->modules));
 	json_array_foreach(arr, i, v) {
 		snprintf(path, sizeof(path), "modules[%zu]", i);
@@ -816,7 +820,7 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 		a->source = SEC(v);
 		if ((ret = item_object(&r, v, path)) ||
 		    (ret = rd_int(&r, v, path, "seq", &seq, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-		    (ret = rd_num(&r, v, path, "bytes", &a->bytes, NUM_POSITIVE)))
+		    (ret = rd_num(&r, v, path, "bytes", &a->bytes, NUM_COUNT)))
 			return ret;
 		if (seq < 0)
 			return fail(&r, path, "seq", "missing: every allocation has a seq");
@@ -976,7 +980,7 @@ static json_t *pair_json(const struct capture_pair *p)
 	put_num(o, "hit", p->hit);
 	put_int(o, "run", p->run, -1);
 	if (p->noise_resolution) {
-		json_t *n = json_object();
+		json_t *n = start(SEC(json_object_get(JS(p->source), "noise")));
 
 		json_object_set_new(n, "measured", json_real(p->noise_measured));
 		json_object_set_new(n, "resolution", json_string(p->noise_resolution));
@@ -1016,9 +1020,9 @@ static json_t *kernel_json(const struct capture_kernel *k)
 	json_object_set_new(o, "name", json_string(k->name));
 	put_str(o, "demangled", k->demangled);
 	put_int(o, "launches", k->launches, -1);
-	if (k->grid[0])
+	if (k->has_extents & 1)
 		json_object_set_new(o, "grid", extents_json(k->grid));
-	if (k->block[0])
+	if (k->has_extents & 2)
 		json_object_set_new(o, "block", extents_json(k->block));
 	put_int(o, "dynamic_shared_bytes", k->dynamic_shared_bytes, -1);
 	put_int(o, "static_shared_bytes", k->static_shared_bytes, -1);
@@ -1036,10 +1040,12 @@ static json_t *kernel_json(const struct capture_kernel *k)
 			json_object_set_new(arr, k->counters[i].variant, counters_json(&k->counters[i]));
 		json_object_set_new(o, "counters", arr);
 	}
-	arr = json_array();
-	for (i = 0; i < k->nr_loads; i++)
-		json_array_append_new(arr, load_json(&k->loads[i]));
-	json_object_set_new(o, "loads", arr);
+	if (k->has_loads || k->nr_loads) {
+		arr = json_array();
+		for (i = 0; i < k->nr_loads; i++)
+			json_array_append_new(arr, load_json(&k->loads[i]));
+		json_object_set_new(o, "loads", arr);
+	}
 	if (k->has_pairs || k->nr_pairs) {
 		arr = json_array();
 		for (i = 0; i < k->nr_pairs; i++)
@@ -1119,7 +1125,8 @@ static json_t *module_json(const struct capture_module *m)
 	json_object_set_new(o, "id", json_string(m->id));
 	put_str(o, "origin", m->origin);
 	put_str(o, "arch", m->arch);
-	json_object_set_new(o, "has_ptx", json_boolean(m->has_ptx));
+	if (!m->source || json_object_get(o, "has_ptx"))
+		json_object_set_new(o, "has_ptx", json_boolean(m->has_ptx));
 	put_str(o, "ptx", m->ptx);
 	put_str(o, "library", m->library);
 	put_str(o, "no_ptx_reason", m->no_ptx_reason);
@@ -1142,7 +1149,9 @@ json_t *capture_to_json(const struct capture *cap)
 		json_t *p = start(cap->program.source);
 
 		put_str(p, "path", cap->program.path);
-		json_object_set_new(p, "args", strings_json(cap->program.args, cap->program.nr_args));
+		if (cap->program.nr_args || json_object_get(p, "args"))
+			json_object_set_new(p, "args", strings_json(cap->program.args,
+								    cap->program.nr_args));
 		put_str(p, "cwd", cap->program.cwd);
 		json_object_set_new(doc, "program", p);
 	}
@@ -1164,10 +1173,12 @@ json_t *capture_to_json(const struct capture *cap)
 			put_num(p, "timeout", op->timeout);
 		json_object_set_new(doc, "options", p);
 	}
-	arr = json_array();
-	for (i = 0; i < cap->nr_modules; i++)
-		json_array_append_new(arr, module_json(&cap->modules[i]));
-	json_object_set_new(doc, "modules", arr);
+	if (cap->has_modules || cap->nr_modules) {
+		arr = json_array();
+		for (i = 0; i < cap->nr_modules; i++)
+			json_array_append_new(arr, module_json(&cap->modules[i]));
+		json_object_set_new(doc, "modules", arr);
+	}
 	if (cap->has_runs || cap->nr_runs) {
 		arr = json_array();
 		for (i = 0; i < cap->nr_runs; i++)

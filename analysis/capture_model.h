@@ -24,7 +24,7 @@
  *   double holds exactly, so a sum over any kernel's loads stays exact
  *   enough and no solver sees an overflowing weight;
  * - sizes of the device model are positive (device_model_from_json);
- * - grid and block extents are positive;
+ * - grid and block extents are non-negative (0: not recorded);
  * - no two kernels share (module, name); no two loads of a kernel share an
  *   ordinal; no two pairs share {i, j}, and i != j;
  * - every cross-reference resolves: a kernel's module is in "modules", a
@@ -145,7 +145,7 @@ struct capture_load {
 	int nc;                     /* 1, 0, -1 unknown */
 	int vector, bits;           /* -1 unknown */
 	char *file;                 /* -lineinfo source file, NULL without */
-	long line;                  /* 0 unknown (JSON null) */
+	long line;                  /* from 1; 0 unknown (JSON null) */
 	int param;                  /* kernel parameter index, -1 unknown */
 	int read_only;              /* 1, 0, -1 unknown */
 	int patchable;              /* 1, 0, -1 unknown (treated as patchable) */
@@ -191,7 +191,8 @@ struct capture_kernel {
 	char *name;                 /* mangled */
 	char *demangled;            /* NULL not recorded */
 	long long launches;         /* -1 unknown */
-	long long grid[3], block[3];/* 0: not written */
+	long long grid[3], block[3];/* extents; 0: the launch did not say */
+	int has_extents;            /* bit 0: grid was written, bit 1: block */
 	long long dynamic_shared_bytes, static_shared_bytes; /* -1 unknown */
 	int registers;              /* -1 unknown */
 	double gpu_time_baseline_ns, gpu_time_cubin_ns; /* sums over launches; NAN unknown */
@@ -201,6 +202,7 @@ struct capture_kernel {
 	int has_counters;
 	struct capture_load *loads;
 	size_t nr_loads;
+	int has_loads;
 	struct capture_pair *pairs;
 	size_t nr_pairs;
 	int has_pairs;
@@ -231,7 +233,7 @@ struct capture_kernel_seen {
 
 struct capture_allocation {
 	long long seq;              /* program order, unique */
-	double bytes;               /* size, positive */
+	double bytes;               /* size in bytes (cudaMalloc(0) records 0) */
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
@@ -247,6 +249,7 @@ struct capture {
 	int has_options;
 	struct capture_module *modules;
 	size_t nr_modules;
+	int has_modules;
 	struct capture_run *runs;
 	size_t nr_runs;
 	int has_runs;

@@ -132,6 +132,15 @@ struct measure_variant *measure_pairs_when_hits(size_t n, size_t *nr)
 	return v;
 }
 
+double count_resolve_noise(double measured, double *noise)
+{
+	*noise = NAN;
+	if (!(measured < 0))
+		return measured;
+	*noise = measured;
+	return 0;
+}
+
 double pair_hits_at_one_launch(double pair_at, double i_at, double j_at, double hit_i,
 			       double hit_j, double launches)
 {

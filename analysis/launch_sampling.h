@@ -66,6 +66,15 @@ struct measure_variant *measure_pairs_when_hits(size_t n, size_t *nr);
  * the singles' own scaled hits. So the interaction is measured within one
  * launch even where launches differ in work.
  */
+/*
+ * A measured count as the capture records it: counts are non-negative, so a
+ * negative value (hit_{i,j} from pair_hits_at_one_launch() is a difference
+ * of replays, and counter noise can take it below 0) is resolved here, where
+ * it is measured: the count becomes 0 and *noise gets the value measured.
+ * *noise is NAN when nothing was resolved; NAN (not measured) passes.
+ */
+double count_resolve_noise(double measured, double *noise);
+
 double pair_hits_at_one_launch(double pair_at, double i_at, double j_at, double hit_i,
 			       double hit_j, double launches);
 

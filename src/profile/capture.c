@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/launch_sampling.h"
 #include "analysis/plan.h"
 #include "base/error.h"
 #include "base/xalloc.h"
@@ -62,7 +63,8 @@ static void record_variant(struct profile_ctx *c, const struct variant_run *r, u
 			k->hit_run[nodes[0]] = (int)run;
 		} else if (n == 2) {
 			size_t nn = k->vk.nr_measured;
-			k->pair_hit[nodes[0] * nn + nodes[1]] = hits;
+			k->pair_hit[nodes[0] * nn + nodes[1]] =
+				count_resolve_noise(hits, &k->pair_noise[nodes[0] * nn + nodes[1]]);
 			k->pair_run[nodes[0] * nn + nodes[1]] = (int)run;
 		}
 	}
@@ -301,6 +303,10 @@ void profile_fill_kernels(struct profile_ctx *c)
 						       k->vk.measured[b], "hit", num_or_null(h));
 				json_object_set_new(pj, "run", k->pair_run[a * n + b] >= 0 ?
 						    json_integer(k->pair_run[a * n + b]) : json_null());
+				if (!isnan(k->pair_noise[a * n + b]))
+					json_object_set_new(pj, "noise", json_pack("{s:f, s:s}",
+						"measured", k->pair_noise[a * n + b], "resolution",
+						"clamped to 0: a count below 0 is counter noise"));
 				json_array_append_new(pairs, pj);
 			}
 		kj = json_pack("{s:s, s:s, s:i, s:[i,i,i], s:[i,i,i], s:i}",

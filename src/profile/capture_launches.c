@@ -484,7 +484,9 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *ker
 				snprintf(label, sizeof(label), "%zu,%zu", a, b);
 				v = scaled(k, m, label);
 				if (v) {
-					k->pair_hit[a * n + b] = same_launches(k, m, a, b, metric(v, "l1_hits"));
+					k->pair_hit[a * n + b] = count_resolve_noise(
+						same_launches(k, m, a, b, metric(v, "l1_hits")),
+						&k->pair_noise[a * n + b]);
 					k->pair_run[a * n + b] = (int)json_integer_value(json_object_get(v, "run"));
 					json_decref(v);
 				} else if (!isnan(k->hit[a]) && !isnan(k->hit[b]) &&

@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "analysis/capture_cost.h"
+#include "analysis/capture_model.h"
 #include "analysis/plan.h"
 #include "base/atomic_file.h"
 #include "base/digest.h"
@@ -375,6 +376,56 @@ int profile_ab_runs_screened(struct profile_ctx *c, const char *name,
 
 /* ---- files -------------------------------------------------------------- */
 
+/* A kernel's measured numbers, dropped: its loads are then "not measured". */
+static void drop_measurements(json_t *kernel)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(kernel, "loads"), i, v)
+		if (json_object_get(v, "hit"))
+			json_object_set_new(v, "hit", json_null());
+	json_array_foreach(json_object_get(kernel, "pairs"), i, v) {
+		json_object_set_new(v, "hit", json_null());
+		json_object_del(v, "noise");
+	}
+}
+
+/*
+ * The one writer's rule: capture.json holds only what its reader
+ * (analysis/capture_model.h) accepts, so `report` never refuses what
+ * `profile` wrote. A kernel whose entry the reader refuses costs that
+ * kernel its measurements, with a note, never the whole profile; what is
+ * still refused after that is a bug of the profile (CA_E_INTERNAL).
+ */
+static int capture_acceptable(struct profile_ctx *c, const char *path)
+{
+	json_t *kernels = json_object_get(c->capture, "kernels"), *k;
+	size_t i;
+
+	if (!capture_validate_json(c->capture, path))
+		return 0;
+	json_array_foreach(kernels, i, k) {
+		json_t *one = json_copy(c->capture);
+		char *why;
+
+		json_object_set_new(one, "kernels", json_pack("[O]", k));
+		if (capture_validate_json(one, path)) {
+			why = xstrdup(error_message());
+			drop_measurements(k);
+			profile_note(c, "kernel %s is not analysed: a number measured for it is not "
+				     "one a capture can hold (%s)",
+				     json_string_value(json_object_get(k, "name")), why);
+			free(why);
+		}
+		json_decref(one);
+	}
+	if (capture_validate_json(c->capture, path))
+		return error_prefix(CA_E_INTERNAL, "the profile would write a capture it cannot "
+				    "read back");
+	return 0;
+}
+
 int profile_write_capture(struct profile_ctx *c, const char *status)
 {
 	char *path = capture_layout_file(c->dir, CAPTURE_LAYOUT_CAPTURE);
@@ -383,7 +434,9 @@ int profile_write_capture(struct profile_ctx *c, const char *status)
 	json_object_set_new(c->capture, "status", json_string(status));
 	/* what the profile cost so far: the reports state it (issue 15) */
 	json_object_set_new(c->capture, "cost", capture_cost_json(c->capture, profile_now() - c->started));
-	ret = json_file_write(path, c->capture);
+	ret = capture_acceptable(c, path);
+	if (!ret)
+		ret = json_file_write(path, c->capture);
 	free(path);
 	return ret;
 }

@@ -247,6 +247,7 @@ static int take_kernel(struct profile_ctx *c, struct event_kernel *ek, const str
 	k->hit_run = xcalloc(n + 1, sizeof(int));
 	k->pair_hit = xcalloc(n * n + 1, sizeof(double));
 	k->pair_run = xcalloc(n * n + 1, sizeof(int));
+	k->pair_noise = xcalloc(n * n + 1, sizeof(double));
 	for (i = 0; i < n; i++) {
 		k->hit[i] = NAN;
 		k->hit_run[i] = -1;
@@ -254,6 +255,7 @@ static int take_kernel(struct profile_ctx *c, struct event_kernel *ek, const str
 	for (i = 0; i < n * n; i++) {
 		k->pair_hit[i] = NAN;
 		k->pair_run[i] = -1;
+		k->pair_noise[i] = NAN;
 	}
 	return 1;
 }

@@ -44,6 +44,8 @@ struct profile_kernel {
 	int *hit_run;
 	double *pair_hit;           /* n*n, hit_{i,j}, NAN when not measured */
 	int *pair_run;
+	double *pair_noise;         /* n*n, the negative hit_{i,j} measured before it was
+				       resolved to 0 (count_resolve_noise), NAN none */
 	json_t *allocs_used;        /* [{"param","alloc","launches"}] over all launches */
 	unsigned long long advised; /* bit i: node i cached in the advice before verification */
 	uint64_t *mon;              /* monitor counters summed over launches, NULL if none */

@@ -80,6 +80,7 @@ static void kernel_release(struct profile_kernel *k)
 	free(k->hit_run);
 	free(k->pair_hit);
 	free(k->pair_run);
+	free(k->pair_noise);
 	free(k->mon);
 	json_decref(k->layout);
 	json_decref(k->allocs_used);

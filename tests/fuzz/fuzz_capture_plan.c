@@ -5,7 +5,9 @@
  * (whose modules/ holds the committed fixtures' PTX), then read with
  * plan_load_file() (analysis/plan.c) and report_input_load()
  * (emitters/report_input.c, which reads both and runs the analysis). A plan
- * that loads must survive plan_to_json() and plan_from_json() unchanged.
+ * that loads must survive plan_to_json() and plan_from_json() unchanged,
+ * and a capture that capture_from_json() (analysis/capture_model.h, the one
+ * reader) accepts must be written back equal by capture_to_json().
  * Seeds: tests/fuzz/corpus/capture_plan/ (the fixtures' capture.json and
  * plan.json files, and small plans).
  */
@@ -18,6 +20,7 @@
 
 #include <jansson.h>
 
+#include "analysis/capture_model.h"
 #include "analysis/plan.h"
 #include "base/atomic_file.h"
 #include "base/xalloc.h"
@@ -103,6 +106,34 @@ static void check_plan_round_trip(const struct plan *p)
 	plan_release(&again);
 }
 
+/* capture.json's one reader: what it accepts, its writer writes back
+ * equal, and that reads again. */
+static void check_capture_round_trip(const uint8_t *data, size_t size)
+{
+	json_t *doc = json_loadb((const char *)data, size, 0, NULL), *a, *b;
+	struct capture cap, again;
+
+	if (!doc)
+		return;
+	capture_init(&cap);
+	if (!capture_from_json(&cap, doc, "fuzz")) {
+		a = capture_to_json(&cap);
+		if (!json_equal(a, doc))
+			__builtin_trap();
+		capture_init(&again);
+		if (capture_from_json(&again, a, "round-trip"))
+			__builtin_trap();
+		b = capture_to_json(&again);
+		if (!json_equal(a, b))
+			__builtin_trap();
+		json_decref(a);
+		json_decref(b);
+		capture_release(&again);
+	}
+	capture_release(&cap);
+	json_decref(doc);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct report_input_options opt = { 0 };
@@ -111,6 +142,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!dir)
 		setup();
+	check_capture_round_trip(data, size);
 	write_file(capture_path, data, size);
 	write_file(plan_path, data, size);
 

@@ -172,7 +172,7 @@ static void test_refusals(void)
 	CHECK_INT(read_changed("kernels+", json_deep_copy(k0), "is listed twice"), CA_E_INPUT);
 	CHECK_INT(read_changed("device.l1_bytes", json_integer(-5), "l1_bytes"), CA_E_INPUT);
 	CHECK_INT(read_changed("load0.run", json_integer(4242), "run 4242 is not in \"runs\""), CA_E_INPUT);
-	CHECK_INT(read_changed("kernel0.grid", json_pack("[i,i,i]", 0, 1, 1), "grid: extent 0"), CA_E_INPUT);
+	CHECK_INT(read_changed("kernel0.grid", json_pack("[i,i,i]", -1, 1, 1), "grid: extent 0"), CA_E_INPUT);
 	CHECK_INT(read_changed("verification", json_integer(3), "verification: not an object"), CA_E_INPUT);
 	/* and the unchanged copy reads */
 	CHECK_INT(read_doc(doc), 0);

@@ -120,6 +120,24 @@ static void test_pair_at_one_launch(void)
 	CHECK_NEAR(pair_hits_at_one_launch(35, 20, 15, 2100, 1400, 100), 3500, 1e-9);
 }
 
+/* Noise resolved where it is measured: a pair whose singles hit nearly
+ * nothing, measured a little below its singles at the launch, comes out
+ * negative; the capture gets 0 and the value measured. */
+static void test_noise(void)
+{
+	double noise = 0, h = pair_hits_at_one_launch(0.2, 0.3, 0.1, 10, 3.1, 100);
+
+	CHECK_NEAR(h, -6.9, 1e-9);
+	CHECK_NEAR(count_resolve_noise(h, &noise), 0, 0);
+	CHECK_NEAR(noise, -6.9, 1e-9);
+	CHECK_NEAR(count_resolve_noise(12.5, &noise), 12.5, 0);
+	CHECK(isnan(noise));
+	CHECK(isnan(count_resolve_noise(NAN, &noise)));
+	CHECK(isnan(noise));
+	CHECK_NEAR(count_resolve_noise(0, &noise), 0, 0);
+	CHECK(isnan(noise));
+}
+
 /* Replays: stores through a parameter are saved and restored; a store to a
  * module-scope variable is harmless in modules of our own only; a store
  * through a pointer read from memory stops replays. */
@@ -172,6 +190,7 @@ int main(void)
 	test_replay_written();
 	test_pairs_when_hits();
 	test_pair_at_one_launch();
+	test_noise();
 	test_ordinals();
 	test_singles();
 	test_pairs();
