@@ -430,7 +430,16 @@ json_t *report_to_json(const struct report_input *in)
 		json_object_set_new(o, "origin", str_or_null(m->origin));
 		json_object_set_new(o, "library", str_or_null(m->library));
 		json_object_set_new(o, "reason", json_string(m->reason));
-		json_object_set_new(o, "kernels", copy_or_null(m->kernels));
+		if (m->has_kernels) {
+			json_t *names = json_array();
+			size_t j;
+
+			for (j = 0; j < m->nr_kernels; j++)
+				json_array_append_new(names, json_string(m->kernels[j]));
+			json_object_set_new(o, "kernels", names);
+		} else {
+			json_object_set_new(o, "kernels", json_null());
+		}
 		json_object_set_new(o, "gpu_time_ns", num(m->gpu_time_ns));
 		json_array_append_new(no_ptx, o);
 	}

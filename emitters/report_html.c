@@ -575,7 +575,6 @@ static void legend_html(struct strbuf *out)
 static void no_ptx_html(struct strbuf *out, const struct report_input *in)
 {
 	size_t i, j;
-	json_t *name;
 
 	if (!in->nr_no_ptx)
 		return;
@@ -598,22 +597,23 @@ static void no_ptx_html(struct strbuf *out, const struct report_input *in)
 		strbuf_addstr(out, "</td><td>");
 		esc(out, m->library ? m->library : "the program's own code?");
 		strbuf_addstr(out, "</td><td>");
-		json_array_foreach(m->kernels, j, name) {
+		for (j = 0; j < m->nr_kernels; j++) {
+			const char *name = m->kernels[j];
 			char *label;
 
 			if (j == 5) {
-				strbuf_addf(out, "and %zu more", json_array_size(m->kernels) - 5);
+				strbuf_addf(out, "and %zu more", m->nr_kernels - 5);
 				break;
 			}
-			label = report_name_label(json_string_value(name), NULL);
+			label = report_name_label(name, NULL);
 			strbuf_addstr(out, "<code title=\"");
-			esc(out, json_string_value(name));
+			esc(out, name);
 			strbuf_addstr(out, "\">");
 			esc(out, label);
 			strbuf_addstr(out, "</code><br>");
 			free(label);
 		}
-		if (!json_array_size(m->kernels))
+		if (!m->nr_kernels)
 			strbuf_addstr(out, "&ndash;");
 		strbuf_addstr(out, "</td><td class=\"num\">");
 		if (isnan(m->gpu_time_ns))

@@ -257,51 +257,31 @@ static json_t *find_verification(json_t *verification, const char *module, const
 	return NULL;
 }
 
-static int load_from_json(struct report_input *in, struct report_kernel *k, json_t *jl,
-			  size_t index, struct report_load *l)
+static void load_from_model(struct report_input *in, struct report_kernel *k,
+			    const struct capture_load *cl, struct report_load *l)
 {
-	json_t *v, *al;
+	json_t *al;
 
 	memset(l, 0, sizeof(*l));
 	l->hint.source_index = -1;
-	if (!json_is_object(jl))
-		return error_set(CA_E_INPUT, "'%s/capture.json': kernel '%s': loads[%zu] is not an "
-				 "object", in->dir, k->name, index);
-	v = json_object_get(jl, "ordinal");
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return error_set(CA_E_INPUT, "'%s/capture.json': kernel '%s': loads[%zu].ordinal is "
-				 "missing or not a non-negative integer", in->dir, k->name, index);
-	l->ordinal = (unsigned)json_integer_value(v);
-	v = json_object_get(jl, "ptx_line");
-	l->ptx_line = json_is_integer(v) && json_integer_value(v) > 0 ?
-		      (unsigned)json_integer_value(v) : 0;
-	l->instruction = json_str(jl, "instruction");
-	if (!l->instruction)
-		l->instruction = "";
-	l->file = json_str(jl, "file");
-	v = json_object_get(jl, "line");
-	l->line = json_is_integer(v) && json_integer_value(v) > 0 ? (int)json_integer_value(v) : 0;
-	if (!l->line)
-		l->file = NULL;
-	v = json_object_get(jl, "param");
-	l->param = json_is_integer(v) && json_integer_value(v) >= 0 ? (int)json_integer_value(v) : -1;
-	v = json_object_get(jl, "read_only");
-	l->read_only = json_is_boolean(v) ? json_is_true(v) : -1;
-	v = json_object_get(jl, "patchable");
-	l->patchable = json_is_boolean(v) ? json_is_true(v) : 1;
-	l->unpatchable_reason = json_str(jl, "unpatchable_reason");
-	v = json_object_get(jl, "measured");
-	l->measured = !json_is_false(v);
+	l->ordinal = cl->ordinal;
+	l->ptx_line = cl->ptx_line > 0 ? (unsigned)cl->ptx_line : 0;
+	l->instruction = cl->instruction ? cl->instruction : "";
+	l->line = (int)cl->line;
+	l->file = l->line ? cl->file : NULL;
+	l->param = cl->param;
+	l->read_only = cl->read_only;
+	l->patchable = cl->patchable != 0;
+	l->unpatchable_reason = cl->unpatchable_reason;
+	l->measured = cl->measured != 0;
 
+	/* the analysis' numbers are the capture's, as the one reader gave them
+	 * to advise_capture(); a load the analysis left out shows the capture's */
 	al = k->analysis ? find_by_ordinal(json_object_get(k->analysis, "loads"), l->ordinal) : NULL;
-	l->hit = report_json_number(al ? al : jl, "hit");
-	l->access = report_json_number(al ? al : jl, "access");
-	if (isnan(l->hit))
-		l->hit = report_json_number(jl, "hit");
-	if (isnan(l->access))
-		l->access = report_json_number(jl, "access");
+	l->hit = cl->hit;
+	l->access = cl->access;
 	/* hit_i / access_i is a rate only when no other load can hit the
-	 * lines this one brings in: set by kernel_from_json. */
+	 * lines this one brings in: set by kernel_from_model. */
 	l->hit_rate = NAN;
 	l->weight_bytes = report_json_number(al, "weight_bytes");
 	l->traffic_saved_bytes = report_json_number(al, "traffic_saved_bytes");
@@ -317,7 +297,6 @@ static int load_from_json(struct report_input *in, struct report_kernel *k, json
 		json_t *lo = find_by_ordinal(json_object_get(k->analysis, "left_out"), l->ordinal);
 		l->reason = json_str(lo, "reason");
 	}
-	return 0;
 }
 
 static const struct report_load *load_of_node(const struct report_kernel *k, const char *id)
@@ -373,23 +352,21 @@ static void bypass_costs(struct report_kernel *k)
  */
 static void kernel_figures(struct report_kernel *k)
 {
-	json_t *counters = json_object_get(k->capture, "counters");
-	json_t *base = json_object_get(counters, "baseline");
-	json_t *times = json_object_get(k->capture, "gpu_time_ns");
-	double hits = report_json_number(base, "l1_hits"), sectors = report_json_number(base, "l1_sectors");
-	double cubin = report_json_number(times, "cubin"), jit = report_json_number(times, "baseline");
-	double launches = report_json_number(base, "launches");
-	const char *as = json_str(base, "measured_as");
+	const struct capture_counters *base = capture_kernel_counters(k->model, "baseline");
+	const struct capture_counters *all = capture_kernel_counters(k->model, "in_run_all");
+	double hits = base ? base->l1_hits : NAN, sectors = base ? base->l1_sectors : NAN;
+	double cubin = k->model->gpu_time_cubin_ns, jit = k->model->gpu_time_baseline_ns;
+	double launches = base && base->launches >= 0 ? (double)base->launches : NAN;
+	const char *as = base ? base->measured_as : NULL;
 
-	if (isnan(jit))
-		jit = report_json_number(base, "duration_ns");
+	if (isnan(jit) && base)
+		jit = base->duration_ns;
 
 	if (isnan(hits) || isnan(sectors)) {
 		/* --measure launches: the baseline runs are timed only; the pass
 		 * with every load allocating carries the counters. */
-		json_t *all = json_object_get(counters, "in_run_all");
-		hits = report_json_number(all, "l1_hits");
-		sectors = report_json_number(all, "l1_sectors");
+		hits = all ? all->l1_hits : NAN;
+		sectors = all ? all->l1_sectors : NAN;
 	}
 	k->l1_hit_rate = !isnan(hits) && !isnan(sectors) && sectors > 0 && hits <= sectors ?
 			 hits / sectors : NAN;
@@ -408,12 +385,10 @@ static void kernel_figures(struct report_kernel *k)
 		k->jit_vs_cubin = jit / cubin - 1;
 }
 
-static int kernel_from_json(struct report_input *in, json_t *jk, size_t index,
-			    struct report_kernel *k)
+static void kernel_from_model(struct report_input *in, const struct capture_kernel *ck,
+			      struct report_kernel *k)
 {
-	json_t *loads, *v;
 	size_t i;
-	int ret;
 
 	memset(k, 0, sizeof(*k));
 	k->optimal = -1;
@@ -421,24 +396,15 @@ static int kernel_from_json(struct report_input *in, json_t *jk, size_t index,
 	k->expected_saved_bytes = NAN;
 	k->l1_hit_rate = NAN;
 	k->jit_vs_cubin = NAN;
-	if (!json_is_object(jk))
-		return error_set(CA_E_INPUT, "'%s/capture.json': kernels[%zu] is not an object",
-				 in->dir, index);
-	k->capture = jk;
-	k->module = json_str(jk, "module");
-	k->name = json_str(jk, "name");
-	if (!k->name)
-		return error_set(CA_E_INPUT, "'%s/capture.json': kernels[%zu].name is missing",
-				 in->dir, index);
-	if (!k->module)
-		k->module = "";
-	k->demangled = json_str(jk, "demangled");
-	v = json_object_get(jk, "launches");
-	if (json_is_integer(v))
-		k->launches = json_integer_value(v);
+	k->model = ck;
+	k->capture = (json_t *)ck->source;
+	k->module = ck->module;
+	k->name = ck->name;
+	k->demangled = ck->demangled;
+	k->launches = ck->launches;
 	k->analysis = find_analysis_kernel(in->analysis, k->module, k->name);
-	k->verification = json_object_get(jk, "verification");
-	if (!json_is_object(k->verification))
+	k->verification = capture_section_json(ck->verification);
+	if (!k->verification)
 		k->verification = find_verification(in->verification, k->module, k->name);
 	if (k->analysis) {
 		json_t *sols = json_object_get(k->analysis, "solutions"), *s;
@@ -454,18 +420,10 @@ static int kernel_from_json(struct report_input *in, json_t *jk, size_t index,
 				k->optimal = json_is_true(o);
 		}
 	}
-	loads = json_object_get(jk, "loads");
-	if (loads && !json_is_array(loads))
-		return error_set(CA_E_INPUT, "'%s/capture.json': kernel '%s': \"loads\" is not a list",
-				 in->dir, k->name);
-	k->nr_loads = json_array_size(loads);
+	k->nr_loads = ck->nr_loads;
 	k->loads = xcalloc(k->nr_loads + 1, sizeof(*k->loads));
 	for (i = 0; i < k->nr_loads; i++) {
-		ret = load_from_json(in, k, json_array_get(loads, i), i, &k->loads[i]);
-		if (ret) {
-			k->nr_loads = i;
-			return ret;
-		}
+		load_from_model(in, k, &ck->loads[i], &k->loads[i]);
 		if (k->loads[i].changes)
 			k->nr_changes++;
 	}
@@ -475,15 +433,12 @@ static int kernel_from_json(struct report_input *in, json_t *jk, size_t index,
 	    k->loads[0].access > 0 && k->loads[0].hit <= k->loads[0].access)
 		k->loads[0].hit_rate = k->loads[0].hit / k->loads[0].access;
 	kernel_figures(k);
-	v = json_object_get(jk, "left_out_loads");
-	if (json_is_integer(v) && json_integer_value(v) > 0)
-	{
+	if (ck->left_out_loads > 0) {
 		char *label = report_kernel_label(k);
 		add_note(in, xasprintf("kernel %s: %lld loads beyond --max-loads were not measured",
-				       label, (long long)json_integer_value(v)));
+				       label, ck->left_out_loads));
 		free(label);
 	}
-	return 0;
 }
 
 static void add_section(struct report_input *in, const char *key, const char *kernel,
@@ -620,13 +575,10 @@ static int copy_plan(struct plan *dst, const struct plan *src)
 
 static int check_module_files(struct report_input *in)
 {
-	json_t *mods = json_object_get(in->capture, "modules"), *m;
 	size_t i;
 
-	if (mods && !json_is_array(mods))
-		return error_set(CA_E_INPUT, "'%s/capture.json': \"modules\" is not a list", in->dir);
-	json_array_foreach(mods, i, m) {
-		const char *ptx = json_str(m, "ptx");
+	for (i = 0; i < in->model.nr_modules; i++) {
+		const char *ptx = in->model.modules[i].ptx;
 		char *path;
 		int ok;
 
@@ -649,63 +601,51 @@ static int check_module_files(struct report_input *in)
 /* capture.json's modules without PTX (has_ptx false), and why. */
 static void collect_no_ptx(struct report_input *in)
 {
-	const char *cc = json_str(json_object_get(in->capture, "device"), "cc");
+	const char *cc = in->model.device.cc;
 	unsigned major = 0, minor = 0, arch = 90;
-	json_t *m;
 	size_t i;
 
 	if (cc && sscanf(cc, "%u.%u", &major, &minor) == 2 && major && major < 100 && minor < 10)
 		arch = major * 10 + minor;
-	json_array_foreach(json_object_get(in->capture, "modules"), i, m) {
+	for (i = 0; i < in->model.nr_modules; i++) {
+		const struct capture_module *m = &in->model.modules[i];
 		struct report_module *rm;
 
-		if (!json_is_object(m) || !json_is_false(json_object_get(m, "has_ptx")))
+		if (m->has_ptx)
 			continue;
 		in->no_ptx = xrealloc(in->no_ptx, (in->nr_no_ptx + 1) * sizeof(*in->no_ptx));
 		rm = &in->no_ptx[in->nr_no_ptx++];
-		rm->id = json_str(m, "id");
-		rm->origin = json_str(m, "origin");
-		rm->library = json_str(m, "library");
-		rm->reason = json_str(m, "no_ptx_reason") ? xstrdup(json_str(m, "no_ptx_reason")) :
+		rm->id = m->id;
+		rm->origin = m->origin;
+		rm->library = m->library;
+		rm->reason = m->no_ptx_reason ? xstrdup(m->no_ptx_reason) :
 			     xasprintf("no PTX, so nothing in it can be patched (the capture does "
 				       "not record why): if it is the program's own code, rebuild "
 				       "with -gencode arch=compute_%u,code=compute_%u (or "
 				       "-arch=sm_%u, which embeds PTX)", arch, arch, arch);
-		rm->kernels = json_is_array(json_object_get(m, "kernels")) ?
-			      json_object_get(m, "kernels") : NULL;
-		rm->gpu_time_ns = report_json_number(m, "gpu_time_ns");
+		rm->kernels = (const char *const *)m->kernels;
+		rm->nr_kernels = m->nr_kernels;
+		rm->has_kernels = m->has_kernels;
+		rm->gpu_time_ns = m->gpu_time_ns;
 	}
 }
 
 static int build(struct report_input *in, const struct report_input_options *opt)
 {
-	json_t *kernels = json_object_get(in->capture, "kernels"), *jk, *dev;
 	size_t i;
 	int ret;
 
-	in->status = json_str(in->capture, "status");
-	if (!in->status)
-		in->status = "unknown";
+	in->status = in->model.status ? in->model.status : "unknown";
 	in->incomplete = strcmp(in->status, "complete") != 0;
-	in->verification = json_object_get(in->capture, "verification");
-	if (json_is_null(in->verification))
-		in->verification = NULL;
-	if (kernels && !json_is_array(kernels))
-		return error_set(CA_E_INPUT, "'%s/capture.json': \"kernels\" is not a list", in->dir);
+	in->verification = capture_section_json(in->model.verification);
 	ret = check_module_files(in);
 	if (ret)
 		return ret;
-	in->nr_kernels = json_array_size(kernels);
+	in->nr_kernels = in->model.nr_kernels;
 	in->kernels = xcalloc(in->nr_kernels + 1, sizeof(*in->kernels));
-	json_array_foreach(kernels, i, jk) {
-		ret = kernel_from_json(in, jk, i, &in->kernels[i]);
-		if (ret) {
-			in->nr_kernels = i + 1;
-			return ret;
-		}
-	}
-	dev = json_object_get(in->capture, "device");
-	if (json_str(dev, "source") && !strcmp(json_str(dev, "source"), "defaults"))
+	for (i = 0; i < in->nr_kernels; i++)
+		kernel_from_model(in, &in->model.kernels[i], &in->kernels[i]);
+	if (in->model.has_device && in->model.device.source == DEVICE_MODEL_DEFAULTS)
 		add_note(in, xstrdup("no device model was measured: documented defaults were used "
 				     "(run cacheadvise probe once on this GPU)"));
 	collect_run_notes(in);

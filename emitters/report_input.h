@@ -60,7 +60,10 @@ struct report_kernel {
 	const char *name;           /* mangled name */
 	const char *demangled;      /* NULL when not recorded */
 	long long launches;         /* -1 unknown */
-	json_t *capture;            /* this kernel in capture.json (borrowed) */
+	const struct capture_kernel *model; /* this kernel in the capture (borrowed) */
+	/* The same as JSON (borrowed). NEEDSWORK: the sections not yet typed
+	 * (software_cache, register_cache, oracle) are read here by key. */
+	json_t *capture;
 	json_t *analysis;           /* this kernel in the analysis, NULL if none (borrowed) */
 	json_t *verification;       /* this kernel's verification entry, NULL if none */
 	const char *chosen;         /* solver whose answer is the plan, NULL unknown */
@@ -92,7 +95,9 @@ struct report_module {
 	/* Why it has no PTX and what would make it patchable, as recorded;
 	 * a generic sentence for captures that recorded none. Owned. */
 	char *reason;
-	json_t *kernels;            /* names of its kernels the program launched, or NULL */
+	const char *const *kernels; /* names of its kernels the program launched */
+	size_t nr_kernels;
+	int has_kernels;            /* the capture lists them (possibly none) */
 	double gpu_time_ns;         /* their GPU time in the discovery run, NAN unknown */
 };
 

@@ -395,7 +395,6 @@ static void no_ptx_section(struct strbuf *out, const struct report_input *in,
 			   const struct palette *p)
 {
 	size_t i, j;
-	json_t *name;
 
 	if (!in->nr_no_ptx)
 		return;
@@ -409,23 +408,24 @@ static void no_ptx_section(struct strbuf *out, const struct report_input *in,
 			strbuf_addf(out, " (%s)", m->origin);
 		if (m->library)
 			strbuf_addf(out, ", %s", m->library);
-		if (json_array_size(m->kernels))
-			strbuf_addf(out, ", %zu kernel%s launched", json_array_size(m->kernels),
-				    json_array_size(m->kernels) == 1 ? "" : "s");
+		if (m->nr_kernels)
+			strbuf_addf(out, ", %zu kernel%s launched", m->nr_kernels,
+				    m->nr_kernels == 1 ? "" : "s");
 		if (!isnan(m->gpu_time_ns))
 			strbuf_addf(out, ", %.3f ms GPU time", m->gpu_time_ns / 1e6);
 		strbuf_addf(out, "\n    %s\n", m->reason);
-		json_array_foreach(m->kernels, j, name) {
+		for (j = 0; j < m->nr_kernels; j++) {
+			const char *name = m->kernels[j];
 			char *label;
 
 			if (j == 5) {
-				strbuf_addf(out, "    ... and %zu more\n", json_array_size(m->kernels) - 5);
+				strbuf_addf(out, "    ... and %zu more\n", m->nr_kernels - 5);
 				break;
 			}
-			label = report_name_label(json_string_value(name), NULL);
+			label = report_name_label(name, NULL);
 			strbuf_addf(out, "    - %s", label);
-			if (json_string_value(name) && strcmp(label, json_string_value(name)))
-				strbuf_addf(out, "  %s%s%s", p->dim, json_string_value(name), p->reset);
+			if (strcmp(label, name))
+				strbuf_addf(out, "  %s%s%s", p->dim, name, p->reset);
 			strbuf_addch(out, '\n');
 			free(label);
 		}
