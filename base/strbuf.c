@@ -123,6 +123,68 @@ void strbuf_add_html(struct strbuf *sb, const char *s)
 	}
 }
 
+static int is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
+void strbuf_add_printable(struct strbuf *sb, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (is_control(c))
+			strbuf_addf(sb, "\\x%02x", c);
+		else
+			strbuf_addch(sb, c);
+	}
+}
+
+void strbuf_add_shell_word(struct strbuf *sb, const char *s)
+{
+	static const char safe_punct[] = "_@%+=:,./-";
+	int safe = *s != '\0', ctrl = 0;
+	const char *p;
+
+	for (p = s; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		ctrl |= is_control(c);
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      strchr(safe_punct, c)))
+			safe = 0;
+	}
+	if (safe) {
+		strbuf_addstr(sb, s);
+		return;
+	}
+	if (ctrl) {
+		strbuf_addstr(sb, "$'");
+		for (p = s; *p; p++) {
+			unsigned char c = (unsigned char)*p;
+
+			if (c == '\'' || c == '\\') {
+				strbuf_addch(sb, '\\');
+				strbuf_addch(sb, c);
+			} else if (is_control(c)) {
+				strbuf_addf(sb, "\\x%02x", c);
+			} else {
+				strbuf_addch(sb, c);
+			}
+		}
+		strbuf_addch(sb, '\'');
+		return;
+	}
+	strbuf_addch(sb, '\'');
+	for (p = s; *p; p++) {
+		if (*p == '\'')
+			strbuf_addstr(sb, "'\\''");
+		else
+			strbuf_addch(sb, *p);
+	}
+	strbuf_addch(sb, '\'');
+}
+
 int strbuf_read_file(struct strbuf *sb, const char *path, size_t max_bytes)
 {
 	return input_file_read(sb, path, max_bytes);

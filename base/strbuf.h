@@ -35,6 +35,21 @@ void strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap);
 void strbuf_add_html(struct strbuf *sb, const char *s);
 
 /*
+ * Appends s as it may be shown on a terminal: control characters (below
+ * 0x20, and 0x7f) as \xHH, so text from a capture cannot move the cursor,
+ * clear the screen or change colours.
+ */
+void strbuf_add_printable(struct strbuf *sb, const char *s);
+
+/*
+ * Appends s as one word of a POSIX shell command line that, pasted, passes
+ * s unchanged: as it is when it holds only letters, digits and _@%+=:,./-;
+ * else in single quotes ('\'' for a quote); and where s holds control
+ * characters, in bash's $'...' with \xHH for them (never raw on a terminal).
+ */
+void strbuf_add_shell_word(struct strbuf *sb, const char *s);
+
+/*
  * Appends the whole file at path. Returns 0, or a negative CA_E_* code with
  * the error message set (see error.h) when the file cannot be read.
  * It is input_file_read() (base/input_file.h): a directory, FIFO or device

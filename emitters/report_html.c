@@ -58,9 +58,14 @@ static const char css[] =
 	"#no-ptx code{word-break:break-all}#no-ptx td:nth-child(3){max-width:360px}"
 	"#no-ptx td:last-child{min-width:320px}\n";
 
+/* HTML-escaped, and control characters from the capture shown as \xHH. */
 static void esc(struct strbuf *out, const char *s)
 {
-	strbuf_add_html(out, s ? s : "");
+	struct strbuf printable = STRBUF_INIT;
+
+	strbuf_add_printable(&printable, s ? s : "");
+	strbuf_add_html(out, printable.buf);
+	strbuf_release(&printable);
 }
 
 /* "file:line" of a load, or its PTX line without -lineinfo. */
@@ -94,15 +99,11 @@ static const char *decision_color(const char *decision)
 
 static void program_text(struct strbuf *out, const struct report_input *in)
 {
-	json_t *prog = json_object_get(in->capture, "program"), *a;
-	const char *path = json_string_value(json_object_get(prog, "path"));
-	size_t i;
+	struct strbuf cmd = STRBUF_INIT;
 
-	esc(out, path ? path : "(unknown program)");
-	json_array_foreach(json_object_get(prog, "args"), i, a) {
-		strbuf_addch(out, ' ');
-		esc(out, json_is_string(a) ? json_string_value(a) : "?");
-	}
+	report_program_command(&cmd, in);
+	esc(out, cmd.buf);
+	strbuf_release(&cmd);
 }
 
 static void scalar_html(struct strbuf *out, json_t *v)
@@ -462,7 +463,7 @@ static void graph_svg(struct strbuf *out, const struct report_kernel *k)
 static void kernel_section(struct strbuf *out, const struct report_input *in,
 			   const struct report_kernel *k, size_t index)
 {
-	json_t *grid = json_object_get(k->capture, "grid"), *block = json_object_get(k->capture, "block");
+	const long long *grid = k->model->grid, *block = k->model->block;
 	char *label = report_kernel_label(k), *saved = report_human_bytes(k->expected_saved_bytes);
 	char *vt = report_kernel_verification_text(in, k);
 	size_t i;
@@ -480,14 +481,9 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 	esc(out, k->module);
 	if (k->launches >= 0)
 		strbuf_addf(out, ", %lld launch%s", k->launches, k->launches == 1 ? "" : "es");
-	if (json_array_size(grid) == 3 && json_array_size(block) == 3)
+	if (k->model->has_extents == 3)
 		strbuf_addf(out, ", grid %lld&times;%lld&times;%lld, block %lld&times;%lld&times;%lld",
-			    (long long)json_integer_value(json_array_get(grid, 0)),
-			    (long long)json_integer_value(json_array_get(grid, 1)),
-			    (long long)json_integer_value(json_array_get(grid, 2)),
-			    (long long)json_integer_value(json_array_get(block, 0)),
-			    (long long)json_integer_value(json_array_get(block, 1)),
-			    (long long)json_integer_value(json_array_get(block, 2)));
+			    grid[0], grid[1], grid[2], block[0], block[1], block[2]);
 	strbuf_addstr(out, "</p><p>");
 	if (k->analysis) {
 		strbuf_addstr(out, "Plan: ");
@@ -959,8 +955,8 @@ static void sections(struct strbuf *out, const struct report_input *in)
 static int render_html(const struct report_input *in, const struct report_options *opt,
 		       struct strbuf *out)
 {
-	json_t *dev = json_object_get(in->capture, "device");
-	const char *created = json_string_value(json_object_get(in->capture, "created"));
+	const struct device_model *dev = &in->model.device;
+	const char *created = in->model.created;
 	size_t i;
 
 	(void)opt;
@@ -987,13 +983,13 @@ static int render_html(const struct report_input *in, const struct report_option
 		esc(out, created);
 	}
 	strbuf_addstr(out, ")");
-	if (json_is_object(dev)) {
-		char *l1 = report_human_bytes(report_json_number(dev, "l1_bytes"));
-		char *l2 = report_human_bytes(report_json_number(dev, "l2_bytes"));
+	if (in->model.has_device) {
+		char *l1 = report_human_bytes(dev->l1_bytes ? (double)dev->l1_bytes : NAN);
+		char *l2 = report_human_bytes(dev->l2_bytes ? (double)dev->l2_bytes : NAN);
 		strbuf_addstr(out, "<br>Device: ");
-		esc(out, json_string_value(json_object_get(dev, "name")));
+		esc(out, dev->name);
 		strbuf_addf(out, ", L1 %s per SM, L2 %s (device model: ", l1, l2);
-		esc(out, json_string_value(json_object_get(dev, "source")));
+		esc(out, device_model_source_name(dev->source));
 		strbuf_addstr(out, ")");
 		free(l1);
 		free(l2);

@@ -32,6 +32,30 @@ double report_json_number(json_t *obj, const char *key)
 	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
+void report_program_command(struct strbuf *out, const struct report_input *in)
+{
+	const struct capture_program *p = &in->model.program;
+	size_t i;
+
+	if (!p->path) {
+		strbuf_addstr(out, "(unknown program)");
+		return;
+	}
+	strbuf_add_shell_word(out, p->path);
+	for (i = 0; i < p->nr_args; i++) {
+		strbuf_addch(out, ' ');
+		strbuf_add_shell_word(out, p->args[i]);
+	}
+}
+
+void report_shell_path(struct strbuf *out, const char *dir, const char *file)
+{
+	char *path = file ? xasprintf("%s/%s", dir, file) : xstrdup(dir);
+
+	strbuf_add_shell_word(out, path);
+	free(path);
+}
+
 static const char *json_str(json_t *obj, const char *key)
 {
 	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;

@@ -197,6 +197,17 @@ char *report_name_label(const char *name, const char *demangled);
 /* The label of the kernel named name (mangled) in the capture, demangled where recorded. Caller frees. */
 char *report_label_of(const struct report_input *in, const char *name);
 
+/*
+ * The program's command line as a user would paste it: the path and each
+ * argument as one shell word (base/strbuf.h strbuf_add_shell_word), so an
+ * argument holding spaces, $(...) or ; runs as recorded and nothing else.
+ */
+struct strbuf;
+void report_program_command(struct strbuf *out, const struct report_input *in);
+
+/* dir/file (file NULL: dir alone) as one shell word. */
+void report_shell_path(struct strbuf *out, const char *dir, const char *file);
+
 /* Numbers of a JSON object member; NAN / def when absent or not a number. */
 double report_json_number(json_t *obj, const char *key);
 

@@ -149,23 +149,14 @@ static void json_text(struct strbuf *out, json_t *v, int indent)
 
 static void program_line(struct strbuf *out, const struct report_input *in)
 {
-	json_t *prog = json_object_get(in->capture, "program"), *a;
-	const char *path = json_string_value(json_object_get(prog, "path"));
-	size_t i;
-
-	strbuf_addstr(out, path ? path : "(unknown program)");
-	json_array_foreach(json_object_get(prog, "args"), i, a) {
-		strbuf_addch(out, ' ');
-		json_scalar(out, a);
-	}
+	report_program_command(out, in);
 }
 
 static void header(struct strbuf *out, const struct report_input *in, const struct palette *p)
 {
-	json_t *dev = json_object_get(in->capture, "device");
-	const char *created = json_string_value(json_object_get(in->capture, "created"));
-	const char *model = json_string_value(json_object_get(json_object_get(in->capture, "options"),
-							      "model"));
+	const struct device_model *dev = &in->model.device;
+	const char *created = in->model.created;
+	const char *model = in->model.options.model;
 
 	if (in->incomplete)
 		strbuf_addf(out, "%s%s*** INCOMPLETE CAPTURE (status \"%s\"): the run was interrupted "
@@ -175,16 +166,14 @@ static void header(struct strbuf *out, const struct report_input *in, const stru
 	program_line(out, in);
 	strbuf_addf(out, "\n  capture  %s (%s%s%s)\n", in->dir, in->status,
 		    created ? ", created " : "", created ? created : "");
-	if (json_is_object(dev)) {
-		const char *name = json_string_value(json_object_get(dev, "name"));
-		const char *cc = json_string_value(json_object_get(dev, "cc"));
-		const char *src = json_string_value(json_object_get(dev, "source"));
-		char *l2 = report_human_bytes(report_json_number(dev, "l2_bytes"));
-		char *l1 = report_human_bytes(report_json_number(dev, "l1_bytes"));
+	if (in->model.has_device) {
+		const char *name = dev->name, *cc = dev->cc;
+		char *l2 = report_human_bytes(dev->l2_bytes ? (double)dev->l2_bytes : NAN);
+		char *l1 = report_human_bytes(dev->l1_bytes ? (double)dev->l1_bytes : NAN);
 
 		strbuf_addf(out, "  device   %s%s%s, L1 %s per SM, L2 %s (device model: %s)\n",
 			    name ? name : "unknown GPU", cc ? ", cc " : "", cc ? cc : "", l1, l2,
-			    src ? src : "unknown");
+			    device_model_source_name(dev->source));
 		free(l1);
 		free(l2);
 	}
@@ -283,14 +272,19 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 			free(label);
 		}
 		strbuf_addstr(out, "\n  How to apply:\n    without rebuilding:  cacheadvise run --plan ");
-		strbuf_addf(out, "%s/" CAPTURE_LAYOUT_PLAN " -- ", in->dir);
+		report_shell_path(out, in->dir, CAPTURE_LAYOUT_PLAN);
+		strbuf_addstr(out, " -- ");
 		program_line(out, in);
-		if (in->plan_from_analysis)
-			strbuf_addf(out, "\n                         (plan.json is missing: write it with "
-				    "cacheadvise report %s --all)", in->dir);
-		strbuf_addf(out, "\n    in the source:       cacheadvise apply %s   (%zu of %zu loads "
-			    "rewritten in source.patch; see SOURCE HINTS)\n", in->dir, s.nr_rewritten,
-			    s.nr_changes);
+		if (in->plan_from_analysis) {
+			strbuf_addstr(out, "\n                         (plan.json is missing: write it with "
+				      "cacheadvise report ");
+			report_shell_path(out, in->dir, NULL);
+			strbuf_addstr(out, " --all)");
+		}
+		strbuf_addstr(out, "\n    in the source:       cacheadvise apply ");
+		report_shell_path(out, in->dir, NULL);
+		strbuf_addf(out, "   (%zu of %zu loads rewritten in source.patch; see SOURCE HINTS)\n",
+			    s.nr_rewritten, s.nr_changes);
 		{
 			char *sps = source_patch_summary(in, NULL);
 
@@ -306,7 +300,7 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 static void kernel_section(struct strbuf *out, const struct report_input *in,
 			   const struct report_kernel *k, const struct palette *p)
 {
-	json_t *grid = json_object_get(k->capture, "grid"), *block = json_object_get(k->capture, "block");
+	const long long *grid = k->model->grid, *block = k->model->block;
 	char *label = report_kernel_label(k), *saved = report_human_bytes(k->expected_saved_bytes);
 	char *vt = report_kernel_verification_text(in, k);
 	size_t i;
@@ -317,14 +311,9 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 	strbuf_addf(out, "\n  %s, module %s", k->name, k->module);
 	if (k->launches >= 0)
 		strbuf_addf(out, ", %lld launch%s", k->launches, k->launches == 1 ? "" : "es");
-	if (json_array_size(grid) == 3 && json_array_size(block) == 3)
-		strbuf_addf(out, ", grid %lldx%lldx%lld, block %lldx%lldx%lld",
-			    (long long)json_integer_value(json_array_get(grid, 0)),
-			    (long long)json_integer_value(json_array_get(grid, 1)),
-			    (long long)json_integer_value(json_array_get(grid, 2)),
-			    (long long)json_integer_value(json_array_get(block, 0)),
-			    (long long)json_integer_value(json_array_get(block, 1)),
-			    (long long)json_integer_value(json_array_get(block, 2)));
+	if (k->model->has_extents == 3)
+		strbuf_addf(out, ", grid %lldx%lldx%lld, block %lldx%lldx%lld", grid[0], grid[1],
+			    grid[2], block[0], block[1], block[2]);
 	strbuf_addch(out, '\n');
 	if (k->analysis)
 		strbuf_addf(out, "  plan: %s%s, expected L2 traffic saved %s\n",
@@ -710,10 +699,48 @@ static void sections(struct strbuf *out, const struct report_input *in, const st
 	}
 }
 
+/* The palette's own escape sequence that starts at s, its length; 0 for none. */
+static size_t palette_code_at(const struct palette *p, const char *s)
+{
+	const char *codes[] = { p->bold, p->dim, p->red, p->green, p->yellow, p->cyan, p->reset };
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(codes); i++)
+		if (*codes[i] && !strncmp(s, codes[i], strlen(codes[i])))
+			return strlen(codes[i]);
+	return 0;
+}
+
+/*
+ * text, as a terminal may show it: the capture's strings (a device name, a
+ * program argument, a file name) reach the report as recorded, so every
+ * control character but newline and tab is written as \xHH, and an escape
+ * sequence only where it is one of the palette's own.
+ */
+static void add_terminal_safe(struct strbuf *out, const char *text, const struct palette *p)
+{
+	const char *s;
+
+	for (s = text; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+		size_t n;
+
+		if (c == 0x1b && (n = palette_code_at(p, s))) {
+			strbuf_add(out, s, n);
+			s += n - 1;
+		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
+			strbuf_addf(out, "\\x%02x", c);
+		} else {
+			strbuf_addch(out, c);
+		}
+	}
+}
+
 static int render_text(const struct report_input *in, const struct report_options *opt,
-		       struct strbuf *out)
+		       struct strbuf *final)
 {
 	const struct palette *p = opt && opt->color ? &ansi : &plain;
+	struct strbuf text = STRBUF_INIT, *out = &text;
 	size_t i;
 
 	header(out, in, p);
@@ -733,6 +760,8 @@ static int render_text(const struct report_input *in, const struct report_option
 		for (i = 0; i < in->nr_notes; i++)
 			strbuf_addf(out, "  - %s\n", in->notes[i]);
 	}
+	add_terminal_safe(final, text.buf, p);
+	strbuf_release(&text);
 	return 0;
 }
 
