@@ -646,7 +646,7 @@ static int read_device(const struct rd *r, json_t *o, struct capture *cap)
 	}
 	cap->has_device = 1;
 	cap->device_json = SEC(o);
-	return 0;
+	return rd_str(r, o, "device", "partitioned", &cap->device_partitioned, 0);
 }
 
 static int check_references(const struct rd *r, struct capture *cap)
@@ -1297,6 +1297,7 @@ void capture_release(struct capture *cap)
 	free_strings(cap->program.args, cap->program.nr_args);
 	free(cap->program.cwd);
 	device_model_release(&cap->device);
+	free(cap->device_partitioned);
 	free(cap->options.model);
 	free(cap->options.bypass_form);
 	free(cap->options.kernels_regex);

@@ -245,6 +245,8 @@ struct capture {
 	int has_program;
 	struct device_model device; /* "device": the model the analysis used */
 	int has_device;
+	/* device.partitioned: why the GPU is shared (MIG, MPS), NULL when not */
+	char *device_partitioned;
 	struct capture_options options;
 	int has_options;
 	struct capture_module *modules;

@@ -23,37 +23,37 @@ struct candidate {
 	json_t *kernels;        /* names */
 };
 
+/* A number of a window (the "l2" section this module writes); 0 when absent. */
 static double num(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 	return json_is_number(v) ? json_number_value(v) : 0;
 }
 
-static double alloc_bytes(json_t *allocs, json_int_t seq)
+static double alloc_bytes(const struct capture *cap, long long seq)
 {
 	size_t i;
-	json_t *a;
 
-	json_array_foreach(allocs, i, a)
-		if (json_integer_value(json_object_get(a, "seq")) == seq)
-			return num(a, "bytes");
+	for (i = 0; i < cap->nr_allocations; i++)
+		if (cap->allocations[i].seq == seq)
+			return cap->allocations[i].bytes;
 	return 0;
 }
 
 /* Bytes a kernel read through parameter p in all its launches (monitor),
- * or -1 when the monitor did not count them. */
-static double bytes_through(json_t *kernel, json_int_t p)
+ * or -1 when the monitor did not count them (or the kernel is not measured). */
+static double bytes_through(const struct capture_kernel *kernel, int p)
 {
-	json_t *loads = json_object_get(kernel, "loads"), *l;
 	double sum = 0;
 	int seen = 0;
 	size_t i;
 
-	json_array_foreach(loads, i, l) {
-		json_t *b = json_object_get(l, "bytes");
-		if (json_integer_value(json_object_get(l, "param")) != p || !json_is_number(b))
+	for (i = 0; kernel && p >= 0 && i < kernel->nr_loads; i++) {
+		const struct capture_load *l = &kernel->loads[i];
+
+		if (l->param != p || isnan(l->bytes))
 			continue;
-		sum += json_number_value(b);
+		sum += l->bytes;
 		seen = 1;
 	}
 	return seen ? sum : -1;
@@ -88,24 +88,25 @@ static int has_string(json_t *arr, const char *s)
 
 /*
  * Adds the allocations a kernel's arguments point into to the candidates:
- * a capture.json "kernels" entry (with the monitor's "loads") or an
- * "all_kernels" entry (none: a kernel without PTX is not monitored).
+ * a measured kernel (kernel, with the monitor's per-load bytes) or one the
+ * discovery run saw only (kernel NULL: a kernel without PTX is not monitored).
  */
-static void add_uses(struct candidate **cs, size_t *n, size_t *alloc, json_t *allocs, json_t *k)
+static void add_uses(struct candidate **cs, size_t *n, size_t *alloc, const struct capture *cap,
+		     const char *name, const struct capture_alloc_use *uses, size_t nr_uses,
+		     const struct capture_kernel *kernel)
 {
-	const char *name = json_string_value(json_object_get(k, "name"));
-	json_t *u;
 	size_t j;
 
-	json_array_foreach(json_object_get(k, "allocs_used"), j, u) {
-		json_int_t seq = json_integer_value(json_object_get(u, "alloc"));
-		double bytes = alloc_bytes(allocs, seq), launches = num(u, "launches");
-		double through = bytes_through(k, json_integer_value(json_object_get(u, "param")));
+	for (j = 0; j < nr_uses; j++) {
+		const struct capture_alloc_use *u = &uses[j];
+		double bytes = alloc_bytes(cap, u->alloc);
+		double launches = u->launches > 0 ? (double)u->launches : 0;
+		double through = bytes_through(kernel, u->param);
 		struct candidate *c;
 
 		if (bytes <= 0)
 			continue;
-		c = find_or_add(cs, n, alloc, seq, bytes);
+		c = find_or_add(cs, n, alloc, u->alloc, bytes);
 		c->launches += launches;
 		/* without monitor counts, assume each launch reads the buffer once */
 		c->bytes_read += through >= 0 ? through : bytes * launches;
@@ -114,29 +115,20 @@ static void add_uses(struct candidate **cs, size_t *n, size_t *alloc, json_t *al
 	}
 }
 
-static int measured(json_t *kernels, const char *name)
-{
-	json_t *k;
-	size_t i;
-
-	json_array_foreach(kernels, i, k)
-		if (name && !strcmp(json_string_value(json_object_get(k, "name")) ?: "", name))
-			return 1;
-	return 0;
-}
-
 /* The names of the kernels in modules without PTX (capture.json "modules"). */
-static json_t *kernels_without_ptx(json_t *capture)
+static json_t *kernels_without_ptx(const struct capture *cap)
 {
-	json_t *out = json_array(), *m, *k;
+	json_t *out = json_array();
 	size_t i, j;
 
-	json_array_foreach(json_object_get(capture, "modules"), i, m) {
-		if (!json_is_false(json_object_get(m, "has_ptx")))
+	for (i = 0; i < cap->nr_modules; i++) {
+		const struct capture_module *m = &cap->modules[i];
+
+		if (m->has_ptx)
 			continue;
-		json_array_foreach(json_object_get(m, "kernels"), j, k)
-			if (json_is_string(k) && !has_string(out, json_string_value(k)))
-				json_array_append(out, k);
+		for (j = 0; j < m->nr_kernels; j++)
+			if (!has_string(out, m->kernels[j]))
+				json_array_append_new(out, json_string(m->kernels[j]));
 	}
 	return out;
 }
@@ -194,32 +186,29 @@ static json_t *window(const char *variant, double set_aside, const struct candid
 			 "hit_prop", "persisting", "miss_prop", "streaming", "kernels", c->kernels);
 }
 
-json_t *l2_advise(json_t *capture)
+json_t *l2_advise(const struct capture *cap)
 {
-	json_t *device = json_object_get(capture, "device");
-	json_t *allocs = json_object_get(capture, "allocations");
-	json_t *kernels = json_object_get(capture, "kernels"), *k;
+	const struct device_model *device = &cap->device;
 	json_t *out, *cands, *wins, *no_ptx = NULL;
 	double l2, persist_max, window_max, set_aside, footprint = 0, traffic = 0;
 	struct l2_limits lim;
 	struct candidate *cs = NULL;
 	size_t n = 0, alloc = 0, i;
-	const char *partitioned;
 
-	if (!json_is_object(device)) {
+	if (!cap->has_device) {
 		error_set(CA_E_INPUT, "the capture has no \"device\" section: the L2 limits are unknown");
 		return NULL;
 	}
-	l2 = num(device, "l2_bytes");
-	persist_max = num(device, "persisting_l2_max_bytes");
-	window_max = num(device, "access_policy_max_window_bytes");
+	l2 = (double)device->l2_bytes;
+	persist_max = (double)device->persisting_l2_max_bytes;
+	window_max = (double)device->access_policy_max_window_bytes;
 	set_aside = fmin(floor(l2 * 3 / 4), persist_max);
 	out = json_pack("{s:s, s:s, s:I, s:I, s:I}", "status", "none", "reason", "",
 			"l2_bytes", (json_int_t)l2, "set_aside_bytes", (json_int_t)set_aside,
 			"window_max_bytes", (json_int_t)window_max);
-	partitioned = json_string_value(json_object_get(device, "partitioned"));
-	if (partitioned) {
-		json_object_set_new(out, "reason", json_sprintf("no window is advised: %s", partitioned));
+	if (cap->device_partitioned) {
+		json_object_set_new(out, "reason", json_sprintf("no window is advised: %s",
+								cap->device_partitioned));
 		return out;
 	}
 	if (l2 <= 0 || persist_max <= 0 || window_max <= 0) {
@@ -228,13 +217,20 @@ json_t *l2_advise(json_t *capture)
 		return out;
 	}
 
-	json_array_foreach(kernels, i, k)
-		add_uses(&cs, &n, &alloc, allocs, k);
+	for (i = 0; i < cap->nr_kernels; i++) {
+		const struct capture_kernel *k = &cap->kernels[i];
+
+		add_uses(&cs, &n, &alloc, cap, k->name, k->allocs_used, k->nr_allocs_used, k);
+	}
 	/* the kernels the discovery run saw but did not measure: without PTX, or beyond --top */
-	json_array_foreach(json_object_get(capture, "all_kernels"), i, k)
-		if (!measured(kernels, json_string_value(json_object_get(k, "name"))))
-			add_uses(&cs, &n, &alloc, allocs, k);
-	no_ptx = kernels_without_ptx(capture);
+	for (i = 0; i < cap->nr_all_kernels; i++) {
+		const struct capture_kernel_seen *k = &cap->all_kernels[i];
+
+		if (!capture_find_kernel(cap, NULL, k->name))
+			add_uses(&cs, &n, &alloc, cap, k->name, k->allocs_used, k->nr_allocs_used,
+				 NULL);
+	}
+	no_ptx = kernels_without_ptx(cap);
 	for (i = 0; i < n; i++) {
 		footprint += cs[i].bytes;
 		traffic += cs[i].bytes_read;

@@ -3,6 +3,8 @@
 
 #include <jansson.h>
 
+#include "analysis/capture_model.h"
+
 /*
  * Persisting-L2 window advice (seeds/cuda-l2-persistence-guide.txt, issue
  * 8), from what a capture recorded: the device's limits, the program's
@@ -48,9 +50,10 @@
  *                 "kernels_without_ptx": [...]}]}
  * kernels_without_ptx: those of "kernels" in a module without PTX
  * (capture.json "modules"[].kernels where has_ptx is false).
- * Returns NULL with CA_E_INPUT set when the capture lacks "device".
+ * cap is the capture as its reader accepted it. Returns NULL with
+ * CA_E_INPUT set when the capture lacks "device".
  */
-json_t *l2_advise(json_t *capture);
+json_t *l2_advise(const struct capture *cap);
 
 /*
  * The window as code a CUDA programmer pastes around the launches of the

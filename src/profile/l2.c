@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "base/json_file.h"
+#include "analysis/capture_model.h"
 #include "analysis/l2_advise.h"
 #include "analysis/plan.h"
 #include "base/xalloc.h"
@@ -226,7 +227,14 @@ int profile_l2(struct profile_ctx *c)
 
 	if (gpu_shared_partitioned(why, sizeof(why)))
 		json_object_set_new(device, "partitioned", json_string(why));
-	l2 = l2_advise(c->capture);
+	{
+		struct capture cap;
+
+		capture_init(&cap);
+		ret = capture_from_json(&cap, c->capture, "capture.json");
+		l2 = ret ? NULL : l2_advise(&cap);
+		capture_release(&cap);
+	}
 	if (!l2)
 		return CA_E_INPUT;
 	json_object_set_new(c->capture, "l2", l2);

@@ -1,7 +1,48 @@
 #include <string.h>
 
+#include "analysis/capture_model.h"
 #include "analysis/l2_advise.h"
+#include "base/error.h"
 #include "tests/unit/check.h"
+
+/* l2_advise() of a capture document, read as every caller reads it: the
+ * document gets what a capture always has (schema, its kernels' modules). */
+static json_t *advise_doc(json_t *doc)
+{
+	struct capture cap;
+	json_t *copy = json_deep_copy(doc), *k, *out = NULL;
+	size_t i;
+
+	const char *key;
+	json_t *v;
+
+	/* the sizes below are written as doubles; device.json's are integers */
+	json_object_foreach(json_object_get(copy, "device"), key, v)
+		if (json_is_real(v))
+			json_object_set_new(json_object_get(copy, "device"), key,
+					    json_integer((json_int_t)json_real_value(v)));
+	json_object_set_new(copy, "schema", json_string(CAPTURE_SCHEMA));
+	if (!json_object_get(copy, "modules"))
+		json_object_set_new(copy, "modules", json_pack("[{s:s}]", "id", "app"));
+	if (!json_object_get(copy, "kernels"))
+		json_object_set_new(copy, "kernels", json_array());
+	json_array_foreach(json_object_get(copy, "kernels"), i, k) {
+		size_t j;
+
+		json_object_set_new(k, "module", json_string("app"));
+		json_array_foreach(json_object_get(k, "loads"), j, v)
+			if (!json_object_get(v, "ordinal"))
+				json_object_set_new(v, "ordinal", json_integer((json_int_t)j));
+	}
+	capture_init(&cap);
+	if (!capture_from_json(&cap, copy, "test"))
+		out = l2_advise(&cap);
+	else
+		fprintf(stderr, "%s\n", error_message());
+	capture_release(&cap);
+	json_decref(copy);
+	return out;
+}
 
 /* A capture shaped like samples/l2_reuse on an H200: a 24 MB hot buffer read
  * by 20 gather launches, a 1.5 GB cold buffer streamed by both kernels. */
@@ -26,7 +67,7 @@ static json_t *capture(double l2, double persist_max, const char *partitioned)
 
 static void test_advised(void)
 {
-	json_t *c = capture(62914560.0, 38797312.0, NULL), *r = l2_advise(c), *w;
+	json_t *c = capture(62914560.0, 38797312.0, NULL), *r = advise_doc(c), *w;
 
 	CHECK(r != NULL);
 	CHECK_STR(json_string_value(json_object_get(r, "status")), "advised");
@@ -64,7 +105,7 @@ static void test_advised(void)
 static void test_hit_ratio_below_one(void)
 {
 	/* a 16 MB set-aside for a 24 MB window: hitRatio = 16/24 */
-	json_t *c = capture(62914560.0, 16777216.0, NULL), *r = l2_advise(c), *w;
+	json_t *c = capture(62914560.0, 16777216.0, NULL), *r = advise_doc(c), *w;
 
 	w = json_array_get(json_object_get(r, "windows"), 0);
 	CHECK_NEAR(json_number_value(json_object_get(w, "hit_ratio")), 16777216.0 / 25165824.0, 1e-6);
@@ -77,7 +118,7 @@ static void test_hit_ratio_below_one(void)
 
 static void test_none(void)
 {
-	json_t *c = capture(62914560.0, 38797312.0, "MIG is enabled on this GPU"), *r = l2_advise(c);
+	json_t *c = capture(62914560.0, 38797312.0, "MIG is enabled on this GPU"), *r = advise_doc(c);
 
 	CHECK_STR(json_string_value(json_object_get(r, "status")), "none");
 	CHECK(strstr(json_string_value(json_object_get(r, "reason")), "MIG") != NULL);
@@ -85,7 +126,7 @@ static void test_none(void)
 	json_decref(c);
 
 	c = capture(62914560.0, 0.0, NULL);
-	r = l2_advise(c);
+	r = advise_doc(c);
 	CHECK_STR(json_string_value(json_object_get(r, "status")), "none");
 	CHECK(strstr(json_string_value(json_object_get(r, "reason")), "no persisting L2") != NULL);
 	json_decref(r);
@@ -93,14 +134,14 @@ static void test_none(void)
 
 	/* everything fits in a (hypothetical) 4 GB L2: no window */
 	c = capture(4294967296.0, 3221225472.0, NULL);
-	r = l2_advise(c);
+	r = advise_doc(c);
 	CHECK_STR(json_string_value(json_object_get(r, "status")), "none");
 	CHECK(strstr(json_string_value(json_object_get(r, "reason")), "fits in the") != NULL);
 	json_decref(r);
 	json_decref(c);
 
 	c = json_object();
-	CHECK(l2_advise(c) == NULL);
+	CHECK(advise_doc(c) == NULL);
 	json_decref(c);
 }
 
@@ -123,7 +164,7 @@ static void test_small_hot_buffer(void)
 		"name", "compute_flux", "allocs_used", "param", 0, "alloc", 0, "launches", 2000,
 		"param", 1, "alloc", 5, "launches", 2000, "loads", "param", 1, "bytes", 67108864000.0,
 		"name", "time_step", "allocs_used", "param", 0, "alloc", 1, "launches", 6000, "loads");
-	json_t *r = l2_advise(c), *top;
+	json_t *r = advise_doc(c), *top;
 
 	CHECK_STR(json_string_value(json_object_get(r, "status")), "none");
 	CHECK(strstr(json_string_value(json_object_get(r, "reason")), "stay in L2 within a launch") != NULL);
@@ -165,7 +206,7 @@ static void test_no_ptx(void)
 		"param", 0, "alloc", 0, "launches", 48, "param", 0, "alloc", 1, "launches", 48,
 		"param", 0, "alloc", 2, "launches", 48,
 		"name", "scale", "launches", 48, "allocs_used", "param", 0, "alloc", 2, "launches", 48);
-	json_t *r = l2_advise(c), *w, *cand;
+	json_t *r = advise_doc(c), *w, *cand;
 	size_t i;
 
 	CHECK_STR(json_string_value(json_object_get(r, "status")), "advised");
