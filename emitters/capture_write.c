@@ -17,20 +17,12 @@
 #include "emitters/report.h"
 #include "emitters/report_input.h"
 #include "emitters/source_patch.h"
+#include "emitters/sources_file.h"
 
 static int write_buffer(const char *dir, const char *name, const struct strbuf *sb)
 {
 	char *path = capture_layout_file(dir, name);
 	int ret = write_file_atomic(path, sb->buf, sb->len);
-
-	free(path);
-	return ret;
-}
-
-static int write_json(const char *dir, const char *name, json_t *doc)
-{
-	char *path = capture_layout_file(dir, name);
-	int ret = json_file_write(path, doc);
 
 	free(path);
 	return ret;
@@ -64,7 +56,6 @@ int capture_write_input(const struct report_input *in)
 	struct report_options ropt = { 0 };
 	struct strbuf sb = STRBUF_INIT;
 	char *path = capture_layout_file(in->dir, CAPTURE_LAYOUT_PLAN);
-	json_t *doc;
 	size_t i;
 	int ret = plan_write_file(&in->plan, path);
 
@@ -87,9 +78,16 @@ int capture_write_input(const struct report_input *in)
 	ret = write_buffer(in->dir, CAPTURE_LAYOUT_SOURCE_PATCH, &sb);
 	if (ret)
 		goto out;
-	doc = source_patch_sources_json(in);
-	ret = write_json(in->dir, CAPTURE_LAYOUT_SOURCES, doc);
-	json_decref(doc);
+	{
+		struct sources_file sf;
+
+		sources_file_init(&sf);
+		source_patch_sources(in, &sf);
+		path = capture_layout_file(in->dir, CAPTURE_LAYOUT_SOURCES);
+		ret = sources_file_write(&sf, path);
+		free(path);
+		sources_file_release(&sf);
+	}
 	if (!ret)
 		ret = write_regcache_patch(in);
 out:

@@ -16,9 +16,9 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "emitters/source_file.h"
+#include "emitters/sources_file.h"
 
 #define CAPTURE_SCHEMA "cacheadvise.capture/1"
-#define SOURCES_SCHEMA "cacheadvise.sources/1"
 
 /* Advice sections shown as recorded: capture.json (top level or per kernel)
  * and plan.json hold them (docs/capture-json.md, docs/monitor.md). */
@@ -551,14 +551,14 @@ static void choose_roots(struct report_input *in, const struct report_input_opti
 	const char *cwd = json_str(json_object_get(in->capture, "program"), "cwd");
 
 	if (file_exists(path)) {
-		json_t *doc = json_file_load(path);
-		const char *root = json_str(doc, "root");
+		struct sources_file sf;
 
-		if (doc && !json_check_schema(doc, path, SOURCES_SCHEMA) && root && root[0] == '/')
-			in->source_root = xstrdup(root);
+		sources_file_init(&sf);
+		if (!sources_file_load(&sf, path) && sf.root)
+			in->source_root = xstrdup(sf.root);
 		else
 			add_note(in, xasprintf("'%s' is unreadable or invalid: ignored", path));
-		json_decref(doc);
+		sources_file_release(&sf);
 		error_clear();
 	}
 	free(path);

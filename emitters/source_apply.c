@@ -47,6 +47,104 @@ static int for_each_patched_file(const struct strbuf *patch,
 	return n;
 }
 
+static int starts(const char *line, size_t len, const char *prefix)
+{
+	size_t n = strlen(prefix);
+
+	return len >= n && !strncmp(line, prefix, n);
+}
+
+/*
+ * Every file the patch names must be one sources.json records as patched,
+ * changed in place: "--- a/F" then "+++ b/F" with the same F. A patch that
+ * creates, deletes, renames or changes the mode of a file, or reaches one
+ * the capture never read, is refused whole (issue 25): `apply` changes
+ * only the files it checked.
+ */
+static int check_patch_files(const struct strbuf *patch, const struct sources_file *sf,
+			     const char *patch_name, const char *sources_name)
+{
+	static const char *const refused[] = {
+		"new file mode", "deleted file mode", "rename from", "rename to", "copy from",
+		"copy to", "old mode", "new mode", "GIT binary patch", "Binary files",
+	};
+	const char *line = patch->buf, *old = NULL;
+	size_t old_len = 0, i;
+	long old_left = 0, new_left = 0;    /* lines of the current hunk still to come */
+
+	while (line && *line) {
+		const char *end = strchr(line, '\n');
+		size_t len = end ? (size_t)(end - line) : strlen(line);
+
+		if (old_left > 0 || new_left > 0) {
+			/* a hunk's body: "--- x" here is a removed line "-- x" */
+			if (line[0] == ' ' || line[0] == '-')
+				old_left--;
+			if (line[0] == ' ' || line[0] == '+')
+				new_left--;
+			line = end ? end + 1 : NULL;
+			continue;
+		}
+		if (starts(line, len, "@@ -")) {
+			long a = 1, b = 1;
+			const char *p = line + 4, *q;
+
+			strtol(p, (char **)&q, 10);
+			if (*q == ',')
+				a = strtol(q + 1, (char **)&q, 10);
+			q = strstr(q, " +");
+			if (q) {
+				strtol(q + 2, (char **)&q, 10);
+				if (*q == ',')
+					b = strtol(q + 1, NULL, 10);
+			}
+			old_left = a;
+			new_left = b;
+			line = end ? end + 1 : NULL;
+			continue;
+		}
+		for (i = 0; i < ARRAY_SIZE(refused); i++)
+			if (starts(line, len, refused[i]))
+				return error_set(CA_E_INPUT, "%s: '%.*s': the patch may only change the "
+						 "recorded source files in place; re-write it with "
+						 "'cacheadvise report DIR --all'", patch_name, (int)len,
+						 line);
+		if (starts(line, len, "--- ")) {
+			old = line + 4;
+			old_len = len - 4;
+		} else if (starts(line, len, "+++ ") && old) {
+			const char *new = line + 4;
+			size_t new_len = len - 4;
+			const struct sources_file_entry *e;
+			char *file;
+
+			if (old_len < 2 || strncmp(old, "a/", 2) || new_len < 2 ||
+			    strncmp(new, "b/", 2) || old_len != new_len ||
+			    strncmp(old + 2, new + 2, new_len - 2))
+				return error_set(CA_E_INPUT, "%s: '--- %.*s' / '+++ %.*s': the patch may "
+						 "only change a file in place (a/FILE to b/FILE); it "
+						 "does not create, delete or rename files", patch_name,
+						 (int)old_len, old, (int)new_len, new);
+			file = xstrndup(new + 2, new_len - 2);
+			e = sources_file_find(sf, file);
+			if (!e || !e->patched) {
+				int ret = error_set(CA_E_INPUT, "%s changes '%s', which %s does not "
+						    "record as a file of the advice: refusing the whole "
+						    "patch; re-write it with 'cacheadvise report DIR "
+						    "--all'", patch_name, file, sources_name);
+				free(file);
+				return ret;
+			}
+			free(file);
+			old = NULL;
+		} else {
+			old = NULL;
+		}
+		line = end ? end + 1 : NULL;
+	}
+	return 0;
+}
+
 /* Where path cannot be written, says why: read-only, or not writable. */
 static int check_writable(const char *root, const char *file)
 {
@@ -128,12 +226,12 @@ static int make_patch(const struct source_apply_options *o, struct source_apply 
 		return 0;
 	if (lines)
 		*lines = n;
-	json_decref(res->sources);
-	res->sources = source_patch_sources_json(&res->in);
+	sources_file_release(&res->sources);
+	source_patch_sources(&res->in, &res->sources);
 	if (o->dry_run)
 		return 0;
 	ret = write_file_atomic(res->patch_path, res->patch.buf, res->patch.len);
-	return ret ? ret : json_file_write(res->sources_path, res->sources);
+	return ret ? ret : sources_file_write(&res->sources, res->sources_path);
 }
 
 static int read_patch(const struct source_apply_options *o, struct source_apply *res)
@@ -151,9 +249,9 @@ static int read_patch(const struct source_apply_options *o, struct source_apply 
 			    xasprintf("'%s'", res->patch_path);
 		return 0;
 	}
-	res->sources = json_file_load(res->sources_path);
-	if (!res->sources)
-		return CA_E_INPUT;
+	ret = sources_file_load(&res->sources, res->sources_path);
+	if (ret)
+		return ret;
 	ret = strbuf_read_file(&res->patch, res->patch_path, 0);
 	if (ret)
 		return ret;
@@ -194,17 +292,19 @@ int source_apply_prepare(const struct source_apply_options *o, struct source_app
 				 "it with 'cacheadvise report %s --all'", res->patch_path, o->dir);
 	if (!res->patch.len)
 		return nothing_rewritten(o, res);
-	res->root = o->source_root ? o->source_root :
-		    json_string_value(json_object_get(res->sources, "read_from"));
+	res->root = o->source_root ? o->source_root : res->sources.read_from;
 	if (!res->root)
-		res->root = json_string_value(json_object_get(res->sources, "root"));
+		res->root = res->sources.root;
 	if (!res->root)
 		return error_set(CA_E_INPUT, "'%s' records no source root: pass --source-root",
 				 res->sources_path);
 	if (stat(res->root, &st) || !S_ISDIR(st.st_mode))
 		return error_set(CA_E_INPUT, "the source root '%s' is not a directory: pass "
 				 "--source-root with the directory the sources are in", res->root);
-	ret = source_patch_check_sources(res->sources, res->sources_path, res->root);
+	ret = check_patch_files(&res->patch, &res->sources, res->name, res->sources_path);
+	if (ret)
+		return ret;
+	ret = source_patch_check_sources(&res->sources, res->sources_path, res->root);
 	if (ret == 1) {
 		res->state = SOURCE_APPLY_ALREADY;
 		return 0;
@@ -223,7 +323,7 @@ void source_apply_release(struct source_apply *res)
 		free(res->skips[i].label);
 	free(res->skips);
 	strbuf_release(&res->patch);
-	json_decref(res->sources);
+	sources_file_release(&res->sources);
 	report_input_release(&res->in);
 	free(res->name);
 	free(res->patch_path);

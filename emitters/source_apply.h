@@ -7,6 +7,7 @@
 
 #include "base/strbuf.h"
 #include "emitters/report_input.h"
+#include "emitters/sources_file.h"
 
 /*
  * `cacheadvise apply`'s work short of running `git apply`
@@ -56,7 +57,7 @@ struct source_apply {
 	struct strbuf patch;
 	char *name;                 /* the patch, for messages ("'DIR/source.patch'") */
 	const char *root;           /* where it applies */
-	json_t *sources;
+	struct sources_file sources;
 	char *patch_path;
 	char *sources_path;
 };

@@ -11,8 +11,8 @@
 #include "emitters/report_input.h"
 #include "emitters/source_file.h"
 #include "emitters/source_rewrite.h"
+#include "emitters/sources_file.h"
 
-#define SOURCES_SCHEMA "cacheadvise.sources/1"
 #define CONTEXT 3
 
 /* One change: old lines [a, b) (0-based) become lines[0, nr). */
@@ -316,98 +316,72 @@ size_t source_patch_write(const struct report_input *in, struct strbuf *out)
 	return n;
 }
 
-json_t *source_patch_sources_json(const struct report_input *in)
+void source_patch_sources(const struct report_input *in, struct sources_file *sf)
 {
-	json_t *doc = json_object(), *files = json_array();
 	size_t i;
 
-	json_object_set_new(doc, "schema", json_string(SOURCES_SCHEMA));
-	json_object_set_new(doc, "root", in->source_root ? json_string(in->source_root) : json_null());
-	json_object_set_new(doc, "read_from", json_string(in->lookup_root));
+	sf->root = in->source_root ? xstrdup(in->source_root) : NULL;
+	sf->read_from = in->lookup_root ? xstrdup(in->lookup_root) : NULL;
 	for (i = 0; i < in->nr_sources; i++) {
 		const struct report_source *s = &in->sources[i];
 		struct strbuf text = STRBUF_INIT;
 		char sha[65];
 		size_t n;
-		json_t *f;
 
 		if (!s->file || !s->under_root)
 			continue;
 		n = patch_file(in, i, NULL, &text);
-		f = json_object();
-		json_object_set_new(f, "path", json_string(s->path));
-		json_object_set_new(f, "sha256", json_string(s->file->sha256));
-		json_object_set_new(f, "patched", json_boolean(n > 0));
-		if (n) {
+		if (n)
 			digest_sha256_hex(text.buf, text.len, sha);
-			json_object_set_new(f, "patched_sha256", json_string(sha));
-			json_object_set_new(f, "rewritten_lines", json_integer((json_int_t)n));
-		}
-		json_array_append_new(files, f);
+		sources_file_add(sf, s->path, s->file->sha256, n ? sha : NULL, (long)n);
 		strbuf_release(&text);
 	}
-	json_object_set_new(doc, "files", files);
-	return doc;
 }
 
-int source_patch_check_sources(json_t *doc, const char *name, const char *root)
+int source_patch_check_sources(const struct sources_file *sf, const char *name,
+			       const char *root)
 {
-	json_t *files, *f;
 	size_t i, applied = 0, patched = 0;
-	int ret = json_check_schema(doc, name, SOURCES_SCHEMA);
+	int ret;
 
-	if (ret)
-		return ret;
 	if (!root)
-		root = json_string_value(json_object_get(doc, "read_from"));
+		root = sf->read_from;
 	if (!root)
-		root = json_string_value(json_object_get(doc, "root"));
+		root = sf->root;
 	if (!root)
 		return error_set(CA_E_INPUT, "'%s' records no source root: pass --source-root", name);
-	files = json_object_get(doc, "files");
-	if (!json_is_array(files))
-		return error_set(CA_E_INPUT, "'%s': \"files\" is missing or not a list", name);
-	json_array_foreach(files, i, f) {
-		const char *path = json_string_value(json_object_get(f, "path"));
-		const char *sha = json_string_value(json_object_get(f, "sha256"));
-		struct source_file *sf;
+	for (i = 0; i < sf->nr_files; i++) {
+		const struct sources_file_entry *e = &sf->files[i];
+		struct source_file *file;
 		char *full;
 
-		if (!path || !sha)
-			return error_set(CA_E_INPUT, "'%s': files[%zu] needs \"path\" and \"sha256\"",
-					 name, i);
-		if (!json_is_true(json_object_get(f, "patched")))
+		if (!e->patched)
 			continue;
-		if (path[0] == '/' || strstr(path, ".."))
-			return error_set(CA_E_INPUT, "'%s': files[%zu].path '%s' is not relative to "
-					 "the source root", name, i, path);
-		full = xasprintf("%s/%s", root, path);
-		sf = source_file_load(full);
-		if (!sf) {
+		full = xasprintf("%s/%s", root, e->path);
+		file = source_file_load(full);
+		if (!file) {
 			ret = error_set(CA_E_INPUT, "cannot read '%s', which the source patch changes: "
 					"pass --source-root with the directory that holds '%s'",
-					full, path);
+					full, e->path);
 			free(full);
 			return ret;
 		}
 		patched++;
-		if (strcmp(sf->sha256, sha)) {
-			const char *after = json_string_value(json_object_get(f, "patched_sha256"));
-
-			if (after && !strcmp(sf->sha256, after)) {
+		if (strcmp(file->sha256, e->sha256)) {
+			if (e->patched_sha256 && !strcmp(file->sha256, e->patched_sha256)) {
 				applied++;
-				source_file_free(sf);
+				source_file_free(file);
 				free(full);
 				continue;
 			}
 			ret = error_set(CA_E_INPUT, "'%s' changed since the capture (its SHA-256 "
 					"differs): the patch's line numbers may no longer fit; rebuild "
 					"and run cacheadvise profile again", full);
-			source_file_free(sf);
+			source_file_free(file);
 			free(full);
 			return ret;
 		}
-		source_file_free(sf);
+		source_file_free(file);
 		free(full);
 	}
 	if (applied && applied == patched)

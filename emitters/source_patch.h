@@ -22,6 +22,7 @@
  */
 
 struct report_input;
+struct sources_file;
 
 /*
  * Appends the diff to out. Returns the number of source lines it rewrites
@@ -29,19 +30,21 @@ struct report_input;
  */
 size_t source_patch_write(const struct report_input *in, struct strbuf *out);
 
-/* The sources.json document (caller owns). */
-json_t *source_patch_sources_json(const struct report_input *in);
+/* sources.json for this patch: sf (initialised) gets the root and every
+ * file the patch may change (emitters/sources_file.h). */
+void source_patch_sources(const struct report_input *in, struct sources_file *sf);
 
 /*
- * Checks that every patched file listed in the sources.json document doc
- * still has its recorded SHA-256 under root (NULL: the directory doc says
+ * Checks that every patched file listed in sources.json (sf) still has its
+ * recorded SHA-256 under root (NULL: the directory sf says
  * the files were read from, "read_from", else its "root").
  * Returns 0; 1 when every one of them already has the patch applied (its
  * SHA-256 is the recorded "patched_sha256"); or CA_E_INPUT naming the
  * first file that changed or is missing and saying what to do. name is the
  * document's path, for messages.
  */
-int source_patch_check_sources(json_t *doc, const char *name, const char *root);
+int source_patch_check_sources(const struct sources_file *sf, const char *name,
+			       const char *root);
 
 /*
  * The sentence that puts the advice's verified speedup beside the source

@@ -17,6 +17,7 @@
 #include "base/xalloc.h"
 #include "emitters/capture_write.h"
 #include "emitters/patched_ptx.h"
+#include "emitters/sources_file.h"
 #include "emitters/report.h"
 #include "emitters/report_input.h"
 #include "emitters/source_patch.h"
@@ -326,7 +327,7 @@ static void test_html(const struct report_input *in)
 static void test_patch(const struct report_input *in)
 {
 	struct strbuf sb = STRBUF_INIT;
-	json_t *doc, *f;
+	struct sources_file sf;
 	size_t n = source_patch_write(in, &sb);
 
 	CHECK_INT(n, 5);
@@ -337,17 +338,33 @@ static void test_patch(const struct report_input *in)
 	CHECK(strstr(sb.buf, "+__device__ __forceinline__ float ca_ld_na(const float *p)") != NULL);
 	CHECK(strstr(sb.buf, "a[i + k] * a[i + 2 * k]") != NULL);   /* context, not changed */
 	CHECK(strstr(sb.buf, "-\ts += a[i + k]") == NULL);
-	doc = source_patch_sources_json(in);
-	CHECK_STR(json_string_value(json_object_get(doc, "schema")), "cacheadvise.sources/1");
-	f = json_array_get(json_object_get(doc, "files"), 0);
-	CHECK_STR(json_string_value(json_object_get(f, "path")), "stencil.cu");
-	CHECK(json_is_true(json_object_get(f, "patched")));
-	CHECK_INT(strlen(json_string_value(json_object_get(f, "patched_sha256"))), 64);
+	sources_file_init(&sf);
+	source_patch_sources(in, &sf);
+	CHECK_INT(sf.nr_files, 1);
+	CHECK_STR(sf.files[0].path, "stencil.cu");
+	CHECK(sf.files[0].patched);
+	CHECK_INT(strlen(sf.files[0].patched_sha256), 64);
 	/* The sources are the fixture's, unchanged. */
-	CHECK_INT(source_patch_check_sources(doc, "sources.json",
+	CHECK_INT(source_patch_check_sources(&sf, "sources.json",
 					     check_source_path("tests/fixtures/sources")), 0);
-	CHECK(source_patch_check_sources(doc, "sources.json", "/nonexistent") < 0);
-	json_decref(doc);
+	CHECK(source_patch_check_sources(&sf, "sources.json", "/nonexistent") < 0);
+	/* what is written reads back the same */
+	{
+		struct sources_file back;
+		char *path = xasprintf("/tmp/test_emit_report_sources_%d.json", (int)getpid());
+
+		sources_file_init(&back);
+		CHECK_INT(sources_file_write(&sf, path), 0);
+		CHECK_INT(sources_file_load(&back, path), 0);
+		CHECK_INT(back.nr_files, 1);
+		CHECK_STR(back.files[0].sha256, sf.files[0].sha256);
+		CHECK_STR(back.files[0].patched_sha256, sf.files[0].patched_sha256);
+		CHECK_INT(back.files[0].rewritten_lines, 5);
+		sources_file_release(&back);
+		unlink(path);
+		free(path);
+	}
+	sources_file_release(&sf);
 	strbuf_release(&sb);
 }
 
