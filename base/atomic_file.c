@@ -86,10 +86,66 @@ void atomic_batch_abort(void)
 	batch_end();
 }
 
+/*
+ * The file to replace for path: path itself, or where a symlink leads (the
+ * link stays a link). Sets *direct when path is a FIFO or a device, which
+ * is written into, never renamed over. NULL with the message set when path
+ * cannot be an output file (a directory, a dangling symlink).
+ */
+static char *output_target(const char *path, int *direct)
+{
+	struct stat st;
+	char *real;
+
+	*direct = 0;
+	if (lstat(path, &st))
+		return xstrdup(path);       /* a new file */
+	if (S_ISLNK(st.st_mode)) {
+		real = realpath(path, NULL);
+		if (!real) {
+			error_set(CA_E_IO, "cannot write '%s': it is a symbolic link to a file that "
+				  "cannot be reached (%s): name the file itself", path,
+				  strerror(errno));
+			return NULL;
+		}
+		if (stat(real, &st)) {
+			error_set(CA_E_IO, "cannot write '%s': %s", real, strerror(errno));
+			free(real);
+			return NULL;
+		}
+	} else {
+		real = xstrdup(path);
+	}
+	if (S_ISDIR(st.st_mode)) {
+		error_set(CA_E_IO, "cannot write '%s': it is a directory: name a file in it", path);
+		free(real);
+		return NULL;
+	}
+	*direct = !S_ISREG(st.st_mode);
+	return real;
+}
+
 int atomic_file_open(struct atomic_file *af, const char *path)
 {
-	af->path = xstrdup(path);
-	af->tmp_path = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	int direct;
+
+	af->path = output_target(path, &direct);
+	if (!af->path)
+		return CA_E_IO;
+	if (direct) {
+		/* a FIFO or a device: written into (a reader may be waiting) */
+		af->tmp_path = NULL;
+		af->fp = fopen(af->path, "wb");
+		if (!af->fp) {
+			int ret = error_set(CA_E_IO, "cannot write '%s': %s", af->path,
+					    strerror(errno));
+			free(af->path);
+			af->path = NULL;
+			return ret;
+		}
+		return 0;
+	}
+	af->tmp_path = xasprintf("%s.tmp.%ld", af->path, (long)getpid());
 	af->fp = fopen(af->tmp_path, "wb");
 	if (!af->fp) {
 		int ret = error_set(CA_E_IO, "cannot write '%s': %s", af->tmp_path,
@@ -110,11 +166,36 @@ static void atomic_file_release(struct atomic_file *af)
 	af->fp = NULL;
 }
 
+int atomic_file_flush(struct atomic_file *af)
+{
+	if (ferror(af->fp) || fflush(af->fp) || (af->tmp_path && fsync(fileno(af->fp))))
+		return error_set(CA_E_IO, "cannot write '%s': %s", af->path,
+				 strerror(errno ? errno : EIO));
+	return 0;
+}
+
 int atomic_file_commit(struct atomic_file *af)
 {
 	int ret = 0;
-	int failed = ferror(af->fp) || fflush(af->fp) || fsync(fileno(af->fp));
-	int saved = errno;
+	int failed, saved;
+
+	if (!af->tmp_path) {
+		/* written into a FIFO or a device: nothing to rename, and a
+		 * device may not sync (EINVAL), but a write error is an error */
+		failed = ferror(af->fp) || fflush(af->fp);
+		saved = errno;
+		if (fclose(af->fp) && !failed) {
+			failed = 1;
+			saved = errno;
+		}
+		if (failed)
+			ret = error_set(CA_E_IO, "cannot write '%s': %s", af->path,
+					strerror(saved ? saved : EIO));
+		atomic_file_release(af);
+		return ret;
+	}
+	failed = ferror(af->fp) || fflush(af->fp) || fsync(fileno(af->fp));
+	saved = errno;
 
 	if (fclose(af->fp) && !failed) {
 		failed = 1;
@@ -140,7 +221,8 @@ void atomic_file_abort(struct atomic_file *af)
 {
 	if (af->fp) {
 		fclose(af->fp);
-		unlink(af->tmp_path);
+		if (af->tmp_path)
+			unlink(af->tmp_path);
 	}
 	atomic_file_release(af);
 }

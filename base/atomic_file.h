@@ -7,7 +7,10 @@
 /*
  * Output files are written to "<path>.tmp.<pid>" and renamed over <path>
  * only when complete, so a crash or an error never leaves a half-written
- * file under the final name.
+ * file under the final name. A FIFO or a device (/dev/null, /dev/full, a
+ * terminal) is written into, never renamed over, and a write error there
+ * is still an error; a symbolic link is written through (the file it leads
+ * to is replaced, the link stays); a directory is refused.
  *
  *     struct atomic_file af;
  *     if (atomic_file_open(&af, path)) return ...;
@@ -22,6 +25,10 @@ struct atomic_file {
 
 /* Returns 0 or CA_E_IO with the message set. */
 int atomic_file_open(struct atomic_file *af, const char *path);
+/* Flushes (and fsyncs a file to be renamed) without closing, so that a
+ * write error shows before a second file is committed. Returns 0 or
+ * CA_E_IO naming the output. */
+int atomic_file_flush(struct atomic_file *af);
 /* Flushes, fsyncs, closes and renames. Returns 0 or CA_E_IO; on error the
  * temporary file is removed. Releases af either way. */
 int atomic_file_commit(struct atomic_file *af);

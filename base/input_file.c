@@ -77,6 +77,14 @@ fail:
 	return ret;
 }
 
+int input_file_same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return a && b && !stat(a, &sa) && !stat(b, &sb) && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
 int input_file_read(struct strbuf *sb, const char *path, size_t max_bytes)
 {
 	const char *name = strcmp(path, "-") ? path : "<stdin>";
@@ -94,7 +102,9 @@ int input_file_read(struct strbuf *sb, const char *path, size_t max_bytes)
 	for (;;) {
 		ssize_t n;
 
-		if (sb->alloc - sb->len - 1 < 4096)
+		/* sb->alloc is 0 for a fresh strbuf read from a pipe: no subtraction
+		 * that could wrap */
+		if (sb->alloc < sb->len + 1 + 4096)
 			strbuf_grow(sb, 65536);
 		n = read(fd, sb->buf + sb->len, sb->alloc - sb->len - 1);
 		if (n < 0) {

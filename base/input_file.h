@@ -37,6 +37,11 @@ struct strbuf;
  */
 int input_file_open(const char *path, uint64_t max_bytes, uint64_t *size);
 
+/* 1 when both paths exist and name the same file (device and inode, so
+ * through links and other spellings), else 0. An output that is the input
+ * would destroy it before it is read: commands refuse it. */
+int input_file_same(const char *a, const char *b);
+
 /*
  * Appends the whole of path (see input_file_open for "-" and the limits;
  * max_bytes 0: INPUT_MAX_BINARY) to sb. Returns 0, or a negative CA_E_INPUT

@@ -565,6 +565,12 @@ static int read_elf(struct fatbin *fb, int fd, const char *path, uint64_t file_s
 		ret = elf_fail(path, "bad ELF header");
 		goto out;
 	}
+	if (gelf_getclass(elf) == ELFCLASS32 && ehdr.e_machine != EM_CUDA_) {
+		ret = error_set(CA_E_INPUT, "'%s' is a 32-bit ELF file: CUDA programs and "
+				"libraries are 64-bit (the CUDA toolkit builds no 32-bit host code); "
+				"give the 64-bit build", path);
+		goto out;
+	}
 	if (ehdr.e_machine == EM_CUDA_) {
 		size_t size;
 		char *image = elf_rawfile(elf, &size);

@@ -391,15 +391,19 @@ int runner_resolve_program(const char *path, char **resolved)
 		*resolved = search_path(path);
 		if (*resolved)
 			return 0;
-		return error_set(CA_E_PROGRAM,
+		return error_set(CA_E_INPUT,
 				 "program '%s' not found in PATH: give its path, e.g. ./%s", path, path);
 	}
+	/* a program that is not there is a bad command line (exit 2), not a
+	 * program that failed (exit 3), as `check --static` says */
 	if (stat(path, &st))
-		return error_set(CA_E_PROGRAM, "program '%s' not found: %s", path, strerror(errno));
+		return error_set(CA_E_INPUT, "program '%s' not found: %s", path, strerror(errno));
+	if (S_ISDIR(st.st_mode))
+		return error_set(CA_E_INPUT, "'%s' is a directory, not a program", path);
 	if (!S_ISREG(st.st_mode))
-		return error_set(CA_E_PROGRAM, "'%s' is not a regular file", path);
+		return error_set(CA_E_INPUT, "'%s' is not a regular file", path);
 	if (access(path, X_OK))
-		return error_set(CA_E_PROGRAM, "'%s' is not executable: chmod +x it", path);
+		return error_set(CA_E_INPUT, "'%s' is not executable: chmod +x it", path);
 	*resolved = realpath(path, NULL);
 	if (!*resolved)
 		*resolved = xstrdup(path);

@@ -67,8 +67,9 @@ const char *run_result_describe(const struct run_result *res, char *buf, size_t 
  * slash (as runner_run does); on success stores the resolved path (caller
  * frees) in *resolved: give it to runner_run as run_spec.path, and keep
  * argv[0] as the user typed it.
- * Returns 0 or CA_E_PROGRAM with a message ("program './app' not found",
- * "'./app' is not executable: chmod +x it").
+ * Returns 0 or CA_E_INPUT (exit 2: the command line names no program)
+ * with a message ("program './app' not found", "'./app' is a directory,
+ * not a program", "'./app' is not executable: chmod +x it").
  */
 int runner_resolve_program(const char *path, char **resolved);
 

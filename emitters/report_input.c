@@ -739,7 +739,9 @@ int report_input_load(struct report_input *in, const char *dir,
 		}
 	}
 	path = capture_layout_file(dir, CAPTURE_LAYOUT_PLAN);
-	if (file_exists(path)) {
+	/* a plan.json that is there but no file (a directory, a FIFO) is named
+	 * as such by its reader, never called missing */
+	if (!lstat(path, &st)) {
 		plan_release(&aplan);
 		ret = plan_load_file(&in->plan, path);
 		if (ret)

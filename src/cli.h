@@ -47,6 +47,12 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 int cli_capture_dir_operand(int argc, char **argv, int optind, const char *usage_line,
 			    const char **dir);
+/*
+ * A --timeout value: a finite number of seconds above 0 and at most 1e7
+ * (nan, inf, 1e999 and 0 are refused). Returns 0 and sets *seconds, or
+ * prints the usage error naming `option` and returns 1.
+ */
+int cli_parse_timeout(const char *arg, const char *option, double *seconds);
 /* Prints a warning line to stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Checks that stdout was flushed and written; returns status, or 2 when

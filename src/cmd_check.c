@@ -90,10 +90,8 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 			break;
 		}
 		case 't':
-			o->t.timeout = strtod(optarg, &end);
-			if (*end || !*optarg || !(o->t.timeout > 0))
-				return cli_usage_error("--timeout needs a number of seconds, not '%s'",
-						       optarg);
+			if (cli_parse_timeout(optarg, "--timeout", &o->t.timeout))
+				return 1;
 			break;
 		case 'h':
 			usage(stdout);

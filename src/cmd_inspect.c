@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "base/atomic_file.h"
+#include "base/input_file.h"
 #include "base/error.h"
 #include "base/json_file.h"
 #include "analysis/ptx.h"
@@ -122,26 +123,22 @@ static int parse_options(int argc, char **argv, struct inspect_options *o)
 		return cli_usage_error("one FILE only (got '%s' and '%s')", argv[optind],
 				       argv[optind + 1]);
 	o->file = argv[optind];
+	if (!strcmp(o->file, "-"))
+		return cli_usage_error("inspect reads a file, not standard input: save it first "
+				       "(e.g. kernels.ptx) and name it");
+	if (o->output && input_file_same(o->output, o->file))
+		return cli_usage_error("-o '%s' is the file to inspect: the report would replace "
+				       "it; name another file", o->output);
 	return 0;
 }
 
 static int write_output(const struct inspect_options *o, const struct strbuf *out)
 {
-	struct atomic_file af;
-	int ret;
-
 	if (!o->output) {
 		fwrite(out->buf, 1, out->len, stdout);
 		return 0;
 	}
-	ret = atomic_file_open(&af, o->output);
-	if (ret)
-		return ret;
-	if (fwrite(out->buf, 1, out->len, af.fp) != out->len) {
-		atomic_file_abort(&af);
-		return error_set(CA_E_IO, "cannot write '%s'", o->output);
-	}
-	return atomic_file_commit(&af);
+	return write_file_atomic(o->output, out->buf, out->len);
 }
 
 static int inspect(const struct inspect_options *o)

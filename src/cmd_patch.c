@@ -133,16 +133,14 @@ static int parse_options(int argc, char **argv, struct patch_options *o)
 	if (optind + 1 < argc)
 		return cli_usage_error("one PTX file at a time ('%s' is extra)", argv[optind + 1]);
 	o->ptx_path = argv[optind];
+	if ((o->out_path && input_file_same(o->out_path, o->ptx_path)) ||
+	    (o->layout_path && input_file_same(o->layout_path, o->ptx_path)))
+		return cli_usage_error("'%s' is the PTX to patch: writing it would destroy the "
+				       "input; name another output file", o->out_path &&
+				       input_file_same(o->out_path, o->ptx_path) ? o->out_path :
+				       o->layout_path);
 	if (o->out_path && o->layout_path && !strcmp(o->out_path, o->layout_path))
 		return cli_usage_error("-o and --layout name the same file");
-	return 0;
-}
-
-/* Flushes f to its disk; 0 or CA_E_IO naming path. */
-static int flush_file(FILE *f, const char *path)
-{
-	if (ferror(f) || fflush(f) || fsync(fileno(f)))
-		return error_set(CA_E_IO, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
 	return 0;
 }
 
@@ -166,12 +164,12 @@ static int write_outputs(const struct patch_options *o, const struct strbuf *sb,
 		s = json_to_string(layout);
 		fprintf(lay.fp, "%s\n", s);
 		free(s);
-		if ((ret = flush_file(lay.fp, o->layout_path)))
+		if ((ret = atomic_file_flush(&lay)))
 			goto fail;
 	}
 	if (o->out_path) {
 		fwrite(sb->buf, 1, sb->len, ptx.fp);
-		if ((ret = flush_file(ptx.fp, o->out_path)))
+		if ((ret = atomic_file_flush(&ptx)))
 			goto fail;
 		ret = atomic_file_commit(&ptx);
 	} else if (sb->len && fwrite(sb->buf, 1, sb->len, stdout) != sb->len) {

@@ -87,9 +87,8 @@ static int parse_options(int argc, char **argv, struct probe_options *opt)
 				return cli_usage_error("--device wants a GPU number, not '%s'", optarg);
 			break;
 		case 't':
-			opt->run.timeout = strtod(optarg, &end);
-			if (*end || end == optarg || !(opt->run.timeout > 0))
-				return cli_usage_error("--timeout wants a number of seconds, not '%s'", optarg);
+			if (cli_parse_timeout(optarg, "--timeout", &opt->run.timeout))
+				return 1;
 			break;
 		case 'v':
 			opt->run.verbose = 1;

@@ -353,10 +353,8 @@ int cmd_profile(int argc, char **argv)
 		}
 		case 'm': if (parse_uint(optarg, &opt.max_loads, "--max-loads")) return 1; break;
 		case 'T': {
-			char *end;
-			opt.timeout = strtod(optarg, &end);
-			if (*end || opt.timeout <= 0)
-				return cli_usage_error("--timeout needs a positive number of seconds, not '%s'", optarg);
+			if (cli_parse_timeout(optarg, "--timeout", &opt.timeout))
+				return 1;
 			break;
 		}
 		case 'r': if (parse_uint(optarg, &opt.repeat, "--repeat")) return 1; break;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,6 +63,18 @@ int cli_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nRun 'cacheadvise %s --help' for usage.\n", cli_command_name);
 	return 1;
+}
+
+int cli_parse_timeout(const char *arg, const char *option, double *seconds)
+{
+	char *end;
+	double v = strtod(arg, &end);
+
+	if (end == arg || *end || !isfinite(v) || !(v > 0) || v > 1e7)
+		return cli_usage_error("%s needs a number of seconds above 0 and at most 1e7, "
+				       "not '%s'", option, arg);
+	*seconds = v;
+	return 0;
 }
 
 int cli_capture_dir_operand(int argc, char **argv, int optind, const char *usage_line,

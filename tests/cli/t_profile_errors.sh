@@ -27,13 +27,24 @@ expect_grep "^EXAMPLES" "$TMP/out"
 expect_status 1 "$ca" profile --strict-output --output-ignore '^Kernel.*[0-9]$'
 expect_grep "no program given" "$TMP/err"
 
-# a program that does not exist or cannot run: exit 3, named
-expect_status 3 "$ca" profile --out "$TMP/o1" "$TMP/no-such-app"
+# a program that does not exist, is a directory or cannot run: exit 2
+# (invalid input, as check --static says), named
+expect_status 2 "$ca" profile --out "$TMP/o1" "$TMP/no-such-app"
 expect_grep "no-such-app.*not found" "$TMP/err"
 printf 'not a program\n' >"$TMP/notexec"
-expect_status 3 "$ca" profile --out "$TMP/o2" "$TMP/notexec"
+expect_status 2 "$ca" profile --out "$TMP/o2" "$TMP/notexec"
 expect_grep "not executable" "$TMP/err"
-[ ! -e "$TMP/o1" ] && [ ! -e "$TMP/o2" ] && ok || not_ok "a capture directory was left behind"
+mkdir -p "$TMP/adir"
+expect_status 2 "$ca" profile --out "$TMP/o3" "$TMP/adir"
+expect_grep "is a directory, not a program" "$TMP/err"
+expect_status 2 "$ca" run --plan "$CA_SOURCE_DIR/tests/fixtures/capture-real/plan.json" -- "$TMP/no-such-app"
+expect_grep "no-such-app.*not found" "$TMP/err"
+# --timeout is a finite positive number
+for t in nan inf 1e999 -1 0; do
+	expect_status 1 "$ca" profile --timeout "$t" /bin/true
+	expect_grep "timeout" "$TMP/err"
+done
+[ ! -e "$TMP/o1" ] && [ ! -e "$TMP/o2" ] && [ ! -e "$TMP/o3" ] && ok || not_ok "a capture directory was left behind"
 
 # run: plan problems are input errors (2) with the JSON path
 printf '{"schema": "cacheadvise.plan/1", "modules": [{"functions": [{"name": "k", "loads": [{"ordinal": 0, "action": "warp"}]}]}]}\n' >"$TMP/bad-plan.json"

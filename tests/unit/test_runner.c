@@ -122,7 +122,7 @@ static void test_not_started(void)
 	CHECK_INT(res.status, RUN_NOT_STARTED);
 	CHECK(strstr(res.start_error, "/nonexistent/program") != NULL);
 
-	CHECK_INT(runner_resolve_program("/nonexistent/program", &resolved), -3);
+	CHECK_INT(runner_resolve_program("/nonexistent/program", &resolved), CA_E_INPUT);
 	CHECK_INT(runner_resolve_program("sh", &resolved), 0);
 	CHECK(resolved && resolved[0] == '/');
 	free(resolved);
@@ -137,7 +137,7 @@ static void test_not_started(void)
 			fputs("data\n", f);
 			fclose(f);
 		}
-		CHECK_INT(runner_resolve_program(path, &resolved), -3);
+		CHECK_INT(runner_resolve_program(path, &resolved), CA_E_INPUT);
 	}
 }
 
@@ -235,10 +235,10 @@ static void test_what_the_user_typed(void)
 	CHECK(resolved && !strncmp(resolved, dir, strlen(dir)));
 	free(resolved);
 	resolved = NULL;
-	CHECK_INT(runner_resolve_program("ca-notexec", &resolved), -3);
+	CHECK_INT(runner_resolve_program("ca-notexec", &resolved), CA_E_INPUT);
 	CHECK(strstr(error_message(), "not found in PATH") != NULL);
 	snprintf(path, sizeof(path), "%s/ca-notexec", dir);
-	CHECK_INT(runner_resolve_program(path, &resolved), -3);
+	CHECK_INT(runner_resolve_program(path, &resolved), CA_E_INPUT);
 	CHECK(strstr(error_message(), "chmod +x") != NULL);
 
 	if (saved_path)
