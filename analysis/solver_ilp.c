@@ -72,9 +72,16 @@ struct ilp_callback {
 	double t0, next_progress;   /* for solver_progress_maybe() */
 	double warm_objective;
 	size_t nr_cuts;
-	struct cut *cuts;           /* scratch for the separation */
-	size_t cuts_alloc;
+	struct cut *cuts;           /* the most violated of a round (push_cut) */
+	size_t cuts_cap;
 };
+
+/* The time limit has passed (0: none). */
+static int out_of_time(const struct ilp_callback *cb)
+{
+	return cb->opt->time_limit_seconds > 0 &&
+	       solver_clock() - cb->t0 >= cb->opt->time_limit_seconds;
+}
 
 static void fix_persistent(struct ilp_model *m)
 {
@@ -149,9 +156,14 @@ static void model_build(struct ilp_model *m, const struct graph *g, int fix)
 			} else if (m->state[i] == CACHE && m->state[j] == FREE) {
 				m->lin[index[j]] += e;
 			} else if (m->state[i] == FREE && m->state[j] == FREE) {
-				ALLOC_GROW(m->eu, m->ne + 1, alloc);
-				m->ev = xrealloc(m->ev, alloc * sizeof(*m->ev));
-				m->ew = xrealloc(m->ew, alloc * sizeof(*m->ew));
+				if (m->ne == alloc) {
+					/* the three grow together, each only when full (a
+					 * realloc a pair copied 16 GB on 300 dense loads) */
+					alloc = alloc ? 2 * alloc : 64;
+					m->eu = xrealloc(m->eu, alloc * sizeof(*m->eu));
+					m->ev = xrealloc(m->ev, alloc * sizeof(*m->ev));
+					m->ew = xrealloc(m->ew, alloc * sizeof(*m->ew));
+				}
 				m->eu[m->ne] = index[i];
 				m->ev[m->ne] = index[j];
 				m->ew[m->ne] = e;
@@ -190,18 +202,59 @@ static double trivial_bound(const struct ilp_model *m)
 	return b;
 }
 
+/*
+ * The cuts kept are the cb->cuts_cap most violated of a separation round,
+ * in a min-heap on violation: memory stays O(loads) where a dense graph has
+ * millions of violated triples (300 loads: 4.5 million triples, which an
+ * array of every violated one held as half a gigabyte).
+ */
+static void cut_sift_down(struct cut *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, m = i;
+		struct cut t;
+
+		if (l < n && h[l].violation < h[m].violation)
+			m = l;
+		if (r < n && h[r].violation < h[m].violation)
+			m = r;
+		if (m == i)
+			return;
+		t = h[i];
+		h[i] = h[m];
+		h[m] = t;
+		i = m;
+	}
+}
+
 static void push_cut(struct ilp_callback *cb, double violation, double rhs, int len,
 		     const int *col, const double *coef)
 {
-	struct cut *c;
+	struct cut *c, t;
+	size_t i;
 
-	ALLOC_GROW(cb->cuts, cb->nr_cuts + 1, cb->cuts_alloc);
-	c = &cb->cuts[cb->nr_cuts++];
+	if (cb->nr_cuts == cb->cuts_cap) {
+		if (!cb->cuts_cap || violation <= cb->cuts[0].violation)
+			return;
+		c = &cb->cuts[0];       /* replaces the least violated */
+	} else {
+		c = &cb->cuts[cb->nr_cuts++];
+	}
 	c->violation = violation;
 	c->rhs = rhs;
 	c->len = len;
 	memcpy(c->col, col, (size_t)len * sizeof(*col));
 	memcpy(c->coef, coef, (size_t)len * sizeof(*coef));
+	if (c == &cb->cuts[0] && cb->nr_cuts == cb->cuts_cap) {
+		cut_sift_down(cb->cuts, cb->nr_cuts, 0);
+		return;
+	}
+	for (i = cb->nr_cuts - 1; i > 0 && cb->cuts[(i - 1) / 2].violation > cb->cuts[i].violation;
+	     i = (i - 1) / 2) {
+		t = cb->cuts[i];
+		cb->cuts[i] = cb->cuts[(i - 1) / 2];
+		cb->cuts[(i - 1) / 2] = t;
+	}
 }
 
 static int cmp_cut(const void *a, const void *b)
@@ -264,7 +317,13 @@ static void separate_triangles(glp_tree *tree, struct ilp_callback *cb)
 	for (i = 0; i < m->ne; i++)
 		y[i] = glp_get_col_prim(lp, (int)(1 + nf + i));
 	cb->nr_cuts = 0;
+	if (!cb->cuts) {
+		cb->cuts_cap = 4 * nf + 16;
+		cb->cuts = xcalloc(cb->cuts_cap, sizeof(*cb->cuts));
+	}
 	for (i = 0; i < nf; i++) {
+		if (!(i & 15) && out_of_time(cb))
+			break;
 		for (j = i + 1; j < nf; j++) {
 			int cij = m->pair_col[i * nf + j];
 
@@ -280,7 +339,7 @@ static void separate_triangles(glp_tree *tree, struct ilp_callback *cb)
 	}
 	if (cb->nr_cuts)
 		qsort(cb->cuts, cb->nr_cuts, sizeof(*cb->cuts), cmp_cut);
-	take = cb->nr_cuts < 4 * nf + 16 ? cb->nr_cuts : 4 * nf + 16;
+	take = cb->nr_cuts;
 	for (c = 0; c < take; c++) {
 		const struct cut *cut = &cb->cuts[c];
 		int ind[7];
@@ -308,6 +367,12 @@ static void ilp_callback(glp_tree *tree, void *info)
 			inc = glp_mip_obj_val(glp_ios_get_prob(tree));
 		solver_progress_maybe(cb->opt, "ilp", cb->t0, &cb->next_progress, inc,
 				      cb->bound, 0);
+	}
+	/* GLPK checks tm_lim between its own steps; a round of cuts or a
+	 * heuristic in between is ended here, so the limit holds */
+	if (out_of_time(cb)) {
+		glp_ios_terminate(tree);
+		return;
 	}
 	switch (glp_ios_reason(tree)) {
 	case GLP_ISELECT:
@@ -510,6 +575,9 @@ static int ilp_solve(const struct graph *g, const struct solver_options *opt,
 		if (!glp_ret)
 			glp_ret = glp_intopt(lp, &parm);
 		glp_term_out(old_term);
+		/* GLP_ESTOP: the callback ended the search at the time limit */
+		if (glp_ret == GLP_ESTOP)
+			glp_ret = GLP_ETMLIM;
 		if (glp_ret && glp_ret != GLP_ETMLIM) {
 			ret = error_set(CA_E_INTERNAL,
 					"GLPK failed on the traffic reduction ILP (%zu loads): %s (code %d)",
