@@ -276,9 +276,13 @@ static int read_file(const struct rd *r, json_t *o, const char *path, struct cap
 	    (ret = rd_str(r, o, path, "path", &f->path, 1)) ||
 	    (ret = rd_bool(r, o, path, "removed", &removed)) ||
 	    (ret = rd_num(r, o, path, "size", &f->size, NUM_COUNT)) ||
-	    (ret = rd_str(r, o, path, "sha256", &f->sha256, 0)))
+	    (ret = rd_str(r, o, path, "sha256", &f->sha256, 0)) ||
+	    (ret = rd_str(r, o, path, "copy", &f->copy, 0)))
 		return ret;
 	f->removed = removed > 0;
+	if (f->copy && (f->copy[0] == '/' || strstr(f->copy, "..")))
+		return fail(r, path, "copy", "'%s' is not a path inside the capture directory",
+			    f->copy);
 	return 0;
 }
 
@@ -1111,6 +1115,7 @@ static json_t *run_json(const struct capture_run *run)
 				json_object_set_new(fj, "removed", json_true());
 			put_num(fj, "size", f->size);
 			put_str(fj, "sha256", f->sha256);
+			put_str(fj, "copy", f->copy);
 			json_array_append_new(arr, fj);
 		}
 		json_object_set_new(o, "files", arr);
@@ -1327,6 +1332,7 @@ void capture_release(struct capture *cap)
 		for (f = 0; f < run->nr_files; f++) {
 			free(run->files[f].path);
 			free(run->files[f].sha256);
+			free(run->files[f].copy);
 		}
 		free(run->files);
 	}

@@ -101,6 +101,7 @@ struct capture_file {
 	int removed;                /* the run removed it */
 	double size;                /* bytes; NAN when removed */
 	char *sha256;               /* NULL when removed */
+	char *copy;                 /* runs/files/<sha256>: its contents kept, NULL none */
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 

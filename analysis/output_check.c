@@ -1,10 +1,13 @@
 #include "analysis/output_check.h"
 
 #include <ctype.h>
+#include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "base/error.h"
 #include "base/xalloc.h"
 
 /* Volatile lines shown as examples, and lines or files named in a reason. */
@@ -20,16 +23,18 @@ void run_output_release(struct run_output *o)
 {
 	size_t i;
 
-	for (i = 0; i < o->nr_files; i++)
+	for (i = 0; i < o->nr_files; i++) {
 		free(o->files[i].path);
+		free(o->files[i].data);
+	}
 	free(o->files);
 	free(o->out);
 	free(o->err);
 	memset(o, 0, sizeof(*o));
 }
 
-void run_output_add_file(struct run_output *o, const char *path, int exists, long long size,
-			 const char *sha256)
+struct output_file *run_output_add_file(struct run_output *o, const char *path, int exists,
+					long long size, const char *sha256)
 {
 	struct output_file *f;
 
@@ -42,6 +47,50 @@ void run_output_add_file(struct run_output *o, const char *path, int exists, lon
 	f->exists = exists;
 	f->size = size;
 	snprintf(f->sha256, sizeof(f->sha256), "%s", sha256 ? sha256 : "");
+	f->data = NULL;
+	f->data_len = 0;
+	return f;
+}
+
+void output_check_options_init(struct output_check_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->rtol = OUTPUT_RTOL_DEFAULT;
+	o->atol = OUTPUT_ATOL_DEFAULT;
+}
+
+static const char *const kind_names[] = { "auto", "bytes", "text", "f32", "f64" };
+
+const char *output_file_kind_name(enum output_file_kind k)
+{
+	return (size_t)k < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[k] : "?";
+}
+
+int output_compare_parse(const char *spec, char **path, enum output_file_kind *kind)
+{
+	const char *colon = strrchr(spec, ':');
+	size_t k;
+
+	*path = NULL;
+	*kind = OUTPUT_FILE_AUTO;
+	if (colon && !strchr(colon, '/') && !strchr(colon, '.')) {
+		for (k = 0; k < sizeof(kind_names) / sizeof(kind_names[0]); k++)
+			if (!strcmp(colon + 1, kind_names[k]))
+				break;
+		if (k == sizeof(kind_names) / sizeof(kind_names[0]))
+			return error_set(CA_E_USAGE, "--compare '%s': unknown kind '%s': use FILE, or "
+					 "FILE:f32, FILE:f64, FILE:text or FILE:bytes", spec, colon + 1);
+		*kind = (enum output_file_kind)k;
+		*path = xstrndup(spec, (size_t)(colon - spec));
+	} else {
+		*path = xstrdup(spec);
+	}
+	if (!**path) {
+		free(*path);
+		*path = NULL;
+		return error_set(CA_E_USAGE, "--compare '%s' names no file", spec);
+	}
+	return 0;
 }
 
 /* ---- lines ------------------------------------------------------------- */
@@ -215,16 +264,236 @@ static int same_masked(const struct lines *a, size_t i, const struct lines *b, s
 	return same;
 }
 
+/* ---- numbers within the tolerance -------------------------------------- */
+
+static int close_values(double a, double b, double rtol, double atol, double *max_abs,
+			double *max_rel)
+{
+	double d, m;
+
+	if (a == b || (isnan(a) && isnan(b)))
+		return 1;
+	if (!isfinite(a) || !isfinite(b))
+		return 0;
+	d = fabs(a - b);
+	m = fmax(fabs(a), fabs(b));
+	if (d > *max_abs)
+		*max_abs = d;
+	if (m > 0 && d / m > *max_rel)
+		*max_rel = d / m;
+	return d <= atol + rtol * m;
+}
+
+/* The value of the number of length n at s (number_len's), hex exactly. */
+static double number_value(const char *s, size_t n)
+{
+	char buf[128];
+	size_t i = 0;
+	int neg = 0;
+
+	if (n >= sizeof(buf))
+		n = sizeof(buf) - 1;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	if (buf[0] == '+' || buf[0] == '-')
+		neg = buf[i++] == '-';
+	if (buf[i] == '0' && (buf[i + 1] == 'x' || buf[i + 1] == 'X')) {
+		double v = (double)strtoull(buf + i + 2, NULL, 16);
+		return neg ? -v : v;
+	}
+	return strtod(buf, NULL);
+}
+
+int output_line_close(const char *a, size_t alen, const char *b, size_t blen, double rtol,
+		      double atol, double *max_abs, double *max_rel)
+{
+	size_t i = 0, j = 0, n, m;
+
+	while (i < alen && j < blen) {
+		unsigned char ca = (unsigned char)a[i];
+
+		if (isalpha(ca) || ca == '_') {
+			/* a word (sm_90, md5): equal as text */
+			size_t ei = i, ej = j;
+
+			while (ei < alen && is_word((unsigned char)a[ei]))
+				ei++;
+			while (ej < blen && is_word((unsigned char)b[ej]))
+				ej++;
+			if (ei - i != ej - j || memcmp(a + i, b + j, ei - i))
+				return 0;
+			i = ei;
+			j = ej;
+		} else if ((n = number_len(a + i, alen - i)) > 0) {
+			m = number_len(b + j, blen - j);
+			if (!m || !close_values(number_value(a + i, n), number_value(b + j, m), rtol,
+						atol, max_abs, max_rel))
+				return 0;
+			i += n;
+			j += m;
+		} else {
+			if (a[i] != b[j])
+				return 0;
+			i++;
+			j++;
+		}
+	}
+	return i == alen && j == blen;
+}
+
+/* ---- files ---------------------------------------------------------------- */
+
+static int looks_like_text(const char *d, size_t n)
+{
+	size_t i, odd = 0;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)d[i];
+
+		if (!c)
+			return 0;
+		odd += c < 0x20 && c != '\n' && c != '\r' && c != '\t';
+	}
+	return odd * 100 <= n;
+}
+
+/* 99% of the values are 0 or normal numbers of a plausible magnitude. */
+static int looks_like_floats(const char *d, size_t n, size_t width)
+{
+	size_t i, count = n / width, good = 0;
+
+	if (!count || n % width)
+		return 0;
+	for (i = 0; i < count; i++) {
+		double v;
+
+		if (width == 4) {
+			float f;
+			memcpy(&f, d + 4 * i, 4);
+			v = f;
+		} else {
+			memcpy(&v, d + 8 * i, 8);
+		}
+		good += v == 0 || (isfinite(v) && fabs(v) >= 1e-30 && fabs(v) <= 1e30);
+	}
+	return good * 100 >= count * 99;
+}
+
+static enum output_file_kind guess_kind(const struct output_file *f)
+{
+	if (looks_like_text(f->data, f->data_len))
+		return OUTPUT_FILE_TEXT;
+	/* float32 first: float64 read as float32 looks like noise (its low
+	 * words), while float32 read as float64 can look plausible and would
+	 * hide a changed value in every other element */
+	if (looks_like_floats(f->data, f->data_len, 4))
+		return OUTPUT_FILE_F32;
+	if (looks_like_floats(f->data, f->data_len, 8))
+		return OUTPUT_FILE_F64;
+	return OUTPUT_FILE_BYTES;
+}
+
+static int text_close(const struct output_file *a, const struct output_file *b, double rtol,
+		      double atol, double *max_abs, double *max_rel)
+{
+	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
+	struct lines la, lb;
+	size_t i;
+	int close;
+
+	strbuf_add(&x, a->data, a->data_len);
+	strbuf_add(&y, b->data, b->data_len);
+	lines_split(&la, x.buf);
+	lines_split(&lb, y.buf);
+	close = la.n == lb.n;
+	for (i = 0; close && i < la.n; i++)
+		close = output_line_close(la.at[i], la.len[i], lb.at[i], lb.len[i], rtol, atol,
+					  max_abs, max_rel);
+	lines_release(&la);
+	lines_release(&lb);
+	strbuf_release(&x);
+	strbuf_release(&y);
+	return close;
+}
+
+static int floats_close(const struct output_file *a, const struct output_file *b, size_t width,
+			double rtol, double atol, double *max_abs, double *max_rel)
+{
+	size_t i, count;
+
+	if (a->data_len != b->data_len || a->data_len % width)
+		return 0;
+	count = a->data_len / width;
+	for (i = 0; i < count; i++) {
+		double x, y;
+
+		if (width == 4) {
+			float f, g;
+			memcpy(&f, a->data + 4 * i, 4);
+			memcpy(&g, b->data + 4 * i, 4);
+			x = f;
+			y = g;
+		} else {
+			memcpy(&x, a->data + 8 * i, 8);
+			memcpy(&y, b->data + 8 * i, 8);
+		}
+		if (!close_values(x, y, rtol, atol, max_abs, max_rel))
+			return 0;
+	}
+	return 1;
+}
+
+/* The kind a file is compared as: named (--compare FILE:f32), else guessed
+ * from the reference's contents. */
+static enum output_file_kind file_kind(const struct output_check_options *opt,
+				       const struct output_file *ref)
+{
+	size_t i;
+
+	for (i = 0; i < opt->nr_formats; i++)
+		if (!strcmp(opt->format_paths[i], ref->path) && opt->format_kinds[i] != OUTPUT_FILE_AUTO)
+			return opt->format_kinds[i];
+	return ref->data ? guess_kind(ref) : OUTPUT_FILE_BYTES;
+}
+
+/*
+ * Two versions of a file whose bytes differ: equal within the tolerance?
+ * Only where both contents were kept and the kind allows it.
+ */
+static int files_close(const struct output_check_options *opt, enum output_file_kind kind,
+		       const struct output_file *a, const struct output_file *b, double *max_abs,
+		       double *max_rel)
+{
+	if (!a->data || !b->data || !a->exists || !b->exists)
+		return 0;
+	switch (kind) {
+	case OUTPUT_FILE_TEXT:
+		return text_close(a, b, opt->rtol, opt->atol, max_abs, max_rel);
+	case OUTPUT_FILE_F32:
+		return floats_close(a, b, 4, opt->rtol, opt->atol, max_abs, max_rel);
+	case OUTPUT_FILE_F64:
+		return floats_close(a, b, 8, opt->rtol, opt->atol, max_abs, max_rel);
+	default:
+		return 0;
+	}
+}
+
+/* ---- the judge ------------------------------------------------------------ */
+
 enum line_kind { LINE_STABLE, LINE_VOLATILE, LINE_UNSTABLE };
 
 /* What the judge has learnt so far. */
 struct judge {
-	int changed, unchecked;
-	size_t volatile_lines, unstable_lines;
-	json_t *examples;
+	const struct output_check_options *opt;
+	int changed, unchecked, within;
+	size_t stable_items;           /* stable lines and files: what is still checked */
+	size_t volatile_lines, unstable_lines, files_left_out;
+	json_t *examples, *unstable_examples;
 	struct strbuf changed_why;     /* the first change, for the reason */
 	struct strbuf unchecked_what;  /* what differs between baselines */
 	size_t unchecked_named;
+	double max_abs, max_rel;       /* the largest difference within the tolerance */
+	char max_where[96];
 };
 
 /* Names what differs between baselines, up to MAX_NAMED things. */
@@ -250,6 +519,17 @@ static void note_unchecked_file(struct judge *j, const char *what, const char *p
 	strbuf_release(&sb);
 }
 
+/* A difference within the tolerance, where the largest so far comes from. */
+static void note_within(struct judge *j, double abs_d, double rel_d, const char *where)
+{
+	j->within = 1;
+	if (rel_d > j->max_rel || (rel_d == j->max_rel && abs_d > j->max_abs)) {
+		j->max_rel = rel_d;
+		j->max_abs = abs_d;
+		snprintf(j->max_where, sizeof(j->max_where), "%s", where);
+	}
+}
+
 static void add_quoted(struct strbuf *sb, const char *s, size_t n)
 {
 	strbuf_addch(sb, '\'');
@@ -259,11 +539,25 @@ static void add_quoted(struct strbuf *sb, const char *s, size_t n)
 	strbuf_addch(sb, '\'');
 }
 
+static void add_example(json_t *arr, size_t count, const char *name, size_t line,
+			const char *text, size_t len)
+{
+	struct strbuf ex = STRBUF_INIT;
+
+	if (count >= MAX_EXAMPLES)
+		return;
+	strbuf_addf(&ex, "%s line %zu: ", name, line);
+	strbuf_add(&ex, text, len > 120 ? 120 : len);
+	json_array_append_new(arr, json_string(ex.buf));
+	strbuf_release(&ex);
+}
+
 /* One stream (stdout or stderr) of every run. */
 static void judge_stream(struct judge *j, const char *name, int is_err,
 			 const struct run_output *const *base, size_t nb,
 			 const struct run_output *const *var, size_t nv)
 {
+	const struct output_check_options *opt = j->opt;
 	struct lines ref, other;
 	unsigned char *kind = NULL;
 	size_t b, v, i, first = nb;
@@ -289,7 +583,14 @@ static void judge_stream(struct judge *j, const char *name, int is_err,
 				       "stdout has a different number of lines");
 		}
 		for (i = 0; shape && i < ref.n; i++) {
+			double da = 0, dr = 0;
+
 			if (kind[i] == LINE_UNSTABLE || same_line(&ref, i, &other, i))
+				continue;
+			/* rounding of the last bits is not volatility */
+			if (kind[i] == LINE_STABLE &&
+			    output_line_close(ref.at[i], ref.len[i], other.at[i], other.len[i],
+					      opt->rtol, opt->atol, &da, &dr))
 				continue;
 			kind[i] = same_masked(&ref, i, &other, i) ? LINE_VOLATILE : LINE_UNSTABLE;
 		}
@@ -297,18 +598,17 @@ static void judge_stream(struct judge *j, const char *name, int is_err,
 	}
 	for (i = 0; shape && i < ref.n; i++) {
 		if (kind[i] == LINE_VOLATILE) {
-			struct strbuf ex = STRBUF_INIT;
-			if (j->volatile_lines++ < MAX_EXAMPLES) {
-				strbuf_addf(&ex, "%s line %zu: ", name, i + 1);
-				strbuf_add(&ex, ref.at[i], ref.len[i] > 120 ? 120 : ref.len[i]);
-				json_array_append_new(j->examples, json_string(ex.buf));
-			}
-			strbuf_release(&ex);
+			add_example(j->examples, j->volatile_lines++, name, i + 1, ref.at[i], ref.len[i]);
 		} else if (kind[i] == LINE_UNSTABLE) {
+			/* left out, listed; the stable lines are still checked */
 			char what[64];
-			j->unstable_lines++;
+
+			add_example(j->unstable_examples, j->unstable_lines++, name, i + 1, ref.at[i],
+				    ref.len[i]);
 			snprintf(what, sizeof(what), "%s line %zu", name, i + 1);
 			note_unchecked(j, what);
+		} else {
+			j->stable_items++;
 		}
 	}
 	for (v = 0; v < nv && shape; v++) {
@@ -323,9 +623,20 @@ static void judge_stream(struct judge *j, const char *name, int is_err,
 			j->changed = 1;
 		}
 		for (i = 0; other.n == ref.n && i < ref.n; i++) {
+			double da = 0, dr = 0;
 			int same;
+
 			if (kind[i] == LINE_UNSTABLE || same_line(&ref, i, &other, i))
 				continue;
+			if (kind[i] == LINE_STABLE &&
+			    output_line_close(ref.at[i], ref.len[i], other.at[i], other.len[i],
+					      opt->rtol, opt->atol, &da, &dr)) {
+				char where[64];
+
+				snprintf(where, sizeof(where), "%s line %zu", name, i + 1);
+				note_within(j, da, dr, where);
+				continue;
+			}
 			/* a timing the baselines happened to print alike is still a timing */
 			same = (kind[i] == LINE_VOLATILE || output_line_is_timing(ref.at[i], ref.len[i])) &&
 			       same_masked(&ref, i, &other, i);
@@ -395,8 +706,10 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 	json_array_foreach(order, i, x) {
 		const struct output_file *ref = NULL, *f, *bad = NULL;
 		const char *status = "identical";
+		enum output_file_kind kind = OUTPUT_FILE_BYTES;
 		size_t touched = 0;
-		int differs = 0, missing = 0;
+		int differs = 0, missing = 0, within = 0;
+		double fabs_d = 0, frel_d = 0;
 		json_t *fj;
 
 		path = json_string_value(x);
@@ -407,11 +720,15 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 			if (!f)
 				continue;
 			touched++;
-			if (!ref)
+			if (!ref) {
 				ref = f;
-			else if (!same_file(ref, f))
+				kind = file_kind(j->opt, ref);
+			} else if (!same_file(ref, f) &&
+				   !files_close(j->opt, kind, ref, f, &fabs_d, &frel_d)) {
 				differs = 1;
+			}
 		}
+		fabs_d = frel_d = 0;
 		if (!touched) {
 			status = "created";
 			for (v = 0; v < nv && !bad; v++)
@@ -419,6 +736,7 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 					bad = find_file(var[v], path);
 			if (volatile_names) {
 				note_unchecked_file(j, "new file", path);
+				j->files_left_out++;
 			} else {
 				if (!j->changed)
 					strbuf_addf(&j->changed_why, "file '%s' was written, the baseline "
@@ -428,15 +746,21 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 		} else if (touched < nbok || differs) {
 			status = "unchecked";
 			note_unchecked_file(j, "file", path);
+			j->files_left_out++;
 		} else {
+			j->stable_items++;
 			for (v = 0; v < nv; v++) {
 				if (!var[v]->ok)
 					continue;
 				f = find_file(var[v], path);
-				if (!f)
+				if (!f) {
 					missing = 1;
-				else if (!same_file(ref, f) && !bad)
-					bad = f;
+				} else if (!same_file(ref, f)) {
+					if (files_close(j->opt, kind, ref, f, &fabs_d, &frel_d))
+						within = 1;
+					else if (!bad)
+						bad = f;
+				}
 			}
 			if (bad || missing) {
 				status = bad ? "changed" : "missing";
@@ -444,6 +768,12 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 					strbuf_addf(&j->changed_why, bad ? "file '%s' differs from the "
 						    "baseline's" : "file '%s' was not written", path);
 				j->changed = 1;
+			} else if (within) {
+				char where[160];
+
+				status = "within_tolerance";
+				snprintf(where, sizeof(where), "file '%s'", path);
+				note_within(j, fabs_d, frel_d, where);
 			}
 		}
 		fj = json_pack("{s:s, s:s}", "path", path, "status", status);
@@ -454,10 +784,18 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 			if (!ref->exists)
 				json_object_set_new(fj, "removed", json_true());
 		}
+		if (within && !bad) {
+			json_object_set_new(fj, "compared_as", json_string(output_file_kind_name(kind)));
+			json_object_set_new(fj, "max_abs_difference", json_real(fabs_d));
+			json_object_set_new(fj, "max_rel_difference", json_real(frel_d));
+		}
 		if (bad) {
 			json_object_set_new(fj, "advice_size", bad->exists ? json_integer(bad->size) : json_null());
 			json_object_set_new(fj, "advice_sha256", bad->exists && bad->sha256[0] ?
 					    json_string(bad->sha256) : json_null());
+			if (kind != OUTPUT_FILE_BYTES)
+				json_object_set_new(fj, "compared_as",
+						    json_string(output_file_kind_name(kind)));
 		}
 		json_array_append_new(files, fj);
 	}
@@ -466,45 +804,76 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 }
 
 json_t *output_check_judge(const struct run_output *const *base, size_t nb,
-			   const struct run_output *const *variant, size_t nv, int strict, int *ok)
+			   const struct run_output *const *variant, size_t nv,
+			   const struct output_check_options *opt, int *ok)
 {
+	struct output_check_options defaults;
 	struct judge j;
 	struct strbuf why = STRBUF_INIT;
 	json_t *files = json_array(), *res;
 	const char *status;
-	size_t nfiles;
+	size_t nfiles, left_out;
 
+	if (!opt) {
+		output_check_options_init(&defaults);
+		opt = &defaults;
+	}
 	memset(&j, 0, sizeof(j));
+	j.opt = opt;
 	j.examples = json_array();
+	j.unstable_examples = json_array();
 	strbuf_init(&j.changed_why, 0);
 	strbuf_init(&j.unchecked_what, 0);
 	judge_stream(&j, "stdout", 0, base, nb, variant, nv);
 	judge_stream(&j, "stderr", 1, base, nb, variant, nv);
 	judge_files(&j, files, base, nb, variant, nv);
 	nfiles = json_array_size(files);
+	left_out = j.unstable_lines + j.files_left_out;
 	if (j.changed) {
 		status = "changed";
 		strbuf_addf(&why, "the program's output changed with the advice applied: %s",
 			    j.changed_why.buf);
-	} else if (j.unchecked) {
+	} else if (j.unchecked && !j.stable_items) {
+		/* nothing stable is left to compare */
 		status = "unchecked";
 		strbuf_addf(&why, "output unchecked: the program's results differ between baseline "
 			    "runs (%s)", j.unchecked_what.buf);
-		if (strict)
+		if (opt->strict)
 			strbuf_addstr(&why, "; --strict-output rejects the advice");
 	} else {
-		status = "identical";
-		strbuf_addf(&why, "stdout, stderr and %zu file%s %s the baseline's", nfiles,
-			    nfiles == 1 ? "" : "s", nv ? "match" : "agree between the runs of");
+		status = j.within ? "within_tolerance" : "identical";
+		size_t checked = nfiles - j.files_left_out;
+
+		strbuf_addf(&why, "stdout, stderr and %zu file%s ", checked, checked == 1 ? "" : "s");
+		if (!nv)
+			strbuf_addstr(&why, "agree between the runs of the baseline's");
+		else if (j.within)
+			strbuf_addf(&why, "match the baseline's within the tolerance (rtol %g, atol %g)",
+				    opt->rtol, opt->atol);
+		else
+			strbuf_addstr(&why, "match the baseline's");
+		if (j.within)
+			strbuf_addf(&why, "; the largest difference, in %s: %.3g (%.3g relative)",
+				    j.max_where, j.max_abs, j.max_rel);
 		if (j.volatile_lines)
 			strbuf_addf(&why, " (%zu volatile line%s compared with numbers masked)",
 				    j.volatile_lines, j.volatile_lines == 1 ? "" : "s");
+		if (left_out)
+			strbuf_addf(&why, "; left out, as they differ between baseline runs: %s",
+				    j.unchecked_what.buf);
+		if (left_out && opt->strict)
+			strbuf_addstr(&why, "; --strict-output rejects the advice");
 	}
-	*ok = !j.changed && (!j.unchecked || !strict);
-	res = json_pack("{s:s, s:I, s:o, s:I, s:o, s:s}", "status", status,
+	*ok = !j.changed && ((!j.unchecked && !left_out) || !opt->strict);
+	res = json_pack("{s:s, s:f, s:f, s:I, s:I, s:o, s:I, s:o, s:o, s:s}", "status", status,
+			"rtol", opt->rtol, "atol", opt->atol, "left_out", (json_int_t)left_out,
 			"volatile_lines", (json_int_t)j.volatile_lines, "volatile_examples", j.examples,
-			"unstable_lines", (json_int_t)j.unstable_lines, "files", files,
+			"unstable_lines", (json_int_t)j.unstable_lines,
+			"unstable_examples", j.unstable_examples, "files", files,
 			"reason", why.buf);
+	if (j.within && !j.changed)
+		json_object_set_new(res, "max_difference", json_pack("{s:f, s:f, s:s}", "abs",
+				    j.max_abs, "rel", j.max_rel, "where", j.max_where));
 	strbuf_release(&why);
 	strbuf_release(&j.changed_why);
 	strbuf_release(&j.unchecked_what);

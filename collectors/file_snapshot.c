@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/digest.h"
 #include "base/xalloc.h"
@@ -191,4 +192,50 @@ size_t file_snapshot_changes(const struct file_snapshot *before, const struct fi
 	if (always)
 		add_hashed(out, always);
 	return out->nr_files - n0;
+}
+
+int file_snapshot_keep(const struct output_file *f, const char *keep_path,
+		       unsigned long long *kept)
+{
+	struct stat st;
+	char *tmp, buf[65536];
+	FILE *in, *out;
+	size_t n;
+	int ok = 1;
+
+	if (!f->exists || !f->sha256[0] || f->size < 0)
+		return 0;
+	if (!stat(keep_path, &st))
+		return 1;
+	if ((unsigned long long)f->size > FILE_SNAPSHOT_KEEP_MAX ||
+	    *kept + (unsigned long long)f->size > FILE_SNAPSHOT_KEEP_TOTAL)
+		return 0;
+	in = fopen(f->path, "rb");
+	if (!in)
+		return 0;
+	tmp = xasprintf("%s.tmp.%ld", keep_path, (long)getpid());
+	out = fopen(tmp, "wb");
+	if (!out) {
+		fclose(in);
+		free(tmp);
+		return 0;
+	}
+	while (ok && (n = fread(buf, 1, sizeof(buf), in)) > 0)
+		ok = fwrite(buf, 1, n, out) == n;
+	ok = ok && !ferror(in);
+	fclose(in);
+	if (fclose(out))
+		ok = 0;
+	/* the file may have changed since it was hashed: a copy under another
+	 * content's name would mislead, so it must have the size hashed */
+	if (ok && (stat(tmp, &st) || st.st_size != f->size))
+		ok = 0;
+	if (ok && rename(tmp, keep_path))
+		ok = 0;
+	if (!ok)
+		unlink(tmp);
+	else
+		*kept += (unsigned long long)f->size;
+	free(tmp);
+	return ok;
 }

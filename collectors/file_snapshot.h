@@ -7,7 +7,9 @@
  * directory (the program runs in it; paths are relative to it) (a few levels deep) and of the paths the program's arguments
  * name ("out.bin", "-o=out.bin", "--output=dir/out.bin"); after the run the
  * files that differ are hashed (SHA-256) into a struct run_output, which
- * analysis/output_check.h judges. Nothing is copied: hashes suffice.
+ * analysis/output_check.h judges. Where a hash differs, the check compares
+ * contents (numbers within a tolerance): file_snapshot_keep() keeps a copy
+ * of a file by its hash, once per content.
  *
  *     file_snapshot_take(&before, &spec);
  *     ...run...
@@ -49,5 +51,21 @@ void file_snapshot_release(struct file_snapshot *s);
  */
 size_t file_snapshot_changes(const struct file_snapshot *before, const struct file_snapshot *after,
 			     const char *always, struct run_output *out);
+
+/* The largest file kept, and the most kept in all for one profile. */
+#define FILE_SNAPSHOT_KEEP_MAX (64ULL << 20)
+#define FILE_SNAPSHOT_KEEP_TOTAL (1ULL << 30)
+
+/*
+ * Copies f (a file of the run's working directory, as
+ * file_snapshot_changes() found it) to keep_path unless a file is there
+ * already (the same content: keep_path names it by its SHA-256). *kept
+ * counts the bytes kept so far; a file over FILE_SNAPSHOT_KEEP_MAX, or one
+ * that would take *kept over FILE_SNAPSHOT_KEEP_TOTAL, is not kept.
+ * Returns 1 when keep_path holds f's content, 0 when it was not kept
+ * (too large, removed, unreadable: the check then has the hash alone).
+ */
+int file_snapshot_keep(const struct output_file *f, const char *keep_path,
+		       unsigned long long *kept);
 
 #endif

@@ -109,6 +109,11 @@ static void judge_outputs(const struct ab_pairs *pp, struct run_output *outs, un
 	size_t nb = 0, na = 0, i;
 	int ok;
 
+	/* the earlier baselines first: the first is the output's reference,
+	 * and the profile's first is the discovery run, the program's own
+	 * code unchanged (analysis/output_check.h) */
+	for (i = 0; i < pp->nr_more_baselines; i++)
+		base[nb++] = pp->more_baselines[i];
 	/* outs alternates: baseline, advice, baseline, advice, ... */
 	for (i = 0; i < n; i++) {
 		if (i % 2)
@@ -116,11 +121,11 @@ static void judge_outputs(const struct ab_pairs *pp, struct run_output *outs, un
 		else
 			base[nb++] = &outs[i];
 	}
-	for (i = 0; i < pp->nr_more_baselines; i++)
-		base[nb++] = pp->more_baselines[i];
-	ab->output = output_check_judge(base, nb, adv, na, pp->strict_output, &ok);
+	ab->output = output_check_judge(base, nb, adv, na, pp->output_check, &ok);
+	/* stable: the baselines agree on everything (nothing left out) */
 	ab->baseline_stable = strcmp(json_string_value(json_object_get(ab->output, "status")),
-				     "unchecked") != 0;
+				     "unchecked") != 0 &&
+			      !json_integer_value(json_object_get(ab->output, "left_out"));
 	if (!ok && ab->outputs_equal) {
 		ab->outputs_equal = 0;
 		ab->output_reason = xstrdup(json_string_value(json_object_get(ab->output, "reason")));

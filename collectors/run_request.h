@@ -68,7 +68,9 @@ struct ab_pairs {
 	const char *name;                /* runs are "<name>-baseline" / "<name>-advice" */
 	const char *const *kernels;      /* kernels timed, in the order of ab->base_ns */
 	size_t nr_kernels;
-	int strict_output;               /* output "unchecked" rejects the advice */
+	/* How outputs are compared (--strict-output, the tolerance, --compare
+	 * FILE:f32); NULL: output_check_options_init()'s. */
+	const struct output_check_options *output_check;
 	/*
 	 * Runs one request (filling in inject_path and events_dir, recording
 	 * the run) and loads its events into ev; fills out (initialised by
@@ -84,7 +86,9 @@ struct ab_pairs {
 	/*
 	 * Earlier baseline runs of the same program (the capture's), judged
 	 * with the pairs' own: with one round, two baselines are still there
-	 * to tell a timing line from a result. NULL: none.
+	 * to tell a timing line from a result. They come first: the first is
+	 * the output's reference (the profile's discovery run, the program's
+	 * own code unchanged). NULL: none.
 	 */
 	const struct run_output *const *more_baselines;
 	size_t nr_more_baselines;

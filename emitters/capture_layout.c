@@ -89,6 +89,11 @@ char *capture_layout_run_events_dir(const char *dir, unsigned run)
 	return path(dir, RUNS "/%03u.d", run);
 }
 
+char *capture_layout_kept_file(const char *dir, const char *sha256)
+{
+	return path(dir, RUNS "/files/%s", sha256);
+}
+
 char *capture_layout_run_events(const char *dir, unsigned run)
 {
 	return path(dir, RUNS "/%03u.d/events.jsonl", run);

@@ -52,6 +52,9 @@ char *capture_layout_run_stdout(const char *dir, unsigned run);
 /* runs/NNN.err: standard error alone (the output check compares it). */
 char *capture_layout_run_stderr(const char *dir, unsigned run);
 char *capture_layout_run_events_dir(const char *dir, unsigned run);
+/* runs/files/<sha256>: a copy of a file a run wrote, by its content (the
+ * output check compares contents within a tolerance); dir NULL: relative. */
+char *capture_layout_kept_file(const char *dir, const char *sha256);
 /* runs/NNN.d/events.jsonl, as capture.json records it. */
 char *capture_layout_run_events(const char *dir, unsigned run);
 

@@ -40,6 +40,14 @@ void report_output_text(struct strbuf *out, const struct report_input *in, const
 		json_array_foreach(json_object_get(o, "volatile_examples"), i, x)
 			strbuf_addf(out, "    %s\n", json_string_value(x));
 	}
+	if (json_array_size(json_object_get(o, "unstable_examples"))) {
+		strbuf_addf(out, "  Left out of the comparison (their words differ between baseline "
+			    "runs): %lld line%s\n",
+			    (long long)json_integer_value(json_object_get(o, "unstable_lines")),
+			    json_integer_value(json_object_get(o, "unstable_lines")) == 1 ? "" : "s");
+		json_array_foreach(json_object_get(o, "unstable_examples"), i, x)
+			strbuf_addf(out, "    %s\n", json_string_value(x));
+	}
 	if (json_array_size(json_object_get(o, "files"))) {
 		strbuf_addstr(out, "  Files the program wrote:\n");
 		json_array_foreach(json_object_get(o, "files"), i, x) {
@@ -49,6 +57,11 @@ void report_output_text(struct strbuf *out, const struct report_input *in, const
 					    (long long)json_integer_value(json_object_get(x, "size")));
 			if (!strcmp(str(x, "status"), "unchecked"))
 				strbuf_addstr(out, " differs between baseline runs");
+			if (json_is_number(json_object_get(x, "max_rel_difference")))
+				strbuf_addf(out, ", compared as %s: largest difference %.3g (%.3g "
+					    "relative)", str(x, "compared_as"),
+					    json_number_value(json_object_get(x, "max_abs_difference")),
+					    json_number_value(json_object_get(x, "max_rel_difference")));
 			strbuf_addch(out, '\n');
 		}
 	}
@@ -81,6 +94,17 @@ void report_output_html(struct strbuf *out, const struct report_input *in)
 		}
 		strbuf_addstr(out, "</ul>");
 	}
+	if (json_array_size(json_object_get(o, "unstable_examples"))) {
+		strbuf_addf(out, "<p>Left out of the comparison (their words differ between baseline "
+			    "runs): %lld</p><ul>",
+			    (long long)json_integer_value(json_object_get(o, "unstable_lines")));
+		json_array_foreach(json_object_get(o, "unstable_examples"), i, x) {
+			strbuf_addstr(out, "<li><code>");
+			strbuf_add_html(out, json_string_value(x));
+			strbuf_addstr(out, "</code></li>");
+		}
+		strbuf_addstr(out, "</ul>");
+	}
 	if (json_array_size(json_object_get(o, "files"))) {
 		strbuf_addstr(out, "<table><tr><th>file the program wrote</th><th>status</th>"
 			      "<th>bytes</th><th>SHA-256</th></tr>");
@@ -89,6 +113,12 @@ void report_output_html(struct strbuf *out, const struct report_input *in)
 			strbuf_add_html(out, str(x, "path"));
 			strbuf_addstr(out, "</code></td><td>");
 			strbuf_add_html(out, str(x, "status"));
+			if (json_is_number(json_object_get(x, "max_rel_difference"))) {
+				strbuf_addstr(out, " (");
+				strbuf_add_html(out, str(x, "compared_as"));
+				strbuf_addf(out, ", largest difference %.3g relative)",
+					    json_number_value(json_object_get(x, "max_rel_difference")));
+			}
 			strbuf_addstr(out, "</td><td>");
 			if (json_is_integer(json_object_get(x, "size")))
 				strbuf_addf(out, "%lld", (long long)json_integer_value(json_object_get(x, "size")));

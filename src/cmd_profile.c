@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <regex.h>
@@ -42,7 +43,13 @@ static void usage(FILE *f)
 		"      --max-loads N    loads measured per kernel, the busiest first (default 24)\n"
 		"      --timeout SEC    limit per program run (default 300)\n"
 		"      --repeat N       A/B rounds of verification (default 5)\n"
-		"      --compare FILE   an output file of the program that must not change\n"
+		"      --compare FILE[:KIND]  an output file of the program that must not change;\n"
+		"                       KIND f32 or f64 compares its values within the\n"
+		"                       tolerance, text its lines, bytes its bytes (default:\n"
+		"                       recognised from its contents)\n"
+		"      --output-rtol R, --output-atol A  numbers in the output (text and float\n"
+		"                       files) are equal when |a-b| <= A + R*max(|a|,|b|)\n"
+		"                       (default R 1e-5, A 1e-8, as numpy.allclose)\n"
 		"      --output-ignore REGEX  stdout/stderr lines not compared (e.g. '^kernel .* ms$')\n"
 		"      --strict-output  reject advice when the program's results differ between\n"
 		"                       baseline runs (default: kept on timing, \"output unchecked\")\n"
@@ -305,6 +312,8 @@ int cmd_profile(int argc, char **argv)
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "compare", required_argument, NULL, 'c' },
 		{ "output-ignore", required_argument, NULL, 'I' },
+		{ "output-rtol", required_argument, NULL, 'R' },
+		{ "output-atol", required_argument, NULL, 'A' },
 		{ "strict-output", no_argument, NULL, 'X' },
 		{ "oracle", optional_argument, NULL, 'O' },
 		{ "model", required_argument, NULL, 'M' },
@@ -335,6 +344,7 @@ int cmd_profile(int argc, char **argv)
 	opt.model = "sector";
 	opt.bypass_form = "no_allocate";
 	opt.samples = 3;
+	opt.output_rtol = opt.output_atol = -1;     /* the defaults */
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, which starts the program;
@@ -358,7 +368,28 @@ int cmd_profile(int argc, char **argv)
 			break;
 		}
 		case 'r': if (parse_uint(optarg, &opt.repeat, "--repeat")) return 1; break;
-		case 'c': opt.compare_file = optarg; break;
+		case 'c': {
+			char *path;
+
+			if (output_compare_parse(optarg, &path, &opt.compare_kind))
+				return cli_fail(CA_E_USAGE, NULL);
+			opt.compare_file = path;   /* lives as long as the command */
+			break;
+		}
+		case 'R':
+		case 'A': {
+			char *end;
+			double v = strtod(optarg, &end);
+
+			if (end == optarg || *end || !isfinite(v) || v < 0)
+				return cli_usage_error("%s needs a number of 0 or more, not '%s'",
+						       c == 'R' ? "--output-rtol" : "--output-atol", optarg);
+			if (c == 'R')
+				opt.output_rtol = v;
+			else
+				opt.output_atol = v;
+			break;
+		}
 		case 'I': opt.output_ignore = optarg; break;
 		case 'X': opt.strict_output = 1; break;
 		case 'O':

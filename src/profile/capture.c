@@ -84,7 +84,7 @@ static json_t *baseline_output(struct profile_ctx *c, json_t *baseline_runs)
 		profile_run_output(c, json_array_get(runs, (size_t)json_integer_value(x)), &outs[i]);
 		base[i] = &outs[i];
 	}
-	o = output_check_judge(base, n, NULL, 0, c->opt->strict_output, &ok);
+	o = output_check_judge(base, n, NULL, 0, &c->output_check, &ok);
 	for (i = 0; i < n; i++)
 		run_output_release(&outs[i]);
 	free(outs);

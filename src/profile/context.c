@@ -159,19 +159,44 @@ static void stdout_digest(struct profile_ctx *c, const char *path, char hex[65])
 	free(t);
 }
 
-/* The files of run_output as capture.json records them in a run. */
-static json_t *files_json(const struct run_output *o)
+/*
+ * The files of run_output as capture.json records them in a run, each with
+ * the copy of its contents kept under runs/files/ by its SHA-256 ("copy"),
+ * once per content, so the output check can compare a float or text file
+ * within a tolerance where the hashes differ.
+ */
+static json_t *files_json(struct profile_ctx *c, const struct run_output *o)
 {
 	json_t *a = json_array();
+	char *store = NULL;
 	size_t i;
 
 	for (i = 0; i < o->nr_files; i++) {
 		const struct output_file *f = &o->files[i];
-		json_array_append_new(a, f->exists ?
-			json_pack("{s:s, s:I, s:s}", "path", f->path, "size", (json_int_t)f->size,
-				  "sha256", f->sha256) :
-			json_pack("{s:s, s:b}", "path", f->path, "removed", 1));
+		json_t *fj;
+
+		if (!f->exists) {
+			json_array_append_new(a, json_pack("{s:s, s:b}", "path", f->path, "removed", 1));
+			continue;
+		}
+		fj = json_pack("{s:s, s:I, s:s}", "path", f->path, "size", (json_int_t)f->size,
+			       "sha256", f->sha256);
+		if (f->sha256[0]) {
+			char *keep = capture_layout_kept_file(c->dir, f->sha256);
+
+			if (!store) {
+				store = capture_layout_kept_file(c->dir, "");
+				mkdir_p(store);
+			}
+			if (file_snapshot_keep(f, keep, &c->kept_bytes) == 1)
+				json_object_set_new(fj, "copy", json_own(
+					capture_layout_kept_file(NULL, f->sha256)));
+			free(keep);
+		}
+		json_array_append_new(a, fj);
 	}
+	free(store);
+	error_clear();
 	return a;
 }
 
@@ -196,10 +221,27 @@ int profile_run_output(struct profile_ctx *c, json_t *run_json, struct run_outpu
 	}
 	json_array_foreach(json_object_get(run_json, "files"), i, f) {
 		const char *p = json_string_value(json_object_get(f, "path"));
-		if (p)
-			run_output_add_file(out, p, !json_is_true(json_object_get(f, "removed")),
-					    (long long)json_integer_value(json_object_get(f, "size")),
-					    json_string_value(json_object_get(f, "sha256")));
+		const char *copy = json_string_value(json_object_get(f, "copy"));
+		struct output_file *of;
+		struct strbuf data = STRBUF_INIT;
+		char *full;
+
+		if (!p)
+			continue;
+		of = run_output_add_file(out, p, !json_is_true(json_object_get(f, "removed")),
+					 (long long)json_integer_value(json_object_get(f, "size")),
+					 json_string_value(json_object_get(f, "sha256")));
+		if (!copy)
+			continue;
+		/* its contents, for a comparison within the tolerance */
+		full = xasprintf("%s/%s", c->dir, copy);
+		if (!strbuf_read_file(&data, full, FILE_SNAPSHOT_KEEP_MAX + 1)) {
+			of->data_len = data.len;
+			of->data = strbuf_detach(&data, NULL);
+		}
+		strbuf_release(&data);
+		error_clear();
+		free(full);
 	}
 	return 0;
 }
@@ -255,7 +297,7 @@ int profile_run_program(struct profile_ctx *c, const char *variant, const struct
 	json_object_set_new(rj, "events", json_own(capture_layout_run_events(NULL, c->run_index)));
 	json_object_set_new(rj, "stdout", json_own(capture_layout_run_stdout(NULL, c->run_index)));
 	json_object_set_new(rj, "stderr", json_own(capture_layout_run_stderr(NULL, c->run_index)));
-	json_object_set_new(rj, "files", files_json(&files));
+	json_object_set_new(rj, "files", files_json(c, &files));
 	if (after.truncated)
 		json_object_set_new(rj, "files_walk_truncated", json_true());
 	file_snapshot_release(&before);
@@ -328,7 +370,7 @@ static int ab_runs(struct profile_ctx *c, const char *name, const struct run_req
 	struct ab_pairs pairs = {
 		.baseline = base, .advice = adv, .rounds = rounds, .name = name,
 		.kernels = kernels, .nr_kernels = c->nr_kernels,
-		.strict_output = c->opt->strict_output,
+		.output_check = &c->output_check,
 		.run = ab_run, .failed = ab_failed, .data = c,
 		.enough = screened ? clearly_slower : NULL,
 	};

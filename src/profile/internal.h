@@ -57,6 +57,11 @@ struct profile_kernel {
 
 struct profile_ctx {
 	const struct profile_options *opt;
+	/* How outputs are compared: opt's --strict-output, tolerance and
+	 * --compare kind (format_paths points at opt->compare_file). */
+	struct output_check_options output_check;
+	enum output_file_kind compare_kind;
+	unsigned long long kept_bytes;  /* output files kept under runs/files/ */
 	const struct profile_progress *progress;
 	enum profile_step step;
 	char *dir;

@@ -60,7 +60,7 @@ static size_t judge_plans(struct profile_ctx *c, json_t *ids, size_t nplans, jso
 
 		po = load_outputs(c, pids, &pp);
 		o = output_check_judge(bp, json_array_size(bids), pp, json_array_size(pids),
-				       c->opt->strict_output, &ok);
+				       &c->output_check, &ok);
 		json_array_append_new(statuses, json_pack("{s:O, s:b}", "status",
 			json_object_get(o, "status"), "ok", ok));
 		failed += !ok;

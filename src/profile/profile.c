@@ -285,6 +285,18 @@ int profile_run(const struct profile_options *opt, const struct profile_progress
 
 	memset(&c, 0, sizeof(c));
 	c.opt = opt;
+	output_check_options_init(&c.output_check);
+	c.output_check.strict = opt->strict_output;
+	if (opt->output_rtol >= 0)
+		c.output_check.rtol = opt->output_rtol;
+	if (opt->output_atol >= 0)
+		c.output_check.atol = opt->output_atol;
+	if (opt->compare_file) {
+		c.compare_kind = opt->compare_kind;
+		c.output_check.format_paths = &opt->compare_file;
+		c.output_check.format_kinds = &c.compare_kind;
+		c.output_check.nr_formats = 1;
+	}
 	c.progress = progress;
 	c.step = PROFILE_STEP_SETUP;
 	c.started = profile_now();

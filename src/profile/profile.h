@@ -16,6 +16,8 @@
 
 #include <stddef.h>
 
+#include "analysis/output_check.h"
+
 /*
  * Variants in one pass up to which auto loads a module per variant (each is
  * JIT-compiled at its first replay, about 50 ms for a kernel of 27 loads):
@@ -39,6 +41,8 @@ struct profile_options {
 	double timeout;              /* seconds per run (default 300) */
 	unsigned repeat;             /* A/B rounds of verification (default 5) */
 	const char *compare_file;    /* an output file that must stay the same */
+	enum output_file_kind compare_kind; /* how it is compared (--compare FILE:f32) */
+	double output_rtol, output_atol; /* numbers equal within these (--output-rtol/-atol) */
 	const char *output_ignore;   /* stdout and stderr lines matching it are not compared */
 	int strict_output;           /* --strict-output: output "unchecked" rejects the advice */
 	unsigned oracle_max;         /* 0: no oracle; else kernels with <= this many loads */

@@ -102,6 +102,7 @@ static void test_pairs(void)
 	struct ab_pairs pp = { .baseline = &base, .advice = &adv, .rounds = 3, .name = "t",
 			       .run = fake_run, .failed = fake_failed, .data = &f };
 	struct ab_result ab;
+	struct output_check_options strict;
 
 	CHECK_INT(ab_pairs_run(&pp, &ab), 0);
 	CHECK_STR(f.order, "bababa");
@@ -120,23 +121,27 @@ static void test_pairs(void)
 		       "stdout line 2 'result same' became 'result other'", 200));
 	ab_result_release(&ab);
 
-	/* results that differ between baselines: unchecked, kept on timing
-	 * unless strict */
+	/* a file that differs between baselines: left out (the lines are
+	 * still checked), kept on timing unless strict */
 	memset(&f, 0, sizeof(f));
 	f.file_varies = 1;
 	CHECK_INT(ab_pairs_run(&pp, &ab), 0);
 	CHECK_INT(ab.outputs_equal, 1);
 	CHECK_INT(ab.baseline_stable, 0);
-	CHECK_STR(json_string_value(json_object_get(ab.output, "status")), "unchecked");
+	CHECK_STR(json_string_value(json_object_get(ab.output, "status")), "identical");
+	CHECK_INT(json_integer_value(json_object_get(ab.output, "left_out")), 1);
 	ab_result_release(&ab);
 	memset(&f, 0, sizeof(f));
 	f.file_varies = 1;
-	pp.strict_output = 1;
+	output_check_options_init(&strict);
+	strict.strict = 1;
+	pp.output_check = &strict;
 	CHECK_INT(ab_pairs_run(&pp, &ab), 0);
 	CHECK_INT(ab.outputs_equal, 0);
-	CHECK(strstr(ab.reject_reason, "output unchecked") != NULL);
+	CHECK(strstr(ab.reject_reason, "left out, as they differ between baseline runs") != NULL);
+	CHECK(strstr(ab.reject_reason, "--strict-output rejects the advice") != NULL);
 	ab_result_release(&ab);
-	pp.strict_output = 0;
+	pp.output_check = NULL;
 
 	memset(&f, 0, sizeof(f));
 	f.baseline_fails = 1;
