@@ -165,26 +165,53 @@ static void add_hashed(struct run_output *out, const char *path)
 	run_output_add_file(out, path, 1, (long long)st.st_size, hex);
 }
 
+/*
+ * Whether path is a file out already lists under another name: the walk
+ * finds "out.bin" where an argument or --compare names "/abs/dir/out.bin"
+ * (issue 25: one result file listed twice, as two files).
+ */
+static int listed_already(const struct run_output *out, size_t from, const char *path)
+{
+	struct stat st, other;
+	size_t i;
+
+	if (stat(path, &st))
+		return 0;
+	for (i = from; i < out->nr_files; i++)
+		if (out->files[i].exists && !stat(out->files[i].path, &other) &&
+		    other.st_dev == st.st_dev && other.st_ino == st.st_ino)
+			return 1;
+	return 0;
+}
+
 size_t file_snapshot_changes(const struct file_snapshot *before, const struct file_snapshot *after,
 			     const char *always, struct run_output *out)
 {
 	size_t i, n0 = out->nr_files;
+	struct stat ast, st;
+	int have_always;
 
 	while (always && !strncmp(always, "./", 2))
 		always += 2;
+	have_always = always && !stat(always, &ast);
 	for (i = 0; i < after->n; i++) {
 		const struct file_snapshot_entry *a = &after->e[i], *b = find(before, a->path);
 
-		if (always && !strcmp(a->path, always))
+		/* --compare's file goes by the name the user gave it, in every run */
+		if (always && (!strcmp(a->path, always) ||
+			       (have_always && a->exists && !stat(a->path, &st) &&
+				st.st_dev == ast.st_dev && st.st_ino == ast.st_ino)))
 			continue;
 		if (!a->exists && (!b || !b->exists))
 			continue;
 		if (b && b->exists == a->exists && b->size == a->size && b->mtime_ns == a->mtime_ns)
 			continue;
-		if (a->exists)
-			add_hashed(out, a->path);
-		else
+		if (a->exists) {
+			if (!listed_already(out, n0, a->path))
+				add_hashed(out, a->path);
+		} else {
 			run_output_add_file(out, a->path, 0, 0, NULL);
+		}
 	}
 	for (i = 0; i < before->n; i++)
 		if (before->e[i].exists && !find(after, before->e[i].path))

@@ -224,8 +224,11 @@ void report_summarize(const struct report_input *in, struct report_summary *s)
 		if (!isnan(k->expected_saved_bytes))
 			s->expected_saved_bytes = (isnan(s->expected_saved_bytes) ? 0 :
 						   s->expected_saved_bytes) + k->expected_saved_bytes;
-		if (!k->nr_changes)
+		if (!k->nr_changes) {
+			if (report_kernel_verified(k, &speedup, &kept) && !kept)
+				s->nr_rejected_dropped++;
 			continue;
+		}
 		s->nr_kernels_changed++;
 		s->nr_changes += k->nr_changes;
 		for (j = 0; j < k->nr_loads; j++)
@@ -401,6 +404,7 @@ json_t *report_to_json(const struct report_input *in)
 	json_object_set_new(sum, "loads_rewritten_in_source", json_integer((json_int_t)s.nr_rewritten));
 	json_object_set_new(sum, "expected_l2_traffic_saved_bytes", num(s.expected_saved_bytes));
 	json_object_set_new(sum, "verification", json_string(s.nr_verified ? "verified" :
+							     s.nr_rejected_dropped ? "all rejected" :
 							     "not verified"));
 	json_object_set_new(sum, "verified_kernels", json_integer((json_int_t)s.nr_verified));
 	json_object_set_new(sum, "kept_kernels", json_integer((json_int_t)s.nr_kept));

@@ -58,6 +58,9 @@ struct report_summary {
 	int verification;           /* capture.json has a verification section */
 	size_t nr_verified;         /* changed kernels the verification measured */
 	size_t nr_kept;             /* of those, kept (faster beyond the noise) */
+	/* Kernels the verification measured and rejected, whose changes the
+	 * plan then dropped (so they are not among the changed kernels). */
+	size_t nr_rejected_dropped;
 	double program_speedup;     /* verification.speedup; NAN when absent */
 };
 void report_summarize(const struct report_input *in, struct report_summary *s);

@@ -250,6 +250,11 @@ static void summary(struct strbuf *out, const struct report_input *in)
 	if (!s.verification)
 		strbuf_addstr(out, "<li>Verified speedup: <strong>not verified</strong> (this capture has "
 				   "no verification section).</li>");
+	else if (!s.nr_verified && s.nr_rejected_dropped)
+		strbuf_addf(out, "<li>Verified speedup: <strong>none kept</strong>: the verification "
+			    "measured %zu kernel%s and rejected every change (not faster beyond the "
+			    "noise).</li>", s.nr_rejected_dropped,
+			    s.nr_rejected_dropped == 1 ? "" : "s");
 	else if (!s.nr_verified)
 		strbuf_addstr(out, "<li>Verified speedup: <strong>not verified</strong> (the verification "
 				   "measured none of the changed kernels).</li>");
@@ -328,6 +333,9 @@ static void summary(struct strbuf *out, const struct report_input *in)
 			}
 			free(sps);
 		}
+	} else if (in->analysis && s.nr_rejected_dropped) {
+		strbuf_addstr(out, "<p>Nothing to change: the changes the analysis advised were "
+				   "measured and rejected (above).</p>");
 	} else if (in->analysis) {
 		strbuf_addstr(out, "<p>Nothing to change: every measured load is best left as it "
 				   "is.</p>");

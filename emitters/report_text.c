@@ -213,7 +213,26 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 		strbuf_addf(out, "  Verified speedup: %snot verified%s (this capture has no verification"
 			    " section; profile without --no-verify to measure the advice).\n",
 			    p->yellow, p->reset);
-	else if (!s.nr_verified)
+	else if (!s.nr_verified && s.nr_rejected_dropped) {
+		/* every kernel measured and rejected: the plan dropped them all */
+		strbuf_addf(out, "  Verified speedup: %snone kept%s: the verification measured %zu "
+			    "kernel%s and rejected every change (not faster beyond the noise).\n",
+			    p->yellow, p->reset, s.nr_rejected_dropped,
+			    s.nr_rejected_dropped == 1 ? "" : "s");
+		for (i = 0; i < in->nr_kernels; i++) {
+			double speedup;
+			int kept;
+			char *label;
+
+			if (!report_kernel_verified(&in->kernels[i], &speedup, &kept))
+				continue;
+			label = report_kernel_label(&in->kernels[i]);
+			strbuf_addf(out, "    %-16s %s%.3gx%s median kernel speedup, %s\n", label,
+				    kept ? p->green : p->red, speedup, p->reset,
+				    kept ? "kept" : "rejected");
+			free(label);
+		}
+	} else if (!s.nr_verified)
 		strbuf_addf(out, "  Verified speedup: %snot verified%s (the verification measured none "
 			    "of the changed kernels).\n", p->yellow, p->reset);
 	else {
@@ -292,6 +311,9 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 				strbuf_addf(out, "    verified:            %s\n", sps);
 			free(sps);
 		}
+	} else if (in->analysis && s.nr_rejected_dropped) {
+		strbuf_addstr(out, "  Nothing to change: the changes the analysis advised were measured "
+			      "and rejected (above).\n");
 	} else if (in->analysis) {
 		strbuf_addstr(out, "  Nothing to change: every measured load is best left as it is.\n");
 	}

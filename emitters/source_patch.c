@@ -394,7 +394,7 @@ int source_patch_check_sources(const struct sources_file *sf, const char *name,
 
 char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 {
-	json_t *sp = json_object_get(in->verification, "source_patch"), *left, *e;
+	json_t *sp = json_object_get(in->verification, "source_patch"), *left;
 	const char *status = json_string_value(json_object_get(sp, "status"));
 	double adv = report_program_speedup(in), ps;
 	struct strbuf sb = STRBUF_INIT;
@@ -406,8 +406,11 @@ char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 		return NULL;
 	ps = json_is_number(json_object_get(sp, "speedup")) ?
 	     json_number_value(json_object_get(sp, "speedup")) : NAN;
-	if (patch_speedup && strcmp(status, "same as the advice"))
-		*patch_speedup = ps;   /* the same plan: the advice's figure stands alone */
+	/* the same plan: the advice's figure stands alone; a patch that
+	 * rewrites no load has no figure of its own */
+	if (patch_speedup && strcmp(status, "same as the advice") &&
+	    strcmp(status, "changes no load"))
+		*patch_speedup = ps;
 	strbuf_addstr(&sb, "advice via `run --plan`: ");
 	if (isnan(adv))
 		strbuf_addstr(&sb, "not timed");
@@ -418,40 +421,67 @@ char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 		strbuf_addstr(&sb, "the same plan (it rewrites every advised load)");
 		return strbuf_detach(&sb, NULL);
 	}
-	if (isnan(ps))
+	if (!strcmp(status, "changes no load"))
+		/* nothing of it ran differently: no speedup to state (issue 25) */
+		strbuf_addstr(&sb, "rewrites no load, so nothing was timed");
+	else if (isnan(ps))
 		strbuf_addf(&sb, "%s", status);
 	else
 		strbuf_addf(&sb, "%.2fx", ps);
 	left = json_object_get(sp, "left_out");
-	json_array_foreach(left, i, e) {
-		const char *fn = json_string_value(json_object_get(e, "function"));
-		const char *why = json_string_value(json_object_get(e, "reason"));
-		const char *label = fn;
-		size_t k;
+	{
+		/* the loads left out for one reason in one kernel, once: "loads 0
+		 * and 1 of deposit_step not rewritten: cannot read ..." */
+		size_t nr = json_array_size(left), groups = 0, j;
+		unsigned char *done = xcalloc(nr + 1, 1);
 
-		if (i == 3) {
-			strbuf_addf(&sb, "; %zu more", json_array_size(left) - 3);
-			break;
-		}
-		for (k = 0; k < in->nr_kernels; k++)
-			if (fn && !strcmp(in->kernels[k].name, fn))
+		for (i = 0; i < nr; i++) {
+			json_t *ei = json_array_get(left, i);
+			const char *fn = json_string_value(json_object_get(ei, "function"));
+			const char *why = json_string_value(json_object_get(ei, "reason"));
+			struct strbuf ords = STRBUF_INIT;
+			size_t nords = 0, k;
+			char *label;
+
+			if (done[i])
+				continue;
+			if (groups++ == 3) {
+				size_t rest = 0;
+
+				for (j = i; j < nr; j++)
+					rest += !done[j];
+				strbuf_addf(&sb, "; %zu more load%s", rest, rest == 1 ? "" : "s");
 				break;
-		if (why && !strncmp(why, "not rewritten: ", 15))
-			why += 15;
-		strbuf_addstr(&sb, i ? "; " : " (");
-		if (k < in->nr_kernels) {
-			char *l = report_kernel_label(&in->kernels[k]);
-			strbuf_addf(&sb, "load %lld of %s not rewritten: %s",
-				    (long long)json_integer_value(json_object_get(e, "ordinal")), l,
-				    why ? why : "?");
-			free(l);
-		} else {
-			strbuf_addf(&sb, "load %lld of %s not rewritten: %s",
-				    (long long)json_integer_value(json_object_get(e, "ordinal")),
-				    label ? label : "?", why ? why : "?");
+			}
+			for (j = i; j < nr; j++) {
+				json_t *ej = json_array_get(left, j);
+				const char *fj = json_string_value(json_object_get(ej, "function"));
+				const char *wj = json_string_value(json_object_get(ej, "reason"));
+
+				if (done[j] || !!fj != !!fn || (fn && strcmp(fj, fn)) || !!wj != !!why ||
+				    (why && strcmp(wj, why)))
+					continue;
+				done[j] = 1;
+				strbuf_addf(&ords, "%s%lld", nords ? ", " : "",
+					    (long long)json_integer_value(json_object_get(ej, "ordinal")));
+				nords++;
+			}
+			for (k = 0; k < in->nr_kernels; k++)
+				if (fn && !strcmp(in->kernels[k].name, fn))
+					break;
+			label = k < in->nr_kernels ? report_kernel_label(&in->kernels[k]) :
+				xstrdup(fn ? fn : "?");
+			if (why && !strncmp(why, "not rewritten: ", 15))
+				why += 15;
+			strbuf_addstr(&sb, groups > 1 ? "; " : " (");
+			strbuf_addf(&sb, "load%s %s of %s not rewritten: %s", nords == 1 ? "" : "s",
+				    ords.buf, label, why ? why : "?");
+			free(label);
+			strbuf_release(&ords);
 		}
+		if (groups)
+			strbuf_addch(&sb, ')');
+		free(done);
 	}
-	if (json_array_size(left))
-		strbuf_addch(&sb, ')');
 	return strbuf_detach(&sb, NULL);
 }

@@ -82,6 +82,55 @@ static void test_changes(void)
 	file_snapshot_release(&before);
 	file_snapshot_release(&after);
 
+	/* one file named two ways (the walk's "res.bin", an argument's absolute
+	 * path, --compare's absolute path): listed once (issue 25) */
+	{
+		char *abs_res = malloc(strlen(dir) + 16), *abs_cmp = malloc(strlen(dir) + 16);
+		char *argv2[] = { "./app", abs_res, NULL };
+		struct file_snapshot_spec spec2 = { .exclude = "capture", .argv = argv2,
+						    .always = abs_cmp };
+		unsigned long long kept = 0;
+		char *keep = malloc(strlen(dir) + 32);
+
+		sprintf(abs_res, "%s/res.bin", dir);
+		sprintf(abs_cmp, "%s/cmp.bin", dir);
+		file_snapshot_take(&before, &spec2);
+		put("res.bin", "result bytes");
+		put("cmp.bin", "changed too");
+		file_snapshot_take(&after, &spec2);
+		run_output_init(&out);
+		CHECK_INT(file_snapshot_changes(&before, &after, spec2.always, &out), 2);
+		CHECK(find(&out, abs_cmp) != NULL);
+		CHECK(find(&out, "cmp.bin") == NULL);
+		CHECK((find(&out, "res.bin") != NULL) != (find(&out, abs_res) != NULL));
+		/* a copy kept by its content, once */
+		sprintf(keep, "%s/kept", dir);
+		f = find(&out, abs_cmp);
+		CHECK_INT(file_snapshot_keep(f, keep, &kept), 1);
+		CHECK_INT(kept, 11);
+		CHECK_INT(file_snapshot_keep(f, keep, &kept), 1);
+		CHECK_INT(kept, 11);
+		{
+			FILE *k = fopen(keep, "rb");
+			char buf[32] = "";
+
+			CHECK(k && fread(buf, 1, sizeof(buf) - 1, k) == 11);
+			CHECK_STR(buf, "changed too");
+			if (k)
+				fclose(k);
+		}
+		/* too large for what is left of the total: not kept */
+		kept = FILE_SNAPSHOT_KEEP_TOTAL - 5;
+		unlink(keep);
+		CHECK_INT(file_snapshot_keep(f, keep, &kept), 0);
+		run_output_release(&out);
+		file_snapshot_release(&before);
+		file_snapshot_release(&after);
+		free(abs_res);
+		free(abs_cmp);
+		free(keep);
+	}
+
 	CHECK_INT(chdir(cwd), 0);
 	{
 		char *cmd = malloc(strlen(dir) + 16);

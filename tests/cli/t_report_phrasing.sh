@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Issue 25, item 6: what the report says must be true of the capture.
+# - a source patch that rewrites no load was not timed: no "1.00x" for it,
+#   and one reason shared by several loads is said once;
+# - a verification that measured every kernel and rejected every change is
+#   not "not verified", and "Nothing to change" says why.
+. "$CA_SOURCE_DIR/tests/cli/lib.sh"
+
+dep="$CA_SOURCE_DIR/tests/fixtures/deposit-capture"
+real="$CA_SOURCE_DIR/tests/fixtures/capture-real"
+
+expect_status 0 "$CACHEADVISE" report "$dep"
+expect_grep "the source patch as written: rewrites no load, so nothing was timed" "$TMP/out"
+expect_no_grep "source patch as written: 1.00x" "$TMP/out"
+expect_grep "loads 0, 1 of deposit_step not rewritten: cannot read" "$TMP/out"
+# the SUMMARY (before the first KERNEL section) says it once
+n=$(sed '/^KERNEL /q' "$TMP/out" | grep -o "cannot read '/tmp/wt/samples/deposit.cu'" | wc -l)
+[ "$n" = 1 ] && ok || not_ok "the SUMMARY repeats the same reason $n times"
+expect_no_grep "program speedup 1.34x via run --plan" "$TMP/out"
+
+cp -r "$real" "$TMP/rej"
+python3 - "$TMP/rej" <<'PY'
+import json, sys
+d = sys.argv[1]
+c = json.load(open(d + "/capture.json"))
+k = c["verification"]["kernels"][0]
+k.update(kept=False, reason="not faster beyond the noise",
+         speedup={"min": 0.97, "median": 0.98, "max": 0.99})
+c["verification"]["kept"] = False
+if "verification" in c["kernels"][0]:
+    c["kernels"][0]["verification"] = k
+json.dump(c, open(d + "/capture.json", "w"))
+p = json.load(open(d + "/plan.json"))
+p["modules"] = []          # verification dropped the rejected advice
+json.dump(p, open(d + "/plan.json", "w"))
+PY
+expect_status 0 "$CACHEADVISE" report "$TMP/rej"
+expect_grep "Verified speedup: none kept: the verification measured 1 kernel and rejected every change" "$TMP/out"
+expect_grep "decode_keys +0.98x median kernel speedup, rejected" "$TMP/out"
+expect_no_grep "measured none of the changed kernels" "$TMP/out"
+expect_grep "Nothing to change: the changes the analysis advised were measured and rejected" "$TMP/out"
+expect_status 0 "$CACHEADVISE" report "$TMP/rej" --format json
+python3 - "$TMP/out" <<'PY' && ok || not_ok "report.json summary.verification is not 'all rejected'"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["summary"]["verification"] == "all rejected", r["summary"]
+PY
+
+finish
