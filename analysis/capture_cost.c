@@ -71,6 +71,7 @@ static json_int_t launches_per_counted_run(json_t *capture)
 json_t *capture_cost_json(json_t *capture, double wall_seconds)
 {
 	json_t *runs = json_object_get(capture, "runs"), *r, *by = json_object(), *cost;
+	json_t *secs = json_object();
 	json_t *measure = json_object_get(capture, "measure");
 	const char *method = json_string_value(json_object_get(measure, "method"));
 	double native = -1;
@@ -83,6 +84,9 @@ json_t *capture_cost_json(json_t *capture, double wall_seconds)
 		json_t *w = json_object_get(r, "wall_seconds");
 
 		json_object_set_new(by, step, json_integer(json_integer_value(json_object_get(by, step)) + 1));
+		if (json_is_number(w) && json_number_value(w) > 0)
+			json_object_set_new(secs, step, json_real(json_number_value(w) +
+				json_number_value(json_object_get(secs, step))));
 		if (native < 0 && v && !strcmp(v, "discovery") && json_is_number(w) &&
 		    json_number_value(w) > 0)
 			native = json_number_value(w);
@@ -97,6 +101,7 @@ json_t *capture_cost_json(json_t *capture, double wall_seconds)
 		counted = counted_runs * launches_per_counted_run(capture);
 	cost = json_pack("{s:I, s:o, s:I, s:f}", "program_runs", (json_int_t)json_array_size(runs),
 			 "runs_by_step", by, "launches_counted", counted, "wall_seconds", wall_seconds);
+	json_object_set_new(cost, "seconds_by_step", secs);
 	json_object_set_new(cost, "native_seconds", native > 0 ? json_real(native) : json_null());
 	json_object_set_new(cost, "ratio", native > 0 ? json_real(wall_seconds / native) : json_null());
 	return cost;

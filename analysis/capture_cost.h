@@ -25,6 +25,7 @@ const char *capture_cost_step(const char *variant);
  * the profile's elapsed time:
  *   program_runs      runs[] recorded
  *   runs_by_step      step -> runs (capture_cost_step), steps with none left out
+ *   seconds_by_step   step -> the wall seconds of its runs
  *   launches_counted  launches whose cache counters were read: the sampled
  *                     launches and replays of every in-run variant
  *                     (measure.kernels.*.variants.*.samples) plus, for the

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "analysis/budget.h"
 #include "analysis/device_model.h"
 #include "base/error.h"
 #include "collectors/runner.h"
@@ -61,6 +62,10 @@ static void usage(FILE *f)
 		"      --no-monitor     skip the instrumented monitor run\n"
 		"      --no-l2          skip the persisting-L2 window step\n"
 		"      --no-softcache   skip the automatic software-cache step\n"
+		"      --budget X       the whole profile may take X times the program's native\n"
+		"                       run (at least 15 s; default 20, 0: no limit): a step past\n"
+		"                       it is skipped with a note (the capture and verification\n"
+		"                       of the advice never are)\n"
 		"      --measure M      launches (default): variants measured inside one run at\n"
 		"                       sampled launches, replayed with memory restored; runs:\n"
 		"                       one program run per variant (the first method)\n"
@@ -323,6 +328,7 @@ int cmd_profile(int argc, char **argv)
 		{ "no-monitor", no_argument, NULL, 'N' },
 		{ "no-l2", no_argument, NULL, 'L' },
 		{ "no-softcache", no_argument, NULL, 'C' },
+		{ "budget", required_argument, NULL, 'B' },
 		{ "measure", required_argument, NULL, 'E' },
 		{ "samples", required_argument, NULL, 'S' },
 		{ "all-pairs", no_argument, NULL, 'P' },
@@ -345,6 +351,7 @@ int cmd_profile(int argc, char **argv)
 	opt.bypass_form = "no_allocate";
 	opt.samples = 3;
 	opt.output_rtol = opt.output_atol = -1;     /* the defaults */
+	opt.budget = BUDGET_DEFAULT_FACTOR;
 	opterr = 0;
 	optind = 1;
 	/* '+': stop at the first non-option, which starts the program;
@@ -419,6 +426,15 @@ int cmd_profile(int argc, char **argv)
 		case 'N': opt.no_monitor = 1; break;
 		case 'L': opt.no_l2 = 1; break;
 		case 'C': opt.no_softcache = 1; break;
+		case 'B': {
+			char *end;
+
+			opt.budget = strtod(optarg, &end);
+			if (end == optarg || *end || !isfinite(opt.budget) || opt.budget < 0)
+				return cli_usage_error("--budget needs a number of native run times (0: "
+						       "no limit), not '%s'", optarg);
+			break;
+		}
 		case 'E':
 			if (strcmp(optarg, "launches") && strcmp(optarg, "runs"))
 				return cli_usage_error("--measure is 'launches' or 'runs', not '%s'", optarg);

@@ -161,7 +161,8 @@ int profile_carveout(struct profile_ctx *c)
 	}
 	if (!nk)
 		goto out;       /* the program set no carve-out: nothing to check */
-	if (json_array_size(lpk)) {
+	/* the one run it needs, where the budget leaves time for it */
+	if (json_array_size(lpk) && profile_budget_allows(c, "the carve-out check", 1)) {
 		lp = json_pack("{s:s, s:I, s:O}", "schema", "cacheadvise.launch_plan/1",
 			       "replay_max_bytes", (json_int_t)(8ull << 30), "kernels", lpk);
 		plan_path = capture_layout_run_launch_plan(c->dir, c->run_index);

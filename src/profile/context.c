@@ -4,6 +4,7 @@
  * substituted PTX of a run.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "analysis/budget.h"
 #include "analysis/capture_cost.h"
 #include "analysis/capture_model.h"
 #include "analysis/plan.h"
@@ -417,6 +419,56 @@ int profile_ab_runs_screened(struct profile_ctx *c, const char *name,
 }
 
 /* ---- files -------------------------------------------------------------- */
+
+/* The wall time of the profile's runs: the discovery run's (native), and
+ * the mean of every run so far (a run under the injection library). */
+static void run_times(struct profile_ctx *c, double *native, double *mean)
+{
+	json_t *r;
+	size_t i, n = 0;
+	double sum = 0;
+
+	*native = NAN;
+	json_array_foreach(json_object_get(c->capture, "runs"), i, r) {
+		json_t *w = json_object_get(r, "wall_seconds");
+		const char *v = json_string_value(json_object_get(r, "variant"));
+
+		if (!json_is_number(w))
+			continue;
+		if (v && !strcmp(v, "discovery") && isnan(*native))
+			*native = json_number_value(w);
+		sum += json_number_value(w);
+		n++;
+	}
+	*mean = n ? sum / (double)n : NAN;
+}
+
+int profile_budget_allows(struct profile_ctx *c, const char *what, unsigned runs)
+{
+	double native, mean, limit, spent = profile_now() - c->started, estimate;
+	json_t *budget, *skipped;
+
+	run_times(c, &native, &mean);
+	limit = budget_limit_seconds(c->opt->budget, native);
+	estimate = budget_estimate_seconds(runs, mean);
+	if (budget_allows(limit, spent, estimate))
+		return 1;
+	budget = json_object_get(c->capture, "budget");
+	if (!json_is_object(budget)) {
+		budget = json_pack("{s:f, s:f, s:f, s:[]}", "factor", c->opt->budget, "seconds", limit,
+				   "native_seconds", native, "skipped");
+		json_object_set_new(c->capture, "budget", budget);
+	}
+	skipped = json_object_get(budget, "skipped");
+	json_array_append_new(skipped, json_pack("{s:s, s:i, s:f, s:f}", "step", what, "runs",
+						 (int)runs, "estimate_seconds", estimate,
+						 "spent_seconds", spent));
+	profile_note(c, "%s was skipped: its %u program run%s would take about %.0f s, and "
+		     "the profile has spent %.0f s of its budget of %.0f s (%gx the program's "
+		     "native %.2g s); 'cacheadvise profile --budget 0 ...' measures it", what,
+		     runs, runs == 1 ? "" : "s", estimate, spent, limit, c->opt->budget, native);
+	return 0;
+}
 
 /* A kernel's measured numbers, dropped: its loads are then "not measured". */
 static void drop_measurements(json_t *kernel)

@@ -127,6 +127,14 @@ int profile_ab_runs(struct profile_ctx *c, const char *name, const struct run_re
 int profile_ab_runs_screened(struct profile_ctx *c, const char *name,
 			     const struct run_request *base, const struct run_request *adv,
 			     unsigned rounds, struct ab_result *ab);
+/*
+ * Whether a step of `runs` program runs fits in what is left of the
+ * profile's budget (--budget, analysis/budget.h). When it does not, notes
+ * that `what` is skipped, with the estimate, the budget and how to measure
+ * it, records it in capture.json's "budget" section and returns 0.
+ */
+int profile_budget_allows(struct profile_ctx *c, const char *what, unsigned runs);
+
 /* Writes capture.json with the given status. */
 int profile_write_capture(struct profile_ctx *c, const char *status);
 /*

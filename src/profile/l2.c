@@ -221,6 +221,7 @@ int profile_l2(struct profile_ctx *c)
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
 	double best_speedup = 0, base_dram = NAN, base_ns[16], gpu_ns;
 	size_t nr_base = 0;
+	int over_budget = 0;
 	char why[256], *base_dir = NULL;
 	size_t i;
 	int ret = 0;
@@ -241,6 +242,12 @@ int profile_l2(struct profile_ctx *c)
 	if (strcmp(json_string_value(json_object_get(l2, "status")), "advised"))
 		return profile_write_capture(c, "complete");
 
+	/* the baseline's DRAM run, a window's, and two screening rounds */
+	if (!profile_budget_allows(c, "the L2 window step", 6)) {
+		json_object_set_new(l2, "reason", json_string(
+			"windows were advised but not timed: beyond the profile's budget (--budget)"));
+		return profile_write_capture(c, "complete");
+	}
 	base_dir = profile_write_substitutes(c, "l2-baseline", NULL);
 	if (!base_dir)
 		return CA_E_IO;
@@ -267,6 +274,16 @@ int profile_l2(struct profile_ctx *c)
 		double dram;
 		int kept = 0;
 
+		/* each window: its DRAM run and at least two screening rounds */
+		if (over_budget || (i && !profile_budget_allows(c, "the timing of the other L2 "
+								     "windows", 5))) {
+			over_budget = 1;
+			json_object_set_new(w, "verification", json_pack("{s:b, s:s}", "kept", 0,
+				"reason", "not timed: beyond the profile's budget (--budget)"));
+			json_decref(file_doc);
+			free(file);
+			continue;
+		}
 		ret = json_file_write(file, file_doc);
 		if (ret) {
 			json_decref(file_doc);

@@ -252,6 +252,7 @@ static int run_steps(struct profile_ctx *c)
 		return ret;
 	profile_note_advised(c);
 	if (!opt->no_verify) {
+		/* the advice's own verification is never left to the budget */
 		ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_verify);
 		if (!ret)
 			ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_verify_patch);

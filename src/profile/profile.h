@@ -53,6 +53,7 @@ struct profile_options {
 	int no_monitor;
 	int no_l2;                   /* skip the persisting-L2 window step */
 	int no_softcache;            /* skip the automatic software-cache step */
+	double budget;               /* --budget: the profile's time in native runs (0: none) */
 	int measure_runs;            /* --measure runs: one program run per variant */
 	unsigned samples;            /* --samples: launches per kernel with counters (default 3) */
 	int all_pairs;               /* --all-pairs: measure every pair, none assumed additive */

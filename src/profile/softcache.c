@@ -328,6 +328,13 @@ int profile_softcache(struct profile_ctx *c)
 		ret = profile_write_capture(c, "complete");
 		goto out;
 	}
+	if (!profile_budget_allows(c, "the software-cache step", 2)) {
+		for (i = 0; i < nk; i++)
+			set_verification(json_object_get(c->kernels[ks[i].index].json, "software_cache"),
+					 refused("not timed: beyond the profile's budget (--budget)"));
+		ret = profile_write_capture(c, "complete");
+		goto out;
+	}
 	base_dir = profile_write_substitutes(c, "softcache-baseline", NULL);
 	sc_dir = profile_write_substitutes(c, "softcache", NULL);
 	if (!base_dir || !sc_dir) {

@@ -124,6 +124,11 @@ int profile_verify_patch(struct profile_ctx *c)
 		json_object_set_new(sp, "speedup", json_real(1.0));
 		goto done;
 	}
+	if (!profile_budget_allows(c, "the source patch's own timing", 2 * rounds)) {
+		json_object_set_new(sp, "status", json_string("not timed: beyond the budget"));
+		json_object_set_new(sp, "speedup", json_null());
+		goto done;
+	}
 	base_dir = profile_write_substitutes(c, "verify-patch-baseline", NULL);
 	plan_dir = profile_write_substitutes(c, "verify-patch", &pp);
 	if (!base_dir || !plan_dir) {

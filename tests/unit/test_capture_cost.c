@@ -119,9 +119,22 @@ static void test_line(void)
 	CHECK(report_cost_line(cap) == NULL);   /* a capture without its cost */
 	json_object_set_new(cap, "cost", capture_cost_json(cap, 41.0));
 	line = report_cost_line(cap);
-	CHECK_STR(line, "3 program runs (discover 1, capture 1, verify 1), 41 s, "
+	CHECK_STR(line, "3 program runs (discover 1 in 3.4 s, capture 1, verify 1), 41 s, "
 		  "12x the program's native time (3.4 s); 0 launches counted");
 	free(line);
+	/* each step's seconds, and what the budget skipped (issue 25) */
+	json_object_set_new(json_array_get(json_object_get(cap, "runs"), 1), "wall_seconds",
+			    json_real(20.25));
+	json_object_set_new(cap, "cost", capture_cost_json(cap, 41.0));
+	json_object_set_new(cap, "budget", json_pack("{s:f, s:f, s:[{s:s, s:f}]}", "factor", 20.0,
+				"seconds", 68.0, "skipped", "step", "the L2 window step",
+				"estimate_seconds", 95.0));
+	line = report_cost_line(cap);
+	CHECK_STR(line, "3 program runs (discover 1 in 3.4 s, capture 1 in 20.2 s, verify 1), "
+		  "41 s, 12x the program's native time (3.4 s); 0 launches counted; skipped to "
+		  "keep within the budget (--budget): the L2 window step (about 95 s)");
+	free(line);
+	json_object_del(cap, "budget");
 	empty = json_object();
 	json_object_set_new(cap, "cost", capture_cost_json(empty, 2.4));
 	line = report_cost_line(cap);
