@@ -15,13 +15,24 @@ static json_t *entry(const char *name, int program_value, json_t *speedup, int k
 			      keep_default ? "default" : "program", "reason", reason);
 
 	if (keep_default) {
-		char *advice = xasprintf("remove the cudaFuncSetAttribute(..., "
-			"cudaFuncAttributePreferredSharedMemoryCarveout, %d) call for kernel %s "
-			"(or set it to -1, the driver's default)", program_value, name);
+		char *advice = carveout_advice(name, program_value, NULL);
 		json_object_set_new(e, "advice", json_string(advice));
 		free(advice);
 	}
 	return e;
+}
+
+char *carveout_advice(const char *name, int program_value, const char *library)
+{
+	if (library)
+		return xasprintf("%s sets this carve-out (%d) inside its own code for its kernel %s: "
+				 "there is no call in your source to change. The measured difference "
+				 "is for %s's developers (or another version or algorithm of it); "
+				 "cacheadvise cannot apply a carve-out without a rebuild", library,
+				 program_value, name, library);
+	return xasprintf("remove the cudaFuncSetAttribute(..., "
+			 "cudaFuncAttributePreferredSharedMemoryCarveout, %d) call for kernel %s "
+			 "(or set it to -1, the driver's default)", program_value, name);
 }
 
 json_t *carveout_verdict(const char *name, int program_value, const struct carveout_times *t,

@@ -41,4 +41,13 @@ struct carveout_times {
 json_t *carveout_verdict(const char *name, int program_value, const struct carveout_times *t,
 			 double max_noise, const char *why_unmeasured);
 
+/*
+ * What to do where the driver's default was faster (a new string, caller
+ * frees), phrased for the code that sets the carve-out: the program's own
+ * (library NULL: "remove the cudaFuncSetAttribute(...) call"), or a
+ * library's (cuBLAS, PyTorch: the call is inside it, not in the user's
+ * source, so the advice says who sets it and what the user can do).
+ */
+char *carveout_advice(const char *name, int program_value, const char *library);
+
 #endif

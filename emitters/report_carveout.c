@@ -1,10 +1,43 @@
 #include "emitters/report_carveout.h"
 
+#include <stdlib.h>
 #include <string.h>
+
+#include "analysis/carveout_verdict.h"
+#include "base/xalloc.h"
 
 static json_t *kernels(const struct report_input *in)
 {
 	return json_object_get(json_object_get(in->capture, "carveout"), "kernels");
+}
+
+/* The library whose module (no PTX) holds the kernel, NULL: the program's own. */
+static const char *library_of(const struct report_input *in, const char *kernel)
+{
+	size_t i, j;
+
+	for (i = 0; i < in->model.nr_modules; i++) {
+		const struct capture_module *m = &in->model.modules[i];
+
+		for (j = 0; m->library && j < m->nr_kernels; j++)
+			if (!strcmp(m->kernels[j], kernel))
+				return m->library;
+	}
+	return NULL;
+}
+
+/* The advice for a kernel whose default was kept, phrased for whoever sets
+ * the carve-out (captures before issue 25 said "remove the call" of a
+ * library's kernels too). Caller frees. */
+static char *advice_of(const struct report_input *in, json_t *k)
+{
+	const char *name = json_string_value(json_object_get(k, "name"));
+	const char *lib = name ? library_of(in, name) : NULL;
+
+	if (!lib)
+		return xstrdup(json_string_value(json_object_get(k, "advice")) ?: "");
+	return carveout_advice(name, (int)json_integer_value(json_object_get(k, "program_value")),
+			       lib);
 }
 
 static const char *str(json_t *o, const char *key)
@@ -64,8 +97,12 @@ void report_carveout_text(struct strbuf *out, const struct report_input *in, con
 		speedup_text(out, k);
 		strbuf_addf(out, "\n    %s: %s\n", keep_default ? "ADVICE: use the driver's default" :
 			    "kept as it is", str(k, "reason"));
-		if (keep_default)
-			strbuf_addf(out, "    -> %s\n", str(k, "advice"));
+		if (keep_default) {
+			char *a = advice_of(in, k);
+
+			strbuf_addf(out, "    -> %s\n", a);
+			free(a);
+		}
 	}
 }
 
@@ -98,8 +135,11 @@ void report_carveout_html(struct strbuf *out, const struct report_input *in)
 		strbuf_addstr(out, "</strong></td><td>");
 		strbuf_add_html(out, str(k, "reason"));
 		if (json_object_get(k, "advice")) {
+			char *a = advice_of(in, k);
+
 			strbuf_addstr(out, "<br>");
-			strbuf_add_html(out, str(k, "advice"));
+			strbuf_add_html(out, a);
+			free(a);
 		}
 		strbuf_addstr(out, "</td></tr>");
 	}

@@ -34,7 +34,21 @@ struct carve_kernel {
 	int replays;               /* timed by replays of one launch */
 	const char *unmeasured;    /* why it cannot be timed, NULL when it can */
 	char *unmeasured_owned;
+	const char *library;       /* the library whose module holds it (cuBLAS), NULL: the program's */
 };
+
+/* The library (capture.json modules[].library) whose kernel name is, or NULL. */
+static const char *library_of(struct profile_ctx *c, const char *name)
+{
+	json_t *m, *k;
+	size_t i, j;
+
+	json_array_foreach(json_object_get(c->capture, "modules"), i, m)
+		json_array_foreach(json_object_get(m, "kernels"), j, k)
+			if (json_is_string(k) && !strcmp(json_string_value(k), name))
+				return json_string_value(json_object_get(m, "library"));
+	return NULL;
+}
 
 static const struct ptx_function *ptx_of(struct profile_ctx *c, const char *name)
 {
@@ -119,6 +133,13 @@ static json_t *judge(struct run_events *ev, const struct carve_kernel *k, int ra
 	t.replays = k->replays;
 	e = carveout_verdict(k->name, k->value, &t, MAX_NOISE, NULL);
 	json_object_set_new(e, "launches", json_integer(k->launches));
+	if (json_object_get(e, "advice") && k->library) {
+		/* the call is the library's, not the program's (issue 25) */
+		char *a = carveout_advice(k->name, k->value, k->library);
+
+		json_object_set_new(e, "advice", json_string(a));
+		free(a);
+	}
 	free(prog);
 	free(def);
 	return e;
@@ -155,6 +176,7 @@ int profile_carveout(struct profile_ctx *c)
 				break;
 		ek = i < disc.nr_kernels ? &disc.kernels[i] : NULL;
 		ks[nk].launches = ek ? ek->launches : 0;
+		ks[nk].library = library_of(c, name);
 		if (ks[nk].value != CARVEOUT_DEFAULT && (kj = kernel_plan(c, &ks[nk])))
 			json_array_append_new(lpk, kj);
 		nk++;

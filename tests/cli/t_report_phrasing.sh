@@ -46,4 +46,32 @@ r = json.load(open(sys.argv[1]))
 assert r["summary"]["verification"] == "all rejected", r["summary"]
 PY
 
+# A carve-out set inside cuBLAS is not the user's call to remove.
+cp -r "$real" "$TMP/lib"
+python3 - "$TMP/lib" <<'PY'
+import json, sys
+d = sys.argv[1]
+c = json.load(open(d + "/capture.json"))
+gemm = "sm90_xmma_gemm_f32f32_f32f32_f32_nn_n_tilesize128x128x32"
+c["modules"].append({"id": "5d1e0c3b9a7f2e41", "origin": "cuLibraryLoadData#2", "has_ptx": False,
+                     "library": "cuBLAS", "no_ptx_reason": "a library shipped as cubin (cuBLAS)",
+                     "kernels": [gemm], "gpu_time_ns": 1830000})
+own = "_Z12gather_tablePKfjPfjj"
+def entry(name):
+    return {"name": name, "program_value": 100, "default_value": -1, "launches": 120,
+            "speedup_of_default": {"method": "in-run, ABBA launches", "groups": 29,
+                                   "speedup": {"min": 1.5, "median": 1.6, "max": 1.7},
+                                   "noise": 0.004, "kept": True, "reason": "faster"},
+            "kept": "default", "reason": "the driver's default is faster",
+            "advice": "remove the cudaFuncSetAttribute(..., cudaFuncAttributePreferredSharedMemoryCarveout, 100) call for kernel " + name}
+c["carveout"] = {"kernels": [entry(gemm), entry(own)]}
+json.dump(c, open(d + "/capture.json", "w"))
+PY
+expect_status 0 "$CACHEADVISE" report "$TMP/lib"
+expect_grep "cuBLAS sets this carve-out \(100\) inside its own code for its kernel sm90_xmma_gemm" "$TMP/out"
+expect_no_grep "remove the cudaFuncSetAttribute\(.*\) call for kernel sm90_xmma" "$TMP/out"
+expect_grep "remove the cudaFuncSetAttribute\(.*\) call for kernel _Z12gather_table" "$TMP/out"
+expect_status 0 "$CACHEADVISE" report "$TMP/lib" --format html
+expect_grep "cuBLAS sets this carve-out" "$TMP/out"
+
 finish

@@ -16,6 +16,16 @@ int main(void)
 	struct carveout_times t = { prog, def, 16, 16, 0 };
 	json_t *e;
 	size_t i;
+	char *a;
+
+	/* the advice names who sets the carve-out (issue 25) */
+	a = carveout_advice("k", 100, NULL);
+	CHECK(strstr(a, "remove the cudaFuncSetAttribute(") != NULL);
+	free(a);
+	a = carveout_advice("sm90_gemm", 100, "cuBLAS");
+	CHECK(strstr(a, "cuBLAS sets this carve-out (100) inside its own code") != NULL);
+	CHECK(strstr(a, "remove") == NULL);
+	free(a);
 
 	for (i = 0; i < 16; i++) {
 		prog[i] = 1200 + (double)(i % 3);
