@@ -26,6 +26,7 @@ void run_events_release(struct run_events *ev)
 	for (i = 0; i < ev->nr_modules; i++) {
 		free(ev->modules[i].id);
 		free(ev->modules[i].origin);
+		free(ev->modules[i].path);
 		free(ev->modules[i].substitute_error);
 	}
 	for (i = 0; i < ev->nr_kernels; i++) {
@@ -200,6 +201,7 @@ static void handle(struct run_events *ev, json_t *o)
 		memset(m, 0, sizeof(*m));
 		m->id = xstrdup(str(o, "id") ? str(o, "id") : "unknown");
 		m->origin = str(o, "origin") ? xstrdup(str(o, "origin")) : NULL;
+		m->path = str(o, "path") ? xstrdup(str(o, "path")) : NULL;
 		m->has_ptx = json_is_true(json_object_get(o, "has_ptx"));
 		m->substituted = json_is_true(json_object_get(o, "substituted"));
 		if (str(o, "substitute_error"))

@@ -14,6 +14,7 @@
 struct event_module {
 	char *id;
 	char *origin;
+	char *path;                /* the file cuModuleLoad read, NULL for an image */
 	int has_ptx;
 	int substituted;
 	char *substitute_error;    /* NULL unless the driver rejected the substitute */

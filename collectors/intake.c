@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
 #include "analysis/ptx.h"
@@ -185,4 +186,37 @@ int intake_read_image(struct intake *in, const void *image, const char *name,
 		ret = intake_add_fatbin(in, &fb, device_arch);
 	fatbin_release(&fb);
 	return ret;
+}
+
+/*
+ * Why a module cuModuleLoad read from a file has no PTX: a cubin compiled
+ * at run time (Triton's cache holds <name>.cubin with <name>.ptx beside
+ * it), which cacheadvise does not substitute yet; never "rebuild with
+ * -gencode", which is no advice for a JIT compiler's output (issue 25).
+ */
+char *intake_cubin_file_reason(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	int triton = strstr(path, "/triton/") || strstr(path, ".triton/") || strstr(path, "triton_");
+	char *ptx = NULL;
+	int beside = 0;
+
+	if (dot && !strcmp(dot, ".cubin")) {
+		ptx = xasprintf("%.*s.ptx", (int)(dot - path), path);
+		beside = !access(ptx, R_OK);
+	}
+	if (triton || beside) {
+		char *s = xasprintf("a cubin loaded at run time from '%s'%s%s%s: cacheadvise does not "
+				    "substitute modules loaded from cubin files yet, so its kernels "
+				    "are not measured (L2 windows and carve-out checks still apply)",
+				    path, triton ? ", compiled by Triton (or torch.compile)" : "",
+				    beside ? "; its PTX is beside it in " : "", beside ? ptx : "");
+		free(ptx);
+		return s;
+	}
+	free(ptx);
+	return xasprintf("loaded at run time from '%s', which holds no PTX: not patchable; if it is "
+			 "the program's own code, build that file with PTX (-gencode "
+			 "arch=compute_XX,code=compute_XX) or load it from a fatbin that has PTX",
+			 path);
 }

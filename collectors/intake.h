@@ -75,4 +75,12 @@ int intake_read_image(struct intake *in, const void *image, const char *name,
  */
 int intake_add_fatbin(struct intake *in, const struct fatbin *fb, unsigned device_arch);
 
+/*
+ * Why a module that cuModuleLoad read from the file path has no PTX, in
+ * words that are true of it: a cubin compiled at run time (Triton's cache,
+ * or any cubin with <name>.ptx beside it) is named as such, never told to
+ * "rebuild with -gencode". A new string (caller frees).
+ */
+char *intake_cubin_file_reason(const char *path);
+
 #endif

@@ -176,8 +176,8 @@ static void on_module_loaded(const char *api, const void *image, const char *fil
 		return;
 	}
 	save_module_ptx(m);
-	ev = json_pack("{s:s, s:s, s:s, s:b, s:s?}", "ev", "module", "api", api, "id",
-		       m->id, "has_ptx", m->ptx != NULL, "origin", m->origin);
+	ev = json_pack("{s:s, s:s, s:s, s:b, s:s?, s:s?}", "ev", "module", "api", api, "id",
+		       m->id, "has_ptx", m->ptx != NULL, "origin", m->origin, "path", file_name);
 	fns = json_array();
 	for (i = 0; i < m->nr_functions; i++)
 		json_array_append_new(fns, json_string(m->functions[i]));

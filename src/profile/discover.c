@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/load_choice.h"
 #include "analysis/monitor_counts.h"
@@ -18,6 +19,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
+#include "collectors/intake.h"
 #include "src/profile/internal.h"
 
 static struct profile_module *find_module(struct profile_ctx *c, const char *id)
@@ -64,7 +66,7 @@ static void describe_no_ptx(struct profile_ctx *c, json_t *mj, const char *id,
 	json_t *kernels = json_array();
 	unsigned arch = 90, major = 0, minor = 0;
 	uint64_t ns = 0;
-	const char *library;
+	const char *library, *path;
 	size_t i, n = 0;
 
 	if (c->dm.cc && sscanf(c->dm.cc, "%u.%u", &major, &minor) == 2 && major && major < 100 &&
@@ -79,13 +81,25 @@ static void describe_no_ptx(struct profile_ctx *c, json_t *mj, const char *id,
 	}
 	library = library_of(names, n);
 	json_object_set_new(mj, "library", library ? json_string(library) : json_null());
-	json_object_set_new(mj, "no_ptx_reason", library ?
-		json_sprintf("a library shipped as cubin (%s): not patchable; L2 windows and "
-			     "carve-out checks still apply", library) :
-		json_sprintf("built without PTX for sm_%u: rebuild with -gencode arch=compute_%u,"
-			     "code=compute_%u (or -arch=sm_%u, which embeds PTX); device code "
-			     "linked with -rdc=true has none either: build without -rdc=true",
-			     arch, arch, arch, arch));
+	path = json_string_value(json_object_get(mj, "path"));
+	if (library) {
+		json_object_set_new(mj, "no_ptx_reason", json_sprintf(
+			"a library shipped as cubin (%s): not patchable; L2 windows and carve-out "
+			"checks still apply", library));
+	} else if (path) {
+		/* a cubin file loaded at run time: JIT-compiled by a framework
+		 * (Triton, torch.compile), not a build the user can change */
+		char *why = intake_cubin_file_reason(path);
+
+		json_object_set_new(mj, "no_ptx_reason", json_string(why));
+		free(why);
+	} else {
+		json_object_set_new(mj, "no_ptx_reason", json_sprintf(
+			"built without PTX for sm_%u: rebuild with -gencode arch=compute_%u,"
+			"code=compute_%u (or -arch=sm_%u, which embeds PTX); device code linked "
+			"with -rdc=true has none either: build without -rdc=true",
+			arch, arch, arch, arch));
+	}
 	json_object_set_new(mj, "kernels", kernels);
 	json_object_set_new(mj, "gpu_time_ns", json_integer((json_int_t)ns));
 	free(names);
@@ -107,8 +121,8 @@ static int adopt_module(struct profile_ctx *c, const struct event_module *em, co
 	m->id = xstrdup(em->id);
 	m->origin = em->origin ? xstrdup(em->origin) : NULL;
 	json_array_append_new(json_object_get(c->capture, "modules"),
-		json_pack("{s:s, s:s?, s:b}", "id", em->id, "origin", em->origin,
-			  "has_ptx", em->has_ptx));
+		json_pack("{s:s, s:s?, s:b, s:s?}", "id", em->id, "origin", em->origin,
+			  "has_ptx", em->has_ptx, "path", em->path));
 	if (!em->has_ptx)
 		return 0;
 	from = capture_layout_subst_ptx(seen_dir, em->id);

@@ -358,8 +358,41 @@ static void test_errors(void)
 	intake_release(&in);
 }
 
+/* A cubin loaded from a file at run time (issue 25): named as what it is. */
+static void test_cubin_file_reason(void)
+{
+	char dir[] = "/tmp/ca-test-triton-XXXXXX";
+	char *cubin, *ptx, *why;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	cubin = xasprintf("%s/add_kernel.cubin", dir);
+	ptx = xasprintf("%s/add_kernel.ptx", dir);
+	why = intake_cubin_file_reason(cubin);
+	CHECK(strstr(why, "-gencode") != NULL);      /* nothing beside it: maybe the user's */
+	free(why);
+	f = fopen(ptx, "w");
+	CHECK(f != NULL);
+	if (f)
+		fclose(f);
+	why = intake_cubin_file_reason(cubin);
+	CHECK(strstr(why, "a cubin loaded at run time") != NULL);
+	CHECK(strstr(why, "its PTX is beside it") != NULL);
+	CHECK(strstr(why, "rebuild") == NULL && strstr(why, "-gencode") == NULL);
+	free(why);
+	why = intake_cubin_file_reason("/root/.triton/cache/AB12/add_kernel.cubin");
+	CHECK(strstr(why, "compiled by Triton") != NULL);
+	CHECK(strstr(why, "-gencode") == NULL);
+	free(why);
+	unlink(ptx);
+	rmdir(dir);
+	free(cubin);
+	free(ptx);
+}
+
 int main(void)
 {
+	test_cubin_file_reason();
 	test_app();
 	test_multi_arch();
 	test_cubin_only();
