@@ -9,6 +9,7 @@
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
+#include "emitters/report_carveout.h"
 #include "emitters/source_file.h"
 
 /* PTX files larger than this are refused (as patched_ptx.c does). */
@@ -241,6 +242,116 @@ void report_summarize(const struct report_input *in, struct report_summary *s)
 	}
 }
 
+static void add_win(struct report_win **w, size_t *n, const char *kind, char *what,
+		    double speedup, const char *measured, char *how)
+{
+	*w = xrealloc(*w, (*n + 1) * sizeof(**w));
+	(*w)[*n] = (struct report_win){ kind, what, speedup, measured, how };
+	(*n)++;
+}
+
+static double median_speedup(json_t *ver)
+{
+	json_t *sp = json_object_get(ver, "speedup");
+
+	if (json_is_number(sp))
+		return json_number_value(sp);
+	return report_json_number(sp, "median");
+}
+
+static int by_speedup_desc(const void *a, const void *b)
+{
+	const struct report_win *x = a, *y = b;
+
+	return (x->speedup < y->speedup) - (x->speedup > y->speedup);
+}
+
+size_t report_verified_wins(const struct report_input *in, struct report_win **wins)
+{
+	struct report_summary s;
+	struct strbuf cmd = STRBUF_INIT;
+	json_t *x, *l2, *kept;
+	size_t n = 0, i;
+
+	*wins = NULL;
+	report_summarize(in, &s);
+	/* the run --plan command, shell-quoted */
+	strbuf_addstr(&cmd, "cacheadvise run --plan ");
+	report_shell_path(&cmd, in->dir, "plan.json");
+	strbuf_addstr(&cmd, " -- ");
+	report_program_command(&cmd, in);
+	if (s.nr_kept && !isnan(s.program_speedup)) {
+		struct strbuf apply = STRBUF_INIT;
+
+		strbuf_addstr(&apply, cmd.buf);
+		strbuf_addstr(&apply, " (no rebuild), or cacheadvise apply ");
+		report_shell_path(&apply, in->dir, NULL);
+		add_win(wins, &n, "load plan", xasprintf("per-load L1 choices: %zu load%s in %zu "
+			"kernel%s", s.nr_changes, s.nr_changes == 1 ? "" : "s", s.nr_kept,
+			s.nr_kept == 1 ? "" : "s"), s.program_speedup, "program GPU time",
+			strbuf_detach(&apply, NULL));
+	}
+	for (i = 0; i < in->nr_kernels; i++) {
+		json_t *ver = json_object_get(json_object_get(in->kernels[i].capture, "software_cache"),
+					      "verification");
+		char *label;
+
+		if (strcmp(json_string_value(json_object_get(ver, "status")) ?: "", "verified") ||
+		    !json_is_true(json_object_get(ver, "kept")) || isnan(median_speedup(ver)))
+			continue;
+		label = report_kernel_label(&in->kernels[i]);
+		add_win(wins, &n, "software cache", xasprintf("kernel %s: the software cache in "
+			"shared memory", label), median_speedup(ver), "kernel time",
+			xasprintf("the rewritten PTX %s (see SOFTWARE CACHE)", json_string_value(
+				json_object_get(json_object_get(ver, "rewrite"), "ptx")) ?: "?"));
+		free(label);
+	}
+	json_array_foreach(json_object_get(json_object_get(in->capture, "carveout"), "kernels"), i, x) {
+		json_t *v = json_object_get(x, "speedup_of_default");
+		const char *name = json_string_value(json_object_get(x, "name"));
+		char *label;
+
+		if (strcmp(json_string_value(json_object_get(x, "kept")) ?: "", "default") ||
+		    isnan(median_speedup(v)) || !name)
+			continue;
+		label = report_label_of(in, name);
+		add_win(wins, &n, "carve-out", xasprintf("kernel %s: the driver's default L1/shared "
+			"carve-out instead of the program's %lld%%", label,
+			(long long)json_integer_value(json_object_get(x, "program_value"))),
+			median_speedup(v), "kernel time",
+			report_carveout_advice(in, x));
+		free(label);
+	}
+	l2 = json_object_get(in->capture, "l2");
+	kept = json_object_get(l2, "kept");
+	json_array_foreach(json_object_get(l2, "windows"), i, x) {
+		json_t *ver = json_object_get(x, "verification");
+
+		if (!json_is_string(kept) || !json_equal(kept, json_object_get(x, "variant")) ||
+		    !json_is_true(json_object_get(ver, "kept")) || isnan(median_speedup(ver)))
+			continue;
+		add_win(wins, &n, "L2 window", xasprintf("a persisting L2 window over allocation "
+			"#%lld (%s)", (long long)json_integer_value(json_object_get(x, "alloc")),
+			json_string_value(kept)), median_speedup(ver), "program GPU time",
+			xasprintf("%s (no rebuild), or the code under ADVICE THAT NEEDS NO PATCHING",
+				  cmd.buf));
+	}
+	strbuf_release(&cmd);
+	qsort(*wins, n, sizeof(**wins), by_speedup_desc);
+	return n;
+}
+
+void report_wins_release(struct report_win *wins, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(wins[i].what);
+		free(wins[i].how);
+	}
+	free(wins);
+}
+
 char *report_kernel_verification_text(const struct report_input *in,
 				      const struct report_kernel *k)
 {
@@ -408,6 +519,18 @@ json_t *report_to_json(const struct report_input *in)
 							     "not verified"));
 	json_object_set_new(sum, "verified_kernels", json_integer((json_int_t)s.nr_verified));
 	json_object_set_new(sum, "kept_kernels", json_integer((json_int_t)s.nr_kept));
+	{
+		struct report_win *w;
+		size_t nw = report_verified_wins(in, &w), k;
+		json_t *arr = json_array();
+
+		for (k = 0; k < nw; k++)
+			json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:s, s:s}", "kind",
+				w[k].kind, "what", w[k].what, "speedup", w[k].speedup, "measured",
+				w[k].measured, "how", w[k].how));
+		json_object_set_new(sum, "verified_advice", arr);
+		report_wins_release(w, nw);
+	}
 	json_object_set_new(sum, "program_speedup", num(s.program_speedup));
 	json_object_set_new(doc, "summary", sum);
 

@@ -66,6 +66,25 @@ struct report_summary {
 void report_summarize(const struct report_input *in, struct report_summary *s);
 
 /*
+ * Every piece of advice the capture verified and kept, whatever its kind,
+ * best first (issue 25: the first screen leads with the largest verified
+ * win): the load plan (program GPU time), a software cache (kernel time),
+ * the driver's default carve-out (kernel time), an L2 window (program GPU
+ * time). Each says what it is, the measured median speedup and how to
+ * apply it.
+ */
+struct report_win {
+	const char *kind;           /* "load plan", "software cache", "carve-out", "L2 window" */
+	char *what;                 /* what changes */
+	double speedup;             /* median, as measured */
+	const char *measured;       /* "program GPU time", "kernel time" */
+	char *how;                  /* how to apply it */
+};
+/* Returns how many, sets *wins (release with report_wins_release). */
+size_t report_verified_wins(const struct report_input *in, struct report_win **wins);
+void report_wins_release(struct report_win *wins, size_t n);
+
+/*
  * The kernel's verification as a phrase: "verified: 1.08x median kernel
  * speedup, kept", "measured and rejected: 0.97x", "not verified". Caller
  * frees.

@@ -29,7 +29,7 @@ static const char *library_of(const struct report_input *in, const char *kernel)
 /* The advice for a kernel whose default was kept, phrased for whoever sets
  * the carve-out (captures before issue 25 said "remove the call" of a
  * library's kernels too). Caller frees. */
-static char *advice_of(const struct report_input *in, json_t *k)
+char *report_carveout_advice(const struct report_input *in, json_t *k)
 {
 	const char *name = json_string_value(json_object_get(k, "name"));
 	const char *lib = name ? library_of(in, name) : NULL;
@@ -98,7 +98,7 @@ void report_carveout_text(struct strbuf *out, const struct report_input *in, con
 		strbuf_addf(out, "\n    %s: %s\n", keep_default ? "ADVICE: use the driver's default" :
 			    "kept as it is", str(k, "reason"));
 		if (keep_default) {
-			char *a = advice_of(in, k);
+			char *a = report_carveout_advice(in, k);
 
 			strbuf_addf(out, "    -> %s\n", a);
 			free(a);
@@ -135,7 +135,7 @@ void report_carveout_html(struct strbuf *out, const struct report_input *in)
 		strbuf_addstr(out, "</strong></td><td>");
 		strbuf_add_html(out, str(k, "reason"));
 		if (json_object_get(k, "advice")) {
-			char *a = advice_of(in, k);
+			char *a = report_carveout_advice(in, k);
 
 			strbuf_addstr(out, "<br>");
 			strbuf_add_html(out, a);

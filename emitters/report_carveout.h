@@ -22,4 +22,8 @@ void report_carveout_html(struct strbuf *out, const struct report_input *in);
  * capture has one. */
 void report_carveout_json(json_t *doc, const struct report_input *in);
 
+/* The advice for a carve-out entry whose default was kept, phrased for
+ * whoever sets it (the program, or a library such as cuBLAS). Caller frees. */
+char *report_carveout_advice(const struct report_input *in, json_t *k);
+
 #endif

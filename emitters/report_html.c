@@ -247,6 +247,30 @@ static void summary(struct strbuf *out, const struct report_input *in)
 	strbuf_addf(out, "<li>Expected L2 traffic saved: <strong>%s</strong> (traffic reduction graph "
 		    "objective, against bypassing every load).</li>", saved);
 	free(saved);
+	{
+		/* every verified win, whatever its kind, the largest first */
+		struct report_win *w;
+		size_t nw = report_verified_wins(in, &w), k;
+
+		if (nw)
+			strbuf_addstr(out, "<li>Verified advice, best first:<table id=\"verified-advice\">"
+				      "<tr><th>speedup</th><th>kind</th><th>what</th><th>how to apply"
+				      "</th></tr>");
+		for (k = 0; k < nw; k++) {
+			strbuf_addf(out, "<tr><td class=\"num\"><strong>%.3gx</strong> (", w[k].speedup);
+			esc(out, w[k].measured);
+			strbuf_addstr(out, ")</td><td>");
+			esc(out, w[k].kind);
+			strbuf_addstr(out, "</td><td>");
+			esc(out, w[k].what);
+			strbuf_addstr(out, "</td><td><code>");
+			esc(out, w[k].how);
+			strbuf_addstr(out, "</code></td></tr>");
+		}
+		if (nw)
+			strbuf_addstr(out, "</table></li>");
+		report_wins_release(w, nw);
+	}
 	if (!s.verification)
 		strbuf_addstr(out, "<li>Verified speedup: <strong>not verified</strong> (this capture has "
 				   "no verification section).</li>");

@@ -209,6 +209,19 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 	strbuf_addf(out, "  Expected L2 traffic saved: %s (traffic reduction graph objective, "
 			 "against bypassing every load).\n", saved);
 	free(saved);
+	{
+		/* every verified win, whatever its kind, the largest first */
+		struct report_win *w;
+		size_t nw = report_verified_wins(in, &w);
+
+		if (nw)
+			strbuf_addf(out, "  %sVerified advice, best first:%s\n", p->bold, p->reset);
+		for (i = 0; i < nw; i++)
+			strbuf_addf(out, "    %zu. %s%.3gx%s %-14s %s (%s)\n         apply: %s\n", i + 1,
+				    p->green, w[i].speedup, p->reset, w[i].kind, w[i].what,
+				    w[i].measured, w[i].how);
+		report_wins_release(w, nw);
+	}
 	if (!s.verification)
 		strbuf_addf(out, "  Verified speedup: %snot verified%s (this capture has no verification"
 			    " section; profile without --no-verify to measure the advice).\n",

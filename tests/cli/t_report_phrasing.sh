@@ -74,4 +74,25 @@ expect_grep "remove the cudaFuncSetAttribute\(.*\) call for kernel _Z12gather_ta
 expect_status 0 "$CACHEADVISE" report "$TMP/lib" --format html
 expect_grep "cuBLAS sets this carve-out" "$TMP/out"
 
+# The first screen leads with the largest verified win, whatever its kind:
+# a carve-out measured at 6.93x comes before the load plan's 1.76x.
+python3 - "$TMP/lib/capture.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c["carveout"]["kernels"][1]["speedup_of_default"]["speedup"]["median"] = 6.93
+json.dump(c, open(sys.argv[1], "w"))
+PY
+expect_status 0 "$CACHEADVISE" report "$TMP/lib"
+first=$(grep -m1 -A1 "Verified advice, best first:" "$TMP/out" | tail -n 1)
+case "$first" in *"1. 6.93x carve-out"*"gather_table"*) ok ;; *) not_ok "the first verified advice is: $first" ;; esac
+expect_grep "2. 1.76x load plan" "$TMP/out"
+expect_grep "3. 1.6x carve-out" "$TMP/out"
+expect_status 0 "$CACHEADVISE" report "$TMP/lib" --format json
+python3 - "$TMP/out" <<'PY' && ok || not_ok "report.json's verified_advice is not ranked"
+import json, sys
+v = json.load(open(sys.argv[1]))["summary"]["verified_advice"]
+assert [w["kind"] for w in v] == ["carve-out", "load plan", "carve-out"], v
+assert v[0]["speedup"] == 6.93 and "gather_table" in v[0]["what"], v[0]
+PY
+
 finish
