@@ -653,6 +653,93 @@ static int read_device(const struct rd *r, json_t *o, struct capture *cap)
 	return rd_str(r, o, "device", "partitioned", &cap->device_partitioned, 0);
 }
 
+const char *const capture_steps[CAPTURE_NR_STEPS] = {
+	"discover", "monitor", "capture", "baseline", "verify", "l2", "oracle", "other",
+};
+
+/* A step -> number object (runs_by_step, seconds_by_step): known steps only. */
+static int read_by_step(const struct rd *r, json_t *o, const char *path, const char *key,
+			long long *ints, double *reals)
+{
+	json_t *by = member(o, key), *v;
+	const char *step;
+	char sub[96];
+	size_t i;
+	int ret;
+
+	for (i = 0; i < CAPTURE_NR_STEPS; i++) {
+		if (ints)
+			ints[i] = 0;
+		if (reals)
+			reals[i] = NAN;
+	}
+	if (!by)
+		return 0;
+	snprintf(sub, sizeof(sub), "%s.%s", path, key);
+	if ((ret = item_object(r, by, sub)))
+		return ret;
+	json_object_foreach(by, step, v) {
+		for (i = 0; i < CAPTURE_NR_STEPS; i++)
+			if (!strcmp(step, capture_steps[i]))
+				break;
+		if (i == CAPTURE_NR_STEPS)
+			continue;   /* a step of a newer version: kept as written */
+		if (ints && (ret = rd_int(r, by, sub, step, &ints[i], 0, CAPTURE_LIST_MAX, 0)))
+			return ret;
+		if (reals && (ret = rd_num(r, by, sub, step, &reals[i], NUM_COUNT)))
+			return ret;
+	}
+	return 0;
+}
+
+static int read_cost(const struct rd *r, json_t *o, struct capture_cost *c)
+{
+	int ret;
+
+	c->source = SEC(o);
+	if ((ret = item_object(r, o, "cost")) ||
+	    (ret = rd_int(r, o, "cost", "program_runs", &c->program_runs, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = read_by_step(r, o, "cost", "runs_by_step", c->runs_by_step, NULL)) ||
+	    (ret = read_by_step(r, o, "cost", "seconds_by_step", NULL, c->seconds_by_step)) ||
+	    (ret = rd_int(r, o, "cost", "launches_counted", &c->launches_counted, 0,
+			  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_num(r, o, "cost", "wall_seconds", &c->wall_seconds, NUM_COUNT)) ||
+	    (ret = rd_num(r, o, "cost", "native_seconds", &c->native_seconds, NUM_COUNT)) ||
+	    (ret = rd_num(r, o, "cost", "ratio", &c->ratio, NUM_COUNT)))
+		return ret;
+	return 0;
+}
+
+static int read_budget(const struct rd *r, json_t *o, struct capture_budget *b)
+{
+	json_t *arr, *v;
+	char sub[64];
+	size_t i;
+	int ret;
+
+	b->source = SEC(o);
+	if ((ret = item_object(r, o, "budget")) ||
+	    (ret = rd_num(r, o, "budget", "factor", &b->factor, NUM_COUNT)) ||
+	    (ret = rd_num(r, o, "budget", "seconds", &b->seconds, NUM_COUNT)) ||
+	    (ret = rd_num(r, o, "budget", "native_seconds", &b->native_seconds, NUM_COUNT)) ||
+	    (ret = rd_array(r, o, "budget", "skipped", &arr)))
+		return ret;
+	b->skipped = xcalloc(json_array_size(arr) + 1, sizeof(*b->skipped));
+	json_array_foreach(arr, i, v) {
+		struct capture_budget_skip *s = &b->skipped[b->nr_skipped++];
+
+		snprintf(sub, sizeof(sub), "budget.skipped[%zu]", i);
+		s->source = SEC(v);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_str(r, v, sub, "step", &s->step, 1)) ||
+		    (ret = rd_intv(r, v, sub, "runs", &s->runs, 0, CAPTURE_LIST_MAX, -1)) ||
+		    (ret = rd_num(r, v, sub, "estimate_seconds", &s->estimate_seconds, NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "spent_seconds", &s->spent_seconds, NUM_COUNT)))
+			return ret;
+	}
+	return 0;
+}
+
 static int check_references(const struct rd *r, struct capture *cap)
 {
 	char path[200];
@@ -837,9 +924,18 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 	    (ret = rd_section(&r, doc, "", "l2", &cap->l2)) ||
 	    (ret = rd_section(&r, doc, "", "oracle", &cap->oracle)) ||
 	    (ret = rd_section(&r, doc, "", "carveout", &cap->carveout)) ||
-	    (ret = rd_section(&r, doc, "", "cost", &cap->cost)) ||
 	    (ret = rd_section(&r, doc, "", "measure", &cap->measure)))
 		return ret;
+	if ((o = member(doc, "cost"))) {
+		cap->has_cost = 1;
+		if ((ret = read_cost(&r, o, &cap->cost)))
+			return ret;
+	}
+	if ((o = member(doc, "budget"))) {
+		cap->has_budget = 1;
+		if ((ret = read_budget(&r, o, &cap->budget)))
+			return ret;
+	}
 	return check_references(&r, cap);
 }
 
@@ -1223,6 +1319,50 @@ json_t *capture_to_json(const struct capture *cap)
 		}
 		json_object_set_new(doc, "allocations", arr);
 	}
+	if (cap->has_cost) {
+		const struct capture_cost *c = &cap->cost;
+		json_t *o = start(c->source), *by, *secs;
+
+		put_int(o, "program_runs", c->program_runs, -1);
+		by = start(SEC(json_object_get(o, "runs_by_step")));
+		secs = start(SEC(json_object_get(o, "seconds_by_step")));
+		for (i = 0; i < CAPTURE_NR_STEPS; i++) {
+			if (c->runs_by_step[i] || json_object_get(by, capture_steps[i]))
+				json_object_set_new(by, capture_steps[i],
+						    json_integer(c->runs_by_step[i]));
+			put_num(secs, capture_steps[i], c->seconds_by_step[i]);
+		}
+		json_object_set_new(o, "runs_by_step", by);
+		if (json_object_get(o, "seconds_by_step") || json_object_size(secs))
+			json_object_set_new(o, "seconds_by_step", secs);
+		else
+			json_decref(secs);
+		put_int(o, "launches_counted", c->launches_counted, -1);
+		put_num(o, "wall_seconds", c->wall_seconds);
+		put_num(o, "native_seconds", c->native_seconds);
+		put_num(o, "ratio", c->ratio);
+		json_object_set_new(doc, "cost", o);
+	}
+	if (cap->has_budget) {
+		const struct capture_budget *b = &cap->budget;
+		json_t *o = start(b->source);
+
+		put_num(o, "factor", b->factor);
+		put_num(o, "seconds", b->seconds);
+		put_num(o, "native_seconds", b->native_seconds);
+		arr = json_array();
+		for (i = 0; i < b->nr_skipped; i++) {
+			json_t *sj = start(b->skipped[i].source);
+
+			json_object_set_new(sj, "step", json_string(b->skipped[i].step));
+			put_int(sj, "runs", b->skipped[i].runs, -1);
+			put_num(sj, "estimate_seconds", b->skipped[i].estimate_seconds);
+			put_num(sj, "spent_seconds", b->skipped[i].spent_seconds);
+			json_array_append_new(arr, sj);
+		}
+		json_object_set_new(o, "skipped", arr);
+		json_object_set_new(doc, "budget", o);
+	}
 	/* the copy shares untouched members with cap's source: give the
 	 * caller a document of its own */
 	arr = json_deep_copy(doc);
@@ -1347,6 +1487,9 @@ void capture_release(struct capture *cap)
 	}
 	free(cap->all_kernels);
 	free(cap->allocations);
+	for (i = 0; i < cap->budget.nr_skipped; i++)
+		free(cap->budget.skipped[i].step);
+	free(cap->budget.skipped);
 	json_decref(JS(cap->source));
 	memset(cap, 0, sizeof(*cap));
 }

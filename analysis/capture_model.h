@@ -43,7 +43,7 @@
  * fields. write(read(x)) equals x (tests/unit/test_capture_model.c).
  *
  * Sections that later steps write and that the analysis does not read
- * (verification, l2, oracle, carveout, cost, measure, baseline_check and a
+ * (verification, l2, oracle, carveout, measure, baseline_check and a
  * kernel's software_cache, verification, oracle, register_cache) are held
  * as struct capture_section: checked to be objects (or null) and kept as
  * written. NEEDSWORK: type those sections too; their readers in emitters/
@@ -222,6 +222,40 @@ struct capture_kernel {
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
+/* The steps a run belongs to (analysis/capture_cost.h capture_cost_step). */
+#define CAPTURE_NR_STEPS 8
+extern const char *const capture_steps[CAPTURE_NR_STEPS];
+
+/* "cost": what the profile cost, rewritten with every write (docs/capture-json.md). */
+struct capture_cost {
+	long long program_runs;     /* runs[] recorded; -1 not written */
+	long long runs_by_step[CAPTURE_NR_STEPS];   /* by capture_steps[]; 0 none */
+	double seconds_by_step[CAPTURE_NR_STEPS];   /* wall seconds of those runs; NAN none */
+	long long launches_counted; /* launches whose cache counters were read; -1 */
+	double wall_seconds;        /* the profile's elapsed time at this write; NAN */
+	double native_seconds;      /* the discovery run's; NAN unknown */
+	double ratio;               /* wall_seconds / native_seconds; NAN unknown */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+/* A step the profile's budget skipped (--budget). */
+struct capture_budget_skip {
+	char *step;                 /* "the L2 window step" */
+	int runs;                   /* the program runs it would have taken */
+	double estimate_seconds, spent_seconds;
+	const struct capture_section *source;
+};
+
+/* "budget": present when --budget skipped a step. */
+struct capture_budget {
+	double factor;              /* --budget X (native run times) */
+	double seconds;             /* the budget; NAN: none (no native time) */
+	double native_seconds;      /* NAN unknown */
+	struct capture_budget_skip *skipped;
+	size_t nr_skipped;
+	const struct capture_section *source;
+};
+
 struct capture_kernel_seen {
 	char *name;
 	long long launches;
@@ -267,9 +301,13 @@ struct capture {
 	struct capture_allocation *allocations;
 	size_t nr_allocations;
 	int has_allocations;
+	struct capture_cost cost;
+	int has_cost;
+	struct capture_budget budget;
+	int has_budget;
 	/* sections of the later steps, kept as written (NULL: absent or null) */
 	const struct capture_section *baseline_check, *verification, *l2, *oracle, *carveout,
-		*cost, *measure;
+		*measure;
 	const struct capture_section *device_json; /* "device" as written */
 	/* The whole document as read (owned; every `source` and section points
 	 * into it), NULL when built. */

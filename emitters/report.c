@@ -337,7 +337,8 @@ size_t report_verified_wins(const struct report_input *in, struct report_win **w
 				  cmd.buf));
 	}
 	strbuf_release(&cmd);
-	qsort(*wins, n, sizeof(**wins), by_speedup_desc);
+	if (n > 1)
+		qsort(*wins, n, sizeof(**wins), by_speedup_desc);
 	return n;
 }
 

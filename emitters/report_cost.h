@@ -2,8 +2,8 @@
 #define CACHEADVISE_REPORT_COST_H
 
 /*
- * The summary line of what a profile cost, from capture.json's "cost"
- * (analysis/capture_cost.h), shared by the text and HTML reports:
+ * The summary line of what a profile cost, from capture.json's "cost" and
+ * "budget" (analysis/capture_cost.h), shared by the text and HTML reports:
  *
  *   "9 program runs (discover 1, monitor 1, capture 2, baseline 2, verify 3),
  *    41 s, 12x the program's native time (3.4 s); 1234 launches counted"
@@ -15,8 +15,8 @@
  * report escapes it.
  */
 
-#include <jansson.h>
+#include "analysis/capture_model.h"
 
-char *report_cost_line(json_t *capture);
+char *report_cost_line(const struct capture *cap);
 
 #endif

@@ -218,7 +218,7 @@ static void label_html(struct strbuf *out, const struct report_kernel *k, const 
 /* What the profile cost (capture.json "cost"), when the capture says. */
 static void cost_li(struct strbuf *out, const struct report_input *in)
 {
-	char *line = report_cost_line(in->capture);
+	char *line = report_cost_line(&in->model);
 
 	if (line) {
 		strbuf_addstr(out, "<li>Capture: ");

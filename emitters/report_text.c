@@ -183,7 +183,7 @@ static void header(struct strbuf *out, const struct report_input *in, const stru
 /* What the profile cost (capture.json "cost"), when the capture says. */
 static void cost_line(struct strbuf *out, const struct report_input *in)
 {
-	char *line = report_cost_line(in->capture);
+	char *line = report_cost_line(&in->model);
 
 	if (line)
 		strbuf_addf(out, "  Capture: %s.\n", line);

@@ -9,6 +9,8 @@
 #include <string.h>
 
 #include "analysis/capture_cost.h"
+#include "analysis/capture_model.h"
+#include "base/error.h"
 #include "emitters/report_cost.h"
 #include "tests/unit/check.h"
 
@@ -108,17 +110,35 @@ static void test_empty(void)
 	json_decref(cap);
 }
 
+/* report_cost_line() of a capture document, read as `report` reads it. */
+static char *line_of(json_t *doc)
+{
+	struct capture cap;
+	char *line = NULL;
+
+	capture_init(&cap);
+	if (!capture_from_json(&cap, doc, "capture.json"))
+		line = report_cost_line(&cap);
+	else
+		fprintf(stderr, "%s\n", error_message());
+	capture_release(&cap);
+	return line;
+}
+
 static void test_line(void)
 {
-	json_t *cap = json_loads("{\"runs\": [{\"variant\": \"discovery\", \"wall_seconds\": 3.4},"
-				 " {\"variant\": \"capture\"}, {\"variant\": \"verify-in-run\"}],"
+	json_t *cap = json_loads("{\"schema\": \"cacheadvise.capture/1\", \"kernels\": [],"
+				 " \"runs\": [{\"index\": 0, \"variant\": \"discovery\", \"wall_seconds\": 3.4},"
+				 " {\"index\": 1, \"variant\": \"capture\"},"
+				 " {\"index\": 2, \"variant\": \"verify-in-run\"}],"
 				 " \"measure\": {\"method\": \"launches\", \"kernels\": {}}}", 0, NULL);
 	json_t *empty;
 	char *line;
 
-	CHECK(report_cost_line(cap) == NULL);   /* a capture without its cost */
+	CHECK(cap != NULL);
+	CHECK(line_of(cap) == NULL);   /* a capture without its cost */
 	json_object_set_new(cap, "cost", capture_cost_json(cap, 41.0));
-	line = report_cost_line(cap);
+	line = line_of(cap);
 	CHECK_STR(line, "3 program runs (discover 1 in 3.4 s, capture 1, verify 1), 41 s, "
 		  "12x the program's native time (3.4 s); 0 launches counted");
 	free(line);
@@ -129,7 +149,7 @@ static void test_line(void)
 	json_object_set_new(cap, "budget", json_pack("{s:f, s:f, s:[{s:s, s:f}]}", "factor", 20.0,
 				"seconds", 68.0, "skipped", "step", "the L2 window step",
 				"estimate_seconds", 95.0));
-	line = report_cost_line(cap);
+	line = line_of(cap);
 	CHECK_STR(line, "3 program runs (discover 1 in 3.4 s, capture 1 in 20.2 s, verify 1), "
 		  "41 s, 12x the program's native time (3.4 s); 0 launches counted; skipped to "
 		  "keep within the budget (--budget): the L2 window step (about 95 s)");
@@ -137,9 +157,12 @@ static void test_line(void)
 	json_object_del(cap, "budget");
 	empty = json_object();
 	json_object_set_new(cap, "cost", capture_cost_json(empty, 2.4));
-	line = report_cost_line(cap);
+	line = line_of(cap);
 	CHECK_STR(line, "0 program runs, 2 s; 0 launches counted");
 	free(line);
+	/* a cost the reader refuses: a negative count */
+	json_object_set_new(json_object_get(cap, "cost"), "program_runs", json_integer(-3));
+	CHECK(line_of(cap) == NULL);
 	json_decref(empty);
 	json_decref(cap);
 }
