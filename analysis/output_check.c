@@ -26,6 +26,7 @@ void run_output_release(struct run_output *o)
 	for (i = 0; i < o->nr_files; i++) {
 		free(o->files[i].path);
 		free(o->files[i].data);
+		free(o->files[i].data_path);
 	}
 	free(o->files);
 	free(o->out);
@@ -49,6 +50,7 @@ struct output_file *run_output_add_file(struct run_output *o, const char *path, 
 	snprintf(f->sha256, sizeof(f->sha256), "%s", sha256 ? sha256 : "");
 	f->data = NULL;
 	f->data_len = 0;
+	f->data_path = NULL;
 	return f;
 }
 
@@ -343,6 +345,39 @@ int output_line_close(const char *a, size_t alen, const char *b, size_t blen, do
 
 /* ---- files ---------------------------------------------------------------- */
 
+/* A file's contents as the judge compares them. */
+struct bytes {
+	const char *d;
+	size_t n;
+	struct strbuf owned;        /* read from data_path */
+};
+
+/* Loads f's contents into b; 0 when none were kept (or they cannot be read). */
+static int bytes_load(struct bytes *b, const struct output_file *f)
+{
+	memset(b, 0, sizeof(*b));
+	strbuf_init(&b->owned, 0);
+	if (!f->exists)
+		return 0;
+	if (f->data) {
+		b->d = f->data;
+		b->n = f->data_len;
+		return 1;
+	}
+	if (!f->data_path || strbuf_read_file(&b->owned, f->data_path, OUTPUT_DATA_MAX)) {
+		error_clear();
+		return 0;
+	}
+	b->d = b->owned.buf;
+	b->n = b->owned.len;
+	return 1;
+}
+
+static void bytes_release(struct bytes *b)
+{
+	strbuf_release(&b->owned);
+}
+
 static int looks_like_text(const char *d, size_t n)
 {
 	size_t i, odd = 0;
@@ -379,21 +414,21 @@ static int looks_like_floats(const char *d, size_t n, size_t width)
 	return good * 100 >= count * 99;
 }
 
-static enum output_file_kind guess_kind(const struct output_file *f)
+static enum output_file_kind guess_kind(const struct bytes *f)
 {
-	if (looks_like_text(f->data, f->data_len))
+	if (looks_like_text(f->d, f->n))
 		return OUTPUT_FILE_TEXT;
 	/* float32 first: float64 read as float32 looks like noise (its low
 	 * words), while float32 read as float64 can look plausible and would
 	 * hide a changed value in every other element */
-	if (looks_like_floats(f->data, f->data_len, 4))
+	if (looks_like_floats(f->d, f->n, 4))
 		return OUTPUT_FILE_F32;
-	if (looks_like_floats(f->data, f->data_len, 8))
+	if (looks_like_floats(f->d, f->n, 8))
 		return OUTPUT_FILE_F64;
 	return OUTPUT_FILE_BYTES;
 }
 
-static int text_close(const struct output_file *a, const struct output_file *b, double rtol,
+static int text_close(const struct bytes *a, const struct bytes *b, double rtol,
 		      double atol, double *max_abs, double *max_rel)
 {
 	struct strbuf x = STRBUF_INIT, y = STRBUF_INIT;
@@ -401,8 +436,8 @@ static int text_close(const struct output_file *a, const struct output_file *b, 
 	size_t i;
 	int close;
 
-	strbuf_add(&x, a->data, a->data_len);
-	strbuf_add(&y, b->data, b->data_len);
+	strbuf_add(&x, a->d, a->n);
+	strbuf_add(&y, b->d, b->n);
 	lines_split(&la, x.buf);
 	lines_split(&lb, y.buf);
 	close = la.n == lb.n;
@@ -416,26 +451,26 @@ static int text_close(const struct output_file *a, const struct output_file *b, 
 	return close;
 }
 
-static int floats_close(const struct output_file *a, const struct output_file *b, size_t width,
+static int floats_close(const struct bytes *a, const struct bytes *b, size_t width,
 			double rtol, double atol, double *max_abs, double *max_rel)
 {
 	size_t i, count;
 
-	if (a->data_len != b->data_len || a->data_len % width)
+	if (a->n != b->n || a->n % width)
 		return 0;
-	count = a->data_len / width;
+	count = a->n / width;
 	for (i = 0; i < count; i++) {
 		double x, y;
 
 		if (width == 4) {
 			float f, g;
-			memcpy(&f, a->data + 4 * i, 4);
-			memcpy(&g, b->data + 4 * i, 4);
+			memcpy(&f, a->d + 4 * i, 4);
+			memcpy(&g, b->d + 4 * i, 4);
 			x = f;
 			y = g;
 		} else {
-			memcpy(&x, a->data + 8 * i, 8);
-			memcpy(&y, b->data + 8 * i, 8);
+			memcpy(&x, a->d + 8 * i, 8);
+			memcpy(&y, b->d + 8 * i, 8);
 		}
 		if (!close_values(x, y, rtol, atol, max_abs, max_rel))
 			return 0;
@@ -443,39 +478,53 @@ static int floats_close(const struct output_file *a, const struct output_file *b
 	return 1;
 }
 
-/* The kind a file is compared as: named (--compare FILE:f32), else guessed
- * from the reference's contents. */
-static enum output_file_kind file_kind(const struct output_check_options *opt,
-				       const struct output_file *ref)
+/* The kind a file is compared as: named (--compare FILE:f32), else AUTO. */
+static enum output_file_kind named_kind(const struct output_check_options *opt, const char *path)
 {
 	size_t i;
 
 	for (i = 0; i < opt->nr_formats; i++)
-		if (!strcmp(opt->format_paths[i], ref->path) && opt->format_kinds[i] != OUTPUT_FILE_AUTO)
+		if (!strcmp(opt->format_paths[i], path))
 			return opt->format_kinds[i];
-	return ref->data ? guess_kind(ref) : OUTPUT_FILE_BYTES;
+	return OUTPUT_FILE_AUTO;
 }
 
 /*
  * Two versions of a file whose bytes differ: equal within the tolerance?
- * Only where both contents were kept and the kind allows it.
+ * Only where both contents were kept and the kind allows it; an AUTO kind
+ * is told from the reference's contents and stored in *kind.
  */
-static int files_close(const struct output_check_options *opt, enum output_file_kind kind,
+static int files_close(const struct output_check_options *opt, enum output_file_kind *kind,
 		       const struct output_file *a, const struct output_file *b, double *max_abs,
 		       double *max_rel)
 {
-	if (!a->data || !b->data || !a->exists || !b->exists)
+	struct bytes x, y;
+	int close = 0;
+
+	if (*kind == OUTPUT_FILE_BYTES || !bytes_load(&x, a))
 		return 0;
-	switch (kind) {
-	case OUTPUT_FILE_TEXT:
-		return text_close(a, b, opt->rtol, opt->atol, max_abs, max_rel);
-	case OUTPUT_FILE_F32:
-		return floats_close(a, b, 4, opt->rtol, opt->atol, max_abs, max_rel);
-	case OUTPUT_FILE_F64:
-		return floats_close(a, b, 8, opt->rtol, opt->atol, max_abs, max_rel);
-	default:
+	if (!bytes_load(&y, b)) {
+		bytes_release(&x);
 		return 0;
 	}
+	if (*kind == OUTPUT_FILE_AUTO)
+		*kind = guess_kind(&x);
+	switch (*kind) {
+	case OUTPUT_FILE_TEXT:
+		close = text_close(&x, &y, opt->rtol, opt->atol, max_abs, max_rel);
+		break;
+	case OUTPUT_FILE_F32:
+		close = floats_close(&x, &y, 4, opt->rtol, opt->atol, max_abs, max_rel);
+		break;
+	case OUTPUT_FILE_F64:
+		close = floats_close(&x, &y, 8, opt->rtol, opt->atol, max_abs, max_rel);
+		break;
+	default:
+		break;
+	}
+	bytes_release(&x);
+	bytes_release(&y);
+	return close;
 }
 
 /* ---- the judge ------------------------------------------------------------ */
@@ -706,7 +755,7 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 	json_array_foreach(order, i, x) {
 		const struct output_file *ref = NULL, *f, *bad = NULL;
 		const char *status = "identical";
-		enum output_file_kind kind = OUTPUT_FILE_BYTES;
+		enum output_file_kind kind = OUTPUT_FILE_AUTO;
 		size_t touched = 0;
 		int differs = 0, missing = 0, within = 0;
 		double fabs_d = 0, frel_d = 0;
@@ -722,9 +771,9 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 			touched++;
 			if (!ref) {
 				ref = f;
-				kind = file_kind(j->opt, ref);
+				kind = named_kind(j->opt, path);
 			} else if (!same_file(ref, f) &&
-				   !files_close(j->opt, kind, ref, f, &fabs_d, &frel_d)) {
+				   !files_close(j->opt, &kind, ref, f, &fabs_d, &frel_d)) {
 				differs = 1;
 			}
 		}
@@ -756,7 +805,7 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 				if (!f) {
 					missing = 1;
 				} else if (!same_file(ref, f)) {
-					if (files_close(j->opt, kind, ref, f, &fabs_d, &frel_d))
+					if (files_close(j->opt, &kind, ref, f, &fabs_d, &frel_d))
 						within = 1;
 					else if (!bad)
 						bad = f;
@@ -793,7 +842,7 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 			json_object_set_new(fj, "advice_size", bad->exists ? json_integer(bad->size) : json_null());
 			json_object_set_new(fj, "advice_sha256", bad->exists && bad->sha256[0] ?
 					    json_string(bad->sha256) : json_null());
-			if (kind != OUTPUT_FILE_BYTES)
+			if (kind != OUTPUT_FILE_BYTES && kind != OUTPUT_FILE_AUTO)
 				json_object_set_new(fj, "compared_as",
 						    json_string(output_file_kind_name(kind)));
 		}

@@ -79,11 +79,16 @@ struct output_file {
 	int exists;         /* 0: the run removed it */
 	long long size;
 	char sha256[65];    /* "" when it could not be read */
-	/* Its contents where the run kept a copy (NULL: only the hash is
-	 * known, and a difference is judged on the bytes' hash alone). */
+	/* Its contents where the run kept a copy: in memory (data), or in a
+	 * file read only where the hashes differ (data_path); both NULL: only
+	 * the hash is known, and a difference is judged on it alone. Owned. */
 	char *data;
 	size_t data_len;
+	char *data_path;
 };
+
+/* The most of a kept file the check reads (larger ones: hash alone). */
+#define OUTPUT_DATA_MAX (64ULL << 20)
 
 /* One run's output as the check sees it. */
 struct run_output {

@@ -53,7 +53,7 @@ size_t file_snapshot_changes(const struct file_snapshot *before, const struct fi
 			     const char *always, struct run_output *out);
 
 /* The largest file kept, and the most kept in all for one profile. */
-#define FILE_SNAPSHOT_KEEP_MAX (64ULL << 20)
+#define FILE_SNAPSHOT_KEEP_MAX OUTPUT_DATA_MAX
 #define FILE_SNAPSHOT_KEEP_TOTAL (1ULL << 30)
 
 /*

@@ -376,11 +376,15 @@ int cmd_profile(int argc, char **argv)
 		}
 		case 'r': if (parse_uint(optarg, &opt.repeat, "--repeat")) return 1; break;
 		case 'c': {
-			char *path;
+			/* the path without its ":KIND": kept for the whole command (a
+			 * static, so a usage error after it leaks nothing) */
+			static char *compare_path;
 
-			if (output_compare_parse(optarg, &path, &opt.compare_kind))
+			free(compare_path);
+			compare_path = NULL;
+			if (output_compare_parse(optarg, &compare_path, &opt.compare_kind))
 				return cli_fail(CA_E_USAGE, NULL);
-			opt.compare_file = path;   /* lives as long as the command */
+			opt.compare_file = compare_path;
 			break;
 		}
 		case 'R':

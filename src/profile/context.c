@@ -225,25 +225,15 @@ int profile_run_output(struct profile_ctx *c, json_t *run_json, struct run_outpu
 		const char *p = json_string_value(json_object_get(f, "path"));
 		const char *copy = json_string_value(json_object_get(f, "copy"));
 		struct output_file *of;
-		struct strbuf data = STRBUF_INIT;
-		char *full;
 
 		if (!p)
 			continue;
 		of = run_output_add_file(out, p, !json_is_true(json_object_get(f, "removed")),
 					 (long long)json_integer_value(json_object_get(f, "size")),
 					 json_string_value(json_object_get(f, "sha256")));
-		if (!copy)
-			continue;
-		/* its contents, for a comparison within the tolerance */
-		full = xasprintf("%s/%s", c->dir, copy);
-		if (!strbuf_read_file(&data, full, FILE_SNAPSHOT_KEEP_MAX + 1)) {
-			of->data_len = data.len;
-			of->data = strbuf_detach(&data, NULL);
-		}
-		strbuf_release(&data);
-		error_clear();
-		free(full);
+		/* its contents, read by the check only where hashes differ */
+		if (copy)
+			of->data_path = xasprintf("%s/%s", c->dir, copy);
 	}
 	return 0;
 }

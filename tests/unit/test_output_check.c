@@ -1,4 +1,5 @@
 #include <regex.h>
+#include <unistd.h>
 
 #include "analysis/output_check.h"
 #include "base/error.h"
@@ -412,6 +413,34 @@ static void test_float_files(void)
 	CHECK_STR(file_status(j, "grid.bin"), "(none)");
 	CHECK_STR(file_status(j, "field.bin"), "changed");
 	json_decref(j);
+	/* contents kept in a file are read where the hashes differ */
+	{
+		char path[] = "/tmp/test_output_check_XXXXXX";
+		int fd = mkstemp(path);
+
+		CHECK(fd >= 0);
+		CHECK(write(fd, ref, sizeof(ref)) == (ssize_t)sizeof(ref));
+		close(fd);
+		free(b.files[0].data);
+		b.files[0].data = NULL;
+		b.files[0].data_path = xstrdup(path);
+		snprintf(b.files[0].sha256, sizeof(b.files[0].sha256), "r");
+		free(v.files[0].data);
+		v.files[0].data = xmalloc(sizeof(near));
+		memcpy(v.files[0].data, near, sizeof(near));
+		v.files[0].data_len = sizeof(near);
+		j = output_check_judge(base, 2, var, 1, NULL, &ok);
+		CHECK_STR(file_status(j, "field.bin"), "within_tolerance");
+		json_decref(j);
+		/* and a reference whose copy is gone: the hash alone */
+		free(a.files[0].data);
+		a.files[0].data = NULL;
+		unlink(path);
+		a.files[0].data_path = xstrdup(path);
+		j = output_check_judge(base, 2, var, 1, NULL, &ok);
+		CHECK_STR(file_status(j, "field.bin"), "changed");
+		json_decref(j);
+	}
 	/* without contents, a hash difference is all there is */
 	free(v.files[0].data);
 	v.files[0].data = NULL;
