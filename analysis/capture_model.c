@@ -964,6 +964,60 @@ int capture_validate_json(json_t *doc, const char *name)
 	return ret;
 }
 
+/* A kernel's measured numbers, dropped: its loads are then "not measured". */
+static void drop_measurements(json_t *kernel)
+{
+	json_t *v;
+	size_t i;
+
+	json_array_foreach(json_object_get(kernel, "loads"), i, v)
+		if (json_object_get(v, "hit"))
+			json_object_set_new(v, "hit", json_null());
+	json_array_foreach(json_object_get(kernel, "pairs"), i, v) {
+		json_object_set_new(v, "hit", json_null());
+		json_object_del(v, "noise");
+	}
+}
+
+int capture_settle_json(json_t *doc, const char *name, struct capture_dropped **dropped,
+			size_t *nr)
+{
+	json_t *kernels = json_object_get(doc, "kernels"), *k;
+	size_t i;
+
+	*dropped = NULL;
+	*nr = 0;
+	if (!capture_validate_json(doc, name))
+		return 0;
+	json_array_foreach(kernels, i, k) {
+		/* the kernel alone, with what its references need */
+		json_t *one = json_copy(doc);
+
+		json_object_set_new(one, "kernels", json_pack("[O]", k));
+		if (capture_validate_json(one, name)) {
+			*dropped = xrealloc(*dropped, (*nr + 1) * sizeof(**dropped));
+			(*dropped)[*nr].kernel = xstrdup(json_string_value(json_object_get(k, "name")) ?:
+							 "?");
+			(*dropped)[*nr].why = xstrdup(error_message());
+			(*nr)++;
+			drop_measurements(k);
+		}
+		json_decref(one);
+	}
+	return capture_validate_json(doc, name);
+}
+
+void capture_dropped_free(struct capture_dropped *dropped, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		free(dropped[i].kernel);
+		free(dropped[i].why);
+	}
+	free(dropped);
+}
+
 /* ---- writing ---------------------------------------------------------- */
 
 /* The object to write into: a copy of the source, or a new object. */

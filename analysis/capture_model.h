@@ -356,6 +356,23 @@ int capture_write_file(const struct capture *cap, const char *path);
  */
 int capture_validate_json(struct json_t *doc, const char *name);
 
+/*
+ * Makes a capture document being written (the profile's) one the reader
+ * accepts where what it refuses is a kernel's measured numbers: each such
+ * kernel's hit_i and hit_{i,j} become null (its loads are then "not
+ * measured") and it is listed in *dropped (kernel name and the reader's
+ * message; free with capture_dropped_free). A bad number costs its kernel,
+ * never the profile (issue 25). Returns 0 when doc is accepted now, or the
+ * reader's error for what dropping numbers does not mend.
+ */
+struct capture_dropped {
+	char *kernel;
+	char *why;
+};
+int capture_settle_json(struct json_t *doc, const char *name, struct capture_dropped **dropped,
+			size_t *nr);
+void capture_dropped_free(struct capture_dropped *dropped, size_t nr);
+
 /* Lookups; NULL when absent. */
 const struct capture_module *capture_find_module(const struct capture *cap, const char *id);
 const struct capture_kernel *capture_find_kernel(const struct capture *cap, const char *module,

@@ -460,51 +460,24 @@ int profile_budget_allows(struct profile_ctx *c, const char *what, unsigned runs
 	return 0;
 }
 
-/* A kernel's measured numbers, dropped: its loads are then "not measured". */
-static void drop_measurements(json_t *kernel)
-{
-	json_t *v;
-	size_t i;
-
-	json_array_foreach(json_object_get(kernel, "loads"), i, v)
-		if (json_object_get(v, "hit"))
-			json_object_set_new(v, "hit", json_null());
-	json_array_foreach(json_object_get(kernel, "pairs"), i, v) {
-		json_object_set_new(v, "hit", json_null());
-		json_object_del(v, "noise");
-	}
-}
-
 /*
  * The one writer's rule: capture.json holds only what its reader
  * (analysis/capture_model.h) accepts, so `report` never refuses what
- * `profile` wrote. A kernel whose entry the reader refuses costs that
- * kernel its measurements, with a note, never the whole profile; what is
+ * `profile` wrote. A kernel whose measured numbers the reader refuses loses
+ * them, with a note, never the whole profile (capture_settle_json); what is
  * still refused after that is a bug of the profile (CA_E_INTERNAL).
  */
 static int capture_acceptable(struct profile_ctx *c, const char *path)
 {
-	json_t *kernels = json_object_get(c->capture, "kernels"), *k;
-	size_t i;
+	struct capture_dropped *dropped = NULL;
+	size_t nr = 0, i;
+	int ret = capture_settle_json(c->capture, path, &dropped, &nr);
 
-	if (!capture_validate_json(c->capture, path))
-		return 0;
-	json_array_foreach(kernels, i, k) {
-		json_t *one = json_copy(c->capture);
-		char *why;
-
-		json_object_set_new(one, "kernels", json_pack("[O]", k));
-		if (capture_validate_json(one, path)) {
-			why = xstrdup(error_message());
-			drop_measurements(k);
-			profile_note(c, "kernel %s is not analysed: a number measured for it is not "
-				     "one a capture can hold (%s)",
-				     json_string_value(json_object_get(k, "name")), why);
-			free(why);
-		}
-		json_decref(one);
-	}
-	if (capture_validate_json(c->capture, path))
+	for (i = 0; i < nr; i++)
+		profile_note(c, "kernel %s is not analysed: a number measured for it is not one a "
+			     "capture can hold (%s)", dropped[i].kernel, dropped[i].why);
+	capture_dropped_free(dropped, nr);
+	if (ret)
 		return error_prefix(CA_E_INTERNAL, "the profile would write a capture it cannot "
 				    "read back");
 	return 0;

@@ -56,6 +56,7 @@ static void test_fixtures_round_trip(void)
 		if (!doc)
 			continue;
 		capture_init(&cap);
+		error_clear();
 		CHECK_INT(capture_from_json(&cap, doc, g.gl_pathv[i]), 0);
 		if (error_message()[0])
 			fprintf(stderr, "%s: %s\n", g.gl_pathv[i], error_message());
@@ -253,8 +254,43 @@ static void test_built_round_trip(void)
 	capture_release(&cap);
 }
 
+/* A bad number measured for one kernel costs that kernel its numbers,
+ * never the capture (issue 25, item 1: a pair measured at -13.3). */
+static void test_settle(void)
+{
+	json_t *doc = load("capture-real/capture.json"), *k0, *k1;
+	struct capture_dropped *dropped;
+	size_t nr;
+
+	k0 = json_array_get(json_object_get(doc, "kernels"), 0);
+	/* a second kernel, sound, in the same module */
+	k1 = json_deep_copy(k0);
+	json_object_set_new(k1, "name", json_string("_Z6other"));
+	json_array_append_new(json_object_get(doc, "kernels"), k1);
+	json_object_set_new(json_array_get(json_object_get(k0, "pairs"), 2), "hit", json_real(-13.3));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK_INT(capture_settle_json(doc, "capture.json", &dropped, &nr), 0);
+	CHECK_INT(nr, 1);
+	if (nr) {
+		CHECK_STR(dropped[0].kernel, json_string_value(json_object_get(k0, "name")));
+		CHECK(strstr(dropped[0].why, "pairs[2].hit: -13.3 is not a count") != NULL);
+	}
+	capture_dropped_free(dropped, nr);
+	CHECK_INT(read_doc(doc), 0);
+	CHECK(json_is_null(json_object_get(json_array_get(json_object_get(k0, "loads"), 0), "hit")));
+	CHECK(json_is_null(json_object_get(json_array_get(json_object_get(k0, "pairs"), 2), "hit")));
+	/* the sound kernel keeps its numbers */
+	CHECK(json_is_number(json_object_get(json_array_get(json_object_get(k1, "loads"), 3), "hit")));
+	/* what dropping numbers does not mend is still refused */
+	json_object_set_new(k1, "module", json_string("ffffffffffffffff"));
+	CHECK_INT(capture_settle_json(doc, "capture.json", &dropped, &nr), CA_E_INPUT);
+	capture_dropped_free(dropped, nr);
+	json_decref(doc);
+}
+
 int main(void)
 {
+	test_settle();
 	test_fixtures_round_trip();
 	test_typed_fields();
 	test_refusals();
