@@ -740,6 +740,70 @@ static int read_budget(const struct rd *r, json_t *o, struct capture_budget *b)
 	return 0;
 }
 
+static int read_speedup(const struct rd *r, json_t *o, const char *path, const char *key,
+			struct capture_speedup *sp)
+{
+	json_t *v = member(o, key);
+	char sub[160];
+	int ret;
+
+	sp->min = sp->median = sp->max = NAN;
+	if (!v)
+		return 0;
+	snprintf(sub, sizeof(sub), "%s.%s", path, key);
+	if ((ret = item_object(r, v, sub)) ||
+	    (ret = rd_num(r, v, sub, "min", &sp->min, NUM_COUNT)) ||
+	    (ret = rd_num(r, v, sub, "median", &sp->median, NUM_COUNT)) ||
+	    (ret = rd_num(r, v, sub, "max", &sp->max, NUM_COUNT)))
+		return ret;
+	return 0;
+}
+
+static int read_carveout(const struct rd *r, json_t *o, struct capture_carveout *co)
+{
+	json_t *arr, *v, *sp;
+	char sub[64], spath[96];
+	size_t i;
+	int ret;
+
+	co->source = SEC(o);
+	if ((ret = item_object(r, o, "carveout")) ||
+	    (ret = rd_array(r, o, "carveout", "kernels", &arr)))
+		return ret;
+	co->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*co->kernels));
+	json_array_foreach(arr, i, v) {
+		struct capture_carveout_kernel *k = &co->kernels[co->nr_kernels++];
+
+		snprintf(sub, sizeof(sub), "carveout.kernels[%zu]", i);
+		k->source = SEC(v);
+		k->noise = NAN;
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_str(r, v, sub, "name", &k->name, 1)) ||
+		    (ret = rd_intv(r, v, sub, "program_value", &k->program_value, -1, 100, -1)) ||
+		    (ret = rd_intv(r, v, sub, "default_value", &k->default_value, -1, 100, -1)) ||
+		    (ret = rd_int(r, v, sub, "launches", &k->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = rd_str(r, v, sub, "kept", &k->kept, 0)) ||
+		    (ret = rd_str(r, v, sub, "reason", &k->reason, 0)) ||
+		    (ret = rd_str(r, v, sub, "advice", &k->advice, 0)))
+			return ret;
+		if (k->kept && strcmp(k->kept, "default") && strcmp(k->kept, "program"))
+			return fail(r, sub, "kept", "\"%s\" is neither \"default\" nor \"program\"",
+				    k->kept);
+		sp = member(v, "speedup_of_default");
+		k->speedup.min = k->speedup.median = k->speedup.max = NAN;
+		if (!sp)
+			continue;
+		k->measured = 1;
+		snprintf(spath, sizeof(spath), "%s.speedup_of_default", sub);
+		if ((ret = item_object(r, sp, spath)) ||
+		    (ret = rd_str(r, sp, spath, "method", &k->method, 0)) ||
+		    (ret = read_speedup(r, sp, spath, "speedup", &k->speedup)) ||
+		    (ret = rd_num(r, sp, spath, "noise", &k->noise, NUM_COUNT)))
+			return ret;
+	}
+	return 0;
+}
+
 static int check_references(const struct rd *r, struct capture *cap)
 {
 	char path[200];
@@ -923,12 +987,17 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 	    (ret = rd_section(&r, doc, "", "verification", &cap->verification)) ||
 	    (ret = rd_section(&r, doc, "", "l2", &cap->l2)) ||
 	    (ret = rd_section(&r, doc, "", "oracle", &cap->oracle)) ||
-	    (ret = rd_section(&r, doc, "", "carveout", &cap->carveout)) ||
+
 	    (ret = rd_section(&r, doc, "", "measure", &cap->measure)))
 		return ret;
 	if ((o = member(doc, "cost"))) {
 		cap->has_cost = 1;
 		if ((ret = read_cost(&r, o, &cap->cost)))
+			return ret;
+	}
+	if ((o = member(doc, "carveout"))) {
+		cap->has_carveout = 1;
+		if ((ret = read_carveout(&r, o, &cap->carveout)))
 			return ret;
 	}
 	if ((o = member(doc, "budget"))) {
@@ -1397,6 +1466,41 @@ json_t *capture_to_json(const struct capture *cap)
 		put_num(o, "ratio", c->ratio);
 		json_object_set_new(doc, "cost", o);
 	}
+	if (cap->has_carveout) {
+		json_t *o = start(cap->carveout.source);
+
+		arr = json_array();
+		for (i = 0; i < cap->carveout.nr_kernels; i++) {
+			const struct capture_carveout_kernel *k = &cap->carveout.kernels[i];
+			json_t *kj = start(k->source);
+
+			json_object_set_new(kj, "name", json_string(k->name));
+			json_object_set_new(kj, "program_value", json_integer(k->program_value));
+			if (json_object_get(kj, "default_value") || k->default_value != -1)
+				json_object_set_new(kj, "default_value", json_integer(k->default_value));
+			put_int(kj, "launches", k->launches, -1);
+			if (k->measured) {
+				json_t *sp = start(SEC(json_object_get(kj, "speedup_of_default")));
+				json_t *med = start(SEC(json_object_get(sp, "speedup")));
+
+				put_str(sp, "method", k->method);
+				put_num(med, "min", k->speedup.min);
+				put_num(med, "median", k->speedup.median);
+				put_num(med, "max", k->speedup.max);
+				json_object_set_new(sp, "speedup", med);
+				put_num(sp, "noise", k->noise);
+				json_object_set_new(kj, "speedup_of_default", sp);
+			} else if (json_object_get(kj, "speedup_of_default")) {
+				json_object_set_new(kj, "speedup_of_default", json_null());
+			}
+			put_str(kj, "kept", k->kept);
+			put_str(kj, "reason", k->reason);
+			put_str(kj, "advice", k->advice);
+			json_array_append_new(arr, kj);
+		}
+		json_object_set_new(o, "kernels", arr);
+		json_object_set_new(doc, "carveout", o);
+	}
 	if (cap->has_budget) {
 		const struct capture_budget *b = &cap->budget;
 		json_t *o = start(b->source);
@@ -1541,6 +1645,16 @@ void capture_release(struct capture *cap)
 	}
 	free(cap->all_kernels);
 	free(cap->allocations);
+	for (i = 0; i < cap->carveout.nr_kernels; i++) {
+		struct capture_carveout_kernel *k = &cap->carveout.kernels[i];
+
+		free(k->name);
+		free(k->method);
+		free(k->kept);
+		free(k->reason);
+		free(k->advice);
+	}
+	free(cap->carveout.kernels);
 	for (i = 0; i < cap->budget.nr_skipped; i++)
 		free(cap->budget.skipped[i].step);
 	free(cap->budget.skipped);

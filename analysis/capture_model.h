@@ -43,7 +43,7 @@
  * fields. write(read(x)) equals x (tests/unit/test_capture_model.c).
  *
  * Sections that later steps write and that the analysis does not read
- * (verification, l2, oracle, carveout, measure, baseline_check and a
+ * (verification, l2, oracle, measure, baseline_check and a
  * kernel's software_cache, verification, oracle, register_cache) are held
  * as struct capture_section: checked to be objects (or null) and kept as
  * written. NEEDSWORK: type those sections too; their readers in emitters/
@@ -256,6 +256,35 @@ struct capture_budget {
 	const struct capture_section *source;
 };
 
+/* A speedup as the verdicts give it: the median and its range (NAN unknown). */
+struct capture_speedup {
+	double min, median, max;
+};
+
+/* "carveout".kernels[]: a carve-out the program (or a library) sets. */
+struct capture_carveout_kernel {
+	char *name;                 /* mangled */
+	int program_value;          /* percent of shared memory; -1 the driver's default */
+	int default_value;          /* -1 */
+	long long launches;         /* -1 not written */
+	/* speedup_of_default: the driver's default against the program's
+	 * setting, or not measured (measured 0) */
+	int measured;
+	char *method;               /* "in-run, ABBA launches"; NULL */
+	struct capture_speedup speedup;
+	double noise;               /* NAN unknown */
+	char *kept;                 /* "default" | "program" */
+	char *reason;
+	char *advice;               /* what to change, where "default" is kept; NULL */
+	const struct capture_section *source;
+};
+
+struct capture_carveout {
+	struct capture_carveout_kernel *kernels;
+	size_t nr_kernels;
+	const struct capture_section *source;
+};
+
 struct capture_kernel_seen {
 	char *name;
 	long long launches;
@@ -305,9 +334,10 @@ struct capture {
 	int has_cost;
 	struct capture_budget budget;
 	int has_budget;
+	struct capture_carveout carveout;
+	int has_carveout;
 	/* sections of the later steps, kept as written (NULL: absent or null) */
-	const struct capture_section *baseline_check, *verification, *l2, *oracle, *carveout,
-		*measure;
+	const struct capture_section *baseline_check, *verification, *l2, *oracle, *measure;
 	const struct capture_section *device_json; /* "device" as written */
 	/* The whole document as read (owned; every `source` and section points
 	 * into it), NULL when built. */

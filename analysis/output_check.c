@@ -722,24 +722,34 @@ static int same_file(const struct output_file *a, const struct output_file *b)
 				  !strcmp(a->sha256, b->sha256)));
 }
 
+/* Whether the names of order (strings) hold path. */
+static int listed(json_t *order, const char *path)
+{
+	json_t *x;
+	size_t i;
+
+	json_array_foreach(order, i, x)
+		if (!strcmp(json_string_value(x), path))
+			return 1;
+	return 0;
+}
+
 static void judge_files(struct judge *j, json_t *files, const struct run_output *const *base,
 			size_t nb, const struct run_output *const *var, size_t nv)
 {
-	json_t *seen = json_object(), *order = json_array(), *x;
+	json_t *order = json_array(), *x;
 	size_t b, v, nbok = 0, i;
 	int volatile_names = 0;
 	const char *path;
 
-	/* jansson objects do not keep insertion order: keep it in an array */
+	/* every path once, in the order the runs name them */
 	for (b = 0; b < nb + nv; b++) {
 		const struct run_output *r = b < nb ? base[b] : var[b - nb];
 		if (!r->ok)
 			continue;
 		for (i = 0; i < r->nr_files; i++)
-			if (!json_object_get(seen, r->files[i].path)) {
-				json_object_set_new(seen, r->files[i].path, json_true());
+			if (!listed(order, r->files[i].path))
 				json_array_append_new(order, json_string(r->files[i].path));
-			}
 	}
 	for (b = 0; b < nb; b++)
 		nbok += base[b]->ok;
@@ -849,7 +859,6 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 		json_array_append_new(files, fj);
 	}
 	json_decref(order);
-	json_decref(seen);
 }
 
 json_t *output_check_judge(const struct run_output *const *base, size_t nb,

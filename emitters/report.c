@@ -306,20 +306,16 @@ size_t report_verified_wins(const struct report_input *in, struct report_win **w
 				json_object_get(json_object_get(ver, "rewrite"), "ptx")) ?: "?"));
 		free(label);
 	}
-	json_array_foreach(json_object_get(json_object_get(in->capture, "carveout"), "kernels"), i, x) {
-		json_t *v = json_object_get(x, "speedup_of_default");
-		const char *name = json_string_value(json_object_get(x, "name"));
+	for (i = 0; i < in->model.carveout.nr_kernels; i++) {
+		const struct capture_carveout_kernel *k = &in->model.carveout.kernels[i];
 		char *label;
 
-		if (strcmp(json_string_value(json_object_get(x, "kept")) ?: "", "default") ||
-		    isnan(median_speedup(v)) || !name)
+		if (!k->kept || strcmp(k->kept, "default") || isnan(k->speedup.median))
 			continue;
-		label = report_label_of(in, name);
+		label = report_label_of(in, k->name);
 		add_win(wins, &n, "carve-out", xasprintf("kernel %s: the driver's default L1/shared "
-			"carve-out instead of the program's %lld%%", label,
-			(long long)json_integer_value(json_object_get(x, "program_value"))),
-			median_speedup(v), "kernel time",
-			report_carveout_advice(in, x));
+			"carve-out instead of the program's %d%%", label, k->program_value),
+			k->speedup.median, "kernel time", report_carveout_advice(in, k));
 		free(label);
 	}
 	l2 = json_object_get(in->capture, "l2");

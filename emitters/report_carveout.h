@@ -24,6 +24,7 @@ void report_carveout_json(json_t *doc, const struct report_input *in);
 
 /* The advice for a carve-out entry whose default was kept, phrased for
  * whoever sets it (the program, or a library such as cuBLAS). Caller frees. */
-char *report_carveout_advice(const struct report_input *in, json_t *k);
+char *report_carveout_advice(const struct report_input *in,
+			     const struct capture_carveout_kernel *k);
 
 #endif
