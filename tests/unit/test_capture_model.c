@@ -288,8 +288,56 @@ static void test_settle(void)
 	json_decref(doc);
 }
 
+/* The sections typed since (cost, budget, carve-out) round-trip too, and
+ * their bad values are refused. */
+static void test_typed_sections(void)
+{
+	json_t *doc = load("capture-real/capture.json"), *back;
+	struct capture cap;
+
+	json_object_set_new(doc, "cost", json_pack("{s:i, s:{s:i, s:i}, s:{s:f}, s:i, s:f, s:n, s:n}",
+		"program_runs", 3, "runs_by_step", "discover", 1, "verify", 2, "seconds_by_step",
+		"discover", 1.5, "launches_counted", 36, "wall_seconds", 7.25, "native_seconds",
+		"ratio"));
+	json_object_set_new(doc, "budget", json_pack("{s:f, s:f, s:f, s:[{s:s, s:i, s:f, s:f}]}",
+		"factor", 20.0, "seconds", 15.0, "native_seconds", 0.5, "skipped", "step",
+		"the L2 window step", "runs", 6, "estimate_seconds", 9.0, "spent_seconds", 12.0));
+	json_object_set_new(doc, "carveout", json_pack("{s:[{s:s, s:i, s:i, s:i, s:{s:s, s:i, s:{s:f, s:f, s:f}, s:f, s:b, s:s}, s:s, s:s, s:s}, {s:s, s:i, s:i, s:n, s:s, s:s}]}",
+		"kernels", "name", "_Z1k", "program_value", 100, "default_value", -1, "launches", 120,
+		"speedup_of_default", "method", "in-run, ABBA launches", "groups", 29, "speedup",
+		"min", 6.8, "median", 6.93, "max", 7.0, "noise", 0.004, "kept", 1, "reason", "faster",
+		"kept", "default", "reason", "the default is faster", "advice", "remove the call",
+		"name", "_Z1j", "program_value", 0, "default_value", -1, "speedup_of_default", "kept",
+		"program", "reason", "not measured"));
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, doc, "sections"), 0);
+	CHECK(cap.has_cost && cap.cost.program_runs == 3 && cap.cost.runs_by_step[4] == 2);
+	CHECK_NEAR(cap.cost.seconds_by_step[0], 1.5, 0);
+	CHECK(isnan(cap.cost.native_seconds));
+	CHECK(cap.has_budget && cap.budget.nr_skipped == 1);
+	CHECK_INT(cap.carveout.nr_kernels, 2);
+	CHECK_NEAR(cap.carveout.kernels[0].speedup.median, 6.93, 0);
+	CHECK(!cap.carveout.kernels[1].measured);
+	back = capture_to_json(&cap);
+	CHECK(json_equal(back, doc));
+	json_decref(back);
+	capture_release(&cap);
+	/* refused: a carve-out's kept that is neither, a negative cost */
+	json_object_set_new(json_array_get(json_object_get(json_object_get(doc, "carveout"), "kernels"), 1),
+			    "kept", json_string("maybe"));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "carveout.kernels[1].kept") != NULL);
+	json_object_set_new(json_array_get(json_object_get(json_object_get(doc, "carveout"), "kernels"), 1),
+			    "kept", json_string("program"));
+	json_object_set_new(json_object_get(doc, "cost"), "wall_seconds", json_real(-1));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "cost.wall_seconds") != NULL);
+	json_decref(doc);
+}
+
 int main(void)
 {
+	test_typed_sections();
 	test_settle();
 	test_fixtures_round_trip();
 	test_typed_fields();
