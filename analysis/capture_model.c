@@ -639,8 +639,15 @@ static int read_device(const struct rd *r, json_t *o, struct capture *cap)
 	ret = device_model_from_json(&cap->device, copy, name);
 	free(name);
 	json_decref(copy);
-	if (ret)
-		return error_prefix(CA_E_INPUT, "capture");
+	if (ret) {
+		/* device.json's message, said of the capture's field */
+		const char *m = error_message(), *p = strstr(m, "': ");
+		char *why = xstrdup(p ? p + 3 : m);
+
+		ret = fail(r, "device", NULL, "%s", why);
+		free(why);
+		return ret;
+	}
 	/* the capture says where the model came from as the profile saw it */
 	{
 		const char *src = json_string_value(json_object_get(o, "source"));
