@@ -747,6 +747,86 @@ static int read_budget(const struct rd *r, json_t *o, struct capture_budget *b)
 	return 0;
 }
 
+static int read_output_check(const struct rd *r, json_t *o, const char *path,
+			     struct capture_output_check *oc)
+{
+	json_t *arr, *v, *md;
+	char sub[160];
+	size_t i;
+	int ret;
+
+	oc->source = SEC(o);
+	oc->max_abs = oc->max_rel = NAN;
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_str(r, o, path, "status", &oc->status, 0)) ||
+	    (ret = rd_num(r, o, path, "rtol", &oc->rtol, NUM_COUNT)) ||
+	    (ret = rd_num(r, o, path, "atol", &oc->atol, NUM_COUNT)) ||
+	    (ret = rd_int(r, o, path, "volatile_lines", &oc->volatile_lines, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_int(r, o, path, "unstable_lines", &oc->unstable_lines, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_int(r, o, path, "left_out", &oc->left_out, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_strings(r, o, path, "volatile_examples", &oc->volatile_examples,
+			      &oc->nr_volatile_examples, NULL)) ||
+	    (ret = rd_strings(r, o, path, "unstable_examples", &oc->unstable_examples,
+			      &oc->nr_unstable_examples, NULL)) ||
+	    (ret = rd_str(r, o, path, "reason", &oc->reason, 0)) ||
+	    (ret = rd_array(r, o, path, "files", &arr)))
+		return ret;
+	if ((md = member(o, "max_difference"))) {
+		snprintf(sub, sizeof(sub), "%s.max_difference", path);
+		oc->has_max_difference = 1;
+		if ((ret = item_object(r, md, sub)) ||
+		    (ret = rd_num(r, md, sub, "abs", &oc->max_abs, NUM_COUNT)) ||
+		    (ret = rd_num(r, md, sub, "rel", &oc->max_rel, NUM_COUNT)) ||
+		    (ret = rd_str(r, md, sub, "where", &oc->max_where, 0)))
+			return ret;
+	}
+	oc->files = xcalloc(json_array_size(arr) + 1, sizeof(*oc->files));
+	json_array_foreach(arr, i, v) {
+		struct capture_output_file *f = &oc->files[oc->nr_files++];
+		int removed;
+
+		snprintf(sub, sizeof(sub), "%s.files[%zu]", path, i);
+		f->source = SEC(v);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_str(r, v, sub, "path", &f->path, 1)) ||
+		    (ret = rd_str(r, v, sub, "status", &f->status, 0)) ||
+		    (ret = rd_num(r, v, sub, "size", &f->size, NUM_COUNT)) ||
+		    (ret = rd_str(r, v, sub, "sha256", &f->sha256, 0)) ||
+		    (ret = rd_bool(r, v, sub, "removed", &removed)) ||
+		    (ret = rd_str(r, v, sub, "compared_as", &f->compared_as, 0)) ||
+		    (ret = rd_num(r, v, sub, "max_abs_difference", &f->max_abs_difference, NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "max_rel_difference", &f->max_rel_difference, NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "advice_size", &f->advice_size, NUM_COUNT)) ||
+		    (ret = rd_str(r, v, sub, "advice_sha256", &f->advice_sha256, 0)))
+			return ret;
+		f->removed = removed > 0;
+	}
+	return 0;
+}
+
+static void output_check_release(struct capture_output_check *oc)
+{
+	size_t i;
+
+	free(oc->status);
+	free(oc->max_where);
+	for (i = 0; i < oc->nr_volatile_examples; i++)
+		free(oc->volatile_examples[i]);
+	free(oc->volatile_examples);
+	for (i = 0; i < oc->nr_unstable_examples; i++)
+		free(oc->unstable_examples[i]);
+	free(oc->unstable_examples);
+	for (i = 0; i < oc->nr_files; i++) {
+		free(oc->files[i].path);
+		free(oc->files[i].status);
+		free(oc->files[i].sha256);
+		free(oc->files[i].compared_as);
+		free(oc->files[i].advice_sha256);
+	}
+	free(oc->files);
+	free(oc->reason);
+}
+
 static int read_speedup(const struct rd *r, json_t *o, const char *path, const char *key,
 			struct capture_speedup *sp)
 {
@@ -1000,6 +1080,16 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 	if ((o = member(doc, "cost"))) {
 		cap->has_cost = 1;
 		if ((ret = read_cost(&r, o, &cap->cost)))
+			return ret;
+	}
+	if (cap->baseline_check && (o = member(JS(cap->baseline_check), "output"))) {
+		cap->has_baseline_output = 1;
+		if ((ret = read_output_check(&r, o, "baseline_check.output", &cap->baseline_output)))
+			return ret;
+	}
+	if (cap->verification && (o = member(JS(cap->verification), "output"))) {
+		cap->has_verification_output = 1;
+		if ((ret = read_output_check(&r, o, "verification.output", &cap->verification_output)))
 			return ret;
 	}
 	if ((o = member(doc, "carveout"))) {
@@ -1367,6 +1457,56 @@ static json_t *module_json(const struct capture_module *m)
 	return o;
 }
 
+static json_t *output_check_json(const struct capture_output_check *oc)
+{
+	json_t *o = start(oc->source), *arr = json_array();
+	size_t i;
+
+	put_str(o, "status", oc->status);
+	put_num(o, "rtol", oc->rtol);
+	put_num(o, "atol", oc->atol);
+	if (oc->has_max_difference) {
+		json_t *md = start(SEC(json_object_get(o, "max_difference")));
+
+		put_num(md, "abs", oc->max_abs);
+		put_num(md, "rel", oc->max_rel);
+		put_str(md, "where", oc->max_where);
+		json_object_set_new(o, "max_difference", md);
+	}
+	put_int(o, "volatile_lines", oc->volatile_lines, -1);
+	if (oc->nr_volatile_examples || json_object_get(o, "volatile_examples"))
+		json_object_set_new(o, "volatile_examples",
+				    strings_json(oc->volatile_examples, oc->nr_volatile_examples));
+	put_int(o, "unstable_lines", oc->unstable_lines, -1);
+	if (oc->nr_unstable_examples || json_object_get(o, "unstable_examples"))
+		json_object_set_new(o, "unstable_examples",
+				    strings_json(oc->unstable_examples, oc->nr_unstable_examples));
+	put_int(o, "left_out", oc->left_out, -1);
+	for (i = 0; i < oc->nr_files; i++) {
+		const struct capture_output_file *f = &oc->files[i];
+		json_t *fj = start(f->source);
+
+		json_object_set_new(fj, "path", json_string(f->path));
+		put_str(fj, "status", f->status);
+		put_num(fj, "size", f->size);
+		put_str(fj, "sha256", f->sha256);
+		if (f->removed)
+			json_object_set_new(fj, "removed", json_true());
+		put_str(fj, "compared_as", f->compared_as);
+		put_num(fj, "max_abs_difference", f->max_abs_difference);
+		put_num(fj, "max_rel_difference", f->max_rel_difference);
+		put_num(fj, "advice_size", f->advice_size);
+		put_str(fj, "advice_sha256", f->advice_sha256);
+		json_array_append_new(arr, fj);
+	}
+	if (oc->nr_files || json_object_get(o, "files"))
+		json_object_set_new(o, "files", arr);
+	else
+		json_decref(arr);
+	put_str(o, "reason", oc->reason);
+	return o;
+}
+
 json_t *capture_to_json(const struct capture *cap)
 {
 	json_t *doc = start(cap->source), *arr;
@@ -1472,6 +1612,18 @@ json_t *capture_to_json(const struct capture *cap)
 		put_num(o, "native_seconds", c->native_seconds);
 		put_num(o, "ratio", c->ratio);
 		json_object_set_new(doc, "cost", o);
+	}
+	if (cap->has_baseline_output && json_is_object(json_object_get(doc, "baseline_check"))) {
+		json_t *bc = json_copy(json_object_get(doc, "baseline_check"));
+
+		json_object_set_new(bc, "output", output_check_json(&cap->baseline_output));
+		json_object_set_new(doc, "baseline_check", bc);
+	}
+	if (cap->has_verification_output && json_is_object(json_object_get(doc, "verification"))) {
+		json_t *ver = json_copy(json_object_get(doc, "verification"));
+
+		json_object_set_new(ver, "output", output_check_json(&cap->verification_output));
+		json_object_set_new(doc, "verification", ver);
 	}
 	if (cap->has_carveout) {
 		json_t *o = start(cap->carveout.source);
@@ -1652,6 +1804,8 @@ void capture_release(struct capture *cap)
 	}
 	free(cap->all_kernels);
 	free(cap->allocations);
+	output_check_release(&cap->baseline_output);
+	output_check_release(&cap->verification_output);
 	for (i = 0; i < cap->carveout.nr_kernels; i++) {
 		struct capture_carveout_kernel *k = &cap->carveout.kernels[i];
 

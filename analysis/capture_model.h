@@ -256,6 +256,37 @@ struct capture_budget {
 	const struct capture_section *source;
 };
 
+/* A file of an output check (analysis/output_check.h). */
+struct capture_output_file {
+	char *path;
+	char *status;               /* identical | within_tolerance | changed | unchecked |
+				       created | missing */
+	double size;                /* bytes; NAN unknown */
+	char *sha256;               /* NULL unknown */
+	int removed;
+	char *compared_as;          /* "f32", "f64", "text"; NULL */
+	double max_abs_difference, max_rel_difference; /* within_tolerance; NAN */
+	double advice_size;         /* a changed file: the advice run's; NAN */
+	char *advice_sha256;
+	const struct capture_section *source;
+};
+
+/* An output check: baseline_check.output, verification.output. */
+struct capture_output_check {
+	char *status;               /* identical | within_tolerance | changed | unchecked */
+	double rtol, atol;          /* NAN: not recorded (before issue 25) */
+	int has_max_difference;
+	double max_abs, max_rel;    /* the largest difference within the tolerance */
+	char *max_where;
+	long long volatile_lines, unstable_lines, left_out; /* -1 not written */
+	char **volatile_examples, **unstable_examples;
+	size_t nr_volatile_examples, nr_unstable_examples;
+	struct capture_output_file *files;
+	size_t nr_files;
+	char *reason;
+	const struct capture_section *source;
+};
+
 /* A speedup as the verdicts give it: the median and its range (NAN unknown). */
 struct capture_speedup {
 	double min, median, max;
@@ -336,6 +367,9 @@ struct capture {
 	int has_budget;
 	struct capture_carveout carveout;
 	int has_carveout;
+	/* the output checks of the baseline runs and of the verification */
+	struct capture_output_check baseline_output, verification_output;
+	int has_baseline_output, has_verification_output;
 	/* sections of the later steps, kept as written (NULL: absent or null) */
 	const struct capture_section *baseline_check, *verification, *l2, *oracle, *measure;
 	const struct capture_section *device_json; /* "device" as written */

@@ -1,23 +1,20 @@
 #include "emitters/report_output.h"
 
+#include <math.h>
 #include <string.h>
 
-json_t *report_output_check(const struct report_input *in, const char **from)
+const struct capture_output_check *report_output_check(const struct report_input *in,
+						       const char **from)
 {
-	json_t *o = json_object_get(in->verification, "output");
-
 	*from = "verification";
-	if (json_is_object(o))
-		return o;
+	if (in->model.has_verification_output)
+		return &in->model.verification_output;
 	*from = "baseline runs";
-	o = json_object_get(json_object_get(in->capture, "baseline_check"), "output");
-	return json_is_object(o) ? o : NULL;
+	return in->model.has_baseline_output ? &in->model.baseline_output : NULL;
 }
 
-static const char *str(json_t *o, const char *key)
+static const char *or_empty(const char *s)
 {
-	const char *s = json_string_value(json_object_get(o, key));
-
 	return s ? s : "";
 }
 
@@ -25,43 +22,39 @@ void report_output_text(struct strbuf *out, const struct report_input *in, const
 			const char *reset)
 {
 	const char *from;
-	json_t *o = report_output_check(in, &from), *x;
-	json_int_t nvol;
+	const struct capture_output_check *o = report_output_check(in, &from);
 	size_t i;
 
 	if (!o)
 		return;
-	nvol = json_integer_value(json_object_get(o, "volatile_lines"));
 	strbuf_addf(out, "\n%sOUTPUT CHECK%s (%s)\n", bold, reset, from);
-	strbuf_addf(out, "  Output %s: %s\n", str(o, "status"), str(o, "reason"));
-	if (nvol) {
+	strbuf_addf(out, "  Output %s: %s\n", or_empty(o->status), or_empty(o->reason));
+	if (o->volatile_lines > 0) {
 		strbuf_addf(out, "  Volatile lines (differ between baseline runs, compared with numbers "
-			    "masked): %lld\n", (long long)nvol);
-		json_array_foreach(json_object_get(o, "volatile_examples"), i, x)
-			strbuf_addf(out, "    %s\n", json_string_value(x));
+			    "masked): %lld\n", o->volatile_lines);
+		for (i = 0; i < o->nr_volatile_examples; i++)
+			strbuf_addf(out, "    %s\n", o->volatile_examples[i]);
 	}
-	if (json_array_size(json_object_get(o, "unstable_examples"))) {
+	if (o->nr_unstable_examples) {
 		strbuf_addf(out, "  Left out of the comparison (their words differ between baseline "
-			    "runs): %lld line%s\n",
-			    (long long)json_integer_value(json_object_get(o, "unstable_lines")),
-			    json_integer_value(json_object_get(o, "unstable_lines")) == 1 ? "" : "s");
-		json_array_foreach(json_object_get(o, "unstable_examples"), i, x)
-			strbuf_addf(out, "    %s\n", json_string_value(x));
+			    "runs): %lld line%s\n", o->unstable_lines, o->unstable_lines == 1 ? "" : "s");
+		for (i = 0; i < o->nr_unstable_examples; i++)
+			strbuf_addf(out, "    %s\n", o->unstable_examples[i]);
 	}
-	if (json_array_size(json_object_get(o, "files"))) {
+	if (o->nr_files) {
 		strbuf_addstr(out, "  Files the program wrote:\n");
-		json_array_foreach(json_object_get(o, "files"), i, x) {
-			strbuf_addf(out, "    %-10s %s", str(x, "status"), str(x, "path"));
-			if (json_is_integer(json_object_get(x, "size")))
-				strbuf_addf(out, " (%lld bytes)",
-					    (long long)json_integer_value(json_object_get(x, "size")));
-			if (!strcmp(str(x, "status"), "unchecked"))
+		for (i = 0; i < o->nr_files; i++) {
+			const struct capture_output_file *f = &o->files[i];
+
+			strbuf_addf(out, "    %-10s %s", or_empty(f->status), f->path);
+			if (!isnan(f->size))
+				strbuf_addf(out, " (%.0f bytes)", f->size);
+			if (f->status && !strcmp(f->status, "unchecked"))
 				strbuf_addstr(out, " differs between baseline runs");
-			if (json_is_number(json_object_get(x, "max_rel_difference")))
+			if (!isnan(f->max_rel_difference))
 				strbuf_addf(out, ", compared as %s: largest difference %.3g (%.3g "
-					    "relative)", str(x, "compared_as"),
-					    json_number_value(json_object_get(x, "max_abs_difference")),
-					    json_number_value(json_object_get(x, "max_rel_difference")));
+					    "relative)", or_empty(f->compared_as),
+					    f->max_abs_difference, f->max_rel_difference);
 			strbuf_addch(out, '\n');
 		}
 	}
@@ -70,60 +63,59 @@ void report_output_text(struct strbuf *out, const struct report_input *in, const
 void report_output_html(struct strbuf *out, const struct report_input *in)
 {
 	const char *from;
-	json_t *o = report_output_check(in, &from), *x;
-	json_int_t nvol;
+	const struct capture_output_check *o = report_output_check(in, &from);
 	size_t i;
 
 	if (!o)
 		return;
-	nvol = json_integer_value(json_object_get(o, "volatile_lines"));
 	strbuf_addstr(out, "<section id=\"output-check\"><h2>Output check</h2><p>Output <strong>");
-	strbuf_add_html(out, str(o, "status"));
+	strbuf_add_html(out, or_empty(o->status));
 	strbuf_addstr(out, "</strong> (");
 	strbuf_add_html(out, from);
 	strbuf_addstr(out, "): ");
-	strbuf_add_html(out, str(o, "reason"));
+	strbuf_add_html(out, or_empty(o->reason));
 	strbuf_addstr(out, "</p>");
-	if (nvol) {
+	if (o->volatile_lines > 0) {
 		strbuf_addf(out, "<p>Volatile lines (they differ between baseline runs and are compared "
-			    "with numbers masked): %lld</p><ul>", (long long)nvol);
-		json_array_foreach(json_object_get(o, "volatile_examples"), i, x) {
+			    "with numbers masked): %lld</p><ul>", o->volatile_lines);
+		for (i = 0; i < o->nr_volatile_examples; i++) {
 			strbuf_addstr(out, "<li><code>");
-			strbuf_add_html(out, json_string_value(x));
+			strbuf_add_html(out, o->volatile_examples[i]);
 			strbuf_addstr(out, "</code></li>");
 		}
 		strbuf_addstr(out, "</ul>");
 	}
-	if (json_array_size(json_object_get(o, "unstable_examples"))) {
+	if (o->nr_unstable_examples) {
 		strbuf_addf(out, "<p>Left out of the comparison (their words differ between baseline "
-			    "runs): %lld</p><ul>",
-			    (long long)json_integer_value(json_object_get(o, "unstable_lines")));
-		json_array_foreach(json_object_get(o, "unstable_examples"), i, x) {
+			    "runs): %lld</p><ul>", o->unstable_lines);
+		for (i = 0; i < o->nr_unstable_examples; i++) {
 			strbuf_addstr(out, "<li><code>");
-			strbuf_add_html(out, json_string_value(x));
+			strbuf_add_html(out, o->unstable_examples[i]);
 			strbuf_addstr(out, "</code></li>");
 		}
 		strbuf_addstr(out, "</ul>");
 	}
-	if (json_array_size(json_object_get(o, "files"))) {
+	if (o->nr_files) {
 		strbuf_addstr(out, "<table><tr><th>file the program wrote</th><th>status</th>"
 			      "<th>bytes</th><th>SHA-256</th></tr>");
-		json_array_foreach(json_object_get(o, "files"), i, x) {
+		for (i = 0; i < o->nr_files; i++) {
+			const struct capture_output_file *f = &o->files[i];
+
 			strbuf_addstr(out, "<tr><td><code>");
-			strbuf_add_html(out, str(x, "path"));
+			strbuf_add_html(out, f->path);
 			strbuf_addstr(out, "</code></td><td>");
-			strbuf_add_html(out, str(x, "status"));
-			if (json_is_number(json_object_get(x, "max_rel_difference"))) {
+			strbuf_add_html(out, or_empty(f->status));
+			if (!isnan(f->max_rel_difference)) {
 				strbuf_addstr(out, " (");
-				strbuf_add_html(out, str(x, "compared_as"));
+				strbuf_add_html(out, or_empty(f->compared_as));
 				strbuf_addf(out, ", largest difference %.3g relative)",
-					    json_number_value(json_object_get(x, "max_rel_difference")));
+					    f->max_rel_difference);
 			}
 			strbuf_addstr(out, "</td><td>");
-			if (json_is_integer(json_object_get(x, "size")))
-				strbuf_addf(out, "%lld", (long long)json_integer_value(json_object_get(x, "size")));
+			if (!isnan(f->size))
+				strbuf_addf(out, "%.0f", f->size);
 			strbuf_addstr(out, "</td><td><code>");
-			strbuf_add_html(out, str(x, "sha256"));
+			strbuf_add_html(out, or_empty(f->sha256));
 			strbuf_addstr(out, "</code></td></tr>");
 		}
 		strbuf_addstr(out, "</table>");
@@ -134,11 +126,13 @@ void report_output_html(struct strbuf *out, const struct report_input *in)
 json_t *report_output_json(const struct report_input *in)
 {
 	const char *from;
-	json_t *o = report_output_check(in, &from), *r;
+	const struct capture_output_check *o = report_output_check(in, &from);
+	json_t *r;
 
 	if (!o)
 		return json_null();
-	r = json_deep_copy(o);
+	/* the check as recorded, and where it comes from */
+	r = json_deep_copy(capture_section_json(o->source));
 	json_object_set_new(r, "from", json_string(from));
 	return r;
 }

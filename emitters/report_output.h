@@ -14,10 +14,11 @@
 #include "base/strbuf.h"
 #include "emitters/report_input.h"
 
-/* The output check the reports show (borrowed from in->capture), and where
+/* The output check the reports show (borrowed from in->model), and where
  * it comes from ("verification" or "baseline runs"); NULL when the capture
  * has none (captures before issue 14). */
-json_t *report_output_check(const struct report_input *in, const char **from);
+const struct capture_output_check *report_output_check(const struct report_input *in,
+						       const char **from);
 
 /* Appends the section to a text report (nothing without an output check). */
 void report_output_text(struct strbuf *out, const struct report_input *in, const char *bold,
