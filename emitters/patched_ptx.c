@@ -69,14 +69,12 @@ int patched_ptx_render(const char *name, const char *text, size_t len, const cha
 
 int patched_ptx_write_all(const struct report_input *in, const char *out_dir)
 {
-	json_t *mods = json_object_get(in->capture, "modules"), *jm;
 	char *dir = capture_layout_patched_dir(out_dir);
 	size_t i;
 	int ret = 0, written = 0;
 
-	json_array_foreach(mods, i, jm) {
-		const char *id = json_string_value(json_object_get(jm, "id"));
-		const char *ptx = json_string_value(json_object_get(jm, "ptx"));
+	for (i = 0; i < in->model.nr_modules; i++) {
+		const char *id = in->model.modules[i].id, *ptx = in->model.modules[i].ptx;
 		struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
 		char actual[MODULE_ID_LEN + 1], *src, *dst;
 

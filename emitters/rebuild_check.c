@@ -60,25 +60,18 @@ const char **rebuild_changed_kernels(const struct report_input *in, size_t *nr)
 /* The capture's PTX of module id, parsed (caller frees), or NULL. */
 static struct ptx_module *capture_module(const struct report_input *in, const char *id)
 {
-	json_t *mods = json_object_get(in->capture, "modules"), *m;
+	const struct capture_module *m = capture_find_module(&in->model, id);
 	struct ptx_module *pm = NULL;
-	size_t i;
 
-	json_array_foreach(mods, i, m) {
-		const char *mid = json_string_value(json_object_get(m, "id"));
-		const char *ptx = json_string_value(json_object_get(m, "ptx"));
+	if (m && m->ptx) {
 		struct strbuf sb = STRBUF_INIT;
-		char *path;
+		char *path = xasprintf("%s/%s", in->dir, m->ptx);
 
-		if (!mid || !ptx || strcmp(mid, id))
-			continue;
-		path = xasprintf("%s/%s", in->dir, ptx);
 		if (!strbuf_read_file(&sb, path, 0) && ptx_parse(path, sb.buf, sb.len, &pm))
 			pm = NULL;
 		error_clear();
 		strbuf_release(&sb);
 		free(path);
-		break;
 	}
 	return pm;
 }

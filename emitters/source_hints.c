@@ -134,7 +134,7 @@ static const struct ptx_module *module_model(struct resolver *r, const char *id)
 
 static struct source_file *module_ptx(struct resolver *r, const char *id, const char **ptx)
 {
-	json_t *mods = json_object_get(r->in->capture, "modules"), *m;
+	const struct capture_module *m = capture_find_module(&r->in->model, id);
 	size_t i;
 
 	for (i = 0; i < r->nr_mods; i++) {
@@ -146,21 +146,17 @@ static struct source_file *module_ptx(struct resolver *r, const char *id, const 
 	r->mods = xrealloc(r->mods, (r->nr_mods + 1) * sizeof(*r->mods));
 	memset(&r->mods[r->nr_mods], 0, sizeof(r->mods[0]));
 	r->mods[r->nr_mods].id = id;
-	json_array_foreach(mods, i, m) {
-		json_t *jid = json_object_get(m, "id"), *jptx = json_object_get(m, "ptx");
-		if (json_is_string(jid) && !strcmp(json_string_value(jid), id) &&
-		    json_is_string(jptx)) {
-			char *path = xasprintf("%s/%s", r->in->dir, json_string_value(jptx));
-			r->mods[r->nr_mods].ptx = json_string_value(jptx);
-			r->mods[r->nr_mods].sf = source_file_load(path);
-			if (r->mods[r->nr_mods].sf &&
-			    ptx_parse(path, r->mods[r->nr_mods].sf->text, r->mods[r->nr_mods].sf->len,
-				      &r->mods[r->nr_mods].pm))
-				r->mods[r->nr_mods].pm = NULL;
-			error_clear();
-			free(path);
-			break;
-		}
+	if (m && m->ptx) {
+		char *path = xasprintf("%s/%s", r->in->dir, m->ptx);
+
+		r->mods[r->nr_mods].ptx = m->ptx;
+		r->mods[r->nr_mods].sf = source_file_load(path);
+		if (r->mods[r->nr_mods].sf &&
+		    ptx_parse(path, r->mods[r->nr_mods].sf->text, r->mods[r->nr_mods].sf->len,
+			      &r->mods[r->nr_mods].pm))
+			r->mods[r->nr_mods].pm = NULL;
+		error_clear();
+		free(path);
 	}
 	*ptx = r->mods[r->nr_mods].ptx;
 	return r->mods[r->nr_mods++].sf;
