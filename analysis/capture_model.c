@@ -846,6 +846,58 @@ static int read_speedup(const struct rd *r, json_t *o, const char *path, const c
 	return 0;
 }
 
+static int read_l2(const struct rd *r, json_t *o, struct capture_l2 *l2)
+{
+	json_t *arr, *v, *ver;
+	char sub[64], vpath[96];
+	size_t i;
+	int ret;
+
+	l2->source = SEC(o);
+	l2->has_kept = json_object_get(o, "kept") != NULL;
+	if ((ret = item_object(r, o, "l2")) ||
+	    (ret = rd_str(r, o, "l2", "status", &l2->status, 0)) ||
+	    (ret = rd_str(r, o, "l2", "reason", &l2->reason, 0)) ||
+	    (ret = rd_num(r, o, "l2", "baseline_dram_bytes", &l2->baseline_dram_bytes, NUM_COUNT)) ||
+	    (ret = rd_str(r, o, "l2", "kept", &l2->kept, 0)) ||
+	    (ret = rd_array(r, o, "l2", "windows", &arr)))
+		return ret;
+	l2->windows = xcalloc(json_array_size(arr) + 1, sizeof(*l2->windows));
+	json_array_foreach(arr, i, v) {
+		struct capture_l2_window *w = &l2->windows[l2->nr_windows++];
+
+		snprintf(sub, sizeof(sub), "l2.windows[%zu]", i);
+		w->source = SEC(v);
+		w->noise = w->dram_bytes = NAN;
+		w->speedup.min = w->speedup.median = w->speedup.max = NAN;
+		w->ended_after_rounds = -1;
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_str(r, v, sub, "variant", &w->variant, 0)) ||
+		    (ret = rd_int(r, v, sub, "alloc", &w->alloc, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = rd_num(r, v, sub, "num_bytes", &w->num_bytes, NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "set_aside_bytes", &w->set_aside_bytes, NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "hit_ratio", &w->hit_ratio, NUM_COUNT)) ||
+		    (ret = rd_strings(r, v, sub, "kernels", &w->kernels, &w->nr_kernels, NULL)) ||
+		    (ret = rd_strings(r, v, sub, "kernels_without_ptx", &w->kernels_without_ptx,
+				      &w->nr_kernels_without_ptx, NULL)))
+			return ret;
+		if (!(ver = member(v, "verification")))
+			continue;
+		w->measured = 1;
+		snprintf(vpath, sizeof(vpath), "%s.verification", sub);
+		if ((ret = item_object(r, ver, vpath)) ||
+		    (ret = rd_bool(r, ver, vpath, "kept", &w->kept)) ||
+		    (ret = rd_str(r, ver, vpath, "reason", &w->reason, 0)) ||
+		    (ret = rd_num(r, ver, vpath, "dram_bytes", &w->dram_bytes, NUM_COUNT)) ||
+		    (ret = read_speedup(r, ver, vpath, "speedup", &w->speedup)) ||
+		    (ret = rd_num(r, ver, vpath, "noise", &w->noise, NUM_COUNT)) ||
+		    (ret = rd_int(r, ver, vpath, "ended_after_rounds", &w->ended_after_rounds, 0,
+				  CAPTURE_LIST_MAX, -1)))
+			return ret;
+	}
+	return 0;
+}
+
 static int read_carveout(const struct rd *r, json_t *o, struct capture_carveout *co)
 {
 	json_t *arr, *v, *sp;
@@ -1072,7 +1124,7 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 	}
 	if ((ret = rd_section(&r, doc, "", "baseline_check", &cap->baseline_check)) ||
 	    (ret = rd_section(&r, doc, "", "verification", &cap->verification)) ||
-	    (ret = rd_section(&r, doc, "", "l2", &cap->l2)) ||
+
 	    (ret = rd_section(&r, doc, "", "oracle", &cap->oracle)) ||
 
 	    (ret = rd_section(&r, doc, "", "measure", &cap->measure)))
@@ -1090,6 +1142,11 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 	if (cap->verification && (o = member(JS(cap->verification), "output"))) {
 		cap->has_verification_output = 1;
 		if ((ret = read_output_check(&r, o, "verification.output", &cap->verification_output)))
+			return ret;
+	}
+	if ((o = member(doc, "l2"))) {
+		cap->has_l2 = 1;
+		if ((ret = read_l2(&r, o, &cap->l2)))
 			return ret;
 	}
 	if ((o = member(doc, "carveout"))) {
@@ -1625,6 +1682,56 @@ json_t *capture_to_json(const struct capture *cap)
 		json_object_set_new(ver, "output", output_check_json(&cap->verification_output));
 		json_object_set_new(doc, "verification", ver);
 	}
+	if (cap->has_l2) {
+		const struct capture_l2 *l2 = &cap->l2;
+		json_t *o = start(l2->source);
+
+		put_str(o, "status", l2->status);
+		put_str(o, "reason", l2->reason);
+		put_num(o, "baseline_dram_bytes", l2->baseline_dram_bytes);
+		if (l2->has_kept || l2->kept)
+			json_object_set_new(o, "kept", l2->kept ? json_string(l2->kept) : json_null());
+		arr = json_array();
+		for (i = 0; i < l2->nr_windows; i++) {
+			const struct capture_l2_window *w = &l2->windows[i];
+			json_t *wj = start(w->source);
+
+			put_str(wj, "variant", w->variant);
+			put_int(wj, "alloc", w->alloc, -1);
+			put_num(wj, "num_bytes", w->num_bytes);
+			put_num(wj, "set_aside_bytes", w->set_aside_bytes);
+			put_num(wj, "hit_ratio", w->hit_ratio);
+			if (w->nr_kernels || json_object_get(wj, "kernels"))
+				json_object_set_new(wj, "kernels", strings_json(w->kernels, w->nr_kernels));
+			if (w->nr_kernels_without_ptx || json_object_get(wj, "kernels_without_ptx"))
+				json_object_set_new(wj, "kernels_without_ptx", strings_json(
+					w->kernels_without_ptx, w->nr_kernels_without_ptx));
+			if (w->measured) {
+				json_t *vj = start(SEC(json_object_get(wj, "verification")));
+
+				put_bool(vj, "kept", w->kept);
+				put_str(vj, "reason", w->reason);
+				put_num(vj, "dram_bytes", w->dram_bytes);
+				if (!isnan(w->speedup.median) || json_object_get(vj, "speedup")) {
+					json_t *sp = start(SEC(json_object_get(vj, "speedup")));
+
+					put_num(sp, "min", w->speedup.min);
+					put_num(sp, "median", w->speedup.median);
+					put_num(sp, "max", w->speedup.max);
+					json_object_set_new(vj, "speedup", sp);
+				}
+				put_num(vj, "noise", w->noise);
+				put_int(vj, "ended_after_rounds", w->ended_after_rounds, -1);
+				json_object_set_new(wj, "verification", vj);
+			}
+			json_array_append_new(arr, wj);
+		}
+		if (l2->nr_windows || json_object_get(o, "windows"))
+			json_object_set_new(o, "windows", arr);
+		else
+			json_decref(arr);
+		json_object_set_new(doc, "l2", o);
+	}
 	if (cap->has_carveout) {
 		json_t *o = start(cap->carveout.source);
 
@@ -1804,6 +1911,18 @@ void capture_release(struct capture *cap)
 	}
 	free(cap->all_kernels);
 	free(cap->allocations);
+	free(cap->l2.status);
+	free(cap->l2.reason);
+	free(cap->l2.kept);
+	for (i = 0; i < cap->l2.nr_windows; i++) {
+		struct capture_l2_window *w = &cap->l2.windows[i];
+
+		free(w->variant);
+		free_strings(w->kernels, w->nr_kernels);
+		free_strings(w->kernels_without_ptx, w->nr_kernels_without_ptx);
+		free(w->reason);
+	}
+	free(cap->l2.windows);
 	output_check_release(&cap->baseline_output);
 	output_check_release(&cap->verification_output);
 	for (i = 0; i < cap->carveout.nr_kernels; i++) {

@@ -43,7 +43,7 @@
  * fields. write(read(x)) equals x (tests/unit/test_capture_model.c).
  *
  * Sections that later steps write and that the analysis does not read
- * (verification, l2, oracle, measure, baseline_check and a
+ * (verification, oracle, measure, baseline_check and a
  * kernel's software_cache, verification, oracle, register_cache) are held
  * as struct capture_section: checked to be objects (or null) and kept as
  * written. NEEDSWORK: type those sections too; their readers in emitters/
@@ -292,6 +292,37 @@ struct capture_speedup {
 	double min, median, max;
 };
 
+/* "l2".windows[]: a persisting-L2 window and its measurement. */
+struct capture_l2_window {
+	char *variant;              /* "guide", "half_ratio", "fit_set_aside" */
+	long long alloc;            /* allocation seq; -1 */
+	double num_bytes, set_aside_bytes; /* NAN unknown */
+	double hit_ratio;           /* NAN unknown */
+	char **kernels, **kernels_without_ptx;
+	size_t nr_kernels, nr_kernels_without_ptx;
+	/* verification: NULL-like (measured 0) when not measured */
+	int measured;
+	int kept;                   /* 1, 0, -1 not written */
+	char *reason;
+	double dram_bytes;          /* DRAM read with the window; NAN */
+	struct capture_speedup speedup; /* NAN: not timed */
+	double noise;
+	long long ended_after_rounds; /* -1 */
+	const struct capture_section *source;
+};
+
+/* "l2": the persisting-L2 window step (analysis/l2_advise.h). */
+struct capture_l2 {
+	char *status;               /* "advised" | "none" */
+	char *reason;
+	double baseline_dram_bytes; /* NAN unknown */
+	struct capture_l2_window *windows;
+	size_t nr_windows;
+	char *kept;                 /* the variant kept; NULL: none */
+	int has_kept;               /* "kept" was written (possibly null) */
+	const struct capture_section *source;
+};
+
 /* "carveout".kernels[]: a carve-out the program (or a library) sets. */
 struct capture_carveout_kernel {
 	char *name;                 /* mangled */
@@ -367,11 +398,13 @@ struct capture {
 	int has_budget;
 	struct capture_carveout carveout;
 	int has_carveout;
+	struct capture_l2 l2;
+	int has_l2;
 	/* the output checks of the baseline runs and of the verification */
 	struct capture_output_check baseline_output, verification_output;
 	int has_baseline_output, has_verification_output;
 	/* sections of the later steps, kept as written (NULL: absent or null) */
-	const struct capture_section *baseline_check, *verification, *l2, *oracle, *measure;
+	const struct capture_section *baseline_check, *verification, *oracle, *measure;
 	const struct capture_section *device_json; /* "device" as written */
 	/* The whole document as read (owned; every `source` and section points
 	 * into it), NULL when built. */

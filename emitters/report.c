@@ -270,7 +270,6 @@ size_t report_verified_wins(const struct report_input *in, struct report_win **w
 {
 	struct report_summary s;
 	struct strbuf cmd = STRBUF_INIT;
-	json_t *x, *l2, *kept;
 	size_t n = 0, i;
 
 	*wins = NULL;
@@ -318,17 +317,15 @@ size_t report_verified_wins(const struct report_input *in, struct report_win **w
 			k->speedup.median, "kernel time", report_carveout_advice(in, k));
 		free(label);
 	}
-	l2 = json_object_get(in->capture, "l2");
-	kept = json_object_get(l2, "kept");
-	json_array_foreach(json_object_get(l2, "windows"), i, x) {
-		json_t *ver = json_object_get(x, "verification");
+	for (i = 0; in->model.has_l2 && i < in->model.l2.nr_windows; i++) {
+		const struct capture_l2 *l2 = &in->model.l2;
+		const struct capture_l2_window *w = &l2->windows[i];
 
-		if (!json_is_string(kept) || !json_equal(kept, json_object_get(x, "variant")) ||
-		    !json_is_true(json_object_get(ver, "kept")) || isnan(median_speedup(ver)))
+		if (!l2->kept || !w->variant || strcmp(l2->kept, w->variant) || w->kept <= 0 ||
+		    isnan(w->speedup.median))
 			continue;
 		add_win(wins, &n, "L2 window", xasprintf("a persisting L2 window over allocation "
-			"#%lld (%s)", (long long)json_integer_value(json_object_get(x, "alloc")),
-			json_string_value(kept)), median_speedup(ver), "program GPU time",
+			"#%lld (%s)", w->alloc, l2->kept), w->speedup.median, "program GPU time",
 			xasprintf("%s (no rebuild), or the code under ADVICE THAT NEEDS NO PATCHING",
 				  cmd.buf));
 	}

@@ -1,7 +1,23 @@
 #include <string.h>
 
+#include "analysis/capture_model.h"
+#include "base/error.h"
 #include "emitters/report_l2.h"
 #include "tests/unit/check.h"
+
+/* in->model read from a capture document holding `l2` (NULL: none). */
+static void read_into(struct report_input *in, const char *l2)
+{
+	json_t *doc = json_pack("{s:s, s:[]}", "schema", CAPTURE_SCHEMA, "kernels");
+
+	if (l2)
+		json_object_set_new(doc, "l2", json_loads(l2, 0, NULL));
+	memset(in, 0, sizeof(*in));
+	capture_init(&in->model);
+	if (capture_from_json(&in->model, doc, "capture.json"))
+		fprintf(stderr, "%s\n", error_message());
+	json_decref(doc);
+}
 
 /* The "Advice that needs no patching" section: a window for a kernel
  * without PTX that was timed and rejected, one not timed (DRAM screen). */
@@ -11,9 +27,8 @@ static void test_section(void)
 	struct strbuf sb = STRBUF_INIT;
 	json_t *j;
 
-	memset(&in, 0, sizeof(in));
-	in.capture = json_loads(
-		"{\"l2\": {\"status\": \"advised\", \"reason\": \"allocation #0 (26.2 MB) is read\", "
+	read_into(&in,
+		"{\"status\": \"advised\", \"reason\": \"allocation #0 (26.2 MB) is read\", "
 		"\"baseline_dram_bytes\": 2000000000.0, \"kept\": null, \"windows\": ["
 		"{\"variant\": \"guide\", \"set_aside_bytes\": 39321600, \"alloc\": 0, \"num_bytes\": 26214400, "
 		"\"hit_ratio\": 1.0, \"kernels\": [\"gemm<a>\", \"scale\"], \"kernels_without_ptx\": [\"gemm<a>\"], "
@@ -22,8 +37,8 @@ static void test_section(void)
 		"{\"variant\": \"half_ratio\", \"set_aside_bytes\": 39321600, \"alloc\": 0, \"num_bytes\": 26214400, "
 		"\"hit_ratio\": 0.5, \"kernels\": [\"gemm<a>\"], \"kernels_without_ptx\": [\"gemm<a>\"], "
 		"\"verification\": {\"kept\": false, \"reason\": \"DRAM reads fell by less than 2%: not timed\", "
-		"\"dram_bytes\": 1990000000.0}}]}}", 0, NULL);
-	CHECK(in.capture != NULL);
+		"\"dram_bytes\": 1990000000.0}}]}");
+	CHECK(in.model.has_l2);
 
 	report_l2_text(&sb, &in, "", "");
 	CHECK(strstr(sb.buf, "ADVICE THAT NEEDS NO PATCHING (kernels without PTX included)") != NULL);
@@ -41,18 +56,18 @@ static void test_section(void)
 	CHECK_STR(json_string_value(json_object_get(json_object_get(json_object_get(j, "no_patching"),
 		"l2"), "status")), "advised");
 	json_decref(j);
-	json_decref(in.capture);
+	capture_release(&in.model);
 
 	/* a capture without "l2": no section */
 	strbuf_reset(&sb);
-	in.capture = json_object();
+	read_into(&in, NULL);
 	report_l2_text(&sb, &in, "", "");
 	CHECK_INT(sb.len, 0);
 	j = json_object();
 	report_l2_json(j, &in);
 	CHECK(json_object_get(j, "no_patching") == NULL);
 	json_decref(j);
-	json_decref(in.capture);
+	capture_release(&in.model);
 	strbuf_release(&sb);
 }
 
