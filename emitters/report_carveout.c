@@ -136,11 +136,12 @@ void report_carveout_html(struct strbuf *out, const struct report_input *in)
 void report_carveout_json(json_t *doc, const struct report_input *in)
 {
 	const struct capture_carveout *co = &in->model.carveout;
-	json_t *c, *kernels = json_array();
+	json_t *c, *kernels;
 	size_t i;
 
 	if (!in->model.has_carveout)
 		return;
+	kernels = json_array();
 	/* as recorded, each advice phrased for whoever sets the carve-out */
 	c = json_deep_copy(capture_section_json(co->source));
 	for (i = 0; i < co->nr_kernels; i++) {
