@@ -37,19 +37,37 @@ const struct report_format *report_format_find(const char *name)
  * NEEDSWORK: patched_ptx_write_all reads and renders the same files again;
  * it could write what this check rendered.
  */
+/* Whether the capture measured a kernel name in module id (NULL: any module). */
+static int capture_has_kernel(const struct capture *cap, const char *id, const char *name)
+{
+	return capture_find_kernel(cap, id, name) != NULL;
+}
+
 int report_check_input(const struct report_input *in)
 {
-	json_t *mods = json_object_get(in->capture, "modules"), *jm;
-	size_t i;
+	const struct plan *plan = &in->plan;
+	size_t i, j;
 	int ret = 0;
 
-	json_array_foreach(mods, i, jm) {
-		const char *id = json_string_value(json_object_get(jm, "id"));
-		const char *ptx = json_string_value(json_object_get(jm, "ptx"));
+	/* every function plan.json names is a kernel the capture measured
+	 * (issue 25: a plan naming none gave "Nothing to change" beside rows
+	 * that advise a change) */
+	for (i = 0; i < plan->nr_modules; i++)
+		for (j = 0; j < plan->modules[i].nr_functions; j++) {
+			const char *id = plan->modules[i].id, *fn = plan->modules[i].functions[j].name;
+
+			if (!capture_has_kernel(&in->model, id, fn))
+				return error_set(CA_E_INPUT, "'%s/plan.json' names function %s%s%s, which "
+						 "the capture measured no kernel of: re-write it with "
+						 "'cacheadvise report %s --all'", in->dir, fn,
+						 id ? " of module " : "", id ? id : "", in->dir);
+		}
+	for (i = 0; i < in->model.nr_modules; i++) {
+		const char *id = in->model.modules[i].id, *ptx = in->model.modules[i].ptx;
 		struct strbuf text = STRBUF_INIT, out = STRBUF_INIT;
 		char actual[MODULE_ID_LEN + 1], *src;
 
-		if (!id || !ptx)
+		if (!ptx)
 			continue;
 		src = capture_layout_file(in->dir, ptx);
 		ret = strbuf_read_file(&text, src, REPORT_PTX_MAX_BYTES);

@@ -41,6 +41,18 @@ refused 'k0["pairs"][0]["j"] = 4242' 'kernels\[0\]\.pairs\[0\]: names load 4242'
 refused 'k0["loads"][1]["ordinal"] = k0["loads"][0]["ordinal"]' 'is listed twice'
 refused 'del d["kernels"]' 'kernels: missing'
 
+# A plan naming a function the capture has no kernel of (issue 25, item 7).
+change 'pass'
+python3 - "$TMP/c/plan.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+p["modules"][0]["functions"][0]["name"] = "_Z9nosuchfunv"
+json.dump(p, open(sys.argv[1], "w"))
+PY
+expect_status 2 "$CACHEADVISE" report "$TMP/c"
+expect_grep "plan.json' names function _Z9nosuchfunv of module [0-9a-f]+, which the capture measured no kernel of" "$TMP/err"
+expect_no_grep . "$TMP/out"
+
 # A pair whose noise was resolved where it was measured reads.
 change 'k0["pairs"][0]["hit"] = 0; k0["pairs"][0]["noise"] = {"measured": -13.3, "resolution": "clamped to 0: a count below 0 is counter noise"}'
 expect_status 0 "$CACHEADVISE" report "$TMP/c"
