@@ -918,8 +918,11 @@ static int read_carveout(const struct rd *r, json_t *o, struct capture_carveout 
 		k->noise = NAN;
 		if ((ret = item_object(r, v, sub)) ||
 		    (ret = rd_str(r, v, sub, "name", &k->name, 1)) ||
-		    (ret = rd_intv(r, v, sub, "program_value", &k->program_value, -1, 100, -1)) ||
-		    (ret = rd_intv(r, v, sub, "default_value", &k->default_value, -1, 100, -1)) ||
+		    /* what the program passed, even a value the driver refused */
+		    (ret = rd_intv(r, v, sub, "program_value", &k->program_value, -2147483647LL - 1,
+				   2147483647LL, -1)) ||
+		    (ret = rd_intv(r, v, sub, "default_value", &k->default_value, -2147483647LL - 1,
+				   2147483647LL, -1)) ||
 		    (ret = rd_int(r, v, sub, "launches", &k->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
 		    (ret = rd_str(r, v, sub, "kept", &k->kept, 0)) ||
 		    (ret = rd_str(r, v, sub, "reason", &k->reason, 0)) ||

@@ -326,7 +326,8 @@ struct capture_l2 {
 /* "carveout".kernels[]: a carve-out the program (or a library) sets. */
 struct capture_carveout_kernel {
 	char *name;                 /* mangled */
-	int program_value;          /* percent of shared memory; -1 the driver's default */
+	int program_value;          /* percent of shared memory; -1 the driver's default (as the
+				       program passed it, even a value the driver refused) */
 	int default_value;          /* -1 */
 	long long launches;         /* -1 not written */
 	/* speedup_of_default: the driver's default against the program's
