@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "base/digest.h"
+#include "base/input_file.h"
 #include "base/xalloc.h"
 
 /*
@@ -172,14 +173,10 @@ static void add_hashed(struct run_output *out, const char *path)
  */
 static int listed_already(const struct run_output *out, size_t from, const char *path)
 {
-	struct stat st, other;
 	size_t i;
 
-	if (stat(path, &st))
-		return 0;
 	for (i = from; i < out->nr_files; i++)
-		if (out->files[i].exists && !stat(out->files[i].path, &other) &&
-		    other.st_dev == st.st_dev && other.st_ino == st.st_ino)
+		if (out->files[i].exists && input_file_same(out->files[i].path, path))
 			return 1;
 	return 0;
 }
@@ -188,19 +185,15 @@ size_t file_snapshot_changes(const struct file_snapshot *before, const struct fi
 			     const char *always, struct run_output *out)
 {
 	size_t i, n0 = out->nr_files;
-	struct stat ast, st;
-	int have_always;
 
 	while (always && !strncmp(always, "./", 2))
 		always += 2;
-	have_always = always && !stat(always, &ast);
 	for (i = 0; i < after->n; i++) {
 		const struct file_snapshot_entry *a = &after->e[i], *b = find(before, a->path);
 
 		/* --compare's file goes by the name the user gave it, in every run */
 		if (always && (!strcmp(a->path, always) ||
-			       (have_always && a->exists && !stat(a->path, &st) &&
-				st.st_dev == ast.st_dev && st.st_ino == ast.st_ino)))
+			       (a->exists && input_file_same(a->path, always))))
 			continue;
 		if (!a->exists && (!b || !b->exists))
 			continue;

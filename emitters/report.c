@@ -88,6 +88,11 @@ int report_check_input(const struct report_input *in)
 	return 0;
 }
 
+const char *report_or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
 char *report_human_bytes(double bytes)
 {
 	static const char *const units[] = { "KiB", "MiB", "GiB", "TiB" };

@@ -48,6 +48,9 @@ int report_check_input(const struct report_input *in);
 /* Byte counts for people: "812 B", "3.4 KiB", "1.20 GiB"; "unmeasured" for NAN. Caller frees. */
 char *report_human_bytes(double bytes);
 
+/* s, or "" for a field the capture did not record (static). */
+const char *report_or_empty(const char *s);
+
 /* What the summary of every format says, computed once. */
 struct report_summary {
 	size_t nr_kernels;

@@ -65,11 +65,6 @@ static void verification_text(struct strbuf *out, const struct capture_l2 *l2,
 	strbuf_addf(out, ": %s: %s", w->kept > 0 ? "kept" : "rejected", w->reason ? w->reason : "");
 }
 
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
-}
-
 void report_l2_text(struct strbuf *out, const struct report_input *in, const char *bold,
 		    const char *reset)
 {
@@ -79,14 +74,14 @@ void report_l2_text(struct strbuf *out, const struct report_input *in, const cha
 	if (!in->model.has_l2)
 		return;
 	strbuf_addf(out, "\n%sADVICE THAT NEEDS NO PATCHING%s (kernels without PTX included)\n"
-		    "  L2 persistence windows: %s", bold, reset, or_empty(l2->status));
+		    "  L2 persistence windows: %s", bold, reset, report_or_empty(l2->status));
 	if (l2->has_kept)
 		strbuf_addf(out, ", kept: %s", l2->kept ? l2->kept : "none");
-	strbuf_addf(out, "\n    %s\n", or_empty(l2->reason));
+	strbuf_addf(out, "\n    %s\n", report_or_empty(l2->reason));
 	for (i = 0; i < l2->nr_windows; i++) {
 		const struct capture_l2_window *w = &l2->windows[i];
 
-		strbuf_addf(out, "  window %s: ", or_empty(w->variant));
+		strbuf_addf(out, "  window %s: ", report_or_empty(w->variant));
 		window_text(out, w);
 		strbuf_addstr(out, "\n    for ");
 		kernels_text(out, w);
@@ -105,7 +100,7 @@ void report_l2_html(struct strbuf *out, const struct report_input *in)
 		return;
 	strbuf_addstr(out, "<section id=\"no-patching\"><h2>" NO_PATCHING_TITLE "</h2>"
 		      "<p>L2 persistence windows: <strong>");
-	strbuf_add_html(out, or_empty(l2->status));
+	strbuf_add_html(out, report_or_empty(l2->status));
 	strbuf_addstr(out, "</strong>");
 	if (l2->has_kept) {
 		strbuf_addstr(out, ", kept: <strong>");
@@ -113,7 +108,7 @@ void report_l2_html(struct strbuf *out, const struct report_input *in)
 		strbuf_addstr(out, "</strong>");
 	}
 	strbuf_addstr(out, ". ");
-	strbuf_add_html(out, or_empty(l2->reason));
+	strbuf_add_html(out, report_or_empty(l2->reason));
 	strbuf_addstr(out, "</p>");
 	if (l2->nr_windows)
 		strbuf_addstr(out, "<table><tr><th>window</th><th>buffer</th><th>kernels</th>"
@@ -123,7 +118,7 @@ void report_l2_html(struct strbuf *out, const struct report_input *in)
 		struct strbuf sb = STRBUF_INIT;
 
 		strbuf_addstr(out, "<tr><td>");
-		strbuf_add_html(out, or_empty(w->variant));
+		strbuf_add_html(out, report_or_empty(w->variant));
 		strbuf_addstr(out, "</td><td>");
 		window_text(&sb, w);
 		strbuf_add_html(out, sb.buf);

@@ -3,6 +3,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "emitters/report.h"
+
 const struct capture_output_check *report_output_check(const struct report_input *in,
 						       const char **from)
 {
@@ -11,11 +13,6 @@ const struct capture_output_check *report_output_check(const struct report_input
 		return &in->model.verification_output;
 	*from = "baseline runs";
 	return in->model.has_baseline_output ? &in->model.baseline_output : NULL;
-}
-
-static const char *or_empty(const char *s)
-{
-	return s ? s : "";
 }
 
 void report_output_text(struct strbuf *out, const struct report_input *in, const char *bold,
@@ -28,7 +25,7 @@ void report_output_text(struct strbuf *out, const struct report_input *in, const
 	if (!o)
 		return;
 	strbuf_addf(out, "\n%sOUTPUT CHECK%s (%s)\n", bold, reset, from);
-	strbuf_addf(out, "  Output %s: %s\n", or_empty(o->status), or_empty(o->reason));
+	strbuf_addf(out, "  Output %s: %s\n", report_or_empty(o->status), report_or_empty(o->reason));
 	if (o->volatile_lines > 0) {
 		strbuf_addf(out, "  Volatile lines (differ between baseline runs, compared with numbers "
 			    "masked): %lld\n", o->volatile_lines);
@@ -46,14 +43,14 @@ void report_output_text(struct strbuf *out, const struct report_input *in, const
 		for (i = 0; i < o->nr_files; i++) {
 			const struct capture_output_file *f = &o->files[i];
 
-			strbuf_addf(out, "    %-10s %s", or_empty(f->status), f->path);
+			strbuf_addf(out, "    %-10s %s", report_or_empty(f->status), f->path);
 			if (!isnan(f->size))
 				strbuf_addf(out, " (%.0f bytes)", f->size);
 			if (f->status && !strcmp(f->status, "unchecked"))
 				strbuf_addstr(out, " differs between baseline runs");
 			if (!isnan(f->max_rel_difference))
 				strbuf_addf(out, ", compared as %s: largest difference %.3g (%.3g "
-					    "relative)", or_empty(f->compared_as),
+					    "relative)", report_or_empty(f->compared_as),
 					    f->max_abs_difference, f->max_rel_difference);
 			strbuf_addch(out, '\n');
 		}
@@ -69,11 +66,11 @@ void report_output_html(struct strbuf *out, const struct report_input *in)
 	if (!o)
 		return;
 	strbuf_addstr(out, "<section id=\"output-check\"><h2>Output check</h2><p>Output <strong>");
-	strbuf_add_html(out, or_empty(o->status));
+	strbuf_add_html(out, report_or_empty(o->status));
 	strbuf_addstr(out, "</strong> (");
 	strbuf_add_html(out, from);
 	strbuf_addstr(out, "): ");
-	strbuf_add_html(out, or_empty(o->reason));
+	strbuf_add_html(out, report_or_empty(o->reason));
 	strbuf_addstr(out, "</p>");
 	if (o->volatile_lines > 0) {
 		strbuf_addf(out, "<p>Volatile lines (they differ between baseline runs and are compared "
@@ -104,10 +101,10 @@ void report_output_html(struct strbuf *out, const struct report_input *in)
 			strbuf_addstr(out, "<tr><td><code>");
 			strbuf_add_html(out, f->path);
 			strbuf_addstr(out, "</code></td><td>");
-			strbuf_add_html(out, or_empty(f->status));
+			strbuf_add_html(out, report_or_empty(f->status));
 			if (!isnan(f->max_rel_difference)) {
 				strbuf_addstr(out, " (");
-				strbuf_add_html(out, or_empty(f->compared_as));
+				strbuf_add_html(out, report_or_empty(f->compared_as));
 				strbuf_addf(out, ", largest difference %.3g relative)",
 					    f->max_rel_difference);
 			}
@@ -115,7 +112,7 @@ void report_output_html(struct strbuf *out, const struct report_input *in)
 			if (!isnan(f->size))
 				strbuf_addf(out, "%.0f", f->size);
 			strbuf_addstr(out, "</td><td><code>");
-			strbuf_add_html(out, or_empty(f->sha256));
+			strbuf_add_html(out, report_or_empty(f->sha256));
 			strbuf_addstr(out, "</code></td></tr>");
 		}
 		strbuf_addstr(out, "</table>");
