@@ -203,6 +203,11 @@ static int rd_strings(const struct rd *r, json_t *o, const char *path, const cha
 	return 0;
 }
 
+static int read_speedup(const struct rd *r, json_t *o, const char *path, const char *key,
+			struct capture_speedup *sp);
+static int read_verdict(const struct rd *r, json_t *o, const char *path,
+			struct capture_verdict *v);
+
 static int item_object(const struct rd *r, json_t *v, const char *path)
 {
 	return json_is_object(v) ? 0 : fail(r, path, NULL, "not an object");
@@ -489,12 +494,18 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 	    (ret = rd_int(r, o, path, "left_out_loads", &k->left_out_loads, 0, CAPTURE_LIST_MAX, -1)) ||
 	    (ret = rd_num(r, o, path, "monitor_gpu_time_ns", &k->monitor_gpu_time_ns, NUM_COUNT)) ||
 	    (ret = rd_section(r, o, path, "software_cache", &k->software_cache)) ||
-	    (ret = rd_section(r, o, path, "verification", &k->verification)) ||
+
 	    (ret = rd_section(r, o, path, "oracle", &k->oracle)) ||
 	    (ret = rd_section(r, o, path, "register_cache", &k->register_cache)))
 		return ret;
 	if (!*k->name)
 		return fail(r, path, "name", "empty: a kernel name is required");
+	if ((v = member(o, "verification"))) {
+		snprintf(sub, sizeof(sub), "%s.verification", path);
+		k->verification = xcalloc(1, sizeof(*k->verification));
+		if ((ret = read_verdict(r, v, sub, k->verification)))
+			return ret;
+	}
 	for (a = 0; a < 2; a++) {
 		const char *dim = a ? "block" : "grid";
 		long long *out = a ? k->block : k->grid;
@@ -835,14 +846,96 @@ static int read_speedup(const struct rd *r, json_t *o, const char *path, const c
 	int ret;
 
 	sp->min = sp->median = sp->max = NAN;
+	sp->plain = 0;
 	if (!v)
 		return 0;
+	if (json_is_number(v)) {
+		/* a verdict of older captures: the median alone */
+		sp->plain = 1;
+		if ((ret = rd_num(r, o, path, key, &sp->median, NUM_COUNT)))
+			return ret;
+		return 0;
+	}
 	snprintf(sub, sizeof(sub), "%s.%s", path, key);
 	if ((ret = item_object(r, v, sub)) ||
 	    (ret = rd_num(r, v, sub, "min", &sp->min, NUM_COUNT)) ||
 	    (ret = rd_num(r, v, sub, "median", &sp->median, NUM_COUNT)) ||
 	    (ret = rd_num(r, v, sub, "max", &sp->max, NUM_COUNT)))
 		return ret;
+	return 0;
+}
+
+static int read_verdict(const struct rd *r, json_t *o, const char *path, struct capture_verdict *v)
+{
+	int ret;
+
+	v->source = SEC(o);
+	v->noise = v->spread = NAN;
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_str(r, o, path, "name", &v->name, 0)) ||
+	    (ret = rd_str(r, o, path, "module", &v->module, 0)) ||
+	    (ret = read_speedup(r, o, path, "speedup", &v->speedup)) ||
+	    (ret = rd_num(r, o, path, "noise", &v->noise, NUM_COUNT)) ||
+	    (ret = rd_num(r, o, path, "spread", &v->spread, NUM_COUNT)) ||
+	    (ret = rd_bool(r, o, path, "kept", &v->kept)) ||
+	    (ret = rd_str(r, o, path, "reason", &v->reason, 0)))
+		return ret;
+	return 0;
+}
+
+static int read_verification(const struct rd *r, json_t *o, struct capture_verification *ver)
+{
+	json_t *arr, *v, *prog, *sp;
+	char sub[96];
+	size_t i;
+	int ret;
+
+	ver->source = SEC(o);
+	ver->gpu_speedup.min = ver->gpu_speedup.median = ver->gpu_speedup.max = NAN;
+	if ((ret = item_object(r, o, "verification")) ||
+	    (ret = rd_str(r, o, "verification", "status", &ver->status, 0)) ||
+	    (ret = rd_bool(r, o, "verification", "kept", &ver->kept)) ||
+	    (ret = read_speedup(r, o, "verification", "speedup", &ver->speedup)) ||
+	    (ret = rd_array(r, o, "verification", "kernels", &arr)))
+		return ret;
+	ver->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*ver->kernels));
+	json_array_foreach(arr, i, v) {
+		snprintf(sub, sizeof(sub), "verification.kernels[%zu]", i);
+		if ((ret = read_verdict(r, v, sub, &ver->kernels[ver->nr_kernels++])))
+			return ret;
+	}
+	if ((prog = member(o, "program"))) {
+		if ((ret = item_object(r, prog, "verification.program")) ||
+		    (ret = read_speedup(r, prog, "verification.program", "gpu_speedup",
+					&ver->gpu_speedup)))
+			return ret;
+	}
+	if (!(sp = member(o, "source_patch")))
+		return 0;
+	ver->has_source_patch = 1;
+	ver->source_patch.source = SEC(sp);
+	if ((ret = item_object(r, sp, "verification.source_patch")) ||
+	    (ret = rd_int(r, sp, "verification.source_patch", "rewritten",
+			  &ver->source_patch.rewritten, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_str(r, sp, "verification.source_patch", "status", &ver->source_patch.status, 0)) ||
+	    (ret = rd_num(r, sp, "verification.source_patch", "speedup", &ver->source_patch.speedup,
+			  NUM_COUNT)) ||
+	    (ret = rd_array(r, sp, "verification.source_patch", "left_out", &arr)))
+		return ret;
+	ver->source_patch.left_out = xcalloc(json_array_size(arr) + 1,
+					     sizeof(*ver->source_patch.left_out));
+	json_array_foreach(arr, i, v) {
+		struct capture_left_out *l = &ver->source_patch.left_out[ver->source_patch.nr_left_out++];
+
+		snprintf(sub, sizeof(sub), "verification.source_patch.left_out[%zu]", i);
+		l->source = SEC(v);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_str(r, v, sub, "function", &l->function, 0)) ||
+		    (ret = rd_int(r, v, sub, "ordinal", &l->ordinal, 0, 0x7fffffff, -1)) ||
+		    (ret = rd_str(r, v, sub, "action", &l->action, 0)) ||
+		    (ret = rd_str(r, v, sub, "reason", &l->reason, 0)))
+			return ret;
+	}
 	return 0;
 }
 
@@ -1126,7 +1219,7 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 		a->seq = seq;
 	}
 	if ((ret = rd_section(&r, doc, "", "baseline_check", &cap->baseline_check)) ||
-	    (ret = rd_section(&r, doc, "", "verification", &cap->verification)) ||
+
 
 	    (ret = rd_section(&r, doc, "", "oracle", &cap->oracle)) ||
 
@@ -1142,7 +1235,12 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 		if ((ret = read_output_check(&r, o, "baseline_check.output", &cap->baseline_output)))
 			return ret;
 	}
-	if (cap->verification && (o = member(JS(cap->verification), "output"))) {
+	if ((o = member(doc, "verification"))) {
+		cap->has_verification = 1;
+		if ((ret = read_verification(&r, o, &cap->verification)))
+			return ret;
+	}
+	if (cap->has_verification && (o = member(JS(cap->verification.source), "output"))) {
 		cap->has_verification_output = 1;
 		if ((ret = read_output_check(&r, o, "verification.output", &cap->verification_output)))
 			return ret;
@@ -1391,6 +1489,83 @@ static json_t *extents_json(const long long e[3])
 	return json_pack("[I,I,I]", (json_int_t)e[0], (json_int_t)e[1], (json_int_t)e[2]);
 }
 
+static json_t *speedup_json(json_t *into, const char *key, const struct capture_speedup *sp)
+{
+	json_t *o;
+
+	if (isnan(sp->median) && isnan(sp->min) && isnan(sp->max) && !json_object_get(into, key))
+		return into;
+	if (sp->plain) {
+		put_num(into, key, sp->median);
+		return into;
+	}
+	o = start(SEC(json_object_get(into, key)));
+	put_num(o, "min", sp->min);
+	put_num(o, "median", sp->median);
+	put_num(o, "max", sp->max);
+	json_object_set_new(into, key, o);
+	return into;
+}
+
+static json_t *verdict_json(const struct capture_verdict *v)
+{
+	json_t *o = start(v->source);
+
+	put_str(o, "name", v->name);
+	put_str(o, "module", v->module);
+	speedup_json(o, "speedup", &v->speedup);
+	put_num(o, "noise", v->noise);
+	put_num(o, "spread", v->spread);
+	put_bool(o, "kept", v->kept);
+	put_str(o, "reason", v->reason);
+	return o;
+}
+
+static json_t *verification_json(const struct capture_verification *ver)
+{
+	json_t *o = start(ver->source), *arr = json_array();
+	size_t i;
+
+	put_str(o, "status", ver->status);
+	put_bool(o, "kept", ver->kept);
+	speedup_json(o, "speedup", &ver->speedup);
+	for (i = 0; i < ver->nr_kernels; i++)
+		json_array_append_new(arr, verdict_json(&ver->kernels[i]));
+	if (ver->nr_kernels || json_object_get(o, "kernels"))
+		json_object_set_new(o, "kernels", arr);
+	else
+		json_decref(arr);
+	if (!isnan(ver->gpu_speedup.median) || json_is_object(json_object_get(o, "program"))) {
+		json_t *prog = start(SEC(json_object_get(o, "program")));
+
+		json_object_set_new(o, "program", speedup_json(prog, "gpu_speedup", &ver->gpu_speedup));
+	}
+	if (ver->has_source_patch) {
+		const struct capture_source_patch *sp = &ver->source_patch;
+		json_t *spj = start(sp->source), *left = json_array();
+
+		put_int(spj, "rewritten", sp->rewritten, -1);
+		for (i = 0; i < sp->nr_left_out; i++) {
+			const struct capture_left_out *l = &sp->left_out[i];
+			json_t *lj = start(l->source);
+
+			put_str(lj, "function", l->function);
+			put_int(lj, "ordinal", l->ordinal, -1);
+			put_str(lj, "action", l->action);
+			put_str(lj, "reason", l->reason);
+			json_array_append_new(left, lj);
+		}
+		if (sp->nr_left_out || json_object_get(spj, "left_out"))
+			json_object_set_new(spj, "left_out", left);
+		else
+			json_decref(left);
+		put_str(spj, "status", sp->status);
+		put_num(spj, "speedup", sp->speedup);
+		json_object_set_new(o, "source_patch", spj);
+	}
+	return o;
+}
+
 static json_t *kernel_json(const struct capture_kernel *k)
 {
 	json_t *o = start(k->source), *arr;
@@ -1444,6 +1619,8 @@ static json_t *kernel_json(const struct capture_kernel *k)
 		put_num(e, "off", k->efficiency_off);
 		json_object_set_new(o, "efficiency", e);
 	}
+	if (k->verification)
+		json_object_set_new(o, "verification", verdict_json(k->verification));
 	if (k->has_data_structures) {
 		arr = json_array();
 		for (i = 0; i < k->nr_data_structures; i++) {
@@ -1679,6 +1856,8 @@ json_t *capture_to_json(const struct capture *cap)
 		json_object_set_new(bc, "output", output_check_json(&cap->baseline_output));
 		json_object_set_new(doc, "baseline_check", bc);
 	}
+	if (cap->has_verification)
+		json_object_set_new(doc, "verification", verification_json(&cap->verification));
 	if (cap->has_verification_output && json_is_object(json_object_get(doc, "verification"))) {
 		json_t *ver = json_copy(json_object_get(doc, "verification"));
 
@@ -1825,6 +2004,15 @@ static void free_strings(char **s, size_t n)
 	free(s);
 }
 
+static void verdict_release(struct capture_verdict *v)
+{
+	if (!v)
+		return;
+	free(v->name);
+	free(v->module);
+	free(v->reason);
+}
+
 static void kernel_release(struct capture_kernel *k)
 {
 	size_t i;
@@ -1853,6 +2041,8 @@ static void kernel_release(struct capture_kernel *k)
 	free(k->pairs);
 	free(k->allocs_used);
 	free(k->data_structures);
+	verdict_release(k->verification);
+	free(k->verification);
 }
 
 void capture_release(struct capture *cap)
@@ -1926,6 +2116,19 @@ void capture_release(struct capture *cap)
 		free(w->reason);
 	}
 	free(cap->l2.windows);
+	free(cap->verification.status);
+	for (i = 0; i < cap->verification.nr_kernels; i++)
+		verdict_release(&cap->verification.kernels[i]);
+	free(cap->verification.kernels);
+	for (i = 0; i < cap->verification.source_patch.nr_left_out; i++) {
+		struct capture_left_out *l = &cap->verification.source_patch.left_out[i];
+
+		free(l->function);
+		free(l->action);
+		free(l->reason);
+	}
+	free(cap->verification.source_patch.left_out);
+	free(cap->verification.source_patch.status);
 	output_check_release(&cap->baseline_output);
 	output_check_release(&cap->verification_output);
 	for (i = 0; i < cap->carveout.nr_kernels; i++) {

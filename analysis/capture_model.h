@@ -43,8 +43,8 @@
  * fields. write(read(x)) equals x (tests/unit/test_capture_model.c).
  *
  * Sections that later steps write and that the analysis does not read
- * (verification, oracle, measure, baseline_check and a
- * kernel's software_cache, verification, oracle, register_cache) are held
+ * (oracle, measure, baseline_check and a kernel's software_cache, oracle,
+ * register_cache) are held
  * as struct capture_section: checked to be objects (or null) and kept as
  * written. NEEDSWORK: type those sections too; their readers in emitters/
  * still take them by key through capture_section_json().
@@ -218,7 +218,8 @@ struct capture_kernel {
 	size_t nr_data_structures;
 	int has_data_structures;
 	/* written by later steps, kept as written (NULL: absent or null) */
-	const struct capture_section *software_cache, *verification, *oracle, *register_cache;
+	struct capture_verdict *verification; /* its own verdict, NULL none */
+	const struct capture_section *software_cache, *oracle, *register_cache;
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
@@ -290,6 +291,50 @@ struct capture_output_check {
 /* A speedup as the verdicts give it: the median and its range (NAN unknown). */
 struct capture_speedup {
 	double min, median, max;
+	int plain;                  /* written as one number (the median), not an object */
+};
+
+/* A kernel's verification verdict (analysis/ab_verdict.h): in
+ * verification.kernels[] and in a kernel's own "verification". */
+struct capture_verdict {
+	char *name;                 /* the kernel (verification.kernels[]); NULL unknown */
+	char *module;               /* NULL unknown */
+	struct capture_speedup speedup; /* median kernel speedup and range; NAN */
+	double noise;               /* baseline against baseline spread; NAN */
+	double spread;              /* the older name of noise; NAN */
+	int kept;                   /* 1, 0, -1 not written */
+	char *reason;               /* why kept or not; NULL */
+	const struct capture_section *source;
+};
+
+/* verification.source_patch: the source patch timed as its own plan. */
+struct capture_left_out {
+	char *function;             /* mangled */
+	long long ordinal;          /* -1 */
+	char *action, *reason;
+	const struct capture_section *source;
+};
+
+struct capture_source_patch {
+	long long rewritten;        /* loads it rewrites; -1 */
+	struct capture_left_out *left_out;
+	size_t nr_left_out;
+	char *status;               /* "verified", "same as the advice", "changes no load", ... */
+	double speedup;             /* program GPU speedup; NAN */
+	const struct capture_section *source;
+};
+
+/* "verification": the advice timed against the baseline. */
+struct capture_verification {
+	char *status;               /* "verified", ...; NULL */
+	int kept;                   /* 1, 0, -1 */
+	struct capture_verdict *kernels;
+	size_t nr_kernels;
+	struct capture_speedup gpu_speedup; /* program.gpu_speedup; NAN */
+	struct capture_speedup speedup;     /* a top-level "speedup" (older captures); NAN */
+	int has_source_patch;
+	struct capture_source_patch source_patch;
+	const struct capture_section *source;
 };
 
 /* "l2".windows[]: a persisting-L2 window and its measurement. */
@@ -405,7 +450,9 @@ struct capture {
 	struct capture_output_check baseline_output, verification_output;
 	int has_baseline_output, has_verification_output;
 	/* sections of the later steps, kept as written (NULL: absent or null) */
-	const struct capture_section *baseline_check, *verification, *oracle, *measure;
+	struct capture_verification verification;
+	int has_verification;
+	const struct capture_section *baseline_check, *oracle, *measure;
 	const struct capture_section *device_json; /* "device" as written */
 	/* The whole document as read (owned; every `source` and section points
 	 * into it), NULL when built. */

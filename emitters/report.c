@@ -372,13 +372,13 @@ void report_wins_release(struct report_win *wins, size_t n)
 char *report_kernel_verification_text(const struct report_input *in,
 				      const struct report_kernel *k)
 {
-	const char *status = json_string_value(json_object_get(in->verification, "status"));
+	const char *status = in->model.verification.status;
+	const char *reason = k->verdict ? k->verdict->reason : NULL;
 	double speedup;
 	int kept;
 
 	if (report_kernel_verified(k, &speedup, &kept)) {
 		double spread = report_verification_spread(k);
-		const char *reason = json_string_value(json_object_get(k->verification, "reason"));
 		char *sp = isnan(spread) ? xstrdup("") :
 			   xasprintf(", baseline spread %.1f%%", 100 * spread);
 		char *ret = kept ? xasprintf("verified: %.3gx median kernel speedup%s, kept", speedup, sp)
@@ -387,11 +387,9 @@ char *report_kernel_verification_text(const struct report_input *in,
 		free(sp);
 		return ret;
 	}
-	if (json_is_object(k->verification) &&
-	    json_string_value(json_object_get(k->verification, "reason")))
-		return xasprintf("not verified: %s", json_string_value(
-					 json_object_get(k->verification, "reason")));
-	if (!in->verification)
+	if (reason)
+		return xasprintf("not verified: %s", reason);
+	if (!in->model.has_verification)
 		return xstrdup("not verified (the capture has no verification)");
 	if (status && strcmp(status, "verified"))
 		return xasprintf("not verified (%s)", status);

@@ -136,46 +136,31 @@ static char *short_names(const char *text)
 	return strbuf_detach(&sb, NULL);
 }
 
-/* A figure that is a number or a {"min", "median", "max"} object. */
-static double median_of(json_t *obj, const char *key)
-{
-	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
-
-	if (json_is_object(v))
-		return report_json_number(v, "median");
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 int report_kernel_verified(const struct report_kernel *k, double *speedup, int *kept)
 {
-	json_t *v = k->verification, *jk;
-	double s;
+	const struct capture_verdict *v = k->verdict;
 
-	if (!json_is_object(v))
+	if (!v || isnan(v->speedup.median))
 		return 0;
-	s = median_of(v, "speedup");
-	if (isnan(s))
-		return 0;
-	*speedup = s;
-	jk = json_object_get(v, "kept");
-	*kept = json_is_boolean(jk) ? json_is_true(jk) : s > 1.0;
+	*speedup = v->speedup.median;
+	*kept = v->kept >= 0 ? v->kept : v->speedup.median > 1.0;
 	return 1;
 }
 
 double report_verification_spread(const struct report_kernel *k)
 {
-	double n = report_json_number(k->verification, "noise");
-
-	return isnan(n) ? report_json_number(k->verification, "spread") : n;
+	if (!k->verdict)
+		return NAN;
+	return isnan(k->verdict->noise) ? k->verdict->spread : k->verdict->noise;
 }
 
 double report_program_speedup(const struct report_input *in)
 {
-	json_t *prog = json_is_object(in->verification) ?
-		       json_object_get(in->verification, "program") : NULL;
-	double s = median_of(prog, "gpu_speedup");
+	const struct capture_verification *ver = &in->model.verification;
 
-	return isnan(s) ? median_of(in->verification, "speedup") : s;
+	if (!in->model.has_verification)
+		return NAN;
+	return isnan(ver->gpu_speedup.median) ? ver->speedup.median : ver->gpu_speedup.median;
 }
 
 /*
@@ -267,16 +252,17 @@ static json_t *find_by_ordinal(json_t *loads, unsigned ordinal)
 	return NULL;
 }
 
-static json_t *find_verification(json_t *verification, const char *module, const char *name)
+/* The kernel's entry of verification.kernels[], or NULL. */
+static const struct capture_verdict *find_verdict(const struct capture *cap, const char *module,
+						  const char *name)
 {
-	json_t *ks = json_is_object(verification) ? json_object_get(verification, "kernels") : NULL;
-	json_t *k;
 	size_t i;
 
-	json_array_foreach(ks, i, k) {
-		const char *m = json_str(k, "module"), *n = json_str(k, "name");
-		if (n && !strcmp(n, name) && (!m || !strcmp(m, module)))
-			return k;
+	for (i = 0; cap->has_verification && i < cap->verification.nr_kernels; i++) {
+		const struct capture_verdict *v = &cap->verification.kernels[i];
+
+		if (v->name && !strcmp(v->name, name) && (!v->module || !strcmp(v->module, module)))
+			return v;
 	}
 	return NULL;
 }
@@ -427,9 +413,9 @@ static void kernel_from_model(struct report_input *in, const struct capture_kern
 	k->demangled = ck->demangled;
 	k->launches = ck->launches;
 	k->analysis = find_analysis_kernel(in->analysis, k->module, k->name);
-	k->verification = capture_section_json(ck->verification);
-	if (!k->verification)
-		k->verification = find_verification(in->verification, k->module, k->name);
+	k->verdict = ck->verification ? ck->verification :
+		     find_verdict(&in->model, k->module, k->name);
+	k->verification = k->verdict ? capture_section_json(k->verdict->source) : NULL;
 	if (k->analysis) {
 		json_t *sols = json_object_get(k->analysis, "solutions"), *s;
 		size_t j;
@@ -661,7 +647,8 @@ static int build(struct report_input *in, const struct report_input_options *opt
 
 	in->status = in->model.status ? in->model.status : "unknown";
 	in->incomplete = strcmp(in->status, "complete") != 0;
-	in->verification = capture_section_json(in->model.verification);
+	in->verification = in->model.has_verification ?
+			   capture_section_json(in->model.verification.source) : NULL;
 	ret = check_module_files(in);
 	if (ret)
 		return ret;

@@ -65,7 +65,10 @@ struct report_kernel {
 	 * (software_cache, register_cache, oracle) are read here by key. */
 	json_t *capture;
 	json_t *analysis;           /* this kernel in the analysis, NULL if none (borrowed) */
-	json_t *verification;       /* this kernel's verification entry, NULL if none */
+	/* Its verification verdict (its own, else its entry of
+	 * verification.kernels[]), NULL if none; and the same as JSON. */
+	const struct capture_verdict *verdict;
+	json_t *verification;
 	const char *chosen;         /* solver whose answer is the plan, NULL unknown */
 	int optimal;                /* the chosen answer is proven optimal: 1, 0, -1 unknown */
 	double expected_saved_bytes;/* NAN unknown */

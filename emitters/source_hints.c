@@ -371,7 +371,7 @@ static void set_unchanged_message(struct cand *c)
 	if (decided && !l->action) {
 		double speedup;
 		int kept = 1;
-		const char *reason = json_string_value(json_object_get(c->k->verification, "reason"));
+		const char *reason = c->k->verdict ? c->k->verdict->reason : NULL;
 
 		if (report_kernel_verified(c->k, &speedup, &kept) && !kept)
 			l->hint.message = xasprintf("the analysis advises to %s, but the verification "

@@ -394,18 +394,17 @@ int source_patch_check_sources(const struct sources_file *sf, const char *name,
 
 char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 {
-	json_t *sp = json_object_get(in->verification, "source_patch"), *left;
-	const char *status = json_string_value(json_object_get(sp, "status"));
-	double adv = report_program_speedup(in), ps;
+	const struct capture_source_patch *sp = &in->model.verification.source_patch;
+	const char *status = sp->status;
+	double adv = report_program_speedup(in), ps = sp->speedup;
 	struct strbuf sb = STRBUF_INIT;
-	size_t i;
+	size_t i, j, groups = 0;
+	unsigned char *done;
 
 	if (patch_speedup)
 		*patch_speedup = NAN;
-	if (!json_is_object(sp) || !status)
+	if (!in->model.has_verification || !in->model.verification.has_source_patch || !status)
 		return NULL;
-	ps = json_is_number(json_object_get(sp, "speedup")) ?
-	     json_number_value(json_object_get(sp, "speedup")) : NAN;
 	/* the same plan: the advice's figure stands alone; a patch that
 	 * rewrites no load has no figure of its own */
 	if (patch_speedup && strcmp(status, "same as the advice") &&
@@ -428,60 +427,52 @@ char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 		strbuf_addf(&sb, "%s", status);
 	else
 		strbuf_addf(&sb, "%.2fx", ps);
-	left = json_object_get(sp, "left_out");
-	{
-		/* the loads left out for one reason in one kernel, once: "loads 0
-		 * and 1 of deposit_step not rewritten: cannot read ..." */
-		size_t nr = json_array_size(left), groups = 0, j;
-		unsigned char *done = xcalloc(nr + 1, 1);
+	/* the loads left out for one reason in one kernel, once: "loads 0 and
+	 * 1 of deposit_step not rewritten: cannot read ..." */
+	done = xcalloc(sp->nr_left_out + 1, 1);
+	for (i = 0; i < sp->nr_left_out; i++) {
+		const struct capture_left_out *e = &sp->left_out[i];
+		const char *why = e->reason;
+		struct strbuf ords = STRBUF_INIT;
+		size_t nords = 0, k;
+		char *label;
 
-		for (i = 0; i < nr; i++) {
-			json_t *ei = json_array_get(left, i);
-			const char *fn = json_string_value(json_object_get(ei, "function"));
-			const char *why = json_string_value(json_object_get(ei, "reason"));
-			struct strbuf ords = STRBUF_INIT;
-			size_t nords = 0, k;
-			char *label;
+		if (done[i])
+			continue;
+		if (groups++ == 3) {
+			size_t rest = 0;
 
-			if (done[i])
-				continue;
-			if (groups++ == 3) {
-				size_t rest = 0;
-
-				for (j = i; j < nr; j++)
-					rest += !done[j];
-				strbuf_addf(&sb, "; %zu more load%s", rest, rest == 1 ? "" : "s");
-				break;
-			}
-			for (j = i; j < nr; j++) {
-				json_t *ej = json_array_get(left, j);
-				const char *fj = json_string_value(json_object_get(ej, "function"));
-				const char *wj = json_string_value(json_object_get(ej, "reason"));
-
-				if (done[j] || !!fj != !!fn || (fn && strcmp(fj, fn)) || !!wj != !!why ||
-				    (why && strcmp(wj, why)))
-					continue;
-				done[j] = 1;
-				strbuf_addf(&ords, "%s%lld", nords ? ", " : "",
-					    (long long)json_integer_value(json_object_get(ej, "ordinal")));
-				nords++;
-			}
-			for (k = 0; k < in->nr_kernels; k++)
-				if (fn && !strcmp(in->kernels[k].name, fn))
-					break;
-			label = k < in->nr_kernels ? report_kernel_label(&in->kernels[k]) :
-				xstrdup(fn ? fn : "?");
-			if (why && !strncmp(why, "not rewritten: ", 15))
-				why += 15;
-			strbuf_addstr(&sb, groups > 1 ? "; " : " (");
-			strbuf_addf(&sb, "load%s %s of %s not rewritten: %s", nords == 1 ? "" : "s",
-				    ords.buf, label, why ? why : "?");
-			free(label);
-			strbuf_release(&ords);
+			for (j = i; j < sp->nr_left_out; j++)
+				rest += !done[j];
+			strbuf_addf(&sb, "; %zu more load%s", rest, rest == 1 ? "" : "s");
+			break;
 		}
-		if (groups)
-			strbuf_addch(&sb, ')');
-		free(done);
+		for (j = i; j < sp->nr_left_out; j++) {
+			const struct capture_left_out *f = &sp->left_out[j];
+
+			if (done[j] || !!f->function != !!e->function ||
+			    (e->function && strcmp(f->function, e->function)) ||
+			    !!f->reason != !!e->reason || (e->reason && strcmp(f->reason, e->reason)))
+				continue;
+			done[j] = 1;
+			strbuf_addf(&ords, "%s%lld", nords ? ", " : "", f->ordinal);
+			nords++;
+		}
+		for (k = 0; k < in->nr_kernels; k++)
+			if (e->function && !strcmp(in->kernels[k].name, e->function))
+				break;
+		label = k < in->nr_kernels ? report_kernel_label(&in->kernels[k]) :
+			xstrdup(e->function ? e->function : "?");
+		if (why && !strncmp(why, "not rewritten: ", 15))
+			why += 15;
+		strbuf_addstr(&sb, groups > 1 ? "; " : " (");
+		strbuf_addf(&sb, "load%s %s of %s not rewritten: %s", nords == 1 ? "" : "s",
+			    ords.buf, label, why ? why : "?");
+		free(label);
+		strbuf_release(&ords);
 	}
+	if (groups)
+		strbuf_addch(&sb, ')');
+	free(done);
 	return strbuf_detach(&sb, NULL);
 }

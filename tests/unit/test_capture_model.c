@@ -111,7 +111,9 @@ static void test_typed_fields(void)
 	CHECK(l == &k->loads[0]);
 	CHECK(capture_kernel_counters(k, "baseline") != NULL);
 	CHECK(capture_kernel_counters(k, "no such variant") == NULL);
-	CHECK(capture_section_json(cap.verification) != NULL);
+	CHECK(cap.has_verification && capture_section_json(cap.verification.source) != NULL);
+	CHECK(cap.verification.nr_kernels == 1 && cap.verification.kernels[0].kept == 1);
+	CHECK(!isnan(cap.verification.kernels[0].speedup.median));
 	capture_release(&cap);
 	json_decref(doc);
 }
