@@ -4,11 +4,16 @@
 #include <string.h>
 
 #include "analysis/capture_cost.h"
+#include "analysis/capture_model.h"
 
 static int starts_with(const char *s, const char *prefix)
 {
 	return !strncmp(s, prefix, strlen(prefix));
 }
+
+/* The name of step index i of capture_steps[] (one list of the names). */
+enum { STEP_DISCOVER, STEP_MONITOR, STEP_CAPTURE, STEP_BASELINE, STEP_VERIFY, STEP_L2,
+       STEP_ORACLE, STEP_OTHER };
 
 const char *capture_cost_step(const char *variant)
 {
@@ -16,23 +21,23 @@ const char *capture_cost_step(const char *variant)
 	size_t i;
 
 	if (!variant)
-		return "other";
+		return capture_steps[STEP_OTHER];
 	if (!strcmp(variant, "discovery"))
-		return "discover";
+		return capture_steps[STEP_DISCOVER];
 	if (!strcmp(variant, "monitor"))
-		return "monitor";
+		return capture_steps[STEP_MONITOR];
 	if (!strcmp(variant, "baseline"))
-		return "baseline";
+		return capture_steps[STEP_BASELINE];
 	for (i = 0; i < sizeof(capture) / sizeof(capture[0]); i++)
 		if (!strcmp(variant, capture[i]))
-			return "capture";
+			return capture_steps[STEP_CAPTURE];
 	if (starts_with(variant, "verify"))
-		return "verify";
+		return capture_steps[STEP_VERIFY];
 	if (starts_with(variant, "l2"))
-		return "l2";
+		return capture_steps[STEP_L2];
 	if (starts_with(variant, "oracle"))
-		return "oracle";
-	return "other";
+		return capture_steps[STEP_ORACLE];
+	return capture_steps[STEP_OTHER];
 }
 
 /* Launches counted by the in-run capture: every variant's samples. */

@@ -230,9 +230,6 @@ static int read_options(const struct rd *r, json_t *o, struct capture_options *p
 	int ret;
 
 	p->source = SEC(o);
-	p->has_min_share = json_object_get(o, "min_share") != NULL;
-	p->has_repeat = json_object_get(o, "repeat") != NULL;
-	p->has_timeout = json_object_get(o, "timeout") != NULL;
 	if ((ret = item_object(r, o, "options")) ||
 	    (ret = rd_intv(r, o, "options", "top", &p->top, 0, CAPTURE_LIST_MAX, -1)) ||
 	    (ret = rd_num(r, o, "options", "min_share", &p->min_share, NUM_COUNT)) ||
@@ -432,7 +429,7 @@ static int read_pair(const struct rd *r, json_t *o, const char *path, struct cap
 	p->j = (unsigned)j;
 	noise = member(o, "noise");
 	if (noise) {
-		char sub[200];
+		char sub[256];
 
 		snprintf(sub, sizeof(sub), "%s.noise", path);
 		if ((ret = item_object(r, noise, sub)) ||
@@ -671,6 +668,7 @@ static int read_device(const struct rd *r, json_t *o, struct capture *cap)
 	return rd_str(r, o, "device", "partitioned", &cap->device_partitioned, 0);
 }
 
+/* In this order: analysis/capture_cost.c names the steps by index. */
 const char *const capture_steps[CAPTURE_NR_STEPS] = {
 	"discover", "monitor", "capture", "baseline", "verify", "l2", "oracle", "other",
 };
@@ -1770,15 +1768,13 @@ json_t *capture_to_json(const struct capture *cap)
 		json_t *p = start(op->source);
 
 		put_int(p, "top", op->top, -1);
-		if (op->has_min_share || !isnan(op->min_share))
-			put_num(p, "min_share", op->min_share);
+		put_num(p, "min_share", op->min_share);
 		put_int(p, "max_loads", op->max_loads, -1);
 		put_str(p, "model", op->model);
 		put_str(p, "bypass_form", op->bypass_form);
 		put_str(p, "kernels_regex", op->kernels_regex);
 		put_int(p, "repeat", op->repeat, -1);
-		if (op->has_timeout || !isnan(op->timeout))
-			put_num(p, "timeout", op->timeout);
+		put_num(p, "timeout", op->timeout);
 		json_object_set_new(doc, "options", p);
 	}
 	if (cap->has_modules || cap->nr_modules) {
@@ -1871,8 +1867,7 @@ json_t *capture_to_json(const struct capture *cap)
 		put_str(o, "status", l2->status);
 		put_str(o, "reason", l2->reason);
 		put_num(o, "baseline_dram_bytes", l2->baseline_dram_bytes);
-		if (l2->has_kept || l2->kept)
-			json_object_set_new(o, "kept", l2->kept ? json_string(l2->kept) : json_null());
+		put_str(o, "kept", l2->kept);
 		arr = json_array();
 		for (i = 0; i < l2->nr_windows; i++) {
 			const struct capture_l2_window *w = &l2->windows[i];
@@ -2189,6 +2184,20 @@ const struct capture_counters *capture_kernel_counters(const struct capture_kern
 	for (i = 0; i < k->nr_counters; i++)
 		if (!strcmp(k->counters[i].variant, variant))
 			return &k->counters[i];
+	return NULL;
+}
+
+const char *capture_kernel_library(const struct capture *cap, const char *kernel)
+{
+	size_t i, j;
+
+	for (i = 0; i < cap->nr_modules; i++) {
+		const struct capture_module *m = &cap->modules[i];
+
+		for (j = 0; m->library && j < m->nr_kernels; j++)
+			if (!strcmp(m->kernels[j], kernel))
+				return m->library;
+	}
 	return NULL;
 }
 

@@ -77,7 +77,6 @@ struct capture_options {
 	char *kernels_regex;        /* --kernels, NULL none */
 	int repeat;                 /* --repeat, -1 unknown */
 	double timeout;             /* --timeout, seconds; NAN unknown */
-	int has_min_share, has_repeat, has_timeout; /* written: the key was there */
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
@@ -527,6 +526,9 @@ const struct capture_load *capture_kernel_find_load(const struct capture_kernel 
 const struct capture_counters *capture_kernel_counters(const struct capture_kernel *k,
 						       const char *variant);
 const struct capture_run *capture_find_run(const struct capture *cap, int index);
+/* The library (modules[].library: "cuBLAS") whose module without PTX holds
+ * the kernel; NULL: the program's own code. */
+const char *capture_kernel_library(const struct capture *cap, const char *kernel);
 
 /*
  * The JSON of a section kept as written (borrowed, valid while cap lives),

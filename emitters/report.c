@@ -37,12 +37,6 @@ const struct report_format *report_format_find(const char *name)
  * NEEDSWORK: patched_ptx_write_all reads and renders the same files again;
  * it could write what this check rendered.
  */
-/* Whether the capture measured a kernel name in module id (NULL: any module). */
-static int capture_has_kernel(const struct capture *cap, const char *id, const char *name)
-{
-	return capture_find_kernel(cap, id, name) != NULL;
-}
-
 int report_check_input(const struct report_input *in)
 {
 	const struct plan *plan = &in->plan;
@@ -56,7 +50,7 @@ int report_check_input(const struct report_input *in)
 		for (j = 0; j < plan->modules[i].nr_functions; j++) {
 			const char *id = plan->modules[i].id, *fn = plan->modules[i].functions[j].name;
 
-			if (!capture_has_kernel(&in->model, id, fn))
+			if (!capture_find_kernel(&in->model, id, fn))
 				return error_set(CA_E_INPUT, "'%s/plan.json' names function %s%s%s, which "
 						 "the capture measured no kernel of: re-write it with "
 						 "'cacheadvise report %s --all'", in->dir, fn,

@@ -7,28 +7,13 @@
 #include "analysis/carveout_verdict.h"
 #include "base/xalloc.h"
 
-/* The library whose module (no PTX) holds the kernel, NULL: the program's own. */
-static const char *library_of(const struct report_input *in, const char *kernel)
-{
-	size_t i, j;
-
-	for (i = 0; i < in->model.nr_modules; i++) {
-		const struct capture_module *m = &in->model.modules[i];
-
-		for (j = 0; m->library && j < m->nr_kernels; j++)
-			if (!strcmp(m->kernels[j], kernel))
-				return m->library;
-	}
-	return NULL;
-}
-
 /* The advice for a kernel whose default was kept, phrased for whoever sets
  * the carve-out (captures before issue 25 said "remove the call" of a
  * library's kernels too). Caller frees. */
 char *report_carveout_advice(const struct report_input *in,
 			     const struct capture_carveout_kernel *k)
 {
-	const char *lib = library_of(in, k->name);
+	const char *lib = capture_kernel_library(&in->model, k->name);
 
 	if (!lib)
 		return xstrdup(k->advice ? k->advice : "");

@@ -48,6 +48,12 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cli_capture_dir_operand(int argc, char **argv, int optind, const char *usage_line,
 			    const char **dir);
 /*
+ * A number option: a finite value from min to max; else prints the usage
+ * error "<option> needs <what>, not '<arg>'" and returns 1.
+ */
+int cli_parse_number(const char *arg, const char *option, double min, double max,
+		     const char *what, double *out);
+/*
  * A --timeout value: a finite number of seconds above 0 and at most 1e7
  * (nan, inf, 1e999 and 0 are refused). Returns 0 and sets *seconds, or
  * prints the usage error naming `option` and returns 1.

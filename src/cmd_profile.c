@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <regex.h>
@@ -388,19 +387,15 @@ int cmd_profile(int argc, char **argv)
 			break;
 		}
 		case 'R':
-		case 'A': {
-			char *end;
-			double v = strtod(optarg, &end);
-
-			if (end == optarg || *end || !isfinite(v) || v < 0)
-				return cli_usage_error("%s needs a number of 0 or more, not '%s'",
-						       c == 'R' ? "--output-rtol" : "--output-atol", optarg);
-			if (c == 'R')
-				opt.output_rtol = v;
-			else
-				opt.output_atol = v;
+			if (cli_parse_number(optarg, "--output-rtol", 0, 1e9, "a number of 0 or more",
+					     &opt.output_rtol))
+				return 1;
 			break;
-		}
+		case 'A':
+			if (cli_parse_number(optarg, "--output-atol", 0, 1e300, "a number of 0 or more",
+					     &opt.output_atol))
+				return 1;
+			break;
 		case 'I': opt.output_ignore = optarg; break;
 		case 'X': opt.strict_output = 1; break;
 		case 'O':
@@ -430,15 +425,11 @@ int cmd_profile(int argc, char **argv)
 		case 'N': opt.no_monitor = 1; break;
 		case 'L': opt.no_l2 = 1; break;
 		case 'C': opt.no_softcache = 1; break;
-		case 'B': {
-			char *end;
-
-			opt.budget = strtod(optarg, &end);
-			if (end == optarg || *end || !isfinite(opt.budget) || opt.budget < 0)
-				return cli_usage_error("--budget needs a number of native run times (0: "
-						       "no limit), not '%s'", optarg);
+		case 'B':
+			if (cli_parse_number(optarg, "--budget", 0, 1e9, "a number of native run times "
+					     "(0: no limit)", &opt.budget))
+				return 1;
 			break;
-		}
 		case 'E':
 			if (strcmp(optarg, "launches") && strcmp(optarg, "runs"))
 				return cli_usage_error("--measure is 'launches' or 'runs', not '%s'", optarg);

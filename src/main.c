@@ -65,14 +65,27 @@ int cli_usage_error(const char *fmt, ...)
 	return 1;
 }
 
-int cli_parse_timeout(const char *arg, const char *option, double *seconds)
+int cli_parse_number(const char *arg, const char *option, double min, double max,
+		     const char *what, double *out)
 {
 	char *end;
 	double v = strtod(arg, &end);
 
-	if (end == arg || *end || !isfinite(v) || !(v > 0) || v > 1e7)
-		return cli_usage_error("%s needs a number of seconds above 0 and at most 1e7, "
-				       "not '%s'", option, arg);
+	if (end == arg || *end || !isfinite(v) || v < min || v > max)
+		return cli_usage_error("%s needs %s, not '%s'", option, what, arg);
+	*out = v;
+	return 0;
+}
+
+int cli_parse_timeout(const char *arg, const char *option, double *seconds)
+{
+	static const char what[] = "a number of seconds above 0 and at most 1e7";
+	double v = 0;
+
+	if (cli_parse_number(arg, option, 0, 1e7, what, &v))
+		return 1;
+	if (!(v > 0))
+		return cli_usage_error("%s needs %s, not '%s'", option, what, arg);
 	*seconds = v;
 	return 0;
 }
