@@ -248,28 +248,27 @@ static int is_tie(const struct graph *g, size_t v)
 	return 1;
 }
 
-static json_t *num_or_null(double v)
+static void decide_loads(struct kernel_in *k, const struct solver_result *chosen,
+			 struct plan *plan, struct analysis_kernel *ak)
 {
-	return isnan(v) ? json_null() : graph_weight_json(v);
-}
-
-static json_t *decide_loads(struct kernel_in *k, const struct solver_result *chosen,
-			    struct plan *plan)
-{
-	json_t *out = json_array();
 	const struct graph *g = &k->g;
 	size_t i;
 
+	ak->loads = xcalloc(k->nr_loads + 1, sizeof(*ak->loads));
+	ak->left_out = xcalloc(k->nr_loads + 1, sizeof(*ak->left_out));
 	for (i = 0; i < k->nr_loads; i++) {
 		struct load_in *l = &k->loads[i];
-		json_t *jl;
+		struct analysis_load *al;
 		const char *decision, *action = NULL;
 		char *reason = NULL;
 		double saved = 0;
 		size_t v, u;
 
-		if (l->left_out)
+		if (l->left_out) {
+			ak->left_out[ak->nr_left_out].ordinal = l->ordinal;
+			ak->left_out[ak->nr_left_out++].reason = l->left_out;
 			continue;
+		}
 		v = (size_t)l->node;
 		if (never_ran(l)) {
 			decision = "keep";
@@ -298,58 +297,36 @@ static json_t *decide_loads(struct kernel_in *k, const struct solver_result *cho
 			plan_set(plan, *k->module ? k->module : NULL, k->name, l->ordinal,
 				 LOAD_ACTION_NO_ALLOCATE);
 		}
-		jl = json_object();
-		json_object_set_new(jl, "ordinal", json_integer(l->ordinal));
-		json_object_set_new(jl, "node", json_string(g->nodes[v].id));
-		json_object_set_new(jl, "decision", json_string(decision));
-		json_object_set_new(jl, "action", action ? json_string(action) : json_null());
-		if (reason)
-			json_object_set_new(jl, "reason", json_string(reason));
-		json_object_set_new(jl, "hit", num_or_null(l->hit));
-		json_object_set_new(jl, "access", num_or_null(l->access));
-		json_object_set_new(jl, "hit_rate", !isnan(l->access) && l->access > 0 ?
-				    json_real(l->hit / l->access) : json_null());
-		json_object_set_new(jl, "weight_bytes", graph_weight_json(g->nodes[v].weight));
-		json_object_set_new(jl, "traffic_saved_bytes", graph_weight_json(saved));
-		json_array_append_new(out, jl);
-		free(reason);
+		al = &ak->loads[ak->nr_loads++];
+		al->ordinal = l->ordinal;
+		al->node = xstrdup(g->nodes[v].id);
+		al->decision = decision;
+		al->action = action;
+		al->reason = reason;
+		al->hit = l->hit;
+		al->access = l->access;
+		al->hit_rate = !isnan(l->access) && l->access > 0 ? l->hit / l->access : NAN;
+		al->weight_bytes = g->nodes[v].weight;
+		al->traffic_saved_bytes = saved;
 	}
-	return out;
-}
-
-static json_t *left_out_json(const struct kernel_in *k)
-{
-	json_t *out = json_array();
-	size_t i;
-
-	for (i = 0; i < k->nr_loads; i++) {
-		if (!k->loads[i].left_out)
-			continue;
-		json_array_append_new(out, json_pack("{s:i, s:s}", "ordinal",
-						     (json_int_t)k->loads[i].ordinal, "reason",
-						     k->loads[i].left_out));
-	}
-	return out;
 }
 
 static int advise_kernel(const struct capture_kernel *ck, const struct advise_options *opt,
-			 const struct geometry *geo, struct plan *plan, json_t **out)
+			 const struct geometry *geo, struct plan *plan, struct analysis_kernel *ak)
 {
 	struct kernel_in k;
 	struct solver_options sopt;
-	struct solver_result res[8];
-	const struct solver_result *chosen = NULL;
-	const char *note = NULL;
-	json_t *solutions, *ko;
-	size_t nr = 0, i;
+	size_t i;
 	int ret;
 
 	memset(&k, 0, sizeof(k));
 	graph_init(&k.g);
-	*out = NULL;
 	k.ck = ck;
 	k.name = ck->name;
 	k.module = ck->module;
+	ak->module = xstrdup(ck->module ? ck->module : "");
+	ak->name = xstrdup(ck->name);
+	graph_init(&ak->g);
 	read_loads(&k);
 	if ((ret = build_graph(&k, opt->model, geo)))
 		goto out;
@@ -357,7 +334,10 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	solver_options_init(&sopt);
 	sopt.time_limit_seconds = opt->time_limit_seconds;
 	sopt.exhaustive_max_n = opt->exhaustive_max_n;
-	for (i = 0; solver_table[i] && nr < ARRAY_SIZE(res); i++) {
+	for (i = 0; solver_table[i]; i++)
+		;
+	ak->solutions = xcalloc(i + 1, sizeof(*ak->solutions));
+	for (i = 0; solver_table[i]; i++) {
 		const struct solver *s = solver_table[i];
 
 		if (!strcmp(s->name, "exhaustive") && k.g.n > opt->exhaustive_max_n)
@@ -365,45 +345,64 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 		/* a cross-check where GLPK proves quickly, unless it decides */
 		if (!strcmp(s->name, "ilp") && k.g.n > opt->ilp_max_n && strcmp(opt->method, "ilp"))
 			continue;
-		ret = s->solve(&k.g, &sopt, &res[nr]);
+		ret = s->solve(&k.g, &sopt, &ak->solutions[ak->nr_solutions]);
 		if (ret) {
 			error_prefix(ret, "kernel '%s' (module %s): %s", k.name, k.module, s->name);
 			goto out;
 		}
 		if (!strcmp(s->name, opt->method))
-			chosen = &res[nr];
-		nr++;
+			ak->chosen = &ak->solutions[ak->nr_solutions];
+		ak->nr_solutions++;
 	}
-	if (!chosen) {
+	if (!ak->chosen) {
 		/* exhaustive asked for on a kernel too large for it */
-		for (i = 0; i < nr; i++)
-			if (!strcmp(res[i].method, "bnb"))
-				chosen = &res[i];
-		note = "too many loads for exhaustive search: the branch and bound's answer is used";
+		for (i = 0; i < ak->nr_solutions; i++)
+			if (!strcmp(ak->solutions[i].method, "bnb"))
+				ak->chosen = &ak->solutions[i];
+		ak->note = "too many loads for exhaustive search: the branch and bound's answer "
+			   "is used";
 	}
-	solutions = json_array();
-	for (i = 0; i < nr; i++)
-		json_array_append_new(solutions, solver_result_to_json(&k.g, &res[i]));
-	ko = json_object();
-	json_object_set_new(ko, "module", json_string(k.module));
-	json_object_set_new(ko, "name", json_string(k.name));
-	json_object_set_new(ko, "graph", graph_to_json(&k.g));
-	json_object_set_new(ko, "solutions", solutions);
-	json_object_set_new(ko, "chosen", json_string(chosen->method));
-	if (note)
-		json_object_set_new(ko, "note", json_string(note));
-	json_object_set_new(ko, "optimal", json_boolean(chosen->optimal));
-	json_object_set_new(ko, "loads", decide_loads(&k, chosen, plan));
-	json_object_set_new(ko, "left_out", left_out_json(&k));
-	json_object_set_new(ko, "pairs_missing", json_integer((json_int_t)k.pairs_missing));
-	json_object_set_new(ko, "expected_l2_traffic_saved_bytes",
-			    graph_weight_json(chosen->objective));
-	*out = ko;
+	decide_loads(&k, ak->chosen, plan, ak);
+	ak->pairs_missing = k.pairs_missing;
+	/* the graph moves to the analysis */
+	ak->g = k.g;
+	graph_init(&k.g);
 out:
-	for (i = 0; i < nr; i++)
-		solver_result_release(&res[i]);
 	kernel_release(&k);
 	return ret;
+}
+
+static void analysis_kernel_release(struct analysis_kernel *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_solutions; i++)
+		solver_result_release(&k->solutions[i]);
+	free(k->solutions);
+	for (i = 0; i < k->nr_loads; i++) {
+		free(k->loads[i].node);
+		free(k->loads[i].reason);
+	}
+	free(k->loads);
+	free(k->left_out);
+	graph_release(&k->g);
+	free(k->module);
+	free(k->name);
+}
+
+void analysis_init(struct analysis *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+void analysis_release(struct analysis *a)
+{
+	size_t i;
+
+	for (i = 0; i < a->nr_kernels; i++)
+		analysis_kernel_release(&a->kernels[i]);
+	free(a->kernels);
+	analysis_init(a);
 }
 
 /* How often advise_capture() ran in this process (tests check "once"). */
@@ -415,38 +414,136 @@ unsigned long advise_capture_count(void)
 }
 
 int advise_capture(const struct capture *cap, const struct advise_options *opt,
-		   struct plan *plan, json_t **analysis)
+		   struct plan *plan, struct analysis *out)
 {
 	struct geometry geo;
-	json_t *doc, *out;
 	size_t i;
 	int ret;
 
 	advise_capture_calls++;
-	*analysis = NULL;
+	analysis_init(out);
 	if (!solver_find(opt->method))
 		return error_set(CA_E_USAGE, "unknown solver method '%s': use bnb, ilp, heuristic "
 				 "or exhaustive", opt->method);
 	get_geometry(cap, &geo);
-	out = json_array();
+	out->model = opt->model;
+	out->method = solver_find(opt->method)->name;
+	out->sector_bytes = geo.sector_bytes;
+	out->line_bytes = geo.line_bytes;
+	out->kernels = xcalloc(cap->nr_kernels + 1, sizeof(*out->kernels));
 	for (i = 0; i < cap->nr_kernels; i++) {
-		json_t *ko;
-
-		ret = advise_kernel(&cap->kernels[i], opt, &geo, plan, &ko);
+		ret = advise_kernel(&cap->kernels[i], opt, &geo, plan, &out->kernels[i]);
+		out->nr_kernels++;
 		if (ret) {
-			json_decref(out);
+			analysis_release(out);
 			return ret;
 		}
-		json_array_append_new(out, ko);
 	}
-	doc = json_object();
-	json_object_set_new(doc, "schema", json_string(ANALYSIS_SCHEMA));
-	json_object_set_new(doc, "model", json_string(opt->model == ADVISE_MODEL_CLASSIC ?
-						      "classic" : "sector"));
-	json_object_set_new(doc, "method", json_string(opt->method));
-	json_object_set_new(doc, "sector_bytes", graph_weight_json(geo.sector_bytes));
-	json_object_set_new(doc, "l1_line_bytes", graph_weight_json(geo.line_bytes));
-	json_object_set_new(doc, "kernels", out);
-	*analysis = doc;
 	return 0;
+}
+
+const struct analysis_kernel *analysis_find_kernel(const struct analysis *a, const char *module,
+						   const char *name)
+{
+	size_t i;
+
+	for (i = 0; a && i < a->nr_kernels; i++) {
+		const struct analysis_kernel *k = &a->kernels[i];
+
+		if (!strcmp(k->name, name) && (!module || !strcmp(k->module, module)))
+			return k;
+	}
+	return NULL;
+}
+
+const struct analysis_load *analysis_kernel_load(const struct analysis_kernel *k,
+						 unsigned ordinal)
+{
+	size_t i;
+
+	for (i = 0; k && i < k->nr_loads; i++)
+		if (k->loads[i].ordinal == ordinal)
+			return &k->loads[i];
+	return NULL;
+}
+
+const char *analysis_left_out_reason(const struct analysis_kernel *k, unsigned ordinal)
+{
+	size_t i;
+
+	for (i = 0; k && i < k->nr_left_out; i++)
+		if (k->left_out[i].ordinal == ordinal)
+			return k->left_out[i].reason;
+	return NULL;
+}
+
+/* ---- the JSON form (docs/analysis-json.md) ------------------------------ */
+
+static json_t *num_or_null(double v)
+{
+	return isnan(v) ? json_null() : graph_weight_json(v);
+}
+
+static json_t *kernel_to_json(const struct analysis_kernel *k)
+{
+	json_t *ko = json_object(), *solutions = json_array(), *loads = json_array();
+	json_t *left_out = json_array();
+	size_t i;
+
+	for (i = 0; i < k->nr_solutions; i++)
+		json_array_append_new(solutions, solver_result_to_json(&k->g, &k->solutions[i]));
+	for (i = 0; i < k->nr_loads; i++) {
+		const struct analysis_load *l = &k->loads[i];
+		json_t *jl = json_object();
+
+		json_object_set_new(jl, "ordinal", json_integer(l->ordinal));
+		json_object_set_new(jl, "node", json_string(l->node));
+		json_object_set_new(jl, "decision", json_string(l->decision));
+		json_object_set_new(jl, "action", l->action ? json_string(l->action) : json_null());
+		if (l->reason)
+			json_object_set_new(jl, "reason", json_string(l->reason));
+		json_object_set_new(jl, "hit", num_or_null(l->hit));
+		json_object_set_new(jl, "access", num_or_null(l->access));
+		json_object_set_new(jl, "hit_rate", isnan(l->hit_rate) ? json_null() :
+				    json_real(l->hit_rate));
+		json_object_set_new(jl, "weight_bytes", graph_weight_json(l->weight_bytes));
+		json_object_set_new(jl, "traffic_saved_bytes",
+				    graph_weight_json(l->traffic_saved_bytes));
+		json_array_append_new(loads, jl);
+	}
+	for (i = 0; i < k->nr_left_out; i++)
+		json_array_append_new(left_out, json_pack("{s:i, s:s}", "ordinal",
+							  (json_int_t)k->left_out[i].ordinal,
+							  "reason", k->left_out[i].reason));
+	json_object_set_new(ko, "module", json_string(k->module));
+	json_object_set_new(ko, "name", json_string(k->name));
+	json_object_set_new(ko, "graph", graph_to_json(&k->g));
+	json_object_set_new(ko, "solutions", solutions);
+	json_object_set_new(ko, "chosen", json_string(k->chosen->method));
+	if (k->note)
+		json_object_set_new(ko, "note", json_string(k->note));
+	json_object_set_new(ko, "optimal", json_boolean(k->chosen->optimal));
+	json_object_set_new(ko, "loads", loads);
+	json_object_set_new(ko, "left_out", left_out);
+	json_object_set_new(ko, "pairs_missing", json_integer((json_int_t)k->pairs_missing));
+	json_object_set_new(ko, "expected_l2_traffic_saved_bytes",
+			    graph_weight_json(k->chosen->objective));
+	return ko;
+}
+
+json_t *analysis_to_json(const struct analysis *a)
+{
+	json_t *doc = json_object(), *kernels = json_array();
+	size_t i;
+
+	for (i = 0; i < a->nr_kernels; i++)
+		json_array_append_new(kernels, kernel_to_json(&a->kernels[i]));
+	json_object_set_new(doc, "schema", json_string(ANALYSIS_SCHEMA));
+	json_object_set_new(doc, "model", json_string(a->model == ADVISE_MODEL_CLASSIC ?
+						      "classic" : "sector"));
+	json_object_set_new(doc, "method", json_string(a->method ? a->method : ""));
+	json_object_set_new(doc, "sector_bytes", graph_weight_json(a->sector_bytes));
+	json_object_set_new(doc, "l1_line_bytes", graph_weight_json(a->line_bytes));
+	json_object_set_new(doc, "kernels", kernels);
+	return doc;
 }

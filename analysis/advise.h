@@ -4,6 +4,8 @@
 #include <jansson.h>
 
 #include "analysis/capture_model.h"
+#include "analysis/graph.h"
+#include "analysis/solver.h"
 #include "analysis/plan.h"
 
 /*
@@ -34,36 +36,89 @@ struct advise_options {
 
 void advise_options_init(struct advise_options *opt);
 
+/* One load of a kernel's analysis: a node of its graph. */
+struct analysis_load {
+	unsigned ordinal;
+	char *node;                 /* its node id in the graph, "ld<ordinal>" (owned) */
+	const char *decision;       /* static: "cache", "bypass" or "keep" (a tie, or a load
+				       that never ran) */
+	const char *action;         /* static: the plan's action for it, NULL when the plan
+				       leaves it as is */
+	char *reason;               /* why, where the decision needs one (owned), or NULL */
+	double hit, access;         /* the capture's hit_i and access_i, sectors; NAN unknown */
+	double hit_rate;            /* hit / access, NAN when access is unknown or 0 */
+	double weight_bytes;        /* W(v_i), the node's weight */
+	double traffic_saved_bytes; /* L2 traffic the decision saves: W(v_i) plus half of
+				       each edge to another cached load; 0 unless cached */
+};
+
+/* A load of the kernel that is not a node, and why (static text). */
+struct analysis_left_out {
+	unsigned ordinal;
+	const char *reason;         /* "not patchable" or "not measured" */
+};
+
+struct analysis_kernel {
+	char *module;               /* the capture's kernel module ("" if none) (owned) */
+	char *name;                 /* (owned) */
+	struct graph g;             /* the traffic reduction graph (docs/graph-json.md) */
+	struct solver_result *solutions; /* every solver that ran, in solver_table order */
+	size_t nr_solutions;
+	const struct solver_result *chosen; /* the one whose answer is the plan */
+	const char *note;           /* static, NULL: why chosen is not opt->method */
+	struct analysis_load *loads;/* the graph's nodes, in capture order */
+	size_t nr_loads;
+	struct analysis_left_out *left_out;
+	size_t nr_left_out;
+	size_t pairs_missing;       /* node pairs without a measured hit_{i,j} */
+};
+
+/* What advise_capture() found (docs/analysis-json.md is its JSON form). */
+struct analysis {
+	enum advise_model model;
+	const char *method;         /* the solver asked for (static) */
+	double sector_bytes;        /* s, from capture.device (default 32) */
+	double line_bytes;          /* B, from capture.device (default 128) */
+	struct analysis_kernel *kernels; /* one per capture kernel, in capture order */
+	size_t nr_kernels;
+};
+
 /*
  * Fills plan with the chosen action for every measured load (cached loads
  * keep their current form: "default" when they had none, nothing in the
  * plan when they already carry a cache operator or L1 eviction priority;
  * bypassed loads get "L1::no_allocate"; ties keep the current form and are
- * left out of the plan) and returns in *analysis a new JSON object (caller
- * owns), documented in docs/analysis-json.md:
- *   {"schema": "cacheadvise.analysis/1", "model": "sector",
- *    "kernels": [{"module": ..., "name": ..., "graph": <graph.json>,
- *       "solutions": [{"method", "cached", "bypassed", "objective", "optimal", "seconds"}],
- *       "chosen": "bnb",
- *       "loads": [{"ordinal", "decision": "cache"|"bypass"|"keep", "action",
- *                  "hit", "access", "hit_rate", "weight_bytes",
- *                  "traffic_saved_bytes"}],
- *       "expected_l2_traffic_saved_bytes": ...}]}
- * The nodes of a kernel's graph are its patchable loads with a measured
- * "hit"; the others are listed under "left_out" with the reason. Every
- * solver that applies runs (exhaustive only up to exhaustive_max_n nodes,
- * the ILP up to ilp_max_n unless it is the method); opt->method's answer
- * becomes the plan (bnb's when exhaustive was asked for but the kernel is
- * too large; "note" says so).
+ * left out of the plan) and *out with the analysis (release it with
+ * analysis_release()). The nodes of a kernel's graph are its patchable
+ * loads with a measured "hit"; the others are left out, with the reason.
+ * Every solver that applies runs (exhaustive only up to exhaustive_max_n
+ * nodes, the ILP up to ilp_max_n unless it is the method); opt->method's
+ * answer becomes the plan (bnb's when exhaustive was asked for but the
+ * kernel is too large; "note" says so).
  * cap is the capture as its reader (analysis/capture_model.h) accepted it.
  * Returns 0, CA_E_INPUT (the classic model and a capture without the
  * monitor's counts it needs: the message names the kernel),
  * CA_E_USAGE for an unknown opt->method, or CA_E_INTERNAL when the ILP
- * library fails. On error *analysis is NULL and plan may hold the kernels
+ * library fails. On error *out is empty and plan may hold the kernels
  * done so far.
  */
 int advise_capture(const struct capture *cap, const struct advise_options *opt,
-		   struct plan *plan, json_t **analysis);
+		   struct plan *plan, struct analysis *out);
+
+void analysis_init(struct analysis *a);
+void analysis_release(struct analysis *a);
+
+/* The analysis' kernel of that module and name, or NULL. */
+const struct analysis_kernel *analysis_find_kernel(const struct analysis *a, const char *module,
+						   const char *name);
+/* The kernel's decision for a load, or NULL when it is no node. */
+const struct analysis_load *analysis_kernel_load(const struct analysis_kernel *k,
+						 unsigned ordinal);
+/* Why a load is no node of the kernel's graph, or NULL when it is one (or unknown). */
+const char *analysis_left_out_reason(const struct analysis_kernel *k, unsigned ordinal);
+
+/* The analysis as JSON, docs/analysis-json.md (caller owns). */
+json_t *analysis_to_json(const struct analysis *a);
 
 /*
  * How many times advise_capture() has run in this process. The analysis

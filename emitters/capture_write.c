@@ -1,5 +1,6 @@
 #include "emitters/capture_write.h"
 
+#include "analysis/advise.h"
 #include "analysis/capture_model.h"
 
 #include <errno.h>
@@ -95,7 +96,7 @@ out:
 	return ret;
 }
 
-int capture_write_analysed(const char *dir, json_t *capture, json_t *analysis,
+int capture_write_analysed(const char *dir, json_t *capture, const struct analysis *analysis,
 			   const struct plan *plan, const struct capture_write_options *opt)
 {
 	struct report_input_options ropt = { opt ? opt->source_root : NULL };
@@ -113,7 +114,8 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 {
 	struct plan aplan;
 	struct capture cap;
-	json_t *analysis = NULL;
+	struct analysis analysis;
+	int analysed;
 	const char *status;
 	int ret;
 
@@ -123,6 +125,9 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 	status = cap.status;
 	if (!ret)
 		ret = report_input_analyse(&cap, &aplan, &analysis);
+	else
+		analysis_init(&analysis);
+	analysed = !ret;
 	if (ret) {
 		/* An interrupted capture is written as far as it goes. */
 		if (status && !strcmp(status, "complete")) {
@@ -130,12 +135,12 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 			capture_release(&cap);
 			return error_prefix(ret, "cannot analyse the capture in '%s'", dir);
 		}
-		analysis = NULL;
 		error_clear();
 	}
 	capture_release(&cap);
-	ret = capture_write_analysed(dir, capture, analysis, plan ? plan : &aplan, opt);
-	json_decref(analysis);
+	ret = capture_write_analysed(dir, capture, analysed ? &analysis : NULL,
+				     plan ? plan : &aplan, opt);
+	analysis_release(&analysis);
 	plan_release(&aplan);
 	return ret;
 }

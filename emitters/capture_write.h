@@ -46,7 +46,8 @@ int capture_write_all(const char *dir, json_t *capture, const struct plan *plan)
  * analysed) and is written as it is, never recomputed. plan is the advice
  * to write (required). Returns as capture_write_all.
  */
-int capture_write_analysed(const char *dir, json_t *capture, json_t *analysis,
+struct analysis;
+int capture_write_analysed(const char *dir, json_t *capture, const struct analysis *analysis,
 			   const struct plan *plan, const struct capture_write_options *opt);
 
 /* The same with options (may be NULL). */

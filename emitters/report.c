@@ -480,10 +480,17 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 	json_object_set_new(o, "loads_changed", json_integer((json_int_t)k->nr_changes));
 	json_object_set_new(o, "verification", copy_or_null(k->verification));
 	json_object_set_new(o, "verification_text", json_string(vt));
-	json_object_set_new(o, "graph", copy_or_null(k->analysis ?
-				json_object_get(k->analysis, "graph") : NULL));
-	json_object_set_new(o, "solutions", copy_or_null(k->analysis ?
-				json_object_get(k->analysis, "solutions") : NULL));
+	json_object_set_new(o, "graph", k->analysis ? graph_to_json(&k->analysis->g) : json_null());
+	if (k->analysis) {
+		json_t *sols = json_array();
+
+		for (i = 0; i < k->analysis->nr_solutions; i++)
+			json_array_append_new(sols, solver_result_to_json(&k->analysis->g,
+								       &k->analysis->solutions[i]));
+		json_object_set_new(o, "solutions", sols);
+	} else {
+		json_object_set_new(o, "solutions", json_null());
+	}
 	for (i = 0; i < k->nr_loads; i++)
 		json_array_append_new(loads, load_json(&k->loads[i]));
 	json_object_set_new(o, "loads", loads);

@@ -407,9 +407,8 @@ static const struct report_load *load_by_node(const struct report_kernel *k, con
  */
 static void graph_svg(struct strbuf *out, const struct report_kernel *k)
 {
-	json_t *g = k->analysis ? json_object_get(k->analysis, "graph") : NULL;
-	json_t *nodes = json_object_get(g, "nodes"), *edges = json_object_get(g, "edges"), *e;
-	size_t n = json_array_size(nodes), i;
+	const struct graph *g = k->analysis ? &k->analysis->g : NULL;
+	size_t n = g ? g->n : 0, i, j;
 	const double W = 360, H = 360, cx = 180, cy = 175;
 	double r = n > 1 ? 135 : 0, maxw = 0;
 	double *x, *y;
@@ -426,60 +425,49 @@ static void graph_svg(struct strbuf *out, const struct report_kernel *k)
 		x[i] = cx + r * cos(a);
 		y[i] = cy + r * sin(a);
 	}
-	json_array_foreach(edges, i, e) {
-		double w = fabs(report_json_number(e, "weight"));
-		if (!isnan(w) && w > maxw)
-			maxw = w;
-	}
+	for (i = 0; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (fabs(graph_edge(g, i, j)) > maxw)
+				maxw = fabs(graph_edge(g, i, j));
 	strbuf_addf(out, "<div class=\"graph\"><svg xmlns=\"http://www.w3.org/2000/svg\" "
 		    "width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" role=\"img\" "
 		    "aria-label=\"traffic reduction graph of ", W, H, W, H);
 	esc(out, k->name);
 	strbuf_addstr(out, "\">");
-	json_array_foreach(edges, i, e) {
-		const char *u = json_string_value(json_object_get(e, "u"));
-		const char *v = json_string_value(json_object_get(e, "v"));
-		double w = report_json_number(e, "weight");
-		size_t a = n, b = n, q;
-		char *wt;
+	for (i = 0; i < n; i++) {
+		for (j = i + 1; j < n; j++) {
+			double w = graph_edge(g, i, j);
+			char *wt;
 
-		if (!u || !v || isnan(w) || w == 0)
-			continue;
-		for (q = 0; q < n; q++) {
-			const char *id = json_string_value(json_object_get(json_array_get(nodes, q), "id"));
-			if (id && !strcmp(id, u))
-				a = q;
-			if (id && !strcmp(id, v))
-				b = q;
+			if (isnan(w) || w == 0)
+				continue;
+			wt = report_human_bytes(w);
+			strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
+				    "stroke=\"%s\" stroke-width=\"%.1f\" stroke-opacity=\"0.75\">"
+				    "<title>", x[i], y[i], x[j], y[j],
+				    w > 0 ? COLOR_REUSE : COLOR_CONFLICT,
+				    1 + 7 * fabs(w) / (maxw > 0 ? maxw : 1));
+			esc(out, g->nodes[i].id);
+			strbuf_addstr(out, " &#8211; ");
+			esc(out, g->nodes[j].id);
+			strbuf_addf(out, ": %s (%s)</title></line>", wt, w > 0 ? "reuse" : "conflict");
+			free(wt);
 		}
-		if (a == n || b == n)
-			continue;
-		wt = report_human_bytes(w);
-		strbuf_addf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-			    "stroke-width=\"%.1f\" stroke-opacity=\"0.75\"><title>", x[a], y[a], x[b],
-			    y[b], w > 0 ? COLOR_REUSE : COLOR_CONFLICT,
-			    1 + 7 * fabs(w) / (maxw > 0 ? maxw : 1));
-		esc(out, u);
-		strbuf_addstr(out, " &#8211; ");
-		esc(out, v);
-		strbuf_addf(out, ": %s (%s)</title></line>", wt, w > 0 ? "reuse" : "conflict");
-		free(wt);
 	}
 	for (i = 0; i < n; i++) {
-		json_t *node = json_array_get(nodes, i);
-		const char *id = json_string_value(json_object_get(node, "id"));
+		const char *id = g->nodes[i].id;
 		const struct report_load *l = load_by_node(k, id);
 		const char *decision = l ? l->decision : "unknown";
-		char *wt = report_human_bytes(report_json_number(node, "weight"));
+		char *wt = report_human_bytes(g->nodes[i].weight);
 
 		strbuf_addf(out, "<g><circle cx=\"%.1f\" cy=\"%.1f\" r=\"16\" fill=\"%s\" "
 			    "stroke=\"#1f2328\" stroke-width=\"1\"><title>", x[i], y[i],
 			    decision_color(decision));
-		esc(out, id ? id : "?");
+		esc(out, id);
 		strbuf_addf(out, ": W(v) = %s, %s</title></circle>", wt, decision);
 		strbuf_addf(out, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"11\" "
 			    "fill=\"#fff\" font-family=\"sans-serif\">", x[i], y[i] + 4);
-		esc(out, id ? id : "?");
+		esc(out, id);
 		strbuf_addstr(out, "</text></g>");
 		free(wt);
 	}

@@ -225,33 +225,6 @@ static const char *plan_action_for(const struct plan *p, const char *module, con
 	return exact ? exact : generic;
 }
 
-static json_t *find_analysis_kernel(json_t *analysis, const char *module, const char *name)
-{
-	json_t *ks = json_is_object(analysis) ? json_object_get(analysis, "kernels") : NULL;
-	json_t *k;
-	size_t i;
-
-	json_array_foreach(ks, i, k) {
-		const char *m = json_str(k, "module"), *n = json_str(k, "name");
-		if (n && !strcmp(n, name) && (!m || !module || !strcmp(m, module)))
-			return k;
-	}
-	return NULL;
-}
-
-static json_t *find_by_ordinal(json_t *loads, unsigned ordinal)
-{
-	json_t *l;
-	size_t i;
-
-	json_array_foreach(loads, i, l) {
-		json_t *o = json_object_get(l, "ordinal");
-		if (json_is_integer(o) && json_integer_value(o) == (json_int_t)ordinal)
-			return l;
-	}
-	return NULL;
-}
-
 /* The kernel's entry of verification.kernels[], or NULL. */
 static const struct capture_verdict *find_verdict(const struct capture *cap, const char *module,
 						  const char *name)
@@ -270,7 +243,7 @@ static const struct capture_verdict *find_verdict(const struct capture *cap, con
 static void load_from_model(struct report_input *in, struct report_kernel *k,
 			    const struct capture_load *cl, struct report_load *l)
 {
-	json_t *al;
+	const struct analysis_load *al;
 
 	memset(l, 0, sizeof(*l));
 	l->hint.source_index = -1;
@@ -287,26 +260,20 @@ static void load_from_model(struct report_input *in, struct report_kernel *k,
 
 	/* the analysis' numbers are the capture's, as the one reader gave them
 	 * to advise_capture(); a load the analysis left out shows the capture's */
-	al = k->analysis ? find_by_ordinal(json_object_get(k->analysis, "loads"), l->ordinal) : NULL;
+	al = analysis_kernel_load(k->analysis, l->ordinal);
 	l->hit = cl->hit;
 	l->access = cl->access;
 	/* hit_i / access_i is a rate only when no other load can hit the
 	 * lines this one brings in: set by kernel_from_model. */
 	l->hit_rate = NAN;
-	l->weight_bytes = report_json_number(al, "weight_bytes");
-	l->traffic_saved_bytes = report_json_number(al, "traffic_saved_bytes");
+	l->weight_bytes = al ? al->weight_bytes : NAN;
+	l->traffic_saved_bytes = al ? al->traffic_saved_bytes : NAN;
 	l->bypass_avoids_bytes = NAN;
-	l->decision = json_str(al, "decision");
-	if (!l->decision)
-		l->decision = !l->patchable ? "not patchable" : "not measured";
+	l->decision = al ? al->decision : !l->patchable ? "not patchable" : "not measured";
 	l->action = plan_action_for(&in->plan, k->module, k->name, l->ordinal);
 	l->changes = l->action && !action_is_current(l->action, l->instruction);
-	l->node = json_str(al, "node");
-	l->reason = json_str(al, "reason");
-	if (!al && k->analysis) {
-		json_t *lo = find_by_ordinal(json_object_get(k->analysis, "left_out"), l->ordinal);
-		l->reason = json_str(lo, "reason");
-	}
+	l->node = al ? al->node : NULL;
+	l->reason = al ? al->reason : analysis_left_out_reason(k->analysis, l->ordinal);
 }
 
 static const struct report_load *load_of_node(const struct report_kernel *k, const char *id)
@@ -322,33 +289,24 @@ static const struct report_load *load_of_node(const struct report_kernel *k, con
 /* bypass_avoids_bytes of every bypassed load, from the kernel's graph. */
 static void bypass_costs(struct report_kernel *k)
 {
-	json_t *g = json_object_get(k->analysis, "graph"), *e, *n;
-	size_t i, j;
+	const struct graph *g = &k->analysis->g;
+	size_t i, u;
 
 	for (i = 0; i < k->nr_loads; i++) {
 		struct report_load *l = &k->loads[i];
-		double w = NAN;
+		long v = l->node ? graph_find(g, l->node) : -1;
+		double w;
 
-		if (!l->node || strcmp(l->decision, "bypass"))
+		if (v < 0 || strcmp(l->decision, "bypass"))
 			continue;
-		json_array_foreach(json_object_get(g, "nodes"), j, n)
-			if (json_str(n, "id") && !strcmp(json_str(n, "id"), l->node))
-				w = report_json_number(n, "weight");
-		if (isnan(w))
-			continue;
-		json_array_foreach(json_object_get(g, "edges"), j, e) {
-			const char *u = json_str(e, "u"), *v = json_str(e, "v"), *other;
-			const struct report_load *o;
+		w = g->nodes[v].weight;
+		for (u = 0; u < g->n; u++) {
+			const struct report_load *o = load_of_node(k, g->nodes[u].id);
 
-			if (!u || !v || (strcmp(u, l->node) && strcmp(v, l->node)))
-				continue;
-			other = strcmp(u, l->node) ? u : v;
-			o = load_of_node(k, other);
-			if (o && !strcmp(o->decision, "cache"))
-				w += report_json_number(e, "weight");
+			if (u != (size_t)v && o && !strcmp(o->decision, "cache"))
+				w += graph_edge(g, (size_t)v, u);
 		}
-		if (!isnan(w))
-			l->bypass_avoids_bytes = w < 0 ? -w : 0;
+		l->bypass_avoids_bytes = w < 0 ? -w : 0;
 	}
 }
 
@@ -412,23 +370,14 @@ static void kernel_from_model(struct report_input *in, const struct capture_kern
 	k->name = ck->name;
 	k->demangled = ck->demangled;
 	k->launches = ck->launches;
-	k->analysis = find_analysis_kernel(in->analysis, k->module, k->name);
+	k->analysis = analysis_find_kernel(in->analysis, k->module, k->name);
 	k->verdict = ck->verification ? ck->verification :
 		     find_verdict(&in->model, k->module, k->name);
 	k->verification = k->verdict ? capture_section_json(k->verdict->source) : NULL;
 	if (k->analysis) {
-		json_t *sols = json_object_get(k->analysis, "solutions"), *s;
-		size_t j;
-
-		k->chosen = json_str(k->analysis, "chosen");
-		k->expected_saved_bytes = report_json_number(k->analysis,
-							     "expected_l2_traffic_saved_bytes");
-		json_array_foreach(sols, j, s) {
-			const char *m = json_str(s, "method");
-			json_t *o = json_object_get(s, "optimal");
-			if (k->chosen && m && !strcmp(m, k->chosen) && json_is_boolean(o))
-				k->optimal = json_is_true(o);
-		}
+		k->chosen = k->analysis->chosen->method;
+		k->optimal = k->analysis->chosen->optimal;
+		k->expected_saved_bytes = k->analysis->chosen->objective;
 	}
 	k->nr_loads = ck->nr_loads;
 	k->loads = xcalloc(k->nr_loads + 1, sizeof(*k->loads));
@@ -667,14 +616,13 @@ static int build(struct report_input *in, const struct report_input_options *opt
 	return 0;
 }
 
-int report_input_analyse(const struct capture *cap, struct plan *plan, json_t **analysis)
+int report_input_analyse(const struct capture *cap, struct plan *plan, struct analysis *analysis)
 {
 	struct advise_options ao;
 
 	advise_options_init(&ao);
 	if (cap->options.model && !strcmp(cap->options.model, "classic"))
 		ao.model = ADVISE_MODEL_CLASSIC;
-	*analysis = NULL;
 	return advise_capture(cap, &ao, plan, analysis);
 }
 
@@ -710,14 +658,15 @@ int report_input_load(struct report_input *in, const char *dir,
 	path = NULL;
 
 	plan_init(&aplan);
-	ret = report_input_analyse(&in->model, &aplan, &in->analysis);
+	ret = report_input_analyse(&in->model, &aplan, &in->own_analysis);
+	if (!ret)
+		in->analysis = &in->own_analysis;
 	if (ret) {
 		const char *st_s = in->model.status;
 
 		if (!st_s || strcmp(st_s, "complete")) {
 			add_note(in, xasprintf("the capture is incomplete and cannot be analysed: %s",
 					       error_message()));
-			in->analysis = NULL;
 			error_clear();
 		} else {
 			plan_release(&aplan);
@@ -747,7 +696,7 @@ out:
 }
 
 int report_input_init_from(struct report_input *in, const char *dir, json_t *capture,
-			   json_t *analysis, const struct plan *plan,
+			   const struct analysis *analysis, const struct plan *plan,
 			   const struct report_input_options *opt)
 {
 	int ret;
@@ -764,7 +713,7 @@ int report_input_init_from(struct report_input *in, const char *dir, json_t *cap
 	if (ret)
 		return ret;
 	in->capture = json_incref(capture_section_json(in->model.source));
-	in->analysis = analysis ? json_incref(analysis) : NULL;
+	in->analysis = analysis;
 	if (plan) {
 		ret = copy_plan(&in->plan, plan);
 		if (ret)
@@ -799,7 +748,7 @@ void report_input_release(struct report_input *in)
 	free(in->source_root);
 	free(in->lookup_root);
 	plan_release(&in->plan);
-	json_decref(in->analysis);
+	analysis_release(&in->own_analysis);
 	json_decref(in->capture);
 	capture_release(&in->model);
 	free(in->dir);

@@ -5,6 +5,7 @@
 
 #include <jansson.h>
 
+#include "analysis/advise.h"
 #include "analysis/capture_model.h"
 #include "analysis/plan.h"
 #include "emitters/source_hints.h"
@@ -64,7 +65,7 @@ struct report_kernel {
 	/* The same as JSON (borrowed). NEEDSWORK: the sections not yet typed
 	 * (software_cache, register_cache, oracle) are read here by key. */
 	json_t *capture;
-	json_t *analysis;           /* this kernel in the analysis, NULL if none (borrowed) */
+	const struct analysis_kernel *analysis; /* this kernel in the analysis, NULL if none */
 	/* Its verification verdict (its own, else its entry of
 	 * verification.kernels[]), NULL if none; and the same as JSON. */
 	const struct capture_verdict *verdict;
@@ -126,7 +127,10 @@ struct report_input {
 	/* The same document as JSON (a reference to model's source).
 	 * NEEDSWORK: the report formats still read sections by key here. */
 	json_t *capture;
-	json_t *analysis;           /* owned; NULL when the analysis failed (incomplete capture) */
+	/* The analysis of the capture: own_analysis, or the caller's
+	 * (report_input_init_from); NULL when it failed (incomplete capture). */
+	const struct analysis *analysis;
+	struct analysis own_analysis;
 	struct plan plan;
 	int plan_from_analysis;     /* plan.json was missing: the plan is the analysis' */
 	int incomplete;             /* capture status is not "complete" */
@@ -171,22 +175,24 @@ int report_input_load(struct report_input *in, const char *dir,
 
 /*
  * Builds the input from what a capture run holds in memory: capture (not
- * stolen; a reference is taken), analysis (may be NULL) and plan (copied).
+ * stolen; a reference is taken), analysis (may be NULL; borrowed: it
+ * outlives in) and plan (copied).
  * dir is where the capture's files are (modules/ for PTX lines). Returns 0
  * or CA_E_INPUT as report_input_load.
  */
 int report_input_init_from(struct report_input *in, const char *dir, json_t *capture,
-			   json_t *analysis, const struct plan *plan,
+			   const struct analysis *analysis, const struct plan *plan,
 			   const struct report_input_options *opt);
 
 void report_input_release(struct report_input *in);
 
 /*
  * The analysis of a capture (analysis/advise.h advise_capture) with the
- * model its options name: fills plan (initialised by the caller) and sets
- * *analysis (caller owns; NULL on error). Returns advise_capture's result.
+ * model its options name: fills plan (initialised by the caller) and
+ * *analysis (caller releases it; empty on error). Returns advise_capture's
+ * result.
  */
-int report_input_analyse(const struct capture *cap, struct plan *plan, json_t **analysis);
+int report_input_analyse(const struct capture *cap, struct plan *plan, struct analysis *analysis);
 
 /*
  * A short label for the kernel: the function's name without return type,

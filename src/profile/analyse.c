@@ -18,20 +18,20 @@
 #include "src/profile/internal.h"
 
 /* graphs/<kernel>.json: each kernel's traffic reduction graph, as `solve` reads it. */
-static int write_graphs(struct profile_ctx *c, json_t *analysis)
+static int write_graphs(struct profile_ctx *c, const struct analysis *analysis)
 {
-	json_t *k;
 	size_t i;
 
-	json_array_foreach(json_object_get(analysis, "kernels"), i, k) {
-		const char *name = json_string_value(json_object_get(k, "name"));
-		json_t *g = json_object_get(k, "graph");
-		char *path;
+	for (i = 0; i < analysis->nr_kernels; i++) {
+		char *path = capture_layout_graph(c->dir, analysis->kernels[i].name);
+		json_t *g;
 		int ret;
 
-		if (!g || !(path = capture_layout_graph(c->dir, name)))
+		if (!path)
 			continue;
+		g = graph_to_json(&analysis->kernels[i].g);
 		ret = json_file_write(path, g);
+		json_decref(g);
 		free(path);
 		if (ret)
 			return ret;
@@ -59,12 +59,12 @@ int profile_analyse(struct profile_ctx *c)
 	capture_release(&cap);
 	if (ret)
 		return error_prefix(ret, "cannot analyse the capture in '%s'", c->dir);
-	return write_graphs(c, c->analysis);
+	return write_graphs(c, &c->analysis);
 }
 
 int profile_emit(struct profile_ctx *c)
 {
-	int ret = capture_write_analysed(c->dir, c->capture, c->analysis, c->plan, NULL);
+	int ret = capture_write_analysed(c->dir, c->capture, &c->analysis, c->plan, NULL);
 
 	if (ret)
 		return error_prefix(ret, "cannot write the results into '%s'", c->dir);

@@ -15,6 +15,7 @@
 #include <jansson.h>
 
 #include "analysis/ab_verdict.h"
+#include "analysis/advise.h"
 #include "analysis/device_model.h"
 #include "analysis/ptx.h"
 #include "analysis/variants.h"
@@ -78,7 +79,7 @@ struct profile_ctx {
 	struct profile_kernel *kernels;
 	size_t nr_kernels;
 	struct plan *plan;          /* the advice, once analysed (owned) */
-	json_t *analysis;           /* the analysis the plan came from (owned), NULL before */
+	struct analysis analysis;   /* the analysis the plan came from, once plan is set */
 	int monitored;              /* the monitor run is done */
 };
 

@@ -104,7 +104,7 @@ static void free_ctx(struct profile_ctx *c)
 		plan_release(c->plan);
 		free(c->plan);
 	}
-	json_decref(c->analysis);
+	analysis_release(&c->analysis);
 	json_decref(c->capture);
 	device_model_release(&c->dm);
 	free(c->dir);

@@ -83,7 +83,7 @@ int profile_verify_patch(struct profile_ctx *c)
 		return 0;   /* nothing verified, or nothing kept: nothing to deliver */
 	memset(&ab, 0, sizeof(ab));
 	plan_init(&pp);
-	ret = report_input_init_from(&in, c->dir, c->capture, c->analysis, c->plan, &iopt);
+	ret = report_input_init_from(&in, c->dir, c->capture, &c->analysis, c->plan, &iopt);
 	if (ret)
 		return ret;
 	left_out = json_array();

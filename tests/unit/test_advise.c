@@ -26,18 +26,25 @@ static json_t *load_fixture(const char *name)
 }
 
 /* advise_capture() on a capture document, read through the one reader as
- * every caller does: the reader's refusal, or the analysis' result. */
+ * every caller does: the reader's refusal, or the analysis' result in its
+ * JSON form (analysis_to_json). */
 static int advise_json(json_t *doc, const struct advise_options *opt, struct plan *plan,
 		       json_t **an)
 {
 	struct capture cap;
 	int ret;
 
+	struct analysis a;
+
 	*an = NULL;
 	capture_init(&cap);
+	analysis_init(&a);
 	ret = capture_from_json(&cap, doc, "capture.json");
 	if (!ret)
-		ret = advise_capture(&cap, opt, plan, an);
+		ret = advise_capture(&cap, opt, plan, &a);
+	if (!ret)
+		*an = analysis_to_json(&a);
+	analysis_release(&a);
 	capture_release(&cap);
 	return ret;
 }

@@ -18,7 +18,7 @@ static void test_analyse_once(void)
 {
 	char dir[] = "/tmp/test_capture_write_XXXXXX";
 	json_t *cap = json_file_load(check_source_path("tests/fixtures/capture-handmade/capture.json"));
-	json_t *analysis = NULL, *k;
+	struct analysis analysis;
 	struct strbuf sb = STRBUF_INIT;
 	struct plan plan;
 	struct capture model;
@@ -41,12 +41,12 @@ static void test_analyse_once(void)
 	capture_release(&model);
 	CHECK_INT(advise_capture_count(), before + 1);
 	/* mark the analysis: the reports must show this one, not a fresh one */
-	k = json_array_get(json_object_get(analysis, "kernels"), 0);
-	CHECK(k != NULL);
-	json_object_set_new(k, "chosen", json_string("marker_solver"));
+	CHECK(analysis.nr_kernels > 0 && analysis.kernels[0].chosen);
+	analysis.kernels[0].solutions[0].method = "marker_solver";
+	analysis.kernels[0].chosen = &analysis.kernels[0].solutions[0];
 	before = advise_capture_count();
 	for (i = 0; i < 4; i++)     /* analyse, verify, L2, oracle: four emits */
-		CHECK_INT(capture_write_analysed(dir, cap, analysis, &plan, NULL), 0);
+		CHECK_INT(capture_write_analysed(dir, cap, &analysis, &plan, NULL), 0);
 	CHECK_INT(advise_capture_count(), before);
 	path = capture_layout_file(dir, CAPTURE_LAYOUT_REPORT_JSON);
 	CHECK_INT(strbuf_read_file(&sb, path, 0), 0);
@@ -61,7 +61,7 @@ static void test_analyse_once(void)
 	free(cmd);
 	strbuf_release(&sb);
 	plan_release(&plan);
-	json_decref(analysis);
+	analysis_release(&analysis);
 	json_decref(cap);
 }
 
