@@ -239,3 +239,30 @@ json_t *ab_verdict_abba(const double *base, size_t nr_base, const double *adv, s
 	free(bb);
 	return v;
 }
+
+/* obj.key.median, or obj.key itself when it is a plain number; NAN otherwise. */
+static double median_of(json_t *obj, const char *key)
+{
+	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+
+	if (json_is_object(v))
+		v = json_object_get(v, "median");
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+double ab_verdict_median(json_t *verdict)
+{
+	return median_of(verdict, "speedup");
+}
+
+double ab_verdict_noise(json_t *verdict)
+{
+	json_t *v = json_is_object(verdict) ? json_object_get(verdict, "noise") : NULL;
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+double ab_program_gpu_speedup(json_t *program)
+{
+	return median_of(program, "gpu_speedup");
+}

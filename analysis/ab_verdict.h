@@ -87,4 +87,14 @@ json_t *ab_verdict_abba(const double *base, size_t nr_base, const double *adv, s
 /* Program-level figures: wall time and total GPU time speedups (new object). */
 json_t *ab_program_json(const struct ab_result *ab);
 
+/*
+ * The figures of a verdict of ab_verdict*(): its median speedup and its
+ * noise, NAN where it has none (no rounds measured). The one reader of
+ * that object: callers never take it apart by key.
+ */
+double ab_verdict_median(json_t *verdict);
+double ab_verdict_noise(json_t *verdict);
+/* The median program GPU speedup of ab_program_json()'s object, NAN if none. */
+double ab_program_gpu_speedup(json_t *program);
+
 #endif

@@ -29,6 +29,18 @@ json_t *capture_section_json(const struct capture_section *sec)
 	return sec && !json_is_null(JS(sec)) ? JS(sec) : NULL;
 }
 
+json_t *capture_members_json(const struct capture_section *sec, const char *const *keys)
+{
+	json_t *out = json_object(), *v;
+	size_t i;
+
+	for (i = 0; keys[i]; i++) {
+		v = sec && json_is_object(JS(sec)) ? json_object_get(JS(sec), keys[i]) : NULL;
+		json_object_set_new(out, keys[i], v ? json_deep_copy(v) : json_null());
+	}
+	return out;
+}
+
 /* ---- reading ---------------------------------------------------------- */
 
 struct rd {
@@ -469,6 +481,223 @@ static int read_alloc_uses(const struct rd *r, json_t *o, const char *path,
 	return 0;
 }
 
+/* An array of integers in [lo, hi]; *out NULL (and *has 0) when absent or null. */
+static int rd_ints(const struct rd *r, json_t *o, const char *path, const char *key,
+		   long long **out, size_t *nr, int *has, long long lo, long long hi)
+{
+	json_t *arr, *v;
+	size_t i;
+	int ret;
+
+	*out = NULL;
+	*nr = 0;
+	if (has)
+		*has = 0;
+	if ((ret = rd_array(r, o, path, key, &arr)) || !arr)
+		return ret;
+	if (has)
+		*has = 1;
+	*out = xcalloc(json_array_size(arr) + 1, sizeof(**out));
+	json_array_foreach(arr, i, v) {
+		if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
+			return fail(r, path, key, "item %zu is not an integer in [%lld, %lld]", i,
+				    lo, hi);
+		(*out)[(*nr)++] = json_integer_value(v);
+	}
+	return 0;
+}
+
+static int read_softcache_verification(const struct rd *r, json_t *o, const char *path,
+				       struct capture_softcache_verification *v)
+{
+	json_t *rw, *out;
+	char sub[240];
+	int ret;
+
+	v->noise = NAN;
+	v->speedup.min = v->speedup.median = v->speedup.max = NAN;
+	v->rewrite_loads = v->rewrite_shared_bytes = -1;
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_str(r, o, path, "status", &v->status, 0)) ||
+	    (ret = rd_str(r, o, path, "reason", &v->reason, 0)) ||
+	    (ret = rd_bool(r, o, path, "kept", &v->kept)) ||
+	    (ret = rd_int(r, o, path, "repeat", &v->repeat, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_num(r, o, path, "noise", &v->noise, NUM_COUNT)) ||
+	    (ret = read_speedup(r, o, path, "speedup", &v->speedup)))
+		return ret;
+	if ((out = member(o, "output"))) {
+		snprintf(sub, sizeof(sub), "%s.output", path);
+		if ((ret = item_object(r, out, sub)) ||
+		    (ret = rd_str(r, out, sub, "status", &v->output_status, 0)))
+			return ret;
+	}
+	if (!(rw = member(o, "rewrite")))
+		return 0;
+	v->has_rewrite = 1;
+	snprintf(sub, sizeof(sub), "%s.rewrite", path);
+	if ((ret = item_object(r, rw, sub)) ||
+	    (ret = rd_ints(r, rw, sub, "params", &v->rewrite_params, &v->nr_rewrite_params, NULL,
+			   0, 4096)) ||
+	    (ret = rd_int(r, rw, sub, "loads", &v->rewrite_loads, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_int(r, rw, sub, "shared_bytes", &v->rewrite_shared_bytes, 0, 1LL << 32, -1)) ||
+	    (ret = rd_str(r, rw, sub, "ptx", &v->rewrite_ptx, 0)) ||
+	    (ret = rd_str(r, rw, sub, "note", &v->rewrite_note, 0)))
+		return ret;
+	return 0;
+}
+
+static int read_software_cache(const struct rd *r, json_t *o, const char *path,
+			       struct capture_software_cache *sc)
+{
+	struct capture_softcache_occupancy *occ = &sc->occupancy;
+	json_t *arr, *v;
+	char sub[240];
+	size_t i;
+	int ret;
+
+	sc->source = SEC(o);
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_bool(r, o, path, "enabled", &sc->enabled)) ||
+	    (ret = rd_int(r, o, path, "cln", &sc->cln, 0, 1LL << 32, -1)) ||
+	    (ret = rd_int(r, o, path, "line_bytes", &sc->line_bytes, 1, 1LL << 32, -1)) ||
+	    (ret = rd_str(r, o, path, "reason", &sc->reason, 0)) ||
+	    (ret = rd_ints(r, o, path, "selected", &sc->selected, &sc->nr_selected,
+			   &sc->has_selected, 0, 4096)) ||
+	    (ret = rd_array(r, o, path, "candidates", &arr)))
+		return ret;
+	sc->candidates = xcalloc(json_array_size(arr) + 1, sizeof(*sc->candidates));
+	json_array_foreach(arr, i, v) {
+		struct capture_softcache_candidate *c = &sc->candidates[sc->nr_candidates++];
+
+		snprintf(sub, sizeof(sub), "%s.candidates[%zu]", path, i);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_int(r, v, sub, "param", &c->param, 0, 4096, -1)) ||
+		    (ret = rd_bool(r, v, sub, "read_only", &c->read_only)) ||
+		    (ret = rd_num(r, v, sub, "sim_hits", &c->sim_hits, NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "sim_accesses", &c->sim_accesses, NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "hit_rate", &c->hit_rate, NUM_COUNT)) ||
+		    (ret = rd_bool(r, v, sub, "selected", &c->selected)) ||
+		    (ret = rd_str(r, v, sub, "why", &c->why, 0)))
+			return ret;
+	}
+	occ->threads_per_block = occ->blocks_per_sm = occ->threads_per_sm = -1;
+	occ->cln_per_sm = occ->cln_per_block = -1;
+	occ->shared_per_block = occ->shared_used_per_sm = occ->shared_free_per_sm = NAN;
+	if ((v = member(o, "occupancy"))) {
+		snprintf(sub, sizeof(sub), "%s.occupancy", path);
+		sc->has_occupancy = 1;
+		occ->source = SEC(v);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_int(r, v, sub, "threads_per_block", &occ->threads_per_block, 0,
+				  1 << 20, -1)) ||
+		    (ret = rd_int(r, v, sub, "blocks_per_sm", &occ->blocks_per_sm, 0, 1 << 20, -1)) ||
+		    (ret = rd_int(r, v, sub, "threads_per_sm", &occ->threads_per_sm, 0, 1 << 20,
+				  -1)) ||
+		    (ret = rd_int(r, v, sub, "cln_per_sm", &occ->cln_per_sm, 0, 1LL << 32, -1)) ||
+		    (ret = rd_int(r, v, sub, "cln_per_block", &occ->cln_per_block, 0, 1LL << 32,
+				  -1)) ||
+		    (ret = rd_num(r, v, sub, "shared_per_block", &occ->shared_per_block,
+				  NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "shared_used_per_sm", &occ->shared_used_per_sm,
+				  NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "shared_free_per_sm", &occ->shared_free_per_sm,
+				  NUM_COUNT)) ||
+		    (ret = rd_str(r, v, sub, "limited_by", &occ->limited_by, 0)) ||
+		    (ret = rd_str(r, v, sub, "registers", &occ->registers, 0)))
+			return ret;
+	}
+	if ((v = member(o, "verification"))) {
+		snprintf(sub, sizeof(sub), "%s.verification", path);
+		sc->has_verification = 1;
+		if ((ret = read_softcache_verification(r, v, sub, &sc->verification)))
+			return ret;
+	}
+	return 0;
+}
+
+static int read_register_cache(const struct rd *r, json_t *o, const char *path,
+			       struct capture_register_cache *rc)
+{
+	json_t *arr, *v;
+	char sub[240];
+	size_t i;
+	int ret;
+
+	rc->source = SEC(o);
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_str(r, o, path, "status", &rc->status, 0)) ||
+	    (ret = rd_array(r, o, path, "hints", &arr)))
+		return ret;
+	rc->hints = xcalloc(json_array_size(arr) + 1, sizeof(*rc->hints));
+	json_array_foreach(arr, i, v) {
+		struct capture_regcache_hint *h = &rc->hints[rc->nr_hints++];
+
+		snprintf(sub, sizeof(sub), "%s.hints[%zu]", path, i);
+		h->source = SEC(v);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_int(r, v, sub, "param", &h->param, 0, 4096, -1)) ||
+		    (ret = rd_int(r, v, sub, "k", &h->k, 0, 1 << 20, 0)) ||
+		    (ret = rd_bool(r, v, sub, "k_exact", &h->k_exact)) ||
+		    (ret = rd_ints(r, v, sub, "loads", &h->loads, &h->nr_loads, NULL, 0,
+				   (long long)CAPTURE_COUNT_MAX)))
+			return ret;
+	}
+	return 0;
+}
+
+static int read_oracle(const struct rd *r, json_t *o, struct capture_oracle *orc)
+{
+	json_t *arr, *v, *plans, *p;
+	char sub[64], psub[96];
+	size_t i, j;
+	int ret;
+
+	orc->source = SEC(o);
+	orc->has_kernels = member(o, "kernels") != NULL;
+	if ((ret = item_object(r, o, "oracle")) ||
+	    (ret = rd_str(r, o, "oracle", "status", &orc->status, 0)) ||
+	    (ret = rd_int(r, o, "oracle", "rounds", &orc->rounds, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_int(r, o, "oracle", "plans_output_rejected", &orc->plans_output_rejected, 0,
+			  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_array(r, o, "oracle", "kernels", &arr)))
+		return ret;
+	orc->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*orc->kernels));
+	json_array_foreach(arr, i, v) {
+		struct capture_oracle_kernel *k = &orc->kernels[orc->nr_kernels++];
+
+		snprintf(sub, sizeof(sub), "oracle.kernels[%zu]", i);
+		k->best_speedup = k->advised_speedup = k->ratio = NAN;
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_str(r, v, sub, "kernel", &k->kernel, 1)) ||
+		    (ret = rd_int(r, v, sub, "loads", &k->loads, 0, CAPTURE_LIST_MAX, -1)) ||
+		    (ret = rd_int(r, v, sub, "rounds", &k->rounds, 0, CAPTURE_LIST_MAX, -1)) ||
+		    (ret = rd_num(r, v, sub, "best_speedup", &k->best_speedup, NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "advised_speedup", &k->advised_speedup, NUM_COUNT)) ||
+		    (ret = rd_num(r, v, sub, "ratio", &k->ratio, NUM_COUNT)) ||
+		    (ret = rd_array(r, v, sub, "plans", &plans)))
+			return ret;
+		k->plans = xcalloc(json_array_size(plans) + 1, sizeof(*k->plans));
+		json_array_foreach(plans, j, p) {
+			struct capture_oracle_plan *pl = &k->plans[k->nr_plans++];
+
+			snprintf(psub, sizeof(psub), "%s.plans[%zu]", sub, j);
+			if ((ret = item_object(r, p, psub)) ||
+			    (ret = rd_ints(r, p, psub, "cached", &pl->cached, &pl->nr_cached, NULL, 0,
+					   CAPTURE_LIST_MAX)) ||
+			    (ret = rd_num(r, p, psub, "median_ns", &pl->median_ns, NUM_COUNT)) ||
+			    (ret = rd_num(r, p, psub, "speedup", &pl->speedup, NUM_COUNT)) ||
+			    (ret = rd_str(r, p, psub, "output", &pl->output, 0)))
+				return ret;
+		}
+		if ((ret = rd_int(r, v, sub, "best_plan", &k->best_plan, 0, (long long)k->nr_plans - 1,
+				  -1)) ||
+		    (ret = rd_int(r, v, sub, "advised_plan", &k->advised_plan, 0,
+				  (long long)k->nr_plans - 1, -1)))
+			return ret;
+	}
+	return 0;
+}
+
 static int read_kernel(const struct rd *r, json_t *o, const char *path, struct capture_kernel *k)
 {
 	json_t *arr, *v, *gt, *eff;
@@ -490,11 +719,20 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 	    (ret = rd_intv(r, o, path, "registers", &k->registers, 0, 65536, -1)) ||
 	    (ret = rd_int(r, o, path, "left_out_loads", &k->left_out_loads, 0, CAPTURE_LIST_MAX, -1)) ||
 	    (ret = rd_num(r, o, path, "monitor_gpu_time_ns", &k->monitor_gpu_time_ns, NUM_COUNT)) ||
-	    (ret = rd_section(r, o, path, "software_cache", &k->software_cache)) ||
-
-	    (ret = rd_section(r, o, path, "oracle", &k->oracle)) ||
-	    (ret = rd_section(r, o, path, "register_cache", &k->register_cache)))
+	    (ret = rd_section(r, o, path, "oracle", &k->oracle)))
 		return ret;
+	if ((v = member(o, "software_cache"))) {
+		snprintf(sub, sizeof(sub), "%s.software_cache", path);
+		k->software_cache = xcalloc(1, sizeof(*k->software_cache));
+		if ((ret = read_software_cache(r, v, sub, k->software_cache)))
+			return ret;
+	}
+	if ((v = member(o, "register_cache"))) {
+		snprintf(sub, sizeof(sub), "%s.register_cache", path);
+		k->register_cache = xcalloc(1, sizeof(*k->register_cache));
+		if ((ret = read_register_cache(r, v, sub, k->register_cache)))
+			return ret;
+	}
 	if (!*k->name)
 		return fail(r, path, "name", "empty: a kernel name is required");
 	if ((v = member(o, "verification"))) {
@@ -1217,12 +1455,13 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 		a->seq = seq;
 	}
 	if ((ret = rd_section(&r, doc, "", "baseline_check", &cap->baseline_check)) ||
-
-
-	    (ret = rd_section(&r, doc, "", "oracle", &cap->oracle)) ||
-
 	    (ret = rd_section(&r, doc, "", "measure", &cap->measure)))
 		return ret;
+	if ((o = member(doc, "oracle"))) {
+		cap->oracle = xcalloc(1, sizeof(*cap->oracle));
+		if ((ret = read_oracle(&r, o, cap->oracle)))
+			return ret;
+	}
 	if ((o = member(doc, "cost"))) {
 		cap->has_cost = 1;
 		if ((ret = read_cost(&r, o, &cap->cost)))
@@ -2008,6 +2247,58 @@ static void verdict_release(struct capture_verdict *v)
 	free(v->reason);
 }
 
+static void software_cache_release(struct capture_software_cache *sc)
+{
+	size_t i;
+
+	if (!sc)
+		return;
+	free(sc->reason);
+	free(sc->occupancy.limited_by);
+	free(sc->occupancy.registers);
+	for (i = 0; i < sc->nr_candidates; i++)
+		free(sc->candidates[i].why);
+	free(sc->candidates);
+	free(sc->selected);
+	free(sc->verification.status);
+	free(sc->verification.reason);
+	free(sc->verification.output_status);
+	free(sc->verification.rewrite_params);
+	free(sc->verification.rewrite_ptx);
+	free(sc->verification.rewrite_note);
+}
+
+static void register_cache_release(struct capture_register_cache *rc)
+{
+	size_t i;
+
+	if (!rc)
+		return;
+	free(rc->status);
+	for (i = 0; i < rc->nr_hints; i++)
+		free(rc->hints[i].loads);
+	free(rc->hints);
+}
+
+static void oracle_release(struct capture_oracle *orc)
+{
+	size_t i, j;
+
+	if (!orc)
+		return;
+	free(orc->status);
+	for (i = 0; i < orc->nr_kernels; i++) {
+		for (j = 0; j < orc->kernels[i].nr_plans; j++) {
+			free(orc->kernels[i].plans[j].cached);
+			free(orc->kernels[i].plans[j].output);
+		}
+		free(orc->kernels[i].plans);
+		free(orc->kernels[i].kernel);
+	}
+	free(orc->kernels);
+	free(orc);
+}
+
 static void kernel_release(struct capture_kernel *k)
 {
 	size_t i;
@@ -2038,6 +2329,10 @@ static void kernel_release(struct capture_kernel *k)
 	free(k->data_structures);
 	verdict_release(k->verification);
 	free(k->verification);
+	software_cache_release(k->software_cache);
+	free(k->software_cache);
+	register_cache_release(k->register_cache);
+	free(k->register_cache);
 }
 
 void capture_release(struct capture *cap)
@@ -2055,6 +2350,7 @@ void capture_release(struct capture *cap)
 	free(cap->program.cwd);
 	device_model_release(&cap->device);
 	free(cap->device_partitioned);
+	oracle_release(cap->oracle);
 	free(cap->options.model);
 	free(cap->options.bypass_form);
 	free(cap->options.kernels_regex);

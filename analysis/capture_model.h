@@ -186,6 +186,112 @@ struct capture_data_structure {
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
+/* A speedup as the verdicts give it: the median and its range (NAN unknown). */
+struct capture_speedup {
+	double min, median, max;
+	int plain;                  /* written as one number (the median), not an object */
+};
+
+/* A software-cache candidate: a data structure the simulated cache could hold. */
+struct capture_softcache_candidate {
+	long long param;            /* kernel parameter index; -1 unknown */
+	int read_only;              /* 1, 0, -1 unknown */
+	double sim_hits, sim_accesses; /* simulated 16-byte lines; NAN unknown */
+	double hit_rate;            /* as written, 0..1; NAN: not written */
+	int selected;               /* 1, 0, -1: not written (the section's "selected" says) */
+	char *why;                  /* NULL none */
+};
+
+/* The occupancy the software cache assumes (docs/monitor.md). */
+struct capture_softcache_occupancy {
+	long long threads_per_block, blocks_per_sm, threads_per_sm; /* -1 unknown */
+	long long cln_per_sm, cln_per_block;                        /* -1 unknown */
+	double shared_per_block, shared_used_per_sm, shared_free_per_sm; /* bytes; NAN */
+	char *limited_by;           /* "threads", "shared_memory", "blocks", "grid"; NULL */
+	char *registers;            /* "not modelled"; NULL */
+	const struct capture_section *source; /* as written: its other members are shown */
+};
+
+/* The software cache as `profile` rewrote and timed it (src/profile/softcache.c). */
+struct capture_softcache_verification {
+	char *status;               /* "verified", or why not ("not rewritten", ...); NULL */
+	char *reason;
+	int kept;                   /* 1, 0, -1 */
+	long long repeat;           /* rounds timed; -1 */
+	double noise;               /* NAN */
+	struct capture_speedup speedup; /* median kernel speedup and range; NAN */
+	char *output_status;        /* output.status; NULL */
+	int has_rewrite;
+	long long *rewrite_params;  /* the parameters the rewrite caches */
+	size_t nr_rewrite_params;
+	long long rewrite_loads, rewrite_shared_bytes; /* -1 unknown */
+	char *rewrite_ptx;          /* the module's PTX with the cache, relative to the capture */
+	char *rewrite_note;
+};
+
+/* A kernel's "software_cache" (docs/monitor.md). */
+struct capture_software_cache {
+	int enabled;                /* 1, 0, -1 */
+	long long cln, line_bytes;  /* -1 unknown */
+	char *reason;
+	int has_occupancy;
+	struct capture_softcache_occupancy occupancy;
+	struct capture_softcache_candidate *candidates;
+	size_t nr_candidates;
+	long long *selected;        /* parameters chosen, in order */
+	size_t nr_selected;
+	int has_selected;
+	int has_verification;
+	struct capture_softcache_verification verification;
+	const struct capture_section *source; /* as written: its other members are shown */
+};
+
+/* A register-cache hint (analysis/stencil_detect.h), as the reports use it. */
+struct capture_regcache_hint {
+	long long param;            /* -1 unknown */
+	long long k;                /* loads a thread keeps in registers */
+	int k_exact;                /* 1, 0, -1 */
+	long long *loads;           /* their ordinals */
+	size_t nr_loads;
+	const struct capture_section *source;
+};
+
+/* A kernel's "register_cache": a candidate the tool cannot apply itself. */
+struct capture_register_cache {
+	char *status;
+	struct capture_regcache_hint *hints;
+	size_t nr_hints;
+	const struct capture_section *source;
+};
+
+/* --oracle: one plan of a kernel and what it measured. */
+struct capture_oracle_plan {
+	long long *cached;          /* node indices cached */
+	size_t nr_cached;
+	double median_ns, speedup;  /* NAN: not measured */
+	char *output;               /* its output check's status; NULL */
+};
+
+struct capture_oracle_kernel {
+	char *kernel;               /* mangled */
+	long long loads, rounds;    /* -1 unknown */
+	struct capture_oracle_plan *plans;
+	size_t nr_plans;
+	long long best_plan, advised_plan; /* indices into plans; -1 unknown */
+	double best_speedup, advised_speedup, ratio; /* NAN unknown */
+};
+
+/* "oracle": every plan of the small kernels timed (src/profile/oracle.c). */
+struct capture_oracle {
+	char *status;               /* "measured", or why not */
+	long long rounds;           /* -1 */
+	long long plans_output_rejected; /* -1 */
+	struct capture_oracle_kernel *kernels;
+	size_t nr_kernels;
+	int has_kernels;
+	const struct capture_section *source;
+};
+
 struct capture_kernel {
 	char *module;               /* a module id of capture.modules */
 	char *name;                 /* mangled */
@@ -216,9 +322,12 @@ struct capture_kernel {
 	struct capture_data_structure *data_structures;
 	size_t nr_data_structures;
 	int has_data_structures;
-	/* written by later steps, kept as written (NULL: absent or null) */
+	/* written by later steps */
 	struct capture_verdict *verification; /* its own verdict, NULL none */
-	const struct capture_section *software_cache, *oracle, *register_cache;
+	struct capture_software_cache *software_cache; /* NULL: absent or null */
+	struct capture_register_cache *register_cache; /* NULL: absent or null */
+	const struct capture_section *oracle; /* the same numbers as the top-level oracle's
+						 kernels[]: kept as written */
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
@@ -287,11 +396,6 @@ struct capture_output_check {
 	const struct capture_section *source;
 };
 
-/* A speedup as the verdicts give it: the median and its range (NAN unknown). */
-struct capture_speedup {
-	double min, median, max;
-	int plain;                  /* written as one number (the median), not an object */
-};
 
 /* A kernel's verification verdict (analysis/ab_verdict.h): in
  * verification.kernels[] and in a kernel's own "verification". */
@@ -451,7 +555,8 @@ struct capture {
 	/* sections of the later steps, kept as written (NULL: absent or null) */
 	struct capture_verification verification;
 	int has_verification;
-	const struct capture_section *baseline_check, *oracle, *measure;
+	struct capture_oracle *oracle; /* NULL: absent or null */
+	const struct capture_section *baseline_check, *measure;
 	const struct capture_section *device_json; /* "device" as written */
 	/* The whole document as read (owned; every `source` and section points
 	 * into it), NULL when built. */
@@ -536,5 +641,12 @@ const char *capture_kernel_library(const struct capture *cap, const char *kernel
  * sections take them by key until they are typed here.
  */
 struct json_t *capture_section_json(const struct capture_section *sec);
+
+/*
+ * A new object with the members keys[] (NULL-terminated) of a section as
+ * written, each copied, null where absent: what the JSON report echoes of
+ * the capture ("program", "runs", a kernel's "grid"). Caller owns.
+ */
+struct json_t *capture_members_json(const struct capture_section *sec, const char *const *keys);
 
 #endif

@@ -325,6 +325,13 @@ int plan_load_file(struct plan *p, const char *path)
 
 /* ---------------------------------------------------------------- writing */
 
+json_t *plan_extra_section(const struct plan *p, const char *key)
+{
+	json_t *v = p->extra ? json_object_get(p->extra, key) : NULL;
+
+	return v && !json_is_null(v) ? v : NULL;
+}
+
 json_t *plan_to_json(const struct plan *p)
 {
 	json_t *doc = json_object(), *jmods = json_array(), *v;

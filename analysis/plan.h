@@ -50,6 +50,10 @@ int plan_load_file(struct plan *p, const char *path);
 int plan_from_json(struct plan *p, json_t *doc, const char *name);
 /* A new JSON document (caller owns) / written atomically to path. */
 json_t *plan_to_json(const struct plan *p);
+
+/* A top-level section of the plan other than its loads ("l2_windows"), as
+ * written (borrowed), or NULL when the plan has none or it is null. */
+json_t *plan_extra_section(const struct plan *p, const char *key);
 int plan_write_file(const struct plan *p, const char *path);
 
 /* Adds (or replaces) one load's action. id may be NULL. */

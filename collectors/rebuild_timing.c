@@ -77,8 +77,8 @@ static int remove_entry(const char *p, const struct stat *s, int flag, struct FT
 
 int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_timing *r)
 {
-	json_t *prog = o->program, *args, *a;
-	const char *path = json_string_value(json_object_get(prog, "path"));
+	const struct capture_program *prog = o->program;
+	const char *path = prog ? prog->path : NULL;
 	const char *const *kernels = o->kernels;
 	struct device_model dm;
 	struct run_request base = { .timing = 1 }, adv = { .timing = 1 };
@@ -106,12 +106,10 @@ int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_ti
 	ret = runner_resolve_program(o->argv[0], &t.rebuilt);
 	if (ret)
 		goto out;
-	args = json_object_get(prog, "args");
-	t.orig_argv = xcalloc(json_array_size(args) + 2, sizeof(*t.orig_argv));
+	t.orig_argv = xcalloc(prog->nr_args + 2, sizeof(*t.orig_argv));
 	t.orig_argv[argc++] = xstrdup(path);
-	json_array_foreach(args, i, a)
-		if (json_is_string(a))
-			t.orig_argv[argc++] = xstrdup(json_string_value(a));
+	for (i = 0; i < prog->nr_args; i++)
+		t.orig_argv[argc++] = xstrdup(prog->args[i]);
 	t.rebuilt_argv = o->argv;
 	t.timeout = o->timeout;
 	t.inject = run_request_injection_library(o->exe_dir);
@@ -150,17 +148,15 @@ int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_ti
 				       o->repeat, &ab, &k->kept);
 
 		k->name = kernels[i];
-		k->median = json_number_value(json_object_get(json_object_get(v, "speedup"),
-							      "median"));
-		k->noise = json_number_value(json_object_get(v, "noise"));
+		k->median = ab_verdict_median(v);
+		k->noise = ab_verdict_noise(v);
 		r->kept &= k->kept;
 		json_decref(v);
 	}
 	{
 		json_t *pj = ab_program_json(&ab);
 
-		r->program_speedup = json_number_value(json_object_get(json_object_get(pj,
-							"gpu_speedup"), "median"));
+		r->program_speedup = ab_program_gpu_speedup(pj);
 		json_decref(pj);
 	}
 out:

@@ -4,6 +4,8 @@
 #include <jansson.h>
 #include <stddef.h>
 
+#include "analysis/capture_model.h"
+
 /*
  * `cacheadvise check`'s timed part: the rebuilt program against the
  * capture's baseline (the original program, its unpatched PTX substituted
@@ -13,7 +15,7 @@
 
 struct rebuild_timing_options {
 	const char *dir;            /* the capture directory (its modules/) */
-	json_t *program;            /* capture.json's "program" (path, args) */
+	const struct capture_program *program; /* the capture's program (path, args) */
 	const char *const *kernels; /* the kernels the plan changes */
 	size_t nr_kernels;
 	char **argv;                /* the rebuilt program and its arguments */

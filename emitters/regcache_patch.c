@@ -253,35 +253,33 @@ static const struct report_load *load_by_ordinal(const struct report_kernel *k, 
 }
 
 /* The hint of k to rewrite: the one with the most loads. */
-static json_t *best_hint(json_t *hints)
+static const struct capture_regcache_hint *best_hint(const struct capture_register_cache *rc)
 {
-	json_t *h, *best = NULL;
+	const struct capture_regcache_hint *best = NULL;
 	size_t i;
 
-	json_array_foreach(hints, i, h)
-		if (!best || json_array_size(json_object_get(h, "loads")) >
-			     json_array_size(json_object_get(best, "loads")))
-			best = h;
+	for (i = 0; rc && i < rc->nr_hints; i++)
+		if (!best || rc->hints[i].nr_loads > best->nr_loads)
+			best = &rc->hints[i];
 	return best;
 }
 
 static void build_kernel(struct regcache_patch_kernel *pk, const struct report_input *in,
-			 const struct report_kernel *k, json_t *hint, long *source_index)
+			 const struct report_kernel *k, const struct capture_regcache_hint *hint,
+			 long *source_index)
 {
 	struct regcache_target t = { 0 };
 	size_t *lines = NULL, nr = 0, i;
-	json_t *ord;
 	long src = -1;
 	char *name = source_kernel_base_name(k->name, k->demangled);
 	const char *why = NULL;
 
 	t.kernel = name ? name : k->name;
-	t.param = json_is_integer(json_object_get(hint, "param")) ?
-		  (int)json_integer_value(json_object_get(hint, "param")) : -1;
-	t.k = (unsigned)json_integer_value(json_object_get(hint, "k"));
-	t.k_exact = json_is_true(json_object_get(hint, "k_exact"));
-	json_array_foreach(json_object_get(hint, "loads"), i, ord) {
-		const struct report_load *l = load_by_ordinal(k, (unsigned)json_integer_value(ord));
+	t.param = (int)hint->param;
+	t.k = (unsigned)hint->k;
+	t.k_exact = hint->k_exact == 1;
+	for (i = 0; i < hint->nr_loads; i++) {
+		const struct report_load *l = load_by_ordinal(k, (unsigned)hint->loads[i]);
 
 		if (!l || l->line <= 0 || l->hint.source_index < 0) {
 			why = "a load of the stencil has no source line (build with -lineinfo)";
@@ -323,8 +321,8 @@ void regcache_patch_build(struct regcache_patch *p, const struct report_input *i
 	strbuf_init(&p->diff, 0);
 	src = xcalloc(in->nr_kernels + 1, sizeof(*src));
 	for (i = 0; i < in->nr_kernels; i++) {
-		json_t *hint = best_hint(json_object_get(json_object_get(in->kernels[i].capture,
-									 "register_cache"), "hints"));
+		const struct capture_regcache_hint *hint =
+			best_hint(in->kernels[i].model->register_cache);
 
 		if (!hint)
 			continue;

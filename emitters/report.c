@@ -214,14 +214,15 @@ const char *report_section_title(const char *key, int *candidate)
 
 const char *report_section_standing(const struct report_section *s)
 {
-	json_t *ver = json_object_get(s->value, "verification");
+	const struct capture_softcache_verification *ver =
+		s->software_cache && s->software_cache->has_verification ?
+		&s->software_cache->verification : NULL;
 	int candidate;
 
 	report_section_title(s->key, &candidate);
-	if (!strcmp(s->key, "software_cache") &&
-	    !strcmp(json_string_value(json_object_get(ver, "status")) ?: "", "verified"))
-		return json_is_true(json_object_get(ver, "kept")) ? "verified on this program: kept"
-								  : "verified on this program: rejected";
+	if (ver && ver->status && !strcmp(ver->status, "verified"))
+		return ver->kept == 1 ? "verified on this program: kept"
+				      : "verified on this program: rejected";
 	return candidate ? "candidate, not verified on this program" : "as measured";
 }
 
@@ -267,15 +268,6 @@ static void add_win(struct report_win **w, size_t *n, const char *kind, char *wh
 	(*n)++;
 }
 
-static double median_speedup(json_t *ver)
-{
-	json_t *sp = json_object_get(ver, "speedup");
-
-	if (json_is_number(sp))
-		return json_number_value(sp);
-	return report_json_number(sp, "median");
-}
-
 static int by_speedup_desc(const void *a, const void *b)
 {
 	const struct report_win *x = a, *y = b;
@@ -308,18 +300,19 @@ size_t report_verified_wins(const struct report_input *in, struct report_win **w
 			strbuf_detach(&apply, NULL));
 	}
 	for (i = 0; i < in->nr_kernels; i++) {
-		json_t *ver = json_object_get(json_object_get(in->kernels[i].capture, "software_cache"),
-					      "verification");
+		const struct capture_software_cache *sc = in->kernels[i].model->software_cache;
+		const struct capture_softcache_verification *ver =
+			sc && sc->has_verification ? &sc->verification : NULL;
 		char *label;
 
-		if (strcmp(json_string_value(json_object_get(ver, "status")) ?: "", "verified") ||
-		    !json_is_true(json_object_get(ver, "kept")) || isnan(median_speedup(ver)))
+		if (!ver || !ver->status || strcmp(ver->status, "verified") || ver->kept != 1 ||
+		    isnan(ver->speedup.median))
 			continue;
 		label = report_kernel_label(&in->kernels[i]);
 		add_win(wins, &n, "software cache", xasprintf("kernel %s: the software cache in "
-			"shared memory", label), median_speedup(ver), "kernel time",
-			xasprintf("the rewritten PTX %s (see SOFTWARE CACHE)", json_string_value(
-				json_object_get(json_object_get(ver, "rewrite"), "ptx")) ?: "?"));
+			"shared memory", label), ver->speedup.median, "kernel time",
+			xasprintf("the rewritten PTX %s (see SOFTWARE CACHE)",
+				  ver->rewrite_ptx ? ver->rewrite_ptx : "?"));
 		free(label);
 	}
 	for (i = 0; i < in->model.carveout.nr_kernels; i++) {
@@ -464,9 +457,13 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 	json_object_set_new(o, "name", json_string(k->name));
 	json_object_set_new(o, "demangled", str_or_null(k->demangled));
 	json_object_set_new(o, "launches", k->launches >= 0 ? json_integer(k->launches) : json_null());
-	json_object_set_new(o, "grid", copy_or_null(json_object_get(k->capture, "grid")));
-	json_object_set_new(o, "block", copy_or_null(json_object_get(k->capture, "block")));
-	json_object_set_new(o, "gpu_time_ns", copy_or_null(json_object_get(k->capture, "gpu_time_ns")));
+	{
+		static const char *const keys[] = { "grid", "block", "gpu_time_ns", NULL };
+		json_t *m = capture_members_json(k->model->source, keys);
+
+		json_object_update(o, m);
+		json_decref(m);
+	}
 	json_object_set_new(o, "analysed", json_boolean(k->analysis != NULL));
 	json_object_set_new(o, "chosen", str_or_null(k->chosen));
 	json_object_set_new(o, "optimal", k->optimal < 0 ? json_null() : json_boolean(k->optimal));
@@ -514,15 +511,14 @@ json_t *report_to_json(const struct report_input *in)
 	json_object_set_new(cap, "dir", json_string(in->dir));
 	json_object_set_new(cap, "status", json_string(in->status));
 	json_object_set_new(cap, "incomplete", json_boolean(in->incomplete));
-	json_object_set_new(cap, "created", copy_or_null(json_object_get(in->capture, "created")));
-	json_object_set_new(cap, "tool_version", copy_or_null(json_object_get(in->capture,
-										"tool_version")));
-	json_object_set_new(cap, "program", copy_or_null(json_object_get(in->capture, "program")));
-	json_object_set_new(cap, "device", copy_or_null(json_object_get(in->capture, "device")));
-	json_object_set_new(cap, "options", copy_or_null(json_object_get(in->capture, "options")));
-	json_object_set_new(cap, "baseline_check",
-			    copy_or_null(json_object_get(in->capture, "baseline_check")));
-	json_object_set_new(cap, "runs", copy_or_null(json_object_get(in->capture, "runs")));
+	{
+		static const char *const keys[] = { "created", "tool_version", "program", "device",
+						    "options", "baseline_check", "runs", NULL };
+		json_t *m = capture_members_json(in->model.source, keys);
+
+		json_object_update(cap, m);
+		json_decref(m);
+	}
 	json_object_set_new(doc, "capture", cap);
 
 	json_object_set_new(sum, "kernels", json_integer((json_int_t)s.nr_kernels));

@@ -711,64 +711,57 @@ static void hints_section(struct strbuf *out, const struct report_input *in)
 }
 
 /* --oracle: per kernel, every plan's measured speedup, fastest first. */
-static void oracle_html(struct strbuf *out, const struct report_input *in, json_t *oracle)
+static void oracle_html(struct strbuf *out, const struct report_input *in,
+			const struct capture_oracle *oracle)
 {
-	json_t *k;
 	size_t i;
 
-	json_array_foreach(json_object_get(oracle, "kernels"), i, k) {
-		json_t *plans = json_object_get(k, "plans");
-		size_t n = json_array_size(plans), j, r;
-		json_int_t advised = json_integer_value(json_object_get(k, "advised_plan"));
-		json_int_t best = json_integer_value(json_object_get(k, "best_plan"));
-		double top = report_json_number(k, "best_speedup");
+	for (i = 0; i < oracle->nr_kernels; i++) {
+		const struct capture_oracle_kernel *k = &oracle->kernels[i];
+		size_t n = k->nr_plans, j, r;
+		double top = k->best_speedup;
 		unsigned char *used = xcalloc(n + 1, 1);
-
-		char *label = report_label_of(in, json_string_value(json_object_get(k, "kernel")));
+		char *label = report_label_of(in, k->kernel);
 
 		strbuf_addstr(out, "<p><code>");
 		esc(out, label);
 		free(label);
 		strbuf_addf(out, "</code>: %zu plans, %lld rounds each; the advised plan reaches "
 			    "<strong>%.1f%%</strong> of the best measured one.</p>\n", n,
-			    (long long)json_integer_value(json_object_get(k, "rounds")),
-			    100 * report_json_number(k, "ratio"));
+			    k->rounds < 0 ? 0 : k->rounds, 100 * k->ratio);
 		strbuf_addstr(out, "<table><tr><th>loads cached</th><th>speedup</th><th></th><th></th></tr>\n");
 		for (r = 0; r < n; r++) {
+			const struct capture_oracle_plan *p;
 			size_t pick = n;
-			double sp;
-			json_t *v;
 
 			for (j = 0; j < n; j++) {
-				double x = report_json_number(json_array_get(plans, j), "speedup");
-				if (!used[j] && !isnan(x) && (pick == n ||
-				    x > report_json_number(json_array_get(plans, pick), "speedup")))
+				double x = k->plans[j].speedup;
+				if (!used[j] && !isnan(x) && (pick == n || x > k->plans[pick].speedup))
 					pick = j;
 			}
 			if (pick == n)
 				break;
 			used[pick] = 1;
-			sp = report_json_number(json_array_get(plans, pick), "speedup");
+			p = &k->plans[pick];
 			strbuf_addstr(out, "<tr><td>{");
-			json_array_foreach(json_object_get(json_array_get(plans, pick), "cached"), j, v)
-				strbuf_addf(out, "%s%lld", j ? ", " : "", (long long)json_integer_value(v));
+			for (j = 0; j < p->nr_cached; j++)
+				strbuf_addf(out, "%s%lld", j ? ", " : "", p->cached[j]);
 			strbuf_addf(out, "}</td><td>%.3fx</td><td><span class=\"bar\"><span style=\"width:%.0f%%\">"
-				    "</span></span></td><td>%s%s</td></tr>\n", sp,
-				    top > 0 ? fmax(0, fmin(100, 100 * sp / top)) : 0,
-				    (json_int_t)pick == best ? "best " : "",
-				    (json_int_t)pick == advised ? "advised" : "");
+				    "</span></span></td><td>%s%s</td></tr>\n", p->speedup,
+				    top > 0 ? fmax(0, fmin(100, 100 * p->speedup / top)) : 0,
+				    (long long)pick == k->best_plan ? "best " : "",
+				    (long long)pick == k->advised_plan ? "advised" : "");
 		}
 		strbuf_addstr(out, "</table>\n");
 		free(used);
 	}
 }
 
-static void int_html(struct strbuf *out, json_t *obj, const char *key)
+/* An integer, or a dash when unknown (-1, NAN, or not whole). */
+static void int_html(struct strbuf *out, double v)
 {
-	json_t *v = json_object_get(obj, key);
-
-	if (json_is_integer(v))
-		strbuf_addf(out, "%lld", (long long)json_integer_value(v));
+	if (v >= 0 && v == floor(v) && v <= 9007199254740992.0)
+		strbuf_addf(out, "%.0f", v);
 	else
 		strbuf_addstr(out, "&ndash;");
 }
@@ -778,16 +771,14 @@ static void int_html(struct strbuf *out, json_t *obj, const char *key)
  * kept or rejected with its numbers and the PTX to use, or why it was not
  * rewritten.
  */
-static void software_cache_verification_html(struct strbuf *out, json_t *ver)
+static void software_cache_verification_html(struct strbuf *out,
+					     const struct capture_softcache_verification *ver)
 {
-	json_t *rw = json_object_get(ver, "rewrite"), *sp = json_object_get(ver, "speedup");
-	const char *reason = json_string_value(json_object_get(ver, "reason"));
-	int kept = json_is_true(json_object_get(ver, "kept"));
+	const char *reason = ver->reason;
+	int kept = ver->kept == 1;
 
-	if (!json_is_object(ver))
-		return;
 	strbuf_addstr(out, "<p><strong>Automatic rewrite:</strong> ");
-	if (strcmp(json_string_value(json_object_get(ver, "status")) ?: "", "verified")) {
+	if (!ver->status || strcmp(ver->status, "verified")) {
 		strbuf_addstr(out, "not applied: ");
 		esc(out, reason ? reason : "?");
 		strbuf_addstr(out, "</p>");
@@ -795,30 +786,48 @@ static void software_cache_verification_html(struct strbuf *out, json_t *ver)
 	}
 	strbuf_addf(out, "<span class=\"tag %s\">%s</span> %.2fx median kernel speedup "
 		    "(min %.2fx, max %.2fx, noise %.3f, %lld rounds)", kept ? "cache" : "other",
-		    kept ? "kept" : "rejected", report_json_number(sp, "median"),
-		    report_json_number(sp, "min"), report_json_number(sp, "max"),
-		    report_json_number(ver, "noise"),
-		    (long long)json_integer_value(json_object_get(ver, "repeat")));
+		    kept ? "kept" : "rejected", ver->speedup.median, ver->speedup.min,
+		    ver->speedup.max, ver->noise, ver->repeat < 0 ? 0 : ver->repeat);
 	if (!kept && reason) {
 		strbuf_addstr(out, ": ");
 		esc(out, reason);
 	}
 	strbuf_addstr(out, "; output ");
-	esc(out, json_string_value(json_object_get(json_object_get(ver, "output"), "status")) ?: "?");
+	esc(out, ver->output_status ? ver->output_status : "?");
 	strbuf_addstr(out, ".");
-	if (json_is_object(rw)) {
+	if (ver->has_rewrite) {
 		strbuf_addf(out, "<br>%lld loads through the cache, %lld bytes of shared memory per block; %s <code>",
-			    (long long)json_integer_value(json_object_get(rw, "loads")),
-			    (long long)json_integer_value(json_object_get(rw, "shared_bytes")),
+			    ver->rewrite_loads < 0 ? 0 : ver->rewrite_loads,
+			    ver->rewrite_shared_bytes < 0 ? 0 : ver->rewrite_shared_bytes,
 			    kept ? "use" : "tried");
-		esc(out, json_string_value(json_object_get(rw, "ptx")));
+		esc(out, ver->rewrite_ptx);
 		strbuf_addstr(out, "</code>");
-		if (json_string_value(json_object_get(rw, "note"))) {
+		if (ver->rewrite_note) {
 			strbuf_addstr(out, "<br>");
-			esc(out, json_string_value(json_object_get(rw, "note")));
+			esc(out, ver->rewrite_note);
 		}
 	}
 	strbuf_addstr(out, "</p>");
+}
+
+/* The members of a section as written that keys[] does not name, as key/value rows. */
+static void other_rows(struct strbuf *out, json_t *obj, const char *const *keys, size_t nr)
+{
+	const char *key;
+	json_t *m;
+	size_t i;
+
+	json_object_foreach(obj, key, m) {
+		for (i = 0; i < nr && strcmp(keys[i], key); i++)
+			;
+		if (i < nr)
+			continue;
+		strbuf_addstr(out, "<tr><th>");
+		esc(out, key);
+		strbuf_addstr(out, "</th><td>");
+		json_html(out, m);
+		strbuf_addstr(out, "</td></tr>");
+	}
 }
 
 /*
@@ -826,59 +835,61 @@ static void software_cache_verification_html(struct strbuf *out, json_t *ver)
  * rest of the report: what is cached and why, the occupancy it assumes,
  * and its candidates as a table; members added later as key/value rows.
  */
-static void software_cache_html(struct strbuf *out, json_t *v)
+static void software_cache_html(struct strbuf *out, const struct capture_software_cache *sc)
 {
 	static const char *const known[] = { "enabled", "cln", "line_bytes", "reason", "occupancy",
-					     "candidates", "selected", "verification", NULL };
-	static const struct { const char *key, *label; int bytes; } occ_rows[] = {
-		{ "threads_per_block", "threads per block", 0 },
-		{ "blocks_per_sm", "blocks per SM", 0 },
-		{ "limited_by", "limited by", 0 },
-		{ "threads_per_sm", "threads per SM", 0 },
-		{ "shared_per_block", "shared memory per block", 1 },
-		{ "shared_used_per_sm", "shared memory used per SM", 1 },
-		{ "shared_free_per_sm", "shared memory free per SM", 1 },
-		{ "cln_per_sm", "CLN the free shared memory allows", 0 },
-		{ "cln_per_block", "CLN the block's shared memory allows", 0 },
-		{ "registers", "registers", 0 },
+					     "candidates", "selected", "verification" };
+	static const char *const occ_keys[] = { "threads_per_block", "blocks_per_sm", "limited_by",
+						"threads_per_sm", "shared_per_block",
+						"shared_used_per_sm", "shared_free_per_sm",
+						"cln_per_sm", "cln_per_block", "registers" };
+	const struct capture_softcache_occupancy *occ = &sc->occupancy;
+	const struct { const char *label; double value; int bytes; } occ_rows[] = {
+		{ "threads per block", (double)occ->threads_per_block, 0 },
+		{ "blocks per SM", (double)occ->blocks_per_sm, 0 },
+		{ "limited by", NAN, 0 },
+		{ "threads per SM", (double)occ->threads_per_sm, 0 },
+		{ "shared memory per block", occ->shared_per_block, 1 },
+		{ "shared memory used per SM", occ->shared_used_per_sm, 1 },
+		{ "shared memory free per SM", occ->shared_free_per_sm, 1 },
+		{ "CLN the free shared memory allows", (double)occ->cln_per_sm, 0 },
+		{ "CLN the block's shared memory allows", (double)occ->cln_per_block, 0 },
+		{ "registers", NAN, 0 },
 	};
-	json_t *occ = json_object_get(v, "occupancy"), *c, *rest, *m;
-	const char *reason = json_string_value(json_object_get(v, "reason"));
-	const char *key;
+	json_t *occ_json = capture_section_json(occ->source), *rest;
 	size_t i;
 
-	strbuf_addf(out, "<p><strong>%s:</strong> ", json_is_true(json_object_get(v, "enabled")) ?
-		    "Advised" : "Not advised");
-	int_html(out, v, "cln");
+	strbuf_addf(out, "<p><strong>%s:</strong> ", sc->enabled == 1 ? "Advised" : "Not advised");
+	int_html(out, (double)sc->cln);
 	strbuf_addstr(out, " lines (CLN) of ");
-	int_html(out, v, "line_bytes");
+	int_html(out, (double)sc->line_bytes);
 	strbuf_addstr(out, " bytes per thread in shared memory.");
-	if (reason && *reason) {
+	if (sc->reason && *sc->reason) {
 		strbuf_addstr(out, "<br>");
-		esc(out, reason);
+		esc(out, sc->reason);
 	}
 	strbuf_addstr(out, "</p>");
-	software_cache_verification_html(out, json_object_get(v, "verification"));
-	if (json_array_size(json_object_get(v, "candidates"))) {
+	if (sc->has_verification)
+		software_cache_verification_html(out, &sc->verification);
+	if (sc->nr_candidates) {
 		strbuf_addstr(out, "<table><tr><th>parameter</th><th>read-only</th>"
 				   "<th>simulated hits</th><th>accesses</th><th>simulated hit rate</th>"
 				   "<th>selected</th><th>why</th></tr>");
-		json_array_foreach(json_object_get(v, "candidates"), i, c) {
-			json_t *ro = json_object_get(c, "read_only"), *sel = report_softcache_selected(v, c);
-			double hits = report_json_number(c, "sim_hits");
-			double acc = report_json_number(c, "sim_accesses");
-			double rate = report_json_number(c, "hit_rate");
+		for (i = 0; i < sc->nr_candidates; i++) {
+			const struct capture_softcache_candidate *c = &sc->candidates[i];
+			int sel = report_softcache_selected(sc, c);
+			double rate = c->hit_rate;
 
-			if (isnan(rate) && !isnan(hits) && acc > 0)
-				rate = hits / acc;
+			if (isnan(rate) && !isnan(c->sim_hits) && c->sim_accesses > 0)
+				rate = c->sim_hits / c->sim_accesses;
 			strbuf_addf(out, "<tr class=\"%s\"><td class=\"num\">",
-				    json_is_true(sel) ? "cache" : "other");
-			int_html(out, c, "param");
+				    sel == 1 ? "cache" : "other");
+			int_html(out, (double)c->param);
 			strbuf_addf(out, "</td><td>%s</td><td class=\"num\">",
-				    json_is_boolean(ro) ? (json_is_true(ro) ? "yes" : "no") : "&ndash;");
-			int_html(out, c, "sim_hits");
+				    c->read_only < 0 ? "&ndash;" : c->read_only ? "yes" : "no");
+			int_html(out, c->sim_hits);
 			strbuf_addstr(out, "</td><td class=\"num\">");
-			int_html(out, c, "sim_accesses");
+			int_html(out, c->sim_accesses);
 			strbuf_addstr(out, "</td><td class=\"num\">");
 			if (isnan(rate))
 				strbuf_addstr(out, "&ndash;");
@@ -886,47 +897,42 @@ static void software_cache_html(struct strbuf *out, json_t *v)
 				strbuf_addf(out, "<span class=\"bar\"><span style=\"width:%.1f%%\">"
 					    "</span></span>%.1f%%", fmin(100, fmax(0, 100 * rate)),
 					    100 * rate);
-			strbuf_addf(out, "</td><td>%s</td><td>", json_is_boolean(sel) ?
-				    (json_is_true(sel) ? "<span class=\"tag cache\">yes</span>" : "no") :
-				    "&ndash;");
-			esc(out, json_string_value(json_object_get(c, "why")));
+			strbuf_addf(out, "</td><td>%s</td><td>", sel < 0 ? "&ndash;" : sel ?
+				    "<span class=\"tag cache\">yes</span>" : "no");
+			esc(out, c->why);
 			strbuf_addstr(out, "</td></tr>");
 		}
 		strbuf_addstr(out, "</table>");
 	}
-	if (json_is_object(occ)) {
+	if (sc->has_occupancy) {
 		strbuf_addstr(out, "<h3>Occupancy assumed</h3><table class=\"kv\">");
-		rest = json_deep_copy(occ);
 		for (i = 0; i < ARRAY_SIZE(occ_rows); i++) {
-			json_t *x = json_object_get(occ, occ_rows[i].key);
+			/* the two rows of words */
+			const char *words = !strcmp(occ_rows[i].label, "limited by") ?
+					    occ->limited_by : !strcmp(occ_rows[i].label,
+					    "registers") ? occ->registers : NULL;
 
-			if (!x)
+			if (!words && !(occ_rows[i].value >= 0))
 				continue;
-			json_object_del(rest, occ_rows[i].key);
 			strbuf_addstr(out, "<tr><th>");
 			esc(out, occ_rows[i].label);
 			strbuf_addstr(out, "</th><td class=\"num\">");
-			if (occ_rows[i].bytes && json_is_number(x)) {
-				char *b = report_human_bytes(json_number_value(x));
+			if (words) {
+				esc(out, words);
+			} else if (occ_rows[i].bytes) {
+				char *b = report_human_bytes(occ_rows[i].value);
 				esc(out, b);
 				free(b);
 			} else {
-				scalar_html(out, x);
+				strbuf_addf(out, "%.0f", occ_rows[i].value);
 			}
 			strbuf_addstr(out, "</td></tr>");
 		}
-		json_object_foreach(rest, key, m) {
-			strbuf_addstr(out, "<tr><th>");
-			esc(out, key);
-			strbuf_addstr(out, "</th><td>");
-			json_html(out, m);
-			strbuf_addstr(out, "</td></tr>");
-		}
-		json_decref(rest);
+		other_rows(out, occ_json, occ_keys, ARRAY_SIZE(occ_keys));
 		strbuf_addstr(out, "</table>");
 	}
-	rest = json_deep_copy(v);
-	for (i = 0; known[i]; i++)
+	rest = json_deep_copy(capture_section_json(sc->source));
+	for (i = 0; i < ARRAY_SIZE(known); i++)
 		json_object_del(rest, known[i]);
 	if (json_object_size(rest))
 		json_html(out, rest);
@@ -960,10 +966,10 @@ static void sections(struct strbuf *out, const struct report_input *in)
 		standing = report_section_standing(s);
 		strbuf_addf(out, "</h2><p class=\"muted\">%c%s; from %s.</p>",
 			    toupper((unsigned char)standing[0]), standing + 1, s->origin);
-		if (!strcmp(s->key, "oracle") && json_object_get(s->value, "kernels"))
-			oracle_html(out, in, s->value);
-		else if (!strcmp(s->key, "software_cache") && json_is_object(s->value))
-			software_cache_html(out, s->value);
+		if (s->oracle && s->oracle->has_kernels)
+			oracle_html(out, in, s->oracle);
+		else if (s->software_cache)
+			software_cache_html(out, s->software_cache);
 		else
 			json_html(out, s->value);
 		if (!strcmp(s->key, "register_cache") && s->kernel)

@@ -21,7 +21,8 @@
 #define CAPTURE_SCHEMA "cacheadvise.capture/1"
 
 /* Advice sections shown as recorded: capture.json (top level or per kernel)
- * and plan.json hold them (docs/capture-json.md, docs/monitor.md). */
+ * and plan.json hold them (docs/capture-json.md, docs/monitor.md), in this
+ * order. */
 static const char *const section_keys[] = { "software_cache", "l2", "l2_windows",
 					    "register_cache", "oracle" };
 
@@ -54,13 +55,6 @@ void report_shell_path(struct strbuf *out, const char *dir, const char *file)
 
 	strbuf_add_shell_word(out, path);
 	free(path);
-}
-
-static const char *json_str(json_t *obj, const char *key)
-{
-	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
-
-	return json_is_string(v) ? json_string_value(v) : NULL;
 }
 
 static int file_exists(const char *path)
@@ -365,7 +359,6 @@ static void kernel_from_model(struct report_input *in, const struct capture_kern
 	k->l1_hit_rate = NAN;
 	k->jit_vs_cubin = NAN;
 	k->model = ck;
-	k->capture = (json_t *)ck->source;
 	k->module = ck->module;
 	k->name = ck->name;
 	k->demangled = ck->demangled;
@@ -401,7 +394,8 @@ static void kernel_from_model(struct report_input *in, const struct capture_kern
 }
 
 static void add_section(struct report_input *in, const char *key, const char *kernel,
-			const char *origin, json_t *value)
+			const char *origin, json_t *value,
+			const struct capture_software_cache *sc, const struct capture_oracle *orc)
 {
 	size_t i;
 
@@ -414,37 +408,53 @@ static void add_section(struct report_input *in, const char *key, const char *ke
 		    json_equal(in->sections[i].value, value))
 			return;
 	in->sections = xrealloc(in->sections, (in->nr_sections + 1) * sizeof(*in->sections));
-	in->sections[in->nr_sections++] = (struct report_section){ key, kernel, origin, value };
+	in->sections[in->nr_sections++] = (struct report_section){ key, kernel, origin, value,
+								    sc, orc };
 }
 
 static void collect_sections(struct report_input *in)
 {
+	const struct capture *cap = &in->model;
 	size_t i, j;
 
 	for (j = 0; j < ARRAY_SIZE(section_keys); j++) {
-		add_section(in, section_keys[j], NULL, "capture.json",
-			    json_object_get(in->capture, section_keys[j]));
-		if (in->plan.extra)
-			add_section(in, section_keys[j], NULL, "plan.json",
-				    json_object_get(in->plan.extra, section_keys[j]));
-		for (i = 0; i < in->nr_kernels; i++)
-			add_section(in, section_keys[j], in->kernels[i].name, "capture.json",
-				    json_object_get(in->kernels[i].capture, section_keys[j]));
+		const char *key = section_keys[j];
+
+		if (!strcmp(key, "l2") && cap->has_l2)
+			add_section(in, key, NULL, "capture.json",
+				    capture_section_json(cap->l2.source), NULL, NULL);
+		if (!strcmp(key, "oracle") && cap->oracle)
+			add_section(in, key, NULL, "capture.json",
+				    capture_section_json(cap->oracle->source), NULL, cap->oracle);
+		add_section(in, key, NULL, "plan.json", plan_extra_section(&in->plan, key), NULL,
+			    NULL);
+		for (i = 0; i < in->nr_kernels; i++) {
+			const struct capture_kernel *ck = in->kernels[i].model;
+
+			if (!strcmp(key, "software_cache") && ck->software_cache)
+				add_section(in, key, ck->name, "capture.json",
+					    capture_section_json(ck->software_cache->source),
+					    ck->software_cache, NULL);
+			if (!strcmp(key, "register_cache") && ck->register_cache)
+				add_section(in, key, ck->name, "capture.json",
+					    capture_section_json(ck->register_cache->source), NULL,
+					    NULL);
+			if (!strcmp(key, "oracle") && ck->oracle)
+				add_section(in, key, ck->name, "capture.json",
+					    capture_section_json(ck->oracle), NULL, NULL);
+		}
 	}
 }
 
 static void collect_run_notes(struct report_input *in)
 {
-	json_t *runs = json_object_get(in->capture, "runs"), *r;
 	size_t i;
 
-	json_array_foreach(json_object_get(in->capture, "notes"), i, r)
-		if (json_is_string(r))
-			add_note(in, short_names(json_string_value(r)));
-
-	json_array_foreach(runs, i, r) {
-		const char *status = json_str(r, "status"), *variant = json_str(r, "variant");
-		const char *log = json_str(r, "log");
+	for (i = 0; i < in->model.nr_notes; i++)
+		add_note(in, short_names(in->model.notes[i]));
+	for (i = 0; i < in->model.nr_runs; i++) {
+		const struct capture_run *r = &in->model.runs[i];
+		const char *status = r->status, *variant = r->variant, *log = r->log;
 
 		if (!status || !strcmp(status, "ok"))
 			continue;
@@ -483,7 +493,7 @@ static char *common_dir(const char *const *paths, size_t n)
 static void choose_roots(struct report_input *in, const struct report_input_options *opt)
 {
 	char *path = capture_layout_file(in->dir, CAPTURE_LAYOUT_SOURCES);
-	const char *cwd = json_str(json_object_get(in->capture, "program"), "cwd");
+	const char *cwd = in->model.program.cwd;
 
 	if (file_exists(path)) {
 		struct sources_file sf;
@@ -653,7 +663,6 @@ int report_input_load(struct report_input *in, const char *dir,
 	ret = capture_load_file(&in->model, path);
 	if (ret)
 		goto out;
-	in->capture = json_incref(capture_section_json(in->model.source));
 	free(path);
 	path = NULL;
 
@@ -712,7 +721,6 @@ int report_input_init_from(struct report_input *in, const char *dir, json_t *cap
 		ret = capture_from_json(&in->model, capture, "capture.json");
 	if (ret)
 		return ret;
-	in->capture = json_incref(capture_section_json(in->model.source));
 	in->analysis = analysis;
 	if (plan) {
 		ret = copy_plan(&in->plan, plan);
@@ -749,21 +757,20 @@ void report_input_release(struct report_input *in)
 	free(in->lookup_root);
 	plan_release(&in->plan);
 	analysis_release(&in->own_analysis);
-	json_decref(in->capture);
 	capture_release(&in->model);
 	free(in->dir);
 	memset(in, 0, sizeof(*in));
 }
 
-json_t *report_softcache_selected(json_t *section, json_t *cand)
+int report_softcache_selected(const struct capture_software_cache *sc,
+			      const struct capture_softcache_candidate *cand)
 {
-	json_t *sel = json_object_get(cand, "selected"), *p;
 	size_t i;
 
-	if (json_is_boolean(sel) || !json_is_array(json_object_get(section, "selected")))
-		return sel;
-	json_array_foreach(json_object_get(section, "selected"), i, p)
-		if (json_equal(p, json_object_get(cand, "param")))
-			return json_true();
-	return json_false();
+	if (cand->selected >= 0 || !sc->has_selected)
+		return cand->selected;
+	for (i = 0; i < sc->nr_selected; i++)
+		if (sc->selected[i] == cand->param)
+			return 1;
+	return 0;
 }

@@ -62,9 +62,6 @@ struct report_kernel {
 	const char *demangled;      /* NULL when not recorded */
 	long long launches;         /* -1 unknown */
 	const struct capture_kernel *model; /* this kernel in the capture (borrowed) */
-	/* The same as JSON (borrowed). NEEDSWORK: the sections not yet typed
-	 * (software_cache, register_cache, oracle) are read here by key. */
-	json_t *capture;
 	const struct analysis_kernel *analysis; /* this kernel in the analysis, NULL if none */
 	/* Its verification verdict (its own, else its entry of
 	 * verification.kernels[]), NULL if none; and the same as JSON. */
@@ -118,15 +115,16 @@ struct report_section {
 	const char *key;            /* "software_cache", "l2_windows", "register_cache" */
 	const char *kernel;         /* kernel it belongs to, NULL for the whole program */
 	const char *origin;         /* "capture.json" or "plan.json" */
-	json_t *value;              /* borrowed */
+	json_t *value;              /* as written, for showing its members (borrowed) */
+	/* The section as the capture's reader typed it (borrowed), where it
+	 * is one; NULL for plan.json's sections, shown as written. */
+	const struct capture_software_cache *software_cache;
+	const struct capture_oracle *oracle;
 };
 
 struct report_input {
 	char *dir;                  /* the capture directory */
 	struct capture model;       /* capture.json as its one reader accepted it */
-	/* The same document as JSON (a reference to model's source).
-	 * NEEDSWORK: the report formats still read sections by key here. */
-	json_t *capture;
 	/* The analysis of the capture: own_analysis, or the caller's
 	 * (report_input_init_from); NULL when it failed (incomplete capture). */
 	const struct analysis *analysis;
@@ -233,11 +231,11 @@ double report_verification_spread(const struct report_kernel *k);
 double report_program_speedup(const struct report_input *in);
 
 /*
- * Whether a software-cache candidate (an element of a kernel's
- * software_cache.candidates) is selected: its own "selected", else whether
- * the section's "selected" list names its parameter (older captures).
- * Returns a borrowed JSON boolean, or NULL when neither says.
+ * Whether a software-cache candidate is selected: its own "selected", else
+ * whether the section's "selected" list names its parameter (older
+ * captures). 1, 0, or -1 when neither says.
  */
-json_t *report_softcache_selected(json_t *section, json_t *cand);
+int report_softcache_selected(const struct capture_software_cache *sc,
+			      const struct capture_softcache_candidate *cand);
 
 #endif

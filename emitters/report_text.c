@@ -500,56 +500,52 @@ static void hints_section(struct strbuf *out, const struct report_input *in,
 		strbuf_addstr(out, "  (no decided loads)\n");
 }
 
-static void plan_bits(struct strbuf *out, json_t *plans, json_int_t plan)
+static void plan_bits(struct strbuf *out, const struct capture_oracle_kernel *k, long long plan)
 {
-	json_t *cached = json_object_get(json_array_get(plans, (size_t)plan), "cached"), *v;
+	const struct capture_oracle_plan *p = plan >= 0 && (size_t)plan < k->nr_plans ?
+					      &k->plans[plan] : NULL;
 	size_t i;
 
 	strbuf_addch(out, '{');
-	json_array_foreach(cached, i, v)
-		strbuf_addf(out, "%s%lld", i ? ", " : "", (long long)json_integer_value(v));
+	for (i = 0; p && i < p->nr_cached; i++)
+		strbuf_addf(out, "%s%lld", i ? ", " : "", p->cached[i]);
 	strbuf_addch(out, '}');
 }
 
 /* --oracle: one line a kernel, then its five fastest plans. */
-static void oracle_text(struct strbuf *out, const struct report_input *in, json_t *oracle)
+static void oracle_text(struct strbuf *out, const struct report_input *in,
+			const struct capture_oracle *oracle)
 {
-	json_t *k;
 	size_t i;
 
-	json_array_foreach(json_object_get(oracle, "kernels"), i, k) {
-		json_t *plans = json_object_get(k, "plans");
-		size_t n = json_array_size(plans), shown, j;
-		double *sp = xcalloc(n + 1, sizeof(double));
+	for (i = 0; i < oracle->nr_kernels; i++) {
+		const struct capture_oracle_kernel *k = &oracle->kernels[i];
+		size_t n = k->nr_plans, shown, j;
 		unsigned char *used = xcalloc(n + 1, 1);
-
-		char *label = report_label_of(in, json_string_value(json_object_get(k, "kernel")));
+		char *label = report_label_of(in, k->kernel);
 
 		strbuf_addf(out, "  %s: %lld loads, %lld plans x %lld rounds\n", label,
-			    (long long)json_integer_value(json_object_get(k, "loads")), (long long)n,
-			    (long long)json_integer_value(json_object_get(k, "rounds")));
+			    k->loads < 0 ? 0 : k->loads, (long long)n, k->rounds < 0 ? 0 : k->rounds);
 		free(label);
 		strbuf_addstr(out, "    advised plan ");
-		plan_bits(out, plans, json_integer_value(json_object_get(k, "advised_plan")));
-		strbuf_addf(out, " %.3fx, best plan ", report_json_number(k, "advised_speedup"));
-		plan_bits(out, plans, json_integer_value(json_object_get(k, "best_plan")));
+		plan_bits(out, k, k->advised_plan);
+		strbuf_addf(out, " %.3fx, best plan ", k->advised_speedup);
+		plan_bits(out, k, k->best_plan);
 		strbuf_addf(out, " %.3fx: the advice reaches %.1f%% of the best\n",
-			    report_json_number(k, "best_speedup"), 100 * report_json_number(k, "ratio"));
-		for (j = 0; j < n; j++)
-			sp[j] = report_json_number(json_array_get(plans, j), "speedup");
+			    k->best_speedup, 100 * k->ratio);
 		for (shown = 0; shown < 5 && shown < n; shown++) {
 			size_t best = n;
 			for (j = 0; j < n; j++)
-				if (!used[j] && !isnan(sp[j]) && (best == n || sp[j] > sp[best]))
+				if (!used[j] && !isnan(k->plans[j].speedup) &&
+				    (best == n || k->plans[j].speedup > k->plans[best].speedup))
 					best = j;
 			if (best == n)
 				break;
 			used[best] = 1;
 			strbuf_addstr(out, "      cached ");
-			plan_bits(out, plans, (json_int_t)best);
-			strbuf_addf(out, ": %.3fx\n", sp[best]);
+			plan_bits(out, k, (long long)best);
+			strbuf_addf(out, ": %.3fx\n", k->plans[best].speedup);
 		}
-		free(sp);
 		free(used);
 	}
 }
@@ -567,12 +563,11 @@ static void other_members(struct strbuf *out, json_t *obj, const char *const *kn
 	json_decref(rest);
 }
 
-static void jint(struct strbuf *out, json_t *obj, const char *key)
+/* An integer, or '?' when unknown (-1). */
+static void int_or_unknown(struct strbuf *out, long long v)
 {
-	json_t *v = json_object_get(obj, key);
-
-	if (json_is_integer(v))
-		strbuf_addf(out, "%lld", (long long)json_integer_value(v));
+	if (v >= 0)
+		strbuf_addf(out, "%lld", v);
 	else
 		strbuf_addch(out, '?');
 }
@@ -582,43 +577,36 @@ static void jint(struct strbuf *out, json_t *obj, const char *key)
  * kept or rejected with its numbers and the PTX to use, or why it was not
  * rewritten.
  */
-static void software_cache_verification_text(struct strbuf *out, json_t *ver)
+static void software_cache_verification_text(struct strbuf *out,
+					     const struct capture_softcache_verification *ver)
 {
-	json_t *rw = json_object_get(ver, "rewrite"), *sp = json_object_get(ver, "speedup");
-	const char *reason = json_string_value(json_object_get(ver, "reason"));
+	const char *reason = ver->reason;
+	size_t i;
 
-	if (!json_is_object(ver))
-		return;
-	if (strcmp(json_string_value(json_object_get(ver, "status")) ?: "", "verified")) {
+	if (!ver->status || strcmp(ver->status, "verified")) {
 		strbuf_addf(out, "  automatic rewrite: not applied: %s\n", reason ? reason : "?");
 		return;
 	}
 	strbuf_addf(out, "  automatic rewrite: %s, %.2fx median kernel speedup (min %.2fx, max %.2fx, noise %.3f, %lld rounds)",
-		    json_is_true(json_object_get(ver, "kept")) ? "KEPT" : "rejected",
-		    report_json_number(sp, "median"), report_json_number(sp, "min"),
-		    report_json_number(sp, "max"), report_json_number(ver, "noise"),
-		    (long long)json_integer_value(json_object_get(ver, "repeat")));
-	if (!json_is_true(json_object_get(ver, "kept")) && reason)
+		    ver->kept == 1 ? "KEPT" : "rejected", ver->speedup.median, ver->speedup.min,
+		    ver->speedup.max, ver->noise, ver->repeat < 0 ? 0 : ver->repeat);
+	if (ver->kept != 1 && reason)
 		strbuf_addf(out, ": %s", reason);
-	strbuf_addf(out, "\n  output: %s\n", json_string_value(json_object_get(json_object_get(ver, "output"),
-							       "status")) ?: "?");
-	if (json_is_object(rw)) {
-		json_t *pj;
-		size_t i;
-
+	strbuf_addf(out, "\n  output: %s\n", ver->output_status ? ver->output_status : "?");
+	if (ver->has_rewrite) {
 		strbuf_addstr(out, "  rewrite: parameters");
-		json_array_foreach(json_object_get(rw, "params"), i, pj)
-			strbuf_addf(out, "%s %lld", i ? "," : "", (long long)json_integer_value(pj));
+		for (i = 0; i < ver->nr_rewrite_params; i++)
+			strbuf_addf(out, "%s %lld", i ? "," : "", ver->rewrite_params[i]);
 		strbuf_addf(out, "; %lld loads through the cache, %lld bytes of shared memory per block\n",
-			    (long long)json_integer_value(json_object_get(rw, "loads")),
-			    (long long)json_integer_value(json_object_get(rw, "shared_bytes")));
-		if (json_is_true(json_object_get(ver, "kept")))
+			    ver->rewrite_loads < 0 ? 0 : ver->rewrite_loads,
+			    ver->rewrite_shared_bytes < 0 ? 0 : ver->rewrite_shared_bytes);
+		if (ver->kept == 1)
 			strbuf_addf(out, "  use: %s (the module's PTX with the software cache)\n",
-				    json_string_value(json_object_get(rw, "ptx")) ?: "?");
+				    ver->rewrite_ptx ? ver->rewrite_ptx : "?");
 		else
-			strbuf_addf(out, "  tried: %s\n", json_string_value(json_object_get(rw, "ptx")) ?: "?");
-		if (json_string_value(json_object_get(rw, "note")))
-			strbuf_addf(out, "  note: %s\n", json_string_value(json_object_get(rw, "note")));
+			strbuf_addf(out, "  tried: %s\n", ver->rewrite_ptx ? ver->rewrite_ptx : "?");
+		if (ver->rewrite_note)
+			strbuf_addf(out, "  note: %s\n", ver->rewrite_note);
 	}
 }
 
@@ -627,7 +615,7 @@ static void software_cache_verification_text(struct strbuf *out, json_t *ver)
  * is cached and why, the occupancy it assumes, and its candidates as a
  * table.
  */
-static void software_cache_text(struct strbuf *out, json_t *v)
+static void software_cache_text(struct strbuf *out, const struct capture_software_cache *sc)
 {
 	static const char *const known[] = { "enabled", "cln", "line_bytes", "reason", "occupancy",
 					     "candidates", "selected", "verification", NULL };
@@ -635,68 +623,61 @@ static void software_cache_text(struct strbuf *out, json_t *v)
 						 "threads_per_sm", "shared_per_block",
 						 "shared_used_per_sm", "shared_free_per_sm",
 						 "cln_per_sm", "cln_per_block", "registers", NULL };
-	json_t *occ = json_object_get(v, "occupancy"), *c;
-	const char *reason = json_string_value(json_object_get(v, "reason"));
-	const char *limited = json_string_value(json_object_get(occ, "limited_by"));
+	const struct capture_softcache_occupancy *occ = &sc->occupancy;
+	const char *limited = occ->limited_by;
 	size_t i;
 
-	strbuf_addf(out, "  %s: ", json_is_true(json_object_get(v, "enabled")) ? "advised" :
-		    "not advised");
-	jint(out, v, "cln");
+	strbuf_addf(out, "  %s: ", sc->enabled == 1 ? "advised" : "not advised");
+	int_or_unknown(out, sc->cln);
 	strbuf_addstr(out, " lines (CLN) of ");
-	jint(out, v, "line_bytes");
+	int_or_unknown(out, sc->line_bytes);
 	strbuf_addstr(out, " bytes per thread in shared memory\n");
-	if (reason && *reason)
-		strbuf_addf(out, "  why: %s\n", reason);
-	if (json_is_object(occ)) {
-		char *per_block = report_human_bytes(report_json_number(occ, "shared_per_block"));
-		char *free_sm = report_human_bytes(report_json_number(occ, "shared_free_per_sm"));
+	if (sc->reason && *sc->reason)
+		strbuf_addf(out, "  why: %s\n", sc->reason);
+	if (sc->has_occupancy) {
+		char *per_block = report_human_bytes(occ->shared_per_block);
+		char *free_sm = report_human_bytes(occ->shared_free_per_sm);
 
 		strbuf_addstr(out, "  occupancy: ");
-		jint(out, occ, "threads_per_block");
+		int_or_unknown(out, occ->threads_per_block);
 		strbuf_addstr(out, " threads per block, ");
-		jint(out, occ, "blocks_per_sm");
+		int_or_unknown(out, occ->blocks_per_sm);
 		strbuf_addf(out, " blocks per SM%s%s%s, ", limited ? " (limited by " : "",
 			    limited ? limited : "", limited ? ")" : "");
-		jint(out, occ, "threads_per_sm");
+		int_or_unknown(out, occ->threads_per_sm);
 		strbuf_addf(out, " threads per SM; shared memory %s per block, %s free per SM\n",
 			    per_block, free_sm);
 		free(per_block);
 		free(free_sm);
-		other_members(out, occ, known_occ, 4);
+		other_members(out, capture_section_json(occ->source), known_occ, 4);
 	}
-	if (json_array_size(json_object_get(v, "candidates"))) {
+	if (sc->nr_candidates) {
 		strbuf_addf(out, "  %5s  %-9s %14s %14s %9s  %-8s  %s\n", "param", "read-only",
 			    "simulated hits", "accesses", "hit rate", "selected", "why");
-		json_array_foreach(json_object_get(v, "candidates"), i, c) {
-			json_t *ro = json_object_get(c, "read_only"), *sel = report_softcache_selected(v, c);
-			double hits = report_json_number(c, "sim_hits");
-			double acc = report_json_number(c, "sim_accesses");
-			double rate = report_json_number(c, "hit_rate");
-			const char *why = json_string_value(json_object_get(c, "why"));
-			char *h = num_text(hits), *a = num_text(acc), *r;
+		for (i = 0; i < sc->nr_candidates; i++) {
+			const struct capture_softcache_candidate *c = &sc->candidates[i];
+			int sel = report_softcache_selected(sc, c);
+			double rate = c->hit_rate;
+			char *h = num_text(c->sim_hits), *a = num_text(c->sim_accesses), *r;
+			struct strbuf p = STRBUF_INIT;
 
-			if (isnan(rate) && !isnan(hits) && acc > 0)
-				rate = hits / acc;
+			if (isnan(rate) && !isnan(c->sim_hits) && c->sim_accesses > 0)
+				rate = c->sim_hits / c->sim_accesses;
 			r = pct_text(rate);
-			strbuf_addstr(out, "  ");
-			{
-				struct strbuf p = STRBUF_INIT;
-				jint(&p, c, "param");
-				strbuf_addf(out, "%5s", p.buf);
-				strbuf_release(&p);
-			}
+			int_or_unknown(&p, c->param);
+			strbuf_addf(out, "  %5s", p.buf);
+			strbuf_release(&p);
 			strbuf_addf(out, "  %-9s %14s %14s %9s  %-8s  %s\n",
-				    json_is_boolean(ro) ? (json_is_true(ro) ? "yes" : "no") : "-", h, a, r,
-				    json_is_boolean(sel) ? (json_is_true(sel) ? "yes" : "no") :
-				    "-", why ? why : "");
+				    c->read_only < 0 ? "-" : c->read_only ? "yes" : "no", h, a, r,
+				    sel < 0 ? "-" : sel ? "yes" : "no", c->why ? c->why : "");
 			free(h);
 			free(a);
 			free(r);
 		}
 	}
-	software_cache_verification_text(out, json_object_get(v, "verification"));
-	other_members(out, v, known, 2);
+	if (sc->has_verification)
+		software_cache_verification_text(out, &sc->verification);
+	other_members(out, capture_section_json(sc->source), known, 2);
 }
 
 static void sections(struct strbuf *out, const struct report_input *in, const struct palette *p)
@@ -723,10 +704,10 @@ static void sections(struct strbuf *out, const struct report_input *in, const st
 			    label ? label : "",
 			    report_section_standing(s), s->origin);
 		free(label);
-		if (!strcmp(s->key, "oracle") && !s->kernel && json_object_get(s->value, "kernels"))
-			oracle_text(out, in, s->value);
-		else if (!strcmp(s->key, "software_cache") && json_is_object(s->value))
-			software_cache_text(out, s->value);
+		if (s->oracle && s->oracle->has_kernels)
+			oracle_text(out, in, s->oracle);
+		else if (s->software_cache)
+			software_cache_text(out, s->software_cache);
 		else
 			json_text(out, s->value, 2);
 		if (!strcmp(s->key, "register_cache") && s->kernel)

@@ -162,7 +162,7 @@ static int check(const struct check_cmd *o)
 		goto out;
 	topt = o->t;
 	topt.dir = o->dir;
-	topt.program = json_object_get(ri.in.capture, "program");
+	topt.program = ri.in.model.has_program ? &ri.in.model.program : NULL;
 	topt.kernels = rebuild_changed_kernels(&ri.in, &topt.nr_kernels);
 	topt.exe_dir = cli_exe_dir();
 	ret = rebuild_timing_run(&topt, &tr);

@@ -91,7 +91,7 @@ static int patch_modules(struct intake *in, const struct plan *plan, const char 
 
 static int write_windows(const struct plan *plan, const char *dir, char **path)
 {
-	json_t *w = plan->extra ? json_object_get(plan->extra, "l2_windows") : NULL;
+	json_t *w = plan_extra_section(plan, "l2_windows");
 
 	*path = NULL;
 	if (!w || !json_is_object(w))
