@@ -1,6 +1,7 @@
 /*
  * The cost record of a capture (analysis/capture_cost.h).
  */
+#include <math.h>
 #include <string.h>
 
 #include "analysis/capture_cost.h"
@@ -40,74 +41,54 @@ const char *capture_cost_step(const char *variant)
 	return capture_steps[STEP_OTHER];
 }
 
-/* Launches counted by the in-run capture: every variant's samples. */
-static json_int_t in_run_launches(json_t *measure)
-{
-	json_t *kernels = json_object_get(measure, "kernels"), *k, *v;
-	const char *kname, *vname;
-	json_int_t n = 0;
-
-	json_object_foreach(kernels, kname, k) {
-		json_object_foreach(json_object_get(k, "variants"), vname, v) {
-			json_t *s = json_object_get(v, "samples");
-			if (json_is_number(s) && json_number_value(s) > 0)
-				n += (json_int_t)json_number_value(s);
-		}
-	}
-	return n;
-}
-
 /* Launches of the measured kernels in one run with counters (--measure runs). */
-static json_int_t launches_per_counted_run(json_t *capture)
+static long long launches_per_counted_run(const struct capture *cap)
 {
-	json_t *k;
+	long long n = 0;
 	size_t i;
-	json_int_t n = 0;
 
-	json_array_foreach(json_object_get(capture, "kernels"), i, k) {
-		json_t *l = json_object_get(json_object_get(json_object_get(k, "counters"), "baseline"),
-					    "launches");
-		if (json_is_integer(l) && json_integer_value(l) > 0)
-			n += json_integer_value(l);
+	for (i = 0; i < cap->nr_kernels; i++) {
+		const struct capture_counters *c = capture_kernel_counters(&cap->kernels[i],
+									   "baseline");
+		if (c && c->launches > 0)
+			n += c->launches;
 	}
 	return n;
 }
 
-json_t *capture_cost_json(json_t *capture, double wall_seconds)
+void capture_cost_compute(const struct capture *cap, double wall_seconds, struct capture_cost *cost)
 {
-	json_t *runs = json_object_get(capture, "runs"), *r, *by = json_object(), *cost;
-	json_t *secs = json_object();
-	json_t *measure = json_object_get(capture, "measure");
-	const char *method = json_string_value(json_object_get(measure, "method"));
+	const char *method = cap->has_measure ? cap->measure.method : NULL;
+	int runs_method = method && !strcmp(method, "runs");
 	double native = -1;
-	json_int_t counted = 0, counted_runs = 0;
-	size_t i;
+	long long counted_runs = 0;
+	size_t i, s;
 
-	json_array_foreach(runs, i, r) {
-		const char *v = json_string_value(json_object_get(r, "variant"));
-		const char *step = capture_cost_step(v);
-		json_t *w = json_object_get(r, "wall_seconds");
+	memset(cost, 0, sizeof(*cost));
+	for (s = 0; s < CAPTURE_NR_STEPS; s++)
+		cost->seconds_by_step[s] = NAN;
+	for (i = 0; i < cap->nr_runs; i++) {
+		const struct capture_run *r = &cap->runs[i];
+		const char *step = capture_cost_step(r->variant);
 
-		json_object_set_new(by, step, json_integer(json_integer_value(json_object_get(by, step)) + 1));
-		if (json_is_number(w) && json_number_value(w) > 0)
-			json_object_set_new(secs, step, json_real(json_number_value(w) +
-				json_number_value(json_object_get(secs, step))));
-		if (native < 0 && v && !strcmp(v, "discovery") && json_is_number(w) &&
-		    json_number_value(w) > 0)
-			native = json_number_value(w);
-		if (method && !strcmp(method, "runs") && !strcmp(step, "capture"))
-			counted_runs++;
-		else if (method && !strcmp(method, "runs") && !strcmp(step, "baseline"))
+		for (s = 0; s < CAPTURE_NR_STEPS && strcmp(capture_steps[s], step); s++)
+			;
+		cost->runs_by_step[s]++;
+		if (r->wall_seconds > 0)
+			cost->seconds_by_step[s] = (isnan(cost->seconds_by_step[s]) ? 0 :
+						    cost->seconds_by_step[s]) + r->wall_seconds;
+		if (native < 0 && r->variant && !strcmp(r->variant, "discovery") &&
+		    r->wall_seconds > 0)
+			native = r->wall_seconds;
+		if (runs_method && (s == STEP_CAPTURE || s == STEP_BASELINE))
 			counted_runs++;
 	}
+	cost->program_runs = (long long)cap->nr_runs;
 	if (method && !strcmp(method, "launches"))
-		counted = in_run_launches(measure);
-	else if (counted_runs)
-		counted = counted_runs * launches_per_counted_run(capture);
-	cost = json_pack("{s:I, s:o, s:I, s:f}", "program_runs", (json_int_t)json_array_size(runs),
-			 "runs_by_step", by, "launches_counted", counted, "wall_seconds", wall_seconds);
-	json_object_set_new(cost, "seconds_by_step", secs);
-	json_object_set_new(cost, "native_seconds", native > 0 ? json_real(native) : json_null());
-	json_object_set_new(cost, "ratio", native > 0 ? json_real(wall_seconds / native) : json_null());
-	return cost;
+		cost->launches_counted = (long long)cap->measure.samples;
+	else
+		cost->launches_counted = counted_runs ? counted_runs * launches_per_counted_run(cap) : 0;
+	cost->wall_seconds = wall_seconds;
+	cost->native_seconds = native > 0 ? native : NAN;
+	cost->ratio = native > 0 ? wall_seconds / native : NAN;
 }

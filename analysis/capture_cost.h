@@ -4,13 +4,11 @@
 /*
  * What a profile cost (issue 15: "capture.json and the report state the
  * program runs, the launches counted, the wall time, and the ratio to
- * native"), computed from the capture document alone, so that a capture
- * read back gives the same figures (docs/capture-json.md "cost").
- *
- *     json_object_set_new(capture, "cost", capture_cost_json(capture, elapsed));
+ * native"), computed from the capture alone, so that a capture read back
+ * gives the same figures (docs/capture-json.md "cost").
  */
 
-#include <jansson.h>
+#include "analysis/capture_model.h"
 
 /*
  * The step a run of capture.json belongs to, from its "variant":
@@ -21,11 +19,11 @@
 const char *capture_cost_step(const char *variant);
 
 /*
- * A new "cost" object for the capture document so far, wall_seconds being
- * the profile's elapsed time:
+ * The cost of the capture so far, wall_seconds being the profile's elapsed
+ * time (cost->source is NULL: write it with capture_cost_to_json()):
  *   program_runs      runs[] recorded
- *   runs_by_step      step -> runs (capture_cost_step), steps with none left out
- *   seconds_by_step   step -> the wall seconds of its runs
+ *   runs_by_step      per capture_steps[], the runs of that step (capture_cost_step)
+ *   seconds_by_step   per step, the wall seconds of its runs; NAN none
  *   launches_counted  launches whose cache counters were read: the sampled
  *                     launches and replays of every in-run variant
  *                     (measure.kernels.*.variants.*.samples) plus, for the
@@ -33,10 +31,10 @@ const char *capture_cost_step(const char *variant);
  *                     all_bypassed, single, pair), every launch of the
  *                     measured kernels (their baseline counters' launches)
  *   wall_seconds      as given
- *   native_seconds    the discovery run's wall_seconds, null without one
- *   ratio             wall_seconds / native_seconds, null without native
- * Never NULL; the caller owns the reference.
+ *   native_seconds    the discovery run's wall_seconds, NAN without one
+ *   ratio             wall_seconds / native_seconds, NAN without native
  */
-json_t *capture_cost_json(json_t *capture, double wall_seconds);
+void capture_cost_compute(const struct capture *cap, double wall_seconds,
+			  struct capture_cost *cost);
 
 #endif

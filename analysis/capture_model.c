@@ -645,6 +645,48 @@ static int read_register_cache(const struct rd *r, json_t *o, const char *path,
 	return 0;
 }
 
+static int read_measure(const struct rd *r, json_t *doc, struct capture *cap)
+{
+	struct capture_measure *m = &cap->measure;
+	json_t *o = member(doc, "measure"), *kernels, *k, *variants, *v;
+	const char *kname, *vname;
+	char sub[400];
+	double s;
+	int ret;
+
+	if (!o)
+		return 0;
+	cap->has_measure = 1;
+	m->source = SEC(o);
+	if ((ret = item_object(r, o, "measure")) ||
+	    (ret = rd_str(r, o, "measure", "method", &m->method, 0)))
+		return ret;
+	if (!(kernels = member(o, "kernels")))
+		return 0;
+	if ((ret = item_object(r, kernels, "measure.kernels")))
+		return ret;
+	json_object_foreach(kernels, kname, k) {
+		snprintf(sub, sizeof(sub), "measure.kernels.%.300s", kname);
+		if ((ret = item_object(r, k, sub)))
+			return ret;
+		if (!(variants = member(k, "variants")))
+			continue;
+		snprintf(sub, sizeof(sub), "measure.kernels.%.300s.variants", kname);
+		if ((ret = item_object(r, variants, sub)))
+			return ret;
+		json_object_foreach(variants, vname, v) {
+			snprintf(sub, sizeof(sub), "measure.kernels.%.200s.variants.%.150s", kname,
+				 vname);
+			if ((ret = item_object(r, v, sub)) ||
+			    (ret = rd_num(r, v, sub, "samples", &s, NUM_COUNT)))
+				return ret;
+			if (!isnan(s))
+				m->samples += floor(s);
+		}
+	}
+	return 0;
+}
+
 static int read_oracle(const struct rd *r, json_t *o, struct capture_oracle *orc)
 {
 	json_t *arr, *v, *plans, *p;
@@ -1455,7 +1497,7 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 		a->seq = seq;
 	}
 	if ((ret = rd_section(&r, doc, "", "baseline_check", &cap->baseline_check)) ||
-	    (ret = rd_section(&r, doc, "", "measure", &cap->measure)))
+	    (ret = read_measure(&r, doc, cap)))
 		return ret;
 	if ((o = member(doc, "oracle"))) {
 		cap->oracle = xcalloc(1, sizeof(*cap->oracle));
@@ -1981,6 +2023,32 @@ static json_t *output_check_json(const struct capture_output_check *oc)
 	return o;
 }
 
+json_t *capture_cost_to_json(const struct capture_cost *c)
+{
+	json_t *o = start(c->source), *by, *secs;
+	size_t i;
+
+	put_int(o, "program_runs", c->program_runs, -1);
+	by = start(SEC(json_object_get(o, "runs_by_step")));
+	secs = start(SEC(json_object_get(o, "seconds_by_step")));
+	for (i = 0; i < CAPTURE_NR_STEPS; i++) {
+		if (c->runs_by_step[i] || json_object_get(by, capture_steps[i]))
+			json_object_set_new(by, capture_steps[i],
+					    json_integer(c->runs_by_step[i]));
+		put_num(secs, capture_steps[i], c->seconds_by_step[i]);
+	}
+	json_object_set_new(o, "runs_by_step", by);
+	if (json_object_get(o, "seconds_by_step") || json_object_size(secs))
+		json_object_set_new(o, "seconds_by_step", secs);
+	else
+		json_decref(secs);
+	put_int(o, "launches_counted", c->launches_counted, -1);
+	put_num(o, "wall_seconds", c->wall_seconds);
+	put_num(o, "native_seconds", c->native_seconds);
+	put_num(o, "ratio", c->ratio);
+	return o;
+}
+
 json_t *capture_to_json(const struct capture *cap)
 {
 	json_t *doc = start(cap->source), *arr;
@@ -2061,30 +2129,9 @@ json_t *capture_to_json(const struct capture *cap)
 		}
 		json_object_set_new(doc, "allocations", arr);
 	}
-	if (cap->has_cost) {
-		const struct capture_cost *c = &cap->cost;
-		json_t *o = start(c->source), *by, *secs;
+	if (cap->has_cost)
+		json_object_set_new(doc, "cost", capture_cost_to_json(&cap->cost));
 
-		put_int(o, "program_runs", c->program_runs, -1);
-		by = start(SEC(json_object_get(o, "runs_by_step")));
-		secs = start(SEC(json_object_get(o, "seconds_by_step")));
-		for (i = 0; i < CAPTURE_NR_STEPS; i++) {
-			if (c->runs_by_step[i] || json_object_get(by, capture_steps[i]))
-				json_object_set_new(by, capture_steps[i],
-						    json_integer(c->runs_by_step[i]));
-			put_num(secs, capture_steps[i], c->seconds_by_step[i]);
-		}
-		json_object_set_new(o, "runs_by_step", by);
-		if (json_object_get(o, "seconds_by_step") || json_object_size(secs))
-			json_object_set_new(o, "seconds_by_step", secs);
-		else
-			json_decref(secs);
-		put_int(o, "launches_counted", c->launches_counted, -1);
-		put_num(o, "wall_seconds", c->wall_seconds);
-		put_num(o, "native_seconds", c->native_seconds);
-		put_num(o, "ratio", c->ratio);
-		json_object_set_new(doc, "cost", o);
-	}
 	if (cap->has_baseline_output && json_is_object(json_object_get(doc, "baseline_check"))) {
 		json_t *bc = json_copy(json_object_get(doc, "baseline_check"));
 
@@ -2351,6 +2398,7 @@ void capture_release(struct capture *cap)
 	device_model_release(&cap->device);
 	free(cap->device_partitioned);
 	oracle_release(cap->oracle);
+	free(cap->measure.method);
 	free(cap->options.model);
 	free(cap->options.bypass_form);
 	free(cap->options.kernels_regex);

@@ -512,6 +512,15 @@ struct capture_allocation {
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
+/* "measure": how hit_i and hit_{i,j} were measured (docs/capture-json.md). */
+struct capture_measure {
+	char *method;               /* "launches" (in-run) | "runs"; NULL unknown */
+	/* launches sampled or replayed in-run: the sum of
+	 * kernels.*.variants.*.samples (0 none) */
+	double samples;
+	const struct capture_section *source; /* as written: the rest is kept */
+};
+
 struct capture {
 	char *schema;               /* CAPTURE_SCHEMA */
 	char *status;               /* "complete" | "incomplete" | "running" */
@@ -556,7 +565,9 @@ struct capture {
 	struct capture_verification verification;
 	int has_verification;
 	struct capture_oracle *oracle; /* NULL: absent or null */
-	const struct capture_section *baseline_check, *measure;
+	struct capture_measure measure;
+	int has_measure;
+	const struct capture_section *baseline_check;
 	const struct capture_section *device_json; /* "device" as written */
 	/* The whole document as read (owned; every `source` and section points
 	 * into it), NULL when built. */
@@ -634,6 +645,9 @@ const struct capture_run *capture_find_run(const struct capture *cap, int index)
 /* The library (modules[].library: "cuBLAS") whose module without PTX holds
  * the kernel; NULL: the program's own code. */
 const char *capture_kernel_library(const struct capture *cap, const char *kernel);
+
+/* cost as capture.json's "cost" object (what the writer writes; new reference). */
+struct json_t *capture_cost_to_json(const struct capture_cost *cost);
 
 /*
  * The JSON of a section kept as written (borrowed, valid while cap lives),

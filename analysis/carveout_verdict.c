@@ -69,7 +69,7 @@ json_t *carveout_verdict(const char *name, int program_value, const struct carve
 		why = xasprintf("the driver's default is faster than the program's carve-out %d beyond "
 				"the noise", program_value);
 	} else {
-		double sp = json_number_value(json_object_get(json_object_get(v, "speedup"), "median"));
+		double sp = ab_verdict_median(v);
 		why = xasprintf("the driver's default is not faster beyond the noise (median speedup "
 				"%.3fx): the program's carve-out %d is kept as it is", sp, program_value);
 	}

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,4 +434,19 @@ int device_model_resolve(struct device_model *dm, const char *device_file, const
 	device_model_release(dm);
 	device_model_init(dm);
 	return 0;
+}
+
+double device_model_probe_seconds(const struct device_model *dm)
+{
+	json_t *v = dm->probe ? json_object_get(dm->probe, "seconds") : NULL;
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
+}
+
+const char *device_model_probe_note(const struct device_model *dm, size_t i)
+{
+	json_t *notes = dm->probe ? json_object_get(dm->probe, "notes") : NULL;
+
+	return json_is_array(notes) && i < json_array_size(notes) ?
+	       json_string_value(json_array_get(notes, i)) : NULL;
 }

@@ -125,4 +125,9 @@ int device_model_save_cached(const struct device_model *dm);
  */
 int device_model_resolve(struct device_model *dm, const char *device_file, const char *uuid);
 
+/* What the probe recorded about itself: how long it took (NAN unknown) and
+ * its i-th note (NULL past the last). */
+double device_model_probe_seconds(const struct device_model *dm);
+const char *device_model_probe_note(const struct device_model *dm, size_t i);
+
 #endif

@@ -23,13 +23,6 @@ struct candidate {
 	json_t *kernels;        /* names */
 };
 
-/* A number of a window (the "l2" section this module writes); 0 when absent. */
-static double num(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	return json_is_number(v) ? json_number_value(v) : 0;
-}
-
 static double alloc_bytes(const struct capture *cap, long long seq)
 {
 	size_t i;
@@ -177,13 +170,47 @@ static int by_score_desc(const void *a, const void *b, void *ctx)
 	return (sa < sb) - (sa > sb);
 }
 
+/*
+ * The window as code a CUDA programmer pastes around the launches of the
+ * kernels it names, using device/l2window.h (a new string, caller frees).
+ */
+static char *snippet(const struct candidate *c, double set_aside, double num_bytes,
+		     double ratio)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *k;
+	size_t i;
+
+	strbuf_addf(&sb, "#include \"device/l2window.h\"   /* from cacheadvise */\n\n");
+	strbuf_addf(&sb, "/* once, after allocating buffer (allocation #%lld, %.1f MB) */\n",
+		    (long long)c->alloc, (double)(json_int_t)num_bytes / 1e6);
+	strbuf_addf(&sb, "l2window_set_aside(%lluull, NULL);\n",
+		    (unsigned long long)(json_int_t)set_aside);
+	strbuf_addstr(&sb, "\n/* around each launch of");
+	json_array_foreach(c->kernels, i, k)
+		strbuf_addf(&sb, "%s %s", i ? "," : "", json_string_value(k));
+	strbuf_addstr(&sb, " */\n");
+	strbuf_addf(&sb, "l2window_stream_set(stream, (const char *)buffer + 0, %lluull, %.3ff, NULL);\n",
+		    (unsigned long long)(json_int_t)num_bytes, ratio);
+	strbuf_addstr(&sb, "kernel<<<grid, block, 0, stream>>>(...);\n");
+	strbuf_addstr(&sb, "l2window_stream_reset(stream, NULL, 0);   /* later kernels get the whole L2 */\n");
+	strbuf_addstr(&sb, "\n/* when the buffer is no longer reused */\nl2window_reset_all(1);\n");
+	return strbuf_detach(&sb, NULL);
+}
+
 static json_t *window(const char *variant, double set_aside, const struct candidate *c,
 		      double num_bytes, double ratio)
 {
-	return json_pack("{s:s, s:I, s:I, s:i, s:I, s:f, s:s, s:s, s:O}", "variant", variant,
-			 "set_aside_bytes", (json_int_t)set_aside, "alloc", c->alloc, "offset", 0,
-			 "num_bytes", (json_int_t)num_bytes, "hit_ratio", ratio,
-			 "hit_prop", "persisting", "miss_prop", "streaming", "kernels", c->kernels);
+	char *code = snippet(c, set_aside, num_bytes, ratio);
+	json_t *w = json_pack("{s:s, s:I, s:I, s:i, s:I, s:f, s:s, s:s, s:O}", "variant", variant,
+			      "set_aside_bytes", (json_int_t)set_aside, "alloc", c->alloc,
+			      "offset", 0, "num_bytes", (json_int_t)num_bytes, "hit_ratio", ratio,
+			      "hit_prop", "persisting", "miss_prop", "streaming", "kernels",
+			      c->kernels);
+
+	json_object_set_new(w, "snippet", json_string(code));
+	free(code);
+	return w;
 }
 
 json_t *l2_advise(const struct capture *cap)
@@ -287,47 +314,12 @@ json_t *l2_advise(const struct capture *cap)
 			"may keep it there (to be measured)", (long long)c->alloc, c->bytes / 1e6,
 			c->bytes_read / c->bytes, c->launches, footprint / 1e6, l2 / 1e6));
 	}
-	{
-		json_t *w;
-		json_array_foreach(wins, i, w) {
-			char *code = l2_advise_snippet(w, NULL);
-			json_object_set_new(w, "snippet", json_string(code));
-			free(code);
-		}
-	}
 	json_object_set_new(out, "windows", wins);
 	for (i = 0; i < n; i++)
 		json_decref(cs[i].kernels);
 	free(cs);
 	json_decref(no_ptx);
 	return out;
-}
-
-char *l2_advise_snippet(json_t *w, const char *buffer)
-{
-	struct strbuf sb = STRBUF_INIT;
-	json_t *k;
-	size_t i;
-
-	if (!buffer)
-		buffer = "buffer";
-	strbuf_addf(&sb, "#include \"device/l2window.h\"   /* from cacheadvise */\n\n");
-	strbuf_addf(&sb, "/* once, after allocating %s (allocation #%lld, %.1f MB) */\n", buffer,
-		    (long long)json_integer_value(json_object_get(w, "alloc")),
-		    num(w, "num_bytes") / 1e6);
-	strbuf_addf(&sb, "l2window_set_aside(%lluull, NULL);\n",
-		    (unsigned long long)num(w, "set_aside_bytes"));
-	strbuf_addstr(&sb, "\n/* around each launch of");
-	json_array_foreach(json_object_get(w, "kernels"), i, k)
-		strbuf_addf(&sb, "%s %s", i ? "," : "", json_string_value(k));
-	strbuf_addstr(&sb, " */\n");
-	strbuf_addf(&sb, "l2window_stream_set(stream, (const char *)%s + %lld, %lluull, %.3ff, NULL);\n",
-		    buffer, (long long)json_integer_value(json_object_get(w, "offset")),
-		    (unsigned long long)num(w, "num_bytes"), num(w, "hit_ratio"));
-	strbuf_addstr(&sb, "kernel<<<grid, block, 0, stream>>>(...);\n");
-	strbuf_addstr(&sb, "l2window_stream_reset(stream, NULL, 0);   /* later kernels get the whole L2 */\n");
-	strbuf_addstr(&sb, "\n/* when the buffer is no longer reused */\nl2window_reset_all(1);\n");
-	return strbuf_detach(&sb, NULL);
 }
 
 json_t *l2_advise_window_file(json_t *w)

@@ -55,13 +55,6 @@
  */
 json_t *l2_advise(const struct capture *cap);
 
-/*
- * The window as code a CUDA programmer pastes around the launches of the
- * kernels it names, using device/l2window.h (a new string, caller frees).
- * buffer names the allocation in the user's code (NULL: "buffer").
- */
-char *l2_advise_snippet(json_t *window, const char *buffer);
-
 /* The file the injection library reads (docs/injection.md) for one window. */
 json_t *l2_advise_window_file(json_t *window);
 

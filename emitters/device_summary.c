@@ -1,4 +1,5 @@
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 
 #include "base/json_file.h"
@@ -26,8 +27,8 @@ static void print_latency(struct strbuf *out, const char *label, double v)
 
 void device_summary_text(struct strbuf *out, const struct device_model *dm)
 {
-	json_t *notes = dm->probe ? json_object_get(dm->probe, "notes") : NULL;
-	json_t *secs = dm->probe ? json_object_get(dm->probe, "seconds") : NULL;
+	double secs = device_model_probe_seconds(dm);
+	const char *note;
 	size_t i;
 
 	strbuf_addf(out, "GPU        %s (%s), cc %s, %u SMs\n", dm->name ? dm->name : "?",
@@ -69,10 +70,10 @@ void device_summary_text(struct strbuf *out, const struct device_model *dm)
 	strbuf_addf(out, " per SM,");
 	print_size(out, "", dm->shared_per_block_optin);
 	strbuf_addf(out, " per block (opt-in)\n");
-	if (json_is_number(secs))
-		strbuf_addf(out, "probe took %.1f s\n", json_number_value(secs));
-	for (i = 0; json_is_array(notes) && i < json_array_size(notes); i++)
-		strbuf_addf(out, "note: %s\n", json_string_value(json_array_get(notes, i)));
+	if (!isnan(secs))
+		strbuf_addf(out, "probe took %.1f s\n", secs);
+	for (i = 0; (note = device_model_probe_note(dm, i)); i++)
+		strbuf_addf(out, "note: %s\n", note);
 }
 
 void device_summary_json(struct strbuf *out, const struct device_model *dm)

@@ -483,15 +483,33 @@ static int capture_acceptable(struct profile_ctx *c, const char *path)
 	return 0;
 }
 
+/* What the profile cost so far, from the capture as its reader takes it:
+ * the reports state it (issue 15). */
+static int set_cost(struct profile_ctx *c)
+{
+	struct capture cap;
+	struct capture_cost cost;
+	int ret;
+
+	capture_init(&cap);
+	ret = capture_from_json(&cap, c->capture, "capture.json");
+	if (!ret) {
+		capture_cost_compute(&cap, profile_now() - c->started, &cost);
+		json_object_set_new(c->capture, "cost", capture_cost_to_json(&cost));
+	}
+	capture_release(&cap);
+	return ret ? error_prefix(CA_E_INTERNAL, "the capture being written") : 0;
+}
+
 int profile_write_capture(struct profile_ctx *c, const char *status)
 {
 	char *path = capture_layout_file(c->dir, CAPTURE_LAYOUT_CAPTURE);
 	int ret;
 
 	json_object_set_new(c->capture, "status", json_string(status));
-	/* what the profile cost so far: the reports state it (issue 15) */
-	json_object_set_new(c->capture, "cost", capture_cost_json(c->capture, profile_now() - c->started));
 	ret = capture_acceptable(c, path);
+	if (!ret)
+		ret = set_cost(c);
 	if (!ret)
 		ret = json_file_write(path, c->capture);
 	free(path);
