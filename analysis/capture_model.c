@@ -1398,6 +1398,13 @@ allocs:
 	return 0;
 }
 
+int capture_kernel_from_json(struct capture_kernel *k, json_t *o, const char *name)
+{
+	struct rd r = { name };
+
+	return read_kernel(&r, o, "kernel", k);
+}
+
 int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 {
 	struct rd r = { .name = name ? name : "capture.json" };
@@ -2346,7 +2353,7 @@ static void oracle_release(struct capture_oracle *orc)
 	free(orc);
 }
 
-static void kernel_release(struct capture_kernel *k)
+void capture_kernel_release(struct capture_kernel *k)
 {
 	size_t i;
 
@@ -2434,7 +2441,7 @@ void capture_release(struct capture *cap)
 	}
 	free(cap->runs);
 	for (i = 0; i < cap->nr_kernels; i++)
-		kernel_release(&cap->kernels[i]);
+		capture_kernel_release(&cap->kernels[i]);
 	free(cap->kernels);
 	free_strings(cap->notes, cap->nr_notes);
 	for (i = 0; i < cap->nr_all_kernels; i++) {

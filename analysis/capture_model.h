@@ -42,12 +42,13 @@
  * fields over it; an object built in memory (source NULL) gets its known
  * fields. write(read(x)) equals x (tests/unit/test_capture_model.c).
  *
- * Sections that later steps write and that the analysis does not read
- * (oracle, measure, baseline_check and a kernel's software_cache, oracle,
- * register_cache) are held
- * as struct capture_section: checked to be objects (or null) and kept as
- * written. NEEDSWORK: type those sections too; their readers in emitters/
- * still take them by key through capture_section_json().
+ * Typed too: the software cache, register cache and oracle sections and
+ * "measure" (method and samples). Kept as written (struct
+ * capture_section, checked to be objects or null): baseline_check apart
+ * from its output check, and a kernel's "oracle" (the top-level oracle's
+ * kernels[] again). NEEDSWORK: src/profile still builds the document as
+ * JSON and reads it back by key; it moves to this model with a GPU run to
+ * verify it (the GPU tests are its only tests).
  */
 
 /* The largest count the reader accepts: 2^53. */
@@ -588,6 +589,16 @@ void capture_release(struct capture *cap);
  */
 struct json_t;
 int capture_from_json(struct capture *cap, struct json_t *doc, const char *name);
+
+/*
+ * Reads one "kernels" item (as capture_from_json() reads each, without the
+ * checks across the document: its module, its runs) into k, zeroed by the
+ * caller; release it with capture_kernel_release() either way. For the
+ * profile, which ranks a kernel's software cache while the document is
+ * still being written. Returns 0 or CA_E_INPUT naming the field.
+ */
+int capture_kernel_from_json(struct capture_kernel *k, struct json_t *o, const char *name);
+void capture_kernel_release(struct capture_kernel *k);
 
 /*
  * The document capture_from_json() reads back (caller owns). Fields the

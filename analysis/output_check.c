@@ -937,3 +937,28 @@ json_t *output_check_judge(const struct run_output *const *base, size_t nb,
 	strbuf_release(&j.unchecked_what);
 	return res;
 }
+
+static const char *member_string(json_t *o, const char *key)
+{
+	json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
+
+	return json_is_string(v) ? json_string_value(v) : "";
+}
+
+const char *output_check_status(json_t *judgement)
+{
+	return member_string(judgement, "status");
+}
+
+const char *output_check_reason(json_t *judgement)
+{
+	return member_string(judgement, "reason");
+}
+
+int output_check_baselines_agree(json_t *judgement)
+{
+	json_t *left = json_is_object(judgement) ? json_object_get(judgement, "left_out") : NULL;
+
+	return strcmp(output_check_status(judgement), "unchecked") != 0 &&
+	       !json_integer_value(left);
+}

@@ -162,4 +162,11 @@ json_t *output_check_judge(const struct run_output *const *base, size_t nb,
 			   const struct run_output *const *variant, size_t nv,
 			   const struct output_check_options *opt, int *ok);
 
+/* Of a judgement of output_check_judge(): its status and reason (borrowed;
+ * "" when absent), and whether the baselines agreed on everything (not
+ * "unchecked", nothing left out). The one reader of that object. */
+const char *output_check_status(json_t *judgement);
+const char *output_check_reason(json_t *judgement);
+int output_check_baselines_agree(json_t *judgement);
+
 #endif

@@ -1,6 +1,7 @@
 #include "analysis/softcache_rank.h"
 
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,62 +21,23 @@ void softcache_device_init(struct softcache_device *d)
 	d->sm_count = 0;
 }
 
-/* Reads an optional non-negative integer field; 1 when present. */
-static int get_uint(const json_t *obj, const char *key, const char *name, int nonzero,
-		    unsigned long long max, unsigned long long *out)
+void softcache_device_from_model(struct softcache_device *d, const struct device_model *dm)
 {
-	const json_t *v = json_object_get(obj, key);
-
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-	    (unsigned long long)json_integer_value(v) > max)
-		return error_set(CA_E_INPUT, "%s: \"%s\" must be an integer from %d to %llu", name,
-				 key, nonzero, max);
-	if (nonzero && json_integer_value(v) == 0)
-		return error_set(CA_E_INPUT, "%s: \"%s\" must not be 0", name, key);
-	*out = (unsigned long long)json_integer_value(v);
-	return 1;
-}
-
-int softcache_device_from_json(struct softcache_device *d, const json_t *device,
-			       const char *name)
-{
-	struct softcache_device t;
-	unsigned long long v;
-	const char *cc;
-	int r;
-
-	softcache_device_init(&t);
-	if (!device || json_is_null(device)) {
-		*d = t;
-		return 0;
-	}
-	if (!json_is_object(device))
-		return error_set(CA_E_INPUT, "%s: \"device\" must be an object", name);
+	softcache_device_init(d);
+	if (!dm)
+		return;
 	/* the driver's per-block reserve of shared memory came with sm_80 */
-	cc = json_string_value(json_object_get(device, "cc"));
-	if (cc && atoi(cc) > 0 && atoi(cc) < 8)
-		t.reserved_shared_per_block = 0;
-#define FIELD(key, nonzero, max, dst)                                          \
-	do {                                                                   \
-		r = get_uint(device, key, name, nonzero, max, &v);             \
-		if (r < 0)                                                     \
-			return r;                                              \
-		if (r)                                                         \
-			dst = v;                                               \
-	} while (0)
-	FIELD("shared_per_sm", 1, 1ULL << 40, t.shared_per_sm);
-	FIELD("shared_per_block_optin", 0, 1ULL << 40, t.shared_per_block_optin);
-	FIELD("reserved_shared_per_block", 0, 1ULL << 30, t.reserved_shared_per_block);
-	FIELD("shared_alloc_unit", 1, 1ULL << 20, t.shared_alloc_unit);
-	FIELD("max_threads_per_sm", 1, 1 << 20, t.max_threads_per_sm);
-	FIELD("max_blocks_per_sm", 1, 1 << 20, t.max_blocks_per_sm);
-	FIELD("warp_size", 1, 1024, t.warp_size);
-	FIELD("sm_count", 0, 1 << 20, t.sm_count);
-#undef FIELD
-	*d = t;
-	return 0;
+	if (dm->cc && atoi(dm->cc) > 0 && atoi(dm->cc) < 8)
+		d->reserved_shared_per_block = 0;
+	if (dm->shared_per_sm)
+		d->shared_per_sm = dm->shared_per_sm;
+	if (dm->shared_per_block_optin)
+		d->shared_per_block_optin = dm->shared_per_block_optin;
+	if (dm->cc && atoi(dm->cc) >= 8)
+		d->reserved_shared_per_block = dm->reserved_shared_per_block;
+	if (dm->max_threads_per_sm)
+		d->max_threads_per_sm = dm->max_threads_per_sm;
+	d->sm_count = dm->sm_count;
 }
 
 void softcache_rank_init(struct softcache_rank *r)
@@ -311,132 +273,57 @@ int softcache_rank_compute(struct softcache_rank *r, const struct softcache_devi
 	return 0;
 }
 
-static int get_dims(const json_t *kernel, const char *key, const char *name, int required,
-		    unsigned dims[3])
-{
-	const json_t *v = json_object_get(kernel, key);
-	size_t i;
-
-	dims[0] = dims[1] = dims[2] = required ? 1 : 0;
-	if (!v || json_is_null(v)) {
-		if (required)
-			return error_set(CA_E_INPUT, "kernel '%s': \"%s\" is missing", name, key);
-		return 0;
-	}
-	if (!json_is_array(v) || json_array_size(v) < 1 || json_array_size(v) > 3)
-		return error_set(CA_E_INPUT, "kernel '%s': \"%s\" must be an array of 1 to 3 integers",
-				 name, key);
-	dims[1] = dims[2] = 1;
-	for (i = 0; i < json_array_size(v); i++) {
-		const json_t *e = json_array_get(v, i);
-
-		if (!json_is_integer(e) || json_integer_value(e) < 1 ||
-		    json_integer_value(e) > 0x7fffffff)
-			return error_set(CA_E_INPUT, "kernel '%s': %s[%zu] must be a positive integer",
-					 name, key, i);
-		dims[i] = (unsigned)json_integer_value(e);
-	}
-	return 0;
-}
-
-static int get_count(const json_t *obj, const char *key, const char *what, uint64_t *out,
-		     int *present)
-{
-	const json_t *v = json_object_get(obj, key);
-
-	*present = 0;
-	if (!v || json_is_null(v))
-		return 0;
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return error_set(CA_E_INPUT, "%s: \"%s\" must be a non-negative integer", what, key);
-	*out = (uint64_t)json_integer_value(v);
-	*present = 1;
-	return 0;
-}
-
-int softcache_rank_from_capture(struct softcache_rank *r, const json_t *kernel,
-				const json_t *device)
+int softcache_rank_from_capture(struct softcache_rank *r, const struct capture_kernel *k,
+				const struct device_model *dm)
 {
 	struct softcache_device d;
 	struct softcache_launch l;
-	struct softcache_candidate *c = NULL;
-	const json_t *jds;
-	const char *name;
-	char *what = NULL;
+	struct softcache_candidate *c;
 	size_t i, nr = 0;
-	uint64_t v;
-	int present, ret;
+	int ret;
 
-	if (!json_is_object(kernel))
-		return error_set(CA_E_INPUT, "kernel is not a JSON object");
-	name = json_string_value(json_object_get(kernel, "name"));
-	if (!name)
-		name = "(unnamed)";
-	what = xasprintf("kernel '%s'", name);
-	ret = softcache_device_from_json(&d, device, "device");
-	if (ret)
-		goto out;
+	softcache_device_from_model(&d, dm);
 	memset(&l, 0, sizeof(l));
-	ret = get_dims(kernel, "block", name, 1, l.block);
-	if (!ret)
-		ret = get_dims(kernel, "grid", name, 0, l.grid);
-	if (!ret)
-		ret = get_count(kernel, "static_shared_bytes", what, &v, &present);
-	if (ret)
-		goto out;
-	l.static_shared_bytes = present ? v : 0;
-	ret = get_count(kernel, "dynamic_shared_bytes", what, &v, &present);
-	if (ret)
-		goto out;
-	l.dynamic_shared_bytes = present ? v : 0;
-
-	jds = json_object_get(kernel, "data_structures");
-	if (jds && !json_is_null(jds) && !json_is_array(jds)) {
-		ret = error_set(CA_E_INPUT, "%s: \"data_structures\" must be an array", what);
-		goto out;
+	if (!(k->has_extents & 2))
+		return error_set(CA_E_INPUT, "kernel '%s': \"block\" is missing", k->name);
+	for (i = 0; i < 3; i++) {
+		if (k->block[i] < 1)
+			return error_set(CA_E_INPUT, "kernel '%s': block[%zu] must be a positive "
+					 "integer", k->name, i);
+		l.block[i] = (unsigned)k->block[i];
+		/* a grid not recorded (0s) does not limit the blocks per SM */
+		l.grid[i] = k->has_extents & 1 ? (unsigned)k->grid[i] : 0;
 	}
-	c = xcalloc(json_array_size(jds) + 1, sizeof(*c));
-	for (i = 0; i < json_array_size(jds); i++) {
-		const json_t *e = json_array_get(jds, i), *p, *ro;
-		char *item = xasprintf("%s: data_structures[%zu]", what, i);
+	l.static_shared_bytes = k->static_shared_bytes > 0 ? (uint64_t)k->static_shared_bytes : 0;
+	l.dynamic_shared_bytes = k->dynamic_shared_bytes > 0 ? (uint64_t)k->dynamic_shared_bytes : 0;
+	c = xcalloc(k->nr_data_structures + 1, sizeof(*c));
+	for (i = 0; i < k->nr_data_structures; i++) {
+		const struct capture_data_structure *e = &k->data_structures[i];
 
-		p = json_object_get(e, "param");
-		ro = json_object_get(e, "read_only");
-		if (!json_is_object(e) || !json_is_integer(p) || json_integer_value(p) < 0 ||
-		    json_integer_value(p) > 0xffff) {
-			ret = error_set(CA_E_INPUT, "%s: needs an integer \"param\"", item);
-		} else if (ro && !json_is_null(ro) && !json_is_boolean(ro)) {
-			ret = error_set(CA_E_INPUT, "%s: \"read_only\" must be true, false or null", item);
-		} else {
-			uint64_t h = 0, a = 0;
-			int ph = 0, pa = 0;
-
-			c[nr].param = (int)json_integer_value(p);
-			c[nr].read_only = ro && json_is_boolean(ro) ? json_is_true(ro) : -1;
-			ret = get_count(e, "sim_hits", item, &h, &ph);
-			if (!ret)
-				ret = get_count(e, "sim_accesses", item, &a, &pa);
-			if (!ret && ph != pa) {
-				ret = error_set(CA_E_INPUT, "%s: \"sim_hits\" and \"sim_accesses\" must both be numbers or both null",
-						item);
-			} else if (!ret && ph && h > a) {
-				ret = error_set(CA_E_INPUT, "%s: more sim_hits than sim_accesses", item);
-			} else if (!ret && ph) {
-				c[nr].sim_hits = h;
-				c[nr].sim_accesses = a;
-				nr++;
-			}
-		}
-		free(item);
-		if (ret)
+		if (isnan(e->sim_hits) != isnan(e->sim_accesses)) {
+			ret = error_set(CA_E_INPUT, "kernel '%s': data_structures[%zu]: \"sim_hits\" "
+					"and \"sim_accesses\" must both be numbers or both null",
+					k->name, i);
 			goto out;
+		}
+		if (isnan(e->sim_hits))
+			continue;   /* not measured: left out */
+		if (e->sim_hits > e->sim_accesses) {
+			ret = error_set(CA_E_INPUT, "kernel '%s': data_structures[%zu]: more sim_hits "
+					"than sim_accesses", k->name, i);
+			goto out;
+		}
+		c[nr].param = e->param;
+		c[nr].read_only = e->read_only;
+		c[nr].sim_hits = (uint64_t)e->sim_hits;
+		c[nr].sim_accesses = (uint64_t)e->sim_accesses;
+		nr++;
 	}
 	ret = softcache_rank_compute(r, &d, &l, c, nr);
 	if (ret)
-		error_prefix(ret, "%s", what);
+		error_prefix(ret, "kernel '%s'", k->name);
 out:
 	free(c);
-	free(what);
 	return ret;
 }
 

@@ -6,6 +6,9 @@
 
 #include <jansson.h>
 
+#include "analysis/capture_model.h"
+#include "analysis/device_model.h"
+
 /*
  * The software-cache seed's selection step (software-cache-resurrecting-l1,
  * "Determining what to cache"; docs/monitor.md): how many thread-private
@@ -88,16 +91,15 @@ struct softcache_rank {
 void softcache_device_init(struct softcache_device *d);
 
 /*
- * Reads a capture.json "device" object into d (initialised with the
- * defaults first): shared_per_sm, shared_per_block_optin,
- * reserved_shared_per_block, max_threads_per_sm, max_blocks_per_sm,
- * sm_count, warp_size. Missing or null fields keep the default, except
- * that a "cc" below 8.0 makes the default reserve 0. A field of
- * the wrong type, or a zero where a size is needed, is CA_E_INPUT naming
- * name and the field.
+ * The device as the software cache sees it, from the device model (the
+ * capture's "device", analysis/device_model.h; NULL: the defaults):
+ * shared_per_sm, shared_per_block_optin, max_threads_per_sm and sm_count
+ * where the model has them (0: the default), and the per-block reserve of
+ * shared memory, which came with sm_80: none below compute capability 8.0,
+ * the model's from 8.0, the default when the capability is unknown. The
+ * allocation unit, blocks per SM and warp size are the defaults.
  */
-int softcache_device_from_json(struct softcache_device *d, const json_t *device,
-			       const char *name);
+void softcache_device_from_model(struct softcache_device *d, const struct device_model *dm);
 
 void softcache_rank_init(struct softcache_rank *r);
 void softcache_rank_release(struct softcache_rank *r);
@@ -113,19 +115,17 @@ int softcache_rank_compute(struct softcache_rank *r, const struct softcache_devi
 			   const struct softcache_candidate *c, size_t nr);
 
 /*
- * The same from capture.json: kernel is a "kernels" item ("name", "block",
- * "grid", "static_shared_bytes", "dynamic_shared_bytes",
- * "data_structures": [{"param", "read_only", "sim_hits", "sim_accesses"}]),
- * device the "device" object (may be NULL: defaults). Data structures
- * whose sim_hits is null were not measured and are left out; a kernel
- * without any is not an error: the result is disabled and says so.
- * "block" is required; a missing "grid" does not limit the blocks per SM,
- * and missing shared-memory sizes count as 0. A missing block, a field of
- * the wrong type, or sim_hits above sim_accesses is CA_E_INPUT naming the
- * kernel and the field.
+ * The same for a kernel of the capture (analysis/capture_model.h, as its
+ * reader accepted it) on the device dm (NULL: defaults). Data structures
+ * whose sim_hits is unknown were not measured and are left out; a kernel
+ * without any is not an error: the result is disabled and says so. The
+ * block is required; a grid not recorded does not limit the blocks per SM,
+ * and unknown shared-memory sizes count as 0. A missing block, one of
+ * sim_hits and sim_accesses without the other, or sim_hits above
+ * sim_accesses is CA_E_INPUT naming the kernel.
  */
-int softcache_rank_from_capture(struct softcache_rank *r, const json_t *kernel,
-				const json_t *device);
+int softcache_rank_from_capture(struct softcache_rank *r, const struct capture_kernel *k,
+				const struct device_model *dm);
 
 /*
  * The "software_cache" object of capture.json and plan.json (a new

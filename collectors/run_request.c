@@ -123,12 +123,10 @@ static void judge_outputs(const struct ab_pairs *pp, struct run_output *outs, un
 	}
 	ab->output = output_check_judge(base, nb, adv, na, pp->output_check, &ok);
 	/* stable: the baselines agree on everything (nothing left out) */
-	ab->baseline_stable = strcmp(json_string_value(json_object_get(ab->output, "status")),
-				     "unchecked") != 0 &&
-			      !json_integer_value(json_object_get(ab->output, "left_out"));
+	ab->baseline_stable = output_check_baselines_agree(ab->output);
 	if (!ok && ab->outputs_equal) {
 		ab->outputs_equal = 0;
-		ab->output_reason = xstrdup(json_string_value(json_object_get(ab->output, "reason")));
+		ab->output_reason = xstrdup(output_check_reason(ab->output));
 		ab->reject_reason = ab->output_reason;
 	}
 	free(base);

@@ -162,29 +162,42 @@ static void json_html(struct strbuf *out, json_t *v)
 			if (!is_flat_object(m))
 				flat = 0;
 		if (flat) {
-			json_t *cols = json_object(), *c;
+			/* the columns: every member name, in order of first appearance */
+			const char **cols = NULL;
+			size_t nc = 0, c;
+			json_t *x;
+
 			strbuf_addstr(out, "<table><tr>");
 			json_array_foreach(v, i, m)
-				json_object_foreach(m, key, c)
-					if (!json_object_get(cols, key)) {
-						json_object_set_new(cols, key, json_true());
-						strbuf_addstr(out, "<th>");
-						esc(out, key);
-						strbuf_addstr(out, "</th>");
-					}
+				json_object_foreach(m, key, x) {
+					for (c = 0; c < nc && strcmp(cols[c], key); c++)
+						;
+					if (c < nc)
+						continue;
+					cols = xrealloc(cols, (nc + 1) * sizeof(*cols));
+					cols[nc++] = key;
+					strbuf_addstr(out, "<th>");
+					esc(out, key);
+					strbuf_addstr(out, "</th>");
+				}
 			strbuf_addstr(out, "</tr>");
 			json_array_foreach(v, i, m) {
 				strbuf_addstr(out, "<tr>");
-				json_object_foreach(cols, key, c) {
+				for (c = 0; c < nc; c++) {
+					json_t *cell = json_null();
+					const char *k2;
+
+					json_object_foreach(m, k2, x)
+						if (!strcmp(k2, cols[c]))
+							cell = x;
 					strbuf_addstr(out, "<td>");
-					scalar_html(out, json_object_get(m, key) ? json_object_get(m, key)
-										  : json_null());
+					scalar_html(out, cell);
 					strbuf_addstr(out, "</td>");
 				}
 				strbuf_addstr(out, "</tr>");
 			}
 			strbuf_addstr(out, "</table>");
-			json_decref(cols);
+			free(cols);
 		} else {
 			json_array_foreach(v, i, m) {
 				if (json_is_object(m) || json_is_array(m)) {

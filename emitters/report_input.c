@@ -26,13 +26,6 @@
 static const char *const section_keys[] = { "software_cache", "l2", "l2_windows",
 					    "register_cache", "oracle" };
 
-double report_json_number(json_t *obj, const char *key)
-{
-	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
-
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 void report_program_command(struct strbuf *out, const struct report_input *in)
 {
 	const struct capture_program *p = &in->model.program;

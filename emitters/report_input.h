@@ -215,9 +215,6 @@ void report_program_command(struct strbuf *out, const struct report_input *in);
 /* dir/file (file NULL: dir alone) as one shell word. */
 void report_shell_path(struct strbuf *out, const char *dir, const char *file);
 
-/* Numbers of a JSON object member; NAN / def when absent or not a number. */
-double report_json_number(json_t *obj, const char *key);
-
 /*
  * The kernel's verification (its "verification" object in capture.json, or
  * its entry in the top-level section's "kernels"): returns 1 and sets

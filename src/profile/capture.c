@@ -96,7 +96,7 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 {
 	json_t *check, *notes = json_array();
 	json_t *output = baseline_output(c, baseline_runs);
-	int identical = !strcmp(json_string_value(json_object_get(output, "status")), "identical");
+	int identical = !strcmp(output_check_status(output), "identical");
 	double spread = 0;
 	size_t i, j;
 
@@ -121,7 +121,7 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 	}
 	if (!identical)
 		json_array_append_new(notes, json_string(
-			json_string_value(json_object_get(output, "reason"))));
+			output_check_reason(output)));
 	/* the reports show capture.notes: the reader learns of the noise there too */
 	{
 		json_t *n;

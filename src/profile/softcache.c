@@ -292,8 +292,7 @@ int profile_softcache(struct profile_ctx *c)
 	size_t nk = 0, i, rewritten = 0;
 	int ret = 0;
 
-	if (softcache_device_from_json(&dev, json_object_get(c->capture, "device"), "device"))
-		softcache_device_init(&dev);
+	softcache_device_from_model(&dev, &c->dm);
 	for (i = 0; i < c->nr_kernels; i++) {
 		json_t *sc = json_object_get(c->kernels[i].json, "software_cache");
 		const char *why;

@@ -238,22 +238,48 @@ static json_t *parse(const char *text)
 	return j;
 }
 
+/* The ranking of a kernel given as a capture.json "kernels" item, on the
+ * device of a device.json text (NULL: defaults), both read through their
+ * readers as the profile reads them. */
+static int rank_of(struct softcache_rank *r, const char *kernel, const char *device)
+{
+	struct capture_kernel k;
+	struct device_model dm;
+	json_t *kj = parse(kernel), *dj = device ? parse(device) : NULL;
+	int ret;
+
+	memset(&k, 0, sizeof(k));
+	device_model_init(&dm);
+	ret = capture_kernel_from_json(&k, kj, "capture.json");
+	if (!ret && dj)
+		ret = device_model_from_json(&dm, dj, "device.json");
+	if (!ret)
+		ret = softcache_rank_from_capture(r, &k, dj ? &dm : NULL);
+	capture_kernel_release(&k);
+	device_model_release(&dm);
+	json_decref(kj);
+	json_decref(dj);
+	return ret;
+}
+
 static void test_from_capture(void)
 {
-	json_t *dev = parse("{\"name\": \"NVIDIA H200\", \"shared_per_sm\": 233472,"
-			    " \"shared_per_block_optin\": 232448, \"max_threads_per_sm\": 2048,"
-			    " \"sm_count\": 132}");
-	json_t *k = parse("{\"name\": \"_Z4stepPKfPfi\", \"block\": [256], \"grid\": [4096, 1, 1],"
-			  " \"static_shared_bytes\": 23040, \"dynamic_shared_bytes\": 0,"
-			  " \"data_structures\": ["
-			  "  {\"param\": 0, \"read_only\": true, \"sim_hits\": 130, \"sim_accesses\": 300},"
-			  "  {\"param\": 1, \"read_only\": false, \"sim_hits\": 250, \"sim_accesses\": 300},"
-			  "  {\"param\": 2, \"read_only\": true, \"sim_hits\": null, \"sim_accesses\": null}]}");
+	const char *dev = "{\"schema\": \"cacheadvise.device/1\", \"name\": \"NVIDIA H200\","
+			  " \"cc\": \"9.0\", \"shared_per_sm\": 233472,"
+			  " \"shared_per_block_optin\": 232448, \"max_threads_per_sm\": 2048,"
+			  " \"sm_count\": 132}";
+	const char *k = "{\"module\": \"m\", \"name\": \"_Z4stepPKfPfi\", \"block\": [256, 1, 1],"
+			" \"grid\": [4096, 1, 1],"
+			" \"static_shared_bytes\": 23040, \"dynamic_shared_bytes\": 0,"
+			" \"data_structures\": ["
+			"  {\"param\": 0, \"read_only\": true, \"sim_hits\": 130, \"sim_accesses\": 300},"
+			"  {\"param\": 1, \"read_only\": false, \"sim_hits\": 250, \"sim_accesses\": 300},"
+			"  {\"param\": 2, \"read_only\": true, \"sim_hits\": null, \"sim_accesses\": null}]}";
 	struct softcache_rank r;
-	json_t *j, *bad;
+	json_t *j;
 
 	softcache_rank_init(&r);
-	CHECK_INT(softcache_rank_from_capture(&r, k, dev), 0);
+	CHECK_INT(rank_of(&r, k, dev), 0);
 	CHECK_INT(r.cln, 1);                /* the one-line configuration above */
 	CHECK_INT(r.nr_candidates, 2);      /* param 2 was not measured */
 	CHECK_INT(r.nr_selected, 1);
@@ -263,55 +289,60 @@ static void test_from_capture(void)
 	CHECK_INT(json_integer_value(json_object_get(json_object_get(j, "occupancy"), "blocks_per_sm")), 8);
 	json_decref(j);
 
-	/* defaults without a device object */
-	CHECK_INT(softcache_rank_from_capture(&r, k, NULL), 0);
+	/* defaults without a device */
+	CHECK_INT(rank_of(&r, k, NULL), 0);
 	CHECK_INT(r.cln, 1);
 
-	bad = parse("{\"name\": \"k\", \"grid\": [1]}");
-	CHECK_INT(softcache_rank_from_capture(&r, bad, dev), CA_E_INPUT);
+	CHECK_INT(rank_of(&r, "{\"module\": \"m\", \"name\": \"k\", \"grid\": [1, 1, 1]}", dev),
+		  CA_E_INPUT);
 	CHECK(strstr(error_message(), "kernel 'k'") != NULL);
 	CHECK(strstr(error_message(), "block") != NULL);
-	json_decref(bad);
-	bad = parse("{\"name\": \"k\", \"block\": [64], \"data_structures\": [{\"param\": 0,"
-		    " \"read_only\": 1, \"sim_hits\": 1, \"sim_accesses\": 2}]}");
-	CHECK_INT(softcache_rank_from_capture(&r, bad, dev), CA_E_INPUT);
+	CHECK_INT(rank_of(&r, "{\"module\": \"m\", \"name\": \"k\", \"block\": [64, 1, 1],"
+			  " \"data_structures\": [{\"param\": 0, \"read_only\": 1, \"sim_hits\": 1,"
+			  " \"sim_accesses\": 2}]}", dev), CA_E_INPUT);
 	CHECK(strstr(error_message(), "data_structures[0]") != NULL);
-	json_decref(bad);
-	bad = parse("{\"name\": \"k\", \"block\": [64], \"data_structures\": [{\"param\": 0,"
-		    " \"read_only\": true, \"sim_hits\": 3, \"sim_accesses\": 2}]}");
-	CHECK_INT(softcache_rank_from_capture(&r, bad, dev), CA_E_INPUT);
-	json_decref(bad);
-	bad = parse("{\"name\": \"k\", \"block\": [64], \"data_structures\": [{\"param\": 0,"
-		    " \"sim_hits\": 3}]}");
-	CHECK_INT(softcache_rank_from_capture(&r, bad, dev), CA_E_INPUT);
-	json_decref(bad);
+	CHECK_INT(rank_of(&r, "{\"module\": \"m\", \"name\": \"k\", \"block\": [64, 1, 1],"
+			  " \"data_structures\": [{\"param\": 0, \"read_only\": true, \"sim_hits\": 3,"
+			  " \"sim_accesses\": 2}]}", dev), CA_E_INPUT);
+	CHECK(strstr(error_message(), "more sim_hits than sim_accesses") != NULL);
+	CHECK_INT(rank_of(&r, "{\"module\": \"m\", \"name\": \"k\", \"block\": [64, 1, 1],"
+			  " \"data_structures\": [{\"param\": 0, \"sim_hits\": 3}]}", dev), CA_E_INPUT);
+	CHECK(strstr(error_message(), "both") != NULL);
+	CHECK_INT(rank_of(&r, "{\"module\": \"m\", \"name\": \"k\", \"block\": [0, 1, 1]}", dev),
+		  CA_E_INPUT);
 	/* before sm_80 the driver reserves no shared memory per block */
 	{
 		struct softcache_device d;
-		json_t *volta = parse("{\"cc\": \"7.0\", \"shared_per_sm\": 98304}");
+		struct device_model dm;
+		json_t *volta = parse("{\"schema\": \"cacheadvise.device/1\", \"cc\": \"7.0\","
+				      " \"shared_per_sm\": 98304}");
+		json_t *h200 = parse(dev);
 
-		CHECK_INT(softcache_device_from_json(&d, volta, "volta"), 0);
+		device_model_init(&dm);
+		CHECK_INT(device_model_from_json(&dm, volta, "volta"), 0);
+		softcache_device_from_model(&d, &dm);
 		CHECK_INT(d.reserved_shared_per_block, 0);
 		CHECK_INT(d.shared_per_sm, 98304);
 		CHECK_INT(d.max_threads_per_sm, 2048);
-		CHECK_INT(softcache_device_from_json(&d, dev, "h200"), 0);
+		device_model_release(&dm);
+		device_model_init(&dm);
+		CHECK_INT(device_model_from_json(&dm, h200, "h200"), 0);
+		softcache_device_from_model(&d, &dm);
 		CHECK_INT(d.reserved_shared_per_block, 1024);
 		CHECK_INT(d.sm_count, 132);
+		device_model_release(&dm);
 		json_decref(volta);
+		json_decref(h200);
 	}
-
-	bad = parse("{\"shared_per_sm\": \"lots\"}");
-	CHECK_INT(softcache_rank_from_capture(&r, k, bad), CA_E_INPUT);
+	/* a device the reader refuses */
+	CHECK_INT(rank_of(&r, k, "{\"schema\": \"cacheadvise.device/1\", \"shared_per_sm\": \"lots\"}"),
+		  CA_E_INPUT);
 	CHECK(strstr(error_message(), "shared_per_sm") != NULL);
-	json_decref(bad);
-	bad = parse("{\"shared_per_sm\": 0}");
-	CHECK_INT(softcache_rank_from_capture(&r, k, bad), CA_E_INPUT);
-	json_decref(bad);
+	CHECK_INT(rank_of(&r, k, "{\"schema\": \"cacheadvise.device/1\", \"shared_per_sm\": 0}"),
+		  CA_E_INPUT);
 
 	softcache_rank_release(&r);
 	softcache_rank_release(&r);  /* released twice is fine */
-	json_decref(k);
-	json_decref(dev);
 }
 
 int main(void)
