@@ -28,10 +28,12 @@ size_t patch_plan_from(const struct plan *advice, const struct patch_plan_load *
 			for (l = 0; l < pf->nr_loads; l++) {
 				const struct plan_load *pl = &pf->loads[l];
 
-				if (delivered_has(delivered, n, pm->id, pf->name, pl->ordinal))
+				if (delivered_has(delivered, n, pm->id, pf->name, pl->ordinal)) {
 					plan_set(out, pm->id, pf->name, pl->ordinal, pl->action);
-				else
+					plan_set_l2(out, pm->id, pf->name, pl->ordinal, pl->l2);
+				} else {
 					left++;
+				}
 			}
 		}
 	}

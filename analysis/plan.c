@@ -73,22 +73,32 @@ static struct plan_function *get_function(struct plan_module *pm, const char *na
 	return &pm->functions[pm->nr_functions++];
 }
 
-void plan_set(struct plan *p, const char *module_id, const char *function, unsigned ordinal,
-	      enum load_action action)
+static struct plan_load *get_load(struct plan *p, const char *module_id, const char *function,
+				  unsigned ordinal)
 {
 	struct plan_function *pf = get_function(get_module(p, module_id), function);
 	size_t i;
 
-	for (i = 0; i < pf->nr_loads; i++) {
-		if (pf->loads[i].ordinal == ordinal) {
-			pf->loads[i].action = action;
-			return;
-		}
-	}
+	for (i = 0; i < pf->nr_loads; i++)
+		if (pf->loads[i].ordinal == ordinal)
+			return &pf->loads[i];
 	pf->loads = xrealloc(pf->loads, (pf->nr_loads + 1) * sizeof(*pf->loads));
 	pf->loads[pf->nr_loads].ordinal = ordinal;
-	pf->loads[pf->nr_loads].action = action;
-	pf->nr_loads++;
+	pf->loads[pf->nr_loads].action = LOAD_ACTION_AS_BUILT;
+	pf->loads[pf->nr_loads].l2 = L2_PRIORITY_NONE;
+	return &pf->loads[pf->nr_loads++];
+}
+
+void plan_set(struct plan *p, const char *module_id, const char *function, unsigned ordinal,
+	      enum load_action action)
+{
+	get_load(p, module_id, function, ordinal)->action = action;
+}
+
+void plan_set_l2(struct plan *p, const char *module_id, const char *function, unsigned ordinal,
+		 enum l2_priority l2)
+{
+	get_load(p, module_id, function, ordinal)->l2 = l2;
 }
 
 /* ---------------------------------------------------------------- reading */
@@ -145,7 +155,7 @@ static int parse_loads(struct plan *t, const char *name, const char *id, const c
 		       json_t *jl, size_t mi, size_t fi, struct seen **seen, size_t *nr_seen,
 		       size_t *alloc_seen)
 {
-	char path[160], what[256];
+	char path[160], what[512];
 	size_t li;
 	json_t *jload;
 
@@ -153,6 +163,7 @@ static int parse_loads(struct plan *t, const char *name, const char *id, const c
 		json_t *jo, *ja;
 		json_int_t ord;
 		enum load_action act;
+		enum l2_priority l2;
 
 		snprintf(path, sizeof(path), "modules[%zu].functions[%zu].loads[%zu]", mi, fi, li);
 		if (!json_is_object(jload))
@@ -178,15 +189,19 @@ static int parse_loads(struct plan *t, const char *name, const char *id, const c
 			strncat(path, ".action", sizeof(path) - strlen(path) - 1);
 			return bad(name, path, ja ? "expected a string" : "missing");
 		}
-		if (load_action_parse(json_string_value(ja), &act)) {
+		if (load_form_parse(json_string_value(ja), &act, &l2)) {
 			strncat(path, ".action", sizeof(path) - strlen(path) - 1);
 			snprintf(what, sizeof(what),
-				 "unknown action '%.80s' (expected default, cache, bypass, stream, "
-				 "last_use, L1::no_allocate, L1::evict_first or L1::evict_last)",
+				 "unknown action '%.80s' (expected an L1 action: default, cache, "
+				 "bypass, stream, last_use, L1::no_allocate, L1::evict_first or "
+				 "L1::evict_last; an L2 priority: L2::evict_first, L2::evict_last, "
+				 "L2::evict_normal or L2::evict_unchanged; or both joined by '+', "
+				 "as in L1::no_allocate+L2::evict_first)",
 				 json_string_value(ja));
 			return bad(name, path, what);
 		}
 		plan_set(t, id, fname, (unsigned)ord, act);
+		plan_set_l2(t, id, fname, (unsigned)ord, l2);
 		ALLOC_GROW(*seen, *nr_seen + 1, *alloc_seen);
 		(*seen)[*nr_seen].id = id;
 		(*seen)[*nr_seen].function = fname;
@@ -350,10 +365,19 @@ json_t *plan_to_json(const struct plan *p)
 			if (!pf->nr_loads)
 				continue;
 			jl = json_array();
-			for (li = 0; li < pf->nr_loads; li++)
+			for (li = 0; li < pf->nr_loads; li++) {
+				/* an entry that changes nothing is not written */
+				if (pf->loads[li].action == LOAD_ACTION_AS_BUILT &&
+				    pf->loads[li].l2 == L2_PRIORITY_NONE)
+					continue;
 				json_array_append_new(jl, json_pack("{s:I, s:s}", "ordinal",
 					(json_int_t)pf->loads[li].ordinal, "action",
-					load_action_name(pf->loads[li].action)));
+					load_form_name(pf->loads[li].action, pf->loads[li].l2)));
+			}
+			if (!json_array_size(jl)) {
+				json_decref(jl);
+				continue;
+			}
 			json_array_append_new(jfns, json_pack("{s:s, s:o}", "name", pf->name,
 							      "loads", jl));
 		}
@@ -427,6 +451,7 @@ size_t plan_edits_for_module(const struct plan *p, const char *module_id,
 				r[nr].e.function = pf->name;
 				r[nr].e.ordinal = pf->loads[li].ordinal;
 				r[nr].e.action = pf->loads[li].action;
+				r[nr].e.l2 = pf->loads[li].l2;
 				r[nr].specific = specific;
 				nr++;
 			}

@@ -17,7 +17,8 @@
 
 struct plan_load {
 	unsigned ordinal;
-	enum load_action action;
+	enum load_action action;    /* the L1 form; LOAD_ACTION_AS_BUILT: as built */
+	enum l2_priority l2;        /* L2_PRIORITY_NONE: the L2 side as built */
 };
 
 struct plan_function {
@@ -56,9 +57,13 @@ json_t *plan_to_json(const struct plan *p);
 json_t *plan_extra_section(const struct plan *p, const char *key);
 int plan_write_file(const struct plan *p, const char *path);
 
-/* Adds (or replaces) one load's action. id may be NULL. */
+/* Adds (or replaces) one load's L1 action, keeping its L2 priority. id may be NULL. */
 void plan_set(struct plan *p, const char *module_id, const char *function,
 	      unsigned ordinal, enum load_action action);
+/* Adds (or replaces) one load's L2 priority, keeping its L1 action (a new
+ * entry keeps the L1 form as built). */
+void plan_set_l2(struct plan *p, const char *module_id, const char *function,
+		 unsigned ordinal, enum l2_priority l2);
 
 /*
  * The edits that apply to a module with the given id: entries with that id

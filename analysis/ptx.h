@@ -207,28 +207,75 @@ enum load_action {
 	LOAD_ACTION_NO_ALLOCATE,     /* "L1::no_allocate" */
 	LOAD_ACTION_EVICT_FIRST,     /* "L1::evict_first" */
 	LOAD_ACTION_EVICT_LAST,      /* "L1::evict_last" */
+	LOAD_ACTION_AS_BUILT,        /* the L1 form as built (a plan that sets the L2
+					priority only); no name of its own in plan.json */
 	LOAD_ACTION__COUNT
 };
 const char *load_action_name(enum load_action a);
-/* Returns 0 and sets *a, or -1 for an unknown name. */
+/* Returns 0 and sets *a, or -1 for an unknown name (LOAD_ACTION_AS_BUILT has none). */
 int load_action_parse(const char *name, enum load_action *a);
+
+/*
+ * A load's L2 eviction priority (issue 26, docs/l2-priority-ptx.md): a
+ * createpolicy.fractional.L2::<priority> policy, hoisted to the top of the
+ * function, and .L2::cache_hint with that policy on the load.
+ */
+enum l2_priority {
+	L2_PRIORITY_NONE,            /* the plan leaves the L2 side as built */
+	L2_PRIORITY_EVICT_FIRST,     /* "L2::evict_first" */
+	L2_PRIORITY_EVICT_LAST,      /* "L2::evict_last" */
+	L2_PRIORITY_EVICT_NORMAL,    /* "L2::evict_normal" */
+	L2_PRIORITY_EVICT_UNCHANGED, /* "L2::evict_unchanged" */
+	L2_PRIORITY__COUNT
+};
+/* "L2::evict_first", ...; "none" for L2_PRIORITY_NONE. */
+const char *l2_priority_name(enum l2_priority p);
+
+/*
+ * A load's whole form as plan.json spells it (docs/plan-json.md): the L1
+ * action alone ("L1::no_allocate"), the L2 priority alone ("L2::evict_last":
+ * the L1 form as built), or both joined by '+' ("L1::no_allocate+L2::evict_first").
+ * load_form_name returns a static string; load_form_parse returns 0 and
+ * sets both parts, or -1 for anything else (an empty part, two of a kind,
+ * the L2 part first).
+ */
+const char *load_form_name(enum load_action a, enum l2_priority p);
+int load_form_parse(const char *name, enum load_action *a, enum l2_priority *p);
 
 struct ptx_load_edit {
 	const char *function;
 	unsigned ordinal;
 	enum load_action action;
+	enum l2_priority l2;         /* L2_PRIORITY_NONE: no L2 hint added */
 };
 
 /*
  * Appends to out the module's text with each edited load rewritten to the
  * action's form; .nc, vector width, type, L2 qualifiers and operands are
  * kept, and only forms the PTX ISA allows are written (an action that would
- * be illegal on a given load is CA_E_INPUT, naming the load). Nothing else
- * in the text changes. An edit naming an unknown function or ordinal, or an
- * unpatchable load, is CA_E_INPUT.
+ * be illegal on a given load is CA_E_INPUT, naming the load). An edit with
+ * an L2 priority also gets .L2::cache_hint and a policy operand, and each
+ * function with such edits gets, at the top of its body, one .b64 register
+ * and one createpolicy.fractional (fraction 1.0) per priority it uses,
+ * named with a prefix no name of the module has. That needs PTX ISA 7.4
+ * and sm_80 or later, and a load without an L2 cache hint or L2 eviction
+ * qualifier of its own: anything else is CA_E_INPUT saying why. Nothing
+ * else in the text changes. An edit naming an unknown function or ordinal,
+ * or an unpatchable load, is CA_E_INPUT.
  */
 int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *edits,
 		      size_t nr_edits, struct strbuf *out);
+
+/*
+ * The L2 priority a load of function f of module m carries: its
+ * .L2::cache_hint's policy operand, traced to the last
+ * createpolicy.fractional.L2::<priority> that writes that register before
+ * the load in f's body. L2_PRIORITY_NONE when the load has no cache hint;
+ * L2_PRIORITY__COUNT when it has one whose policy is not made so (a
+ * parameter, a copy, createpolicy.range).
+ */
+enum l2_priority ptx_load_l2_priority(const struct ptx_module *m, const struct ptx_function *f,
+				      const struct ptx_load *ld);
 
 /*
  * Appends to out the module's text with the body of every kernel (.entry)

@@ -1,5 +1,6 @@
 #include "analysis/ptx.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -28,6 +29,15 @@ static const char *const action_names[LOAD_ACTION__COUNT] = {
 	[LOAD_ACTION_NO_ALLOCATE] = "L1::no_allocate",
 	[LOAD_ACTION_EVICT_FIRST] = "L1::evict_first",
 	[LOAD_ACTION_EVICT_LAST] = "L1::evict_last",
+	[LOAD_ACTION_AS_BUILT] = "as_built",
+};
+
+static const char *const l2_names[L2_PRIORITY__COUNT] = {
+	[L2_PRIORITY_NONE] = "none",
+	[L2_PRIORITY_EVICT_FIRST] = "L2::evict_first",
+	[L2_PRIORITY_EVICT_LAST] = "L2::evict_last",
+	[L2_PRIORITY_EVICT_NORMAL] = "L2::evict_normal",
+	[L2_PRIORITY_EVICT_UNCHANGED] = "L2::evict_unchanged",
 };
 
 const char *load_action_name(enum load_action a)
@@ -40,12 +50,66 @@ int load_action_parse(const char *name, enum load_action *a)
 	int i;
 
 	for (i = 0; i < LOAD_ACTION__COUNT; i++) {
-		if (!strcmp(name, action_names[i])) {
+		if (i != LOAD_ACTION_AS_BUILT && !strcmp(name, action_names[i])) {
 			*a = (enum load_action)i;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+const char *l2_priority_name(enum l2_priority p)
+{
+	return (unsigned)p < L2_PRIORITY__COUNT ? l2_names[p] : "unknown";
+}
+
+static int l2_priority_parse(const char *name, size_t len, enum l2_priority *p)
+{
+	int i;
+
+	for (i = L2_PRIORITY_NONE + 1; i < L2_PRIORITY__COUNT; i++) {
+		if (strlen(l2_names[i]) == len && !memcmp(name, l2_names[i], len)) {
+			*p = (enum l2_priority)i;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+const char *load_form_name(enum load_action a, enum l2_priority p)
+{
+	static char names[LOAD_ACTION__COUNT][L2_PRIORITY__COUNT][48];
+
+	if ((unsigned)a >= LOAD_ACTION__COUNT || (unsigned)p >= L2_PRIORITY__COUNT)
+		return "unknown";
+	if (p == L2_PRIORITY_NONE)
+		return action_names[a];
+	if (a == LOAD_ACTION_AS_BUILT)
+		return l2_names[p];
+	if (!names[a][p][0])
+		snprintf(names[a][p], sizeof(names[a][p]), "%s+%s", action_names[a], l2_names[p]);
+	return names[a][p];
+}
+
+int load_form_parse(const char *name, enum load_action *a, enum l2_priority *p)
+{
+	const char *plus = strchr(name, '+');
+	char l1[32];
+
+	if (!plus) {
+		*p = L2_PRIORITY_NONE;
+		if (!load_action_parse(name, a))
+			return 0;
+		*a = LOAD_ACTION_AS_BUILT;
+		return l2_priority_parse(name, strlen(name), p);
+	}
+	if ((size_t)(plus - name) >= sizeof(l1))
+		return -1;
+	memcpy(l1, name, (size_t)(plus - name));
+	l1[plus - name] = '\0';
+	if (load_action_parse(l1, a) || l2_priority_parse(plus + 1, strlen(plus + 1), p))
+		return -1;
+	return 0;
 }
 
 /* The qualifier an action writes, without the dot; NULL for default. */
@@ -129,7 +193,8 @@ int ptx_load_rewrite_opcode(const struct ptx_load *ld, enum load_action action,
 		next = next ? next : e;
 		n = (size_t)(next - c);
 		p = next;
-		if (is_cop(c, n) || (n > 4 && !memcmp(c, "L1::", 4)))
+		if (action != LOAD_ACTION_AS_BUILT &&
+		    (is_cop(c, n) || (n > 4 && !memcmp(c, "L1::", 4))))
 			continue;
 		if (qual && !placed && !is_sem_or_scope(c, n) && !is_space_qual(c, n)) {
 			/* A cache operator precedes .nc; an eviction priority follows it. */
@@ -150,10 +215,81 @@ int ptx_load_rewrite_opcode(const struct ptx_load *ld, enum load_action action,
 	return 0;
 }
 
+/*
+ * The opcode with ".L2::cache_hint" added where the grammar wants it: after
+ * the state space, cache operator, .nc and eviction priorities, before a
+ * prefetch size, the vector width and the type.
+ */
+static void add_cache_hint(const char *op, struct strbuf *out)
+{
+	const char *p = op + 2, *e = op + strlen(op);
+	int placed = 0;
+
+	strbuf_addstr(out, "ld");
+	while (p < e) {
+		const char *c = p + 1, *next = memchr(c, '.', (size_t)(e - c));
+		size_t n;
+
+		next = next ? next : e;
+		n = (size_t)(next - c);
+		p = next;
+		if (!placed && !is_sem_or_scope(c, n) && !is_space_qual(c, n) && !is_cop(c, n) &&
+		    !comp_eq(c, n, "nc") && !(n > 4 && !memcmp(c, "L1::", 4)) &&
+		    !(n > 10 && !memcmp(c, "L2::evict_", 10))) {
+			strbuf_addstr(out, ".L2::cache_hint");
+			placed = 1;
+		}
+		strbuf_addch(out, '.');
+		strbuf_add(out, c, n);
+	}
+}
+
+/* Why a module cannot carry L2 cache hints, NULL when it can: createpolicy
+ * and .L2::cache_hint need PTX ISA 7.4 and sm_80 (docs/l2-priority-ptx.md). */
+static const char *l2_unsupported(const struct ptx_module *m)
+{
+	unsigned major = 0, minor = 0, sm = 0;
+
+	if (sscanf(m->version, "%u.%u", &major, &minor) != 2 || major * 10 + minor < 74)
+		return "per-load L2 priority needs PTX ISA 7.4 or later (createpolicy and "
+		       ".L2::cache_hint): rebuild for sm_80 or later, or leave L2 out of the plan";
+	if (sscanf(m->target, "sm_%u", &sm) != 1 || sm < 80)
+		return "per-load L2 priority needs .target sm_80 or later (createpolicy and "
+		       ".L2::cache_hint): rebuild for sm_80 or later, or leave L2 out of the plan";
+	return NULL;
+}
+
+/* Why a load cannot take an L2 priority of the plan's, NULL when it can. */
+static const char *l2_refused(const struct ptx_load *ld)
+{
+	if (strstr(ld->opcode, ".L2::cache_hint"))
+		return "it already carries an L2 cache hint with a policy of the program's own";
+	if (strstr(ld->opcode, ".L2::evict_"))
+		return "it already carries an L2 eviction priority of its own";
+	return NULL;
+}
+
+/* A piece of the output: remove len bytes at offset and put text there. */
+struct splice {
+	size_t offset, len;
+	char *text;                 /* owned */
+	size_t order;               /* among splices at one offset: as added */
+};
+
+static int cmp_splice(const void *a, const void *b)
+{
+	const struct splice *x = a, *y = b;
+
+	if (x->offset != y->offset)
+		return x->offset < y->offset ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
 struct edit_at {
 	const struct ptx_load *ld;
-	const char *function;
+	const struct ptx_function *fn;
 	enum load_action action;
+	enum l2_priority l2;
 };
 
 static int cmp_edit(const void *a, const void *b)
@@ -163,17 +299,39 @@ static int cmp_edit(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* The register prefix of the hoisted policies: one no name of the module has. */
+static char *policy_prefix(const struct ptx_module *m)
+{
+	char *prefix = xstrdup("%ca_l2p");
+	int i;
+
+	for (i = 1; strstr(m->text, prefix); i++) {
+		free(prefix);
+		prefix = xasprintf("%%ca%d_l2p", i);
+	}
+	return prefix;
+}
+
+/* "first", "last", ...: the priority's suffix in register names. */
+static const char *l2_suffix(enum l2_priority p)
+{
+	return l2_priority_name(p) + strlen("L2::evict_");
+}
+
 int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *edits,
 		      size_t nr_edits, struct strbuf *out)
 {
 	struct edit_at *at = xmalloc((nr_edits + 1) * sizeof(*at));
+	struct splice *sp = NULL;
 	struct strbuf op = STRBUF_INIT;
-	size_t i, n = 0, pos = 0, start = out->len;
+	size_t i, n = 0, nsp = 0, asp = 0, pos = 0, start = out->len;
+	char *prefix = NULL;
 	int ret = 0;
 
 	for (i = 0; i < nr_edits; i++) {
 		const struct ptx_function *f = ptx_module_find(m, edits[i].function);
 		const struct ptx_load *ld;
+		const char *why;
 
 		if (!f) {
 			ret = error_set(CA_E_INPUT, "no function '%s' in the module", edits[i].function);
@@ -191,27 +349,37 @@ int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *ed
 					ld->unpatchable_reason ? ld->unpatchable_reason : "not patchable");
 			goto out;
 		}
-		if ((unsigned)edits[i].action >= LOAD_ACTION__COUNT) {
+		if ((unsigned)edits[i].action >= LOAD_ACTION__COUNT ||
+		    (unsigned)edits[i].l2 >= L2_PRIORITY__COUNT) {
 			ret = error_set(CA_E_INPUT, "load %u of '%s': unknown action %d", ld->ordinal,
 					f->name, (int)edits[i].action);
 			goto out;
 		}
+		if (edits[i].l2 != L2_PRIORITY_NONE &&
+		    ((why = l2_unsupported(m)) || (why = l2_refused(ld)))) {
+			ret = error_set(CA_E_INPUT, "load %u of '%s' (PTX line %u, '%s') cannot take "
+					"%s: %s", ld->ordinal, f->name, ld->ptx_line, ld->opcode,
+					l2_priority_name(edits[i].l2), why);
+			goto out;
+		}
 		at[n].ld = ld;
-		at[n].function = f->name;
+		at[n].fn = f;
 		at[n].action = edits[i].action;
+		at[n].l2 = edits[i].l2;
 		n++;
 	}
 	qsort(at, n, sizeof(*at), cmp_edit);
 	for (i = 0; i + 1 < n; i++) {
-		if (at[i].ld == at[i + 1].ld && at[i].action != at[i + 1].action) {
+		if (at[i].ld == at[i + 1].ld &&
+		    (at[i].action != at[i + 1].action || at[i].l2 != at[i + 1].l2)) {
 			ret = error_set(CA_E_INPUT, "load %u of '%s' is given two actions: '%s' and '%s'",
-					at[i].ld->ordinal, at[i].function,
-					load_action_name(at[i].action), load_action_name(at[i + 1].action));
+					at[i].ld->ordinal, at[i].fn->name,
+					load_form_name(at[i].action, at[i].l2),
+					load_form_name(at[i + 1].action, at[i + 1].l2));
 			goto out;
 		}
 	}
 
-	strbuf_grow(out, m->len + 16 * n);
 	for (i = 0; i < n; i++) {
 		const struct ptx_load *ld = at[i].ld;
 		size_t oplen = strlen(ld->opcode);
@@ -221,27 +389,141 @@ int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *ed
 		if (ld->text_offset < pos || ld->text_offset + oplen > m->len ||
 		    memcmp(m->text + ld->text_offset, ld->opcode, oplen)) {
 			ret = error_set(CA_E_INTERNAL, "load %u of '%s': opcode not found at its offset",
-					ld->ordinal, at[i].function);
+					ld->ordinal, at[i].fn->name);
 			goto out;
 		}
+		pos = ld->text_offset + oplen;
 		strbuf_reset(&op);
 		ret = ptx_load_rewrite_opcode(ld, at[i].action, &op);
 		if (ret) {
-			error_prefix(ret, "load %u of '%s' (PTX line %u)", ld->ordinal, at[i].function,
+			error_prefix(ret, "load %u of '%s' (PTX line %u)", ld->ordinal, at[i].fn->name,
 				     ld->ptx_line);
 			goto out;
 		}
-		strbuf_add(out, m->text + pos, ld->text_offset - pos);
-		strbuf_add(out, op.buf, op.len);
-		pos = ld->text_offset + oplen;
+		if (at[i].l2 != L2_PRIORITY_NONE) {
+			struct strbuf hinted = STRBUF_INIT;
+			const char *semi = memchr(m->text + pos, ';', m->len - pos);
+
+			if (!semi) {
+				ret = error_set(CA_E_INTERNAL, "load %u of '%s': no ';' after it",
+						ld->ordinal, at[i].fn->name);
+				goto out;
+			}
+			if (!prefix)
+				prefix = policy_prefix(m);
+			add_cache_hint(op.buf, &hinted);
+			strbuf_release(&op);
+			op = hinted;
+			ALLOC_GROW(sp, nsp + 1, asp);
+			sp[nsp] = (struct splice){ (size_t)(semi - m->text), 0,
+						   xasprintf(", %s_%s", prefix, l2_suffix(at[i].l2)),
+						   nsp };
+			nsp++;
+		}
+		ALLOC_GROW(sp, nsp + 1, asp);
+		sp[nsp] = (struct splice){ ld->text_offset, oplen, strbuf_detach(&op, NULL), nsp };
+		nsp++;
+	}
+	/* the policies, once per function and priority, at the top of its body */
+	for (i = 0; i < n; i++) {
+		struct strbuf decl = STRBUF_INIT;
+		int used[L2_PRIORITY__COUNT] = { 0 };
+		size_t j, p;
+
+		if (at[i].l2 == L2_PRIORITY_NONE)
+			continue;
+		for (j = 0; j < i; j++)
+			if (at[j].fn == at[i].fn && at[j].l2 != L2_PRIORITY_NONE)
+				break;
+		if (j < i)
+			continue;   /* this function's policies are written */
+		for (j = i; j < n; j++)
+			if (at[j].fn == at[i].fn)
+				used[at[j].l2] = 1;
+		strbuf_addstr(&decl, "\n\t// cacheadvise: L2 eviction policies of this function's loads");
+		for (p = L2_PRIORITY_NONE + 1; p < L2_PRIORITY__COUNT; p++) {
+			if (!used[p])
+				continue;
+			strbuf_addf(&decl, "\n\t.reg .b64 %s_%s;\n\tcreatepolicy.fractional.%s.b64 %s_%s, 1.0;",
+				    prefix, l2_suffix((enum l2_priority)p),
+				    l2_priority_name((enum l2_priority)p), prefix,
+				    l2_suffix((enum l2_priority)p));
+		}
+		ALLOC_GROW(sp, nsp + 1, asp);
+		sp[nsp] = (struct splice){ at[i].fn->body_begin + 1, 0, strbuf_detach(&decl, NULL),
+					   nsp };
+		nsp++;
+	}
+	if (nsp)
+		qsort(sp, nsp, sizeof(*sp), cmp_splice);
+	strbuf_grow(out, m->len + 24 * nsp);
+	pos = 0;
+	for (i = 0; i < nsp; i++) {
+		strbuf_add(out, m->text + pos, sp[i].offset - pos);
+		strbuf_addstr(out, sp[i].text);
+		pos = sp[i].offset + sp[i].len;
 	}
 	strbuf_add(out, m->text + pos, m->len - pos);
 out:
 	if (ret)
 		strbuf_setlen(out, start);
+	for (i = 0; i < nsp; i++)
+		free(sp[i].text);
+	free(sp);
+	free(prefix);
 	strbuf_release(&op);
 	free(at);
 	return ret;
+}
+
+enum l2_priority ptx_load_l2_priority(const struct ptx_module *m, const struct ptx_function *f,
+				      const struct ptx_load *ld)
+{
+	const char *t = m->text, *end, *close, *op, *hit = NULL, *p;
+	enum l2_priority found = L2_PRIORITY__COUNT;
+	size_t oplen;
+
+	if (!strstr(ld->opcode, ".L2::cache_hint"))
+		return L2_PRIORITY_NONE;
+	end = memchr(t + ld->text_offset, ';', m->len - ld->text_offset);
+	close = end ? memchr(t + ld->text_offset, ']', (size_t)(end - t - ld->text_offset)) : NULL;
+	op = close ? memchr(close, ',', (size_t)(end - close)) : NULL;
+	if (!op)
+		return L2_PRIORITY__COUNT;
+	for (op++; op < end && (*op == ' ' || *op == '\t'); op++)
+		;
+	for (oplen = 0; op + oplen < end && !strchr(" \t\n", op[oplen]); oplen++)
+		;
+	if (!oplen)
+		return L2_PRIORITY__COUNT;
+	/* the last createpolicy before the load that writes the register */
+	for (p = t + f->body_begin; (p = strstr(p, "createpolicy.")) && p < t + ld->text_offset;
+	     p++)
+		hit = p;
+	for (p = t + f->body_begin; p && p <= hit; p++) {
+		const char *q, *dst;
+		enum l2_priority pr;
+
+		if (!(p = strstr(p, "createpolicy.")) || p > hit)
+			break;
+		q = p + strlen("createpolicy.");
+		dst = strpbrk(q, " \t");
+		if (!dst)
+			break;
+		while (*dst == ' ' || *dst == '\t')
+			dst++;
+		if (strncmp(dst, op, oplen) || (dst[oplen] != ',' && dst[oplen] != ' '))
+			continue;
+		found = L2_PRIORITY__COUNT;
+		if (!strncmp(q, "fractional.", strlen("fractional."))) {
+			const char *pri = q + strlen("fractional.");
+			size_t len = strcspn(pri, ". \t");
+
+			if (!l2_priority_parse(pri, len, &pr))
+				found = pr;
+		}
+	}
+	return found;
 }
 
 int ptx_keep_one_entry(const struct ptx_module *m, const char *entry, struct strbuf *out)

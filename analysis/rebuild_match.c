@@ -127,6 +127,8 @@ int rebuild_load_has_form(const struct ptx_load *ld, enum load_action action)
 		return ld->cache_op == PTX_CACHE_OP_NONE && ev == PTX_L1_EVICT_FIRST;
 	case LOAD_ACTION_EVICT_LAST:
 		return ld->cache_op == PTX_CACHE_OP_NONE && ev == PTX_L1_EVICT_LAST;
+	case LOAD_ACTION_AS_BUILT:
+		return 1;   /* the L1 side is whatever it was */
 	case LOAD_ACTION__COUNT:
 		break;
 	}
@@ -150,12 +152,13 @@ static const char *base_name(const char *path)
 }
 
 void rebuild_match_load(const struct ptx_function *orig, unsigned ordinal,
+			const struct ptx_module *rebuilt_module,
 			const struct ptx_function *rebuilt, const char *diff,
-			enum load_action action, struct rebuild_check *out)
+			enum load_action action, enum l2_priority l2, struct rebuild_check *out)
 {
 	const struct ptx_load *ld;
 	const char *file;
-	int line, l2;
+	int line, other;
 	size_t i, order = 0, seen = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -169,22 +172,25 @@ void rebuild_match_load(const struct ptx_function *orig, unsigned ordinal,
 		return;
 	}
 	for (i = 0; i < ordinal; i++) {
-		const char *f2 = rebuild_anchor(&orig->loads[i], &l2);
-		if (f2 && l2 == line && !strcmp(f2, file))
+		const char *f2 = rebuild_anchor(&orig->loads[i], &other);
+		if (f2 && other == line && !strcmp(f2, file))
 			order++;
 	}
 	out->order = order;
 	out->line = diff ? (int)rebuild_diff_new_line(diff, file, (size_t)line) : line;
 	for (i = 0; i < rebuilt->nr_loads; i++) {
 		const struct ptx_load *r = &rebuilt->loads[i];
-		const char *f2 = rebuild_anchor(r, &l2);
+		const char *f2 = rebuild_anchor(r, &other);
 
-		if (!f2 || l2 != out->line || strcmp(base_name(f2), base_name(file)))
+		if (!f2 || other != out->line || strcmp(base_name(f2), base_name(file)))
 			continue;
 		if (seen++ != order)
 			continue;
 		out->found = r;
-		out->status = rebuild_load_has_form(r, action) ? REBUILD_FOUND : REBUILD_WRONG_FORM;
+		out->status = rebuild_load_has_form(r, action) &&
+			      (l2 == L2_PRIORITY_NONE ||
+			       ptx_load_l2_priority(rebuilt_module, rebuilt, r) == l2) ?
+			      REBUILD_FOUND : REBUILD_WRONG_FORM;
 		return;
 	}
 	if (!rebuilt->nr_loads || !rebuilt->loads[0].file)

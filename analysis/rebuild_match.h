@@ -58,11 +58,15 @@ const char *rebuild_status_name(enum rebuild_status s);
 
 /*
  * Looks for load ordinal of orig (the captured kernel) in rebuilt (the
- * same kernel in the rebuilt program) through diff (source.patch, may be
- * NULL or empty: nothing moved), and whether it carries action's form.
+ * same kernel in the rebuilt program, a function of rebuilt_module) through
+ * diff (source.patch, may be NULL or empty: nothing moved), and whether it
+ * carries action's form and, unless l2 is L2_PRIORITY_NONE, an L2 cache
+ * hint whose policy is a createpolicy of that priority
+ * (ptx_load_l2_priority).
  */
 void rebuild_match_load(const struct ptx_function *orig, unsigned ordinal,
+			const struct ptx_module *rebuilt_module,
 			const struct ptx_function *rebuilt, const char *diff,
-			enum load_action action, struct rebuild_check *out);
+			enum load_action action, enum l2_priority l2, struct rebuild_check *out);
 
 #endif

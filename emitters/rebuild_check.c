@@ -76,15 +76,19 @@ static struct ptx_module *capture_module(const struct report_input *in, const ch
 	return pm;
 }
 
-static const struct ptx_function *rebuilt_function(const struct intake *rb, const char *name)
+static const struct ptx_function *rebuilt_function(const struct intake *rb, const char *name,
+						   const struct ptx_module **module)
 {
 	size_t i;
 
+	*module = NULL;
 	for (i = 0; i < rb->nr_modules; i++) {
 		const struct ptx_function *f = rb->modules[i].ptx ?
 			ptx_module_find(rb->modules[i].ptx, name) : NULL;
-		if (f)
+		if (f) {
+			*module = rb->modules[i].ptx;
 			return f;
+		}
 	}
 	return NULL;
 }
@@ -97,7 +101,8 @@ void rebuild_check_static(const struct report_input *in, const struct intake *rb
 	memset(sr, 0, sizeof(*sr));
 	for (i = 0; i < in->nr_kernels; i++) {
 		const struct report_kernel *k = &in->kernels[i];
-		const struct ptx_function *fr = rebuilt_function(rb, k->name), *fo;
+		const struct ptx_module *rm;
+		const struct ptx_function *fr = rebuilt_function(rb, k->name, &rm), *fo;
 		struct ptx_module *om = NULL;
 		char *label = report_kernel_label(k);
 
@@ -111,13 +116,14 @@ void rebuild_check_static(const struct report_input *in, const struct intake *rb
 			const struct report_load *l = &k->loads[j];
 			struct rebuild_check c;
 			enum load_action action;
+			enum l2_priority l2;
 			/* the hint (the sources as they were read), or the patch itself:
 			 * sources already patched no longer read the parameter directly */
 			int in_patch = l->hint.status == SOURCE_HINT_REWRITTEN ||
 				       (diff && l->file && l->line > 0 &&
 					rebuild_diff_replaces_line(diff, l->file, (size_t)l->line));
 
-			if (!l->changes || !l->action || load_action_parse(l->action, &action))
+			if (!l->changes || !l->action || load_form_parse(l->action, &action, &l2))
 				continue;
 			sr->checked++;
 			if (!in_patch) {
@@ -138,7 +144,7 @@ void rebuild_check_static(const struct report_input *in, const struct intake *rb
 				       "is not readable\n", label, l->ordinal, l->action, k->module);
 				continue;
 			}
-			rebuild_match_load(fo, l->ordinal, fr, diff, action, &c);
+			rebuild_match_load(fo, l->ordinal, rm, fr, diff, action, l2, &c);
 			if (c.status == REBUILD_FOUND)
 				sr->carried++;
 			else

@@ -1,6 +1,7 @@
 #include "emitters/report.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -180,7 +181,14 @@ const char *report_action_phrase(const char *action)
 		{ "bypass", "bypass L1 (.cg, strong)" },
 		{ "stream", "streaming (.cs)" },
 		{ "last_use", "last use (.lu)" },
+		{ "L2::evict_last", "keep in L2 (L2::evict_last)" },
+		{ "L2::evict_first", "evict first from L2 (L2::evict_first)" },
+		{ "L2::evict_normal", "normal L2 priority (L2::evict_normal)" },
+		{ "L2::evict_unchanged", "L2 priority unchanged (L2::evict_unchanged)" },
 	};
+	static char both[LOAD_ACTION__COUNT][L2_PRIORITY__COUNT][128];
+	enum load_action a;
+	enum l2_priority l2;
 	size_t i;
 
 	if (!action)
@@ -188,6 +196,14 @@ const char *report_action_phrase(const char *action)
 	for (i = 0; i < ARRAY_SIZE(p); i++)
 		if (!strcmp(p[i].action, action))
 			return p[i].phrase;
+	/* an L1 form and an L2 priority: both phrases */
+	if (strchr(action, '+') && !load_form_parse(action, &a, &l2)) {
+		if (!both[a][l2][0])
+			snprintf(both[a][l2], sizeof(both[a][l2]), "%s, %s",
+				 report_action_phrase(load_action_name(a)),
+				 report_action_phrase(l2_priority_name(l2)));
+		return both[a][l2];
+	}
 	return action;
 }
 

@@ -151,12 +151,11 @@ double report_program_speedup(const struct report_input *in)
 }
 
 /*
- * Whether the instruction already has the form the action asks for: no L1
- * qualifier for "default", .L1::no_allocate for "L1::no_allocate", .cg for
- * "bypass" and so on. A plan entry that keeps a load as it is changes
- * nothing.
+ * Whether the instruction already has the L1 form the action asks for: no
+ * L1 qualifier for "default", .L1::no_allocate for "L1::no_allocate", .cg
+ * for "bypass" and so on.
  */
-static int action_is_current(const char *action, const char *instruction)
+static int l1_action_is_current(const char *action, const char *instruction)
 {
 	static const struct { const char *action, *part; } forms[] = {
 		{ "cache", "ca" }, { "bypass", "cg" }, { "stream", "cs" }, { "last_use", "lu" },
@@ -183,6 +182,24 @@ static int action_is_current(const char *action, const char *instruction)
 	return !strcmp(action, "default") ? !qualified : match;
 }
 
+/*
+ * Whether the instruction already has the whole form the plan's action asks
+ * for (docs/plan-json.md): its L1 part as above, and no L2 priority (an L2
+ * priority is a policy the plan adds, never one the load has). A plan entry
+ * that keeps a load as it is changes nothing.
+ */
+static int action_is_current(const char *action, const char *instruction)
+{
+	enum load_action a;
+	enum l2_priority l2;
+
+	if (load_form_parse(action, &a, &l2))
+		return 0;
+	if (l2 != L2_PRIORITY_NONE)
+		return 0;
+	return a == LOAD_ACTION_AS_BUILT || l1_action_is_current(load_action_name(a), instruction);
+}
+
 static const char *plan_action_for(const struct plan *p, const char *module, const char *fn,
 				   unsigned ordinal)
 {
@@ -203,9 +220,9 @@ static const char *plan_action_for(const struct plan *p, const char *module, con
 				if (f->loads[l].ordinal != ordinal)
 					continue;
 				if (m->id)
-					exact = load_action_name(f->loads[l].action);
+					exact = load_form_name(f->loads[l].action, f->loads[l].l2);
 				else
-					generic = load_action_name(f->loads[l].action);
+					generic = load_form_name(f->loads[l].action, f->loads[l].l2);
 			}
 		}
 	}

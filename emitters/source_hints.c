@@ -602,15 +602,28 @@ static void check_other_calls(struct resolver *r, struct cand *cands, size_t n)
 	}
 }
 
+/* A short name of the action, for the names of helper copies: "na", "el",
+ * "ef", "l2el", "na_l2ef", ...; "adv" for the others. Static. */
 static const char *action_suffix(const char *action)
 {
-	if (!strcmp(action, "L1::no_allocate"))
-		return "na";
-	if (!strcmp(action, "L1::evict_last"))
-		return "el";
-	if (!strcmp(action, "L1::evict_first"))
-		return "ef";
-	return "adv";
+	static const char *const l1[LOAD_ACTION__COUNT] = {
+		[LOAD_ACTION_NO_ALLOCATE] = "na", [LOAD_ACTION_EVICT_LAST] = "el",
+		[LOAD_ACTION_EVICT_FIRST] = "ef",
+	};
+	static const char *const l2[L2_PRIORITY__COUNT] = {
+		[L2_PRIORITY_EVICT_FIRST] = "l2ef", [L2_PRIORITY_EVICT_LAST] = "l2el",
+		[L2_PRIORITY_EVICT_NORMAL] = "l2en", [L2_PRIORITY_EVICT_UNCHANGED] = "l2eu",
+	};
+	static char names[LOAD_ACTION__COUNT][L2_PRIORITY__COUNT][16];
+	enum load_action a;
+	enum l2_priority p;
+
+	if (load_form_parse(action, &a, &p) || (!l1[a] && !l2[p]))
+		return "adv";
+	if (!names[a][p][0])
+		snprintf(names[a][p], sizeof(names[a][p]), "%s%s%s", l1[a] ? l1[a] : "",
+			 l1[a] && l2[p] ? "_" : "", l2[p] ? l2[p] : "");
+	return names[a][p];
 }
 
 /* Same variant: same file, same helper definition, same action. */
@@ -748,6 +761,7 @@ static void make_variants(struct resolver *r, struct cand *cands, size_t n)
 		char *vname, *copy = NULL, *why = NULL, *call = NULL;
 		size_t len;
 		enum load_action action;
+		enum l2_priority l2;
 
 		if (!c->variant || h->status != SOURCE_HINT_REWRITTEN || h->rewritten)
 			continue;
@@ -755,8 +769,8 @@ static void make_variants(struct resolver *r, struct cand *cands, size_t n)
 		vname = xasprintf("%s_%s", h->inlined_in, action_suffix(c->l->action));
 		for (j = 0; j < n; j++)
 			if (same_variant(c, &cands[j]) && strcmp(cands[j].helper, ghelper) &&
-			    !load_action_parse(c->l->action, &action))
-				ghelper = source_helper_name(action, 0, 0);
+			    !load_form_parse(c->l->action, &action, &l2))
+				ghelper = source_helper_name(action, l2, 0, 0);
 		if (has_ident(sf->text, vname))
 			why = xasprintf("'%s' already defines or uses '%s'", h->path, vname);
 		else
@@ -920,6 +934,7 @@ void source_hints_resolve(struct report_input *in)
 			const struct ptx_function *pf;
 			const char *ptx_path = NULL, *text;
 			enum load_action action;
+			enum l2_priority l2;
 			size_t len;
 
 			c->k = k;
@@ -944,8 +959,9 @@ void source_hints_resolve(struct report_input *in)
 							     (size_t)l->line, &len)))
 					h->source_text = xstrndup(text, len);
 			}
-			if (l->changes && l->action && !load_action_parse(l->action, &action))
-				c->helper = source_helper_name(action, strstr(l->instruction, ".nc") != NULL,
+			if (l->changes && l->action && !load_form_parse(l->action, &action, &l2))
+				c->helper = source_helper_name(action, l2,
+							       strstr(l->instruction, ".nc") != NULL,
 							       l->read_only);
 			find_expression(&r, c);
 		}

@@ -1,6 +1,7 @@
 #include "emitters/source_rewrite.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -619,40 +620,95 @@ struct helper_family {
 	const char *qualifiers;     /* between "ld" and the type */
 	int clobber;
 	const char *guard;
+	enum l2_priority l2;        /* L2_PRIORITY_NONE: no policy */
 };
 
-static const struct helper_family families[] = {
-	{ "ca_ld_na", ".global.L1::no_allocate", 1, "CACHEADVISE_LD_NA" },
-	{ "ca_ld_na_ro", ".global.L1::no_allocate", 0, "CACHEADVISE_LD_NA_RO" },
-	{ "ca_ldg_na", ".global.nc.L1::no_allocate", 0, "CACHEADVISE_LDG_NA" },
-	{ "ca_ld_el", ".global.L1::evict_last", 1, "CACHEADVISE_LD_EL" },
-	{ "ca_ld_el_ro", ".global.L1::evict_last", 0, "CACHEADVISE_LD_EL_RO" },
-	{ "ca_ldg_el", ".global.nc.L1::evict_last", 0, "CACHEADVISE_LDG_EL" },
-	{ "ca_ld_ef", ".global.L1::evict_first", 1, "CACHEADVISE_LD_EF" },
-	{ "ca_ld_ef_ro", ".global.L1::evict_first", 0, "CACHEADVISE_LD_EF_RO" },
-	{ "ca_ldg_ef", ".global.nc.L1::evict_first", 0, "CACHEADVISE_LDG_EF" },
+/* The L1 families: the L1 qualifier alone. */
+static const struct helper_family l1_families[] = {
+	{ "ca_ld_na", ".global.L1::no_allocate", 1, "CACHEADVISE_LD_NA", L2_PRIORITY_NONE },
+	{ "ca_ld_na_ro", ".global.L1::no_allocate", 0, "CACHEADVISE_LD_NA_RO", L2_PRIORITY_NONE },
+	{ "ca_ldg_na", ".global.nc.L1::no_allocate", 0, "CACHEADVISE_LDG_NA", L2_PRIORITY_NONE },
+	{ "ca_ld_el", ".global.L1::evict_last", 1, "CACHEADVISE_LD_EL", L2_PRIORITY_NONE },
+	{ "ca_ld_el_ro", ".global.L1::evict_last", 0, "CACHEADVISE_LD_EL_RO", L2_PRIORITY_NONE },
+	{ "ca_ldg_el", ".global.nc.L1::evict_last", 0, "CACHEADVISE_LDG_EL", L2_PRIORITY_NONE },
+	{ "ca_ld_ef", ".global.L1::evict_first", 1, "CACHEADVISE_LD_EF", L2_PRIORITY_NONE },
+	{ "ca_ld_ef_ro", ".global.L1::evict_first", 0, "CACHEADVISE_LD_EF_RO", L2_PRIORITY_NONE },
+	{ "ca_ldg_ef", ".global.nc.L1::evict_first", 0, "CACHEADVISE_LDG_EF", L2_PRIORITY_NONE },
 };
 
-const char *source_helper_name(enum load_action action, int nc, int read_only)
+/*
+ * Every family: the L1 ones, then for each L1 form (none, na, el, ef), L2
+ * priority (ef, el, en, eu) and access (read-write, read-only, .nc) one with
+ * an L2 policy: ca_ld_l2el, ca_ld_na_l2ef_ro, ca_ldg_el_l2el, ...
+ */
+#define NR_L1_FORMS 4
+#define NR_L2_FORMS (L2_PRIORITY__COUNT - 1)
+#define NR_FAMILIES (ARRAY_SIZE(l1_families) + NR_L1_FORMS * NR_L2_FORMS * 3)
+
+static const char *const l1_codes[NR_L1_FORMS] = { "", "na", "el", "ef" };
+static const char *const l1_quals[NR_L1_FORMS] = { "", ".L1::no_allocate", ".L1::evict_last",
+						   ".L1::evict_first" };
+static const char *const l2_codes[L2_PRIORITY__COUNT] = { "", "l2ef", "l2el", "l2en", "l2eu" };
+
+static const struct helper_family *family_table(void)
 {
-	size_t base;
+	static struct helper_family table[NR_FAMILIES];
+	static char names[NR_FAMILIES][32], quals[NR_FAMILIES][64], guards[NR_FAMILIES][48];
+	static int built;
+	size_t n = 0, a, b, m, i;
+
+	if (built)
+		return table;
+	for (i = 0; i < ARRAY_SIZE(l1_families); i++)
+		table[n++] = l1_families[i];
+	for (a = 0; a < NR_L1_FORMS; a++) {
+		for (b = 1; b < L2_PRIORITY__COUNT; b++) {
+			for (m = 0; m < 3; m++) {   /* read-write, read-only, .nc */
+				struct helper_family *f = &table[n];
+				char *g;
+
+				snprintf(names[n], sizeof(names[n]), "%s%s%s_%s%s",
+					 m == 2 ? "ca_ldg" : "ca_ld", *l1_codes[a] ? "_" : "",
+					 l1_codes[a], l2_codes[b], m == 1 ? "_ro" : "");
+				snprintf(quals[n], sizeof(quals[n]), ".global%s%s.L2::cache_hint",
+					 m == 2 ? ".nc" : "", l1_quals[a]);
+				snprintf(guards[n], sizeof(guards[n]), "CACHEADVISE_%s",
+					 names[n] + strlen("ca_"));
+				for (g = guards[n]; *g; g++)
+					*g = (char)toupper((unsigned char)*g);
+				f->name = names[n];
+				f->qualifiers = quals[n];
+				f->clobber = m == 0;
+				f->guard = guards[n];
+				f->l2 = (enum l2_priority)b;
+				n++;
+			}
+		}
+	}
+	built = 1;
+	return table;
+}
+
+const char *source_helper_name(enum load_action action, enum l2_priority l2, int nc,
+			       int read_only)
+{
+	const struct helper_family *t = family_table();
+	size_t a, m = nc ? 2 : read_only == 1 ? 1 : 0;
 
 	switch (action) {
-	case LOAD_ACTION_NO_ALLOCATE:
-		base = 0;
-		break;
-	case LOAD_ACTION_EVICT_LAST:
-		base = 3;
-		break;
-	case LOAD_ACTION_EVICT_FIRST:
-		base = 6;
-		break;
-	default:
-		return NULL;
+	case LOAD_ACTION_NO_ALLOCATE: a = 1; break;
+	case LOAD_ACTION_EVICT_LAST: a = 2; break;
+	case LOAD_ACTION_EVICT_FIRST: a = 3; break;
+	/* the L1 form as built, or none: a plain load, with the policy */
+	case LOAD_ACTION_AS_BUILT:
+	case LOAD_ACTION_DEFAULT: a = 0; break;
+	default: return NULL;
 	}
-	if (nc)
-		return families[base + 2].name;
-	return families[base + (read_only == 1 ? 1 : 0)].name;
+	if ((unsigned)l2 >= L2_PRIORITY__COUNT)
+		return NULL;
+	if (l2 == L2_PRIORITY_NONE)
+		return a ? t[(a - 1) * 3 + m].name : NULL;
+	return t[ARRAY_SIZE(l1_families) + (a * NR_L2_FORMS + (size_t)(l2 - 1)) * 3 + m].name;
 }
 
 static void write_helper(struct strbuf *out, const struct helper_family *f,
@@ -661,8 +717,12 @@ static void write_helper(struct strbuf *out, const struct helper_family *f,
 	static const char *const lanes[] = { "x", "y", "z", "w" };
 	int i;
 
-	strbuf_addf(out, "__device__ __forceinline__ %s %s(const %s *p) { %s v; asm(\"ld%s.",
-		    h->ctype, f->name, h->ctype, h->reg ? h->reg : h->ctype, f->qualifiers);
+	strbuf_addf(out, "__device__ __forceinline__ %s %s(const %s *p) { %s v; ",
+		    h->ctype, f->name, h->ctype, h->reg ? h->reg : h->ctype);
+	if (f->l2 != L2_PRIORITY_NONE)
+		strbuf_addf(out, "unsigned long long pol; asm(\"createpolicy.fractional.%s.b64 %%0, "
+			    "1.0;\" : \"=l\"(pol)); ", l2_priority_name(f->l2));
+	strbuf_addf(out, "asm(\"ld%s.", f->qualifiers);
 	if (h->vector > 1)
 		strbuf_addf(out, "v%d.", h->vector);
 	strbuf_addf(out, "%s ", h->ptx);
@@ -674,14 +734,17 @@ static void write_helper(struct strbuf *out, const struct helper_family *f,
 			strbuf_addf(out, "%s%%%d", i ? "," : "", i);
 		strbuf_addch(out, '}');
 	}
-	strbuf_addf(out, ", [%%%d];\" : ", h->vector);
+	if (f->l2 != L2_PRIORITY_NONE)
+		strbuf_addf(out, ", [%%%d], %%%d;\" : ", h->vector, h->vector + 1);
+	else
+		strbuf_addf(out, ", [%%%d];\" : ", h->vector);
 	if (h->vector == 1) {
 		strbuf_addf(out, "\"=%s\"(v)", h->constraint);
 	} else {
 		for (i = 0; i < h->vector; i++)
 			strbuf_addf(out, "%s\"=%s\"(v.%s)", i ? ", " : "", h->constraint, lanes[i]);
 	}
-	strbuf_addstr(out, " : \"l\"(p)");
+	strbuf_addstr(out, f->l2 != L2_PRIORITY_NONE ? " : \"l\"(p), \"l\"(pol)" : " : \"l\"(p)");
 	if (f->clobber)
 		strbuf_addstr(out, " : \"memory\"");
 	if (h->reg)
@@ -727,8 +790,8 @@ size_t source_helpers_write(struct strbuf *out, const struct source_helper_need 
 {
 	size_t i, j, k, written = 0;
 
-	for (i = 0; i < ARRAY_SIZE(families); i++) {
-		const struct helper_family *f = &families[i];
+	for (i = 0; i < NR_FAMILIES; i++) {
+		const struct helper_family *f = &family_table()[i];
 
 		for (j = 0; j < ARRAY_SIZE(helper_types); j++) {
 			const char *group = helper_types[j].group;

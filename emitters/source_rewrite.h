@@ -95,8 +95,14 @@ int source_ld_type_supported(const struct source_ld_type *t);
  * through the load's parameter (1); otherwise (0 or unknown -1) the helper
  * carries a "memory" clobber so the compiler keeps it after the kernel's own
  * stores. Names: ca_ld{,g}_{na,el,ef}[_ro].
+ * With an L2 priority l2 (docs/plan-json.md) the helper also makes a
+ * createpolicy.fractional.L2::<priority> policy and loads with
+ * .L2::cache_hint and it; the L1 part is the action's ("default" or the
+ * form as built: none). Names: ca_ld{,g}[_{na,el,ef}]_l2{ef,el,en,eu}[_ro],
+ * e.g. ca_ld_l2el, ca_ldg_na_l2ef.
  */
-const char *source_helper_name(enum load_action action, int nc, int read_only);
+const char *source_helper_name(enum load_action action, enum l2_priority l2, int nc,
+			       int read_only);
 
 /* One rewritten load's need of a helper. */
 struct source_helper_need {

@@ -95,11 +95,13 @@ int profile_verify_patch(struct profile_ctx *c)
 		for (j = 0; j < in.kernels[i].nr_loads; j++) {
 			const struct report_load *l = &in.kernels[i].loads[j];
 			enum load_action a;
+			enum l2_priority l2;
 
 			if (l->hint.status != SOURCE_HINT_REWRITTEN || !l->hint.follows ||
-			    load_action_parse(l->hint.follows, &a))
+			    load_form_parse(l->hint.follows, &a, &l2))
 				continue;
 			plan_set(&pp, in.kernels[i].module, in.kernels[i].name, l->ordinal, a);
+			plan_set_l2(&pp, in.kernels[i].module, in.kernels[i].name, l->ordinal, l2);
 			/* a copy that never ran in the monitor run changes nothing to time */
 			if (!(l->access == 0))
 				left++;

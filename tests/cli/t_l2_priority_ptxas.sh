@@ -62,4 +62,75 @@ refuses "requires '.v8.b32/.v4.b64' type with '.L2::evict_last'" 8.0 sm_90 \
 refuses "Illegal modifier '.L2::cache_hint' for instruction 'ldu'" 8.0 sm_90 "$pol" \
 	"ldu.global.L2::cache_hint.f32 %f1, [%rd3], %pol0;"
 
+# `patch --plan` with L2 priorities (the rewrite, analysis/ptx_rewrite.c): every
+# patchable load of every fixture without an L2 hint of its own gets the
+# action; ptxas accepts the result, each edited load carries .L2::cache_hint
+# with the policy of its priority, and each edited function one createpolicy
+# per priority.
+command -v python3 >/dev/null || { finish; exit; }
+for ptx in "$CA_SOURCE_DIR"/tests/fixtures/ptx/*.ptx; do
+	name=$(basename "$ptx" .ptx)
+	"$CACHEADVISE" inspect --json "$ptx" >"$TMP/$name.json" 2>"$TMP/err" ||
+		{ not_ok "inspect $name: $(head -c 200 "$TMP/err")"; continue; }
+	for action in L2::evict_first L2::evict_last L1::no_allocate+L2::evict_first \
+		      default+L2::evict_normal L1::evict_last+L2::evict_unchanged; do
+		tag="$name/$action"
+		n=$(python3 - "$TMP/$name.json" "$action" "$TMP/plan.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+action, mods, n = sys.argv[2], [], 0
+for m in doc["modules"]:
+    fns = []
+    for f in m["functions"]:
+        loads = [l for l in f["loads"] if l["patchable"] and "L2::cache_hint" not in l["instruction"]
+                 and "L2::evict" not in l["instruction"]]
+        if loads:
+            fns.append({"name": f["name"], "loads": [{"ordinal": l["ordinal"], "action": action} for l in loads]})
+            n += len(loads)
+    if fns:
+        mods.append({"id": m["id"], "functions": fns})
+json.dump({"schema": "cacheadvise.plan/1", "modules": mods}, open(sys.argv[3], "w"))
+print(n)
+PY
+) || { not_ok "$tag: plan"; continue; }
+		[ "$n" -gt 0 ] || continue
+		if ! "$CACHEADVISE" patch --plan "$TMP/plan.json" -o "$TMP/out.ptx" "$ptx" 2>"$TMP/err"; then
+			not_ok "$tag: patch failed: $(head -c 300 "$TMP/err")"
+			continue
+		fi
+		if ptxas -arch=sm_90 -c "$TMP/out.ptx" -o /dev/null 2>"$TMP/err"; then ok; else
+			not_ok "$tag: ptxas refused the patched PTX: $(head -c 300 "$TMP/err")"; fi
+		prio=${action#*L2::}
+		before=$(grep -c 'L2::cache_hint' "$ptx" || true)
+		after=$(grep -c "L2::cache_hint.*%ca_l2p_${prio#evict_};" "$TMP/out.ptx" || true)
+		[ "$after" = "$n" ] && ok || not_ok "$tag: $after loads carry the policy, want $n"
+		total=$(grep -c 'L2::cache_hint' "$TMP/out.ptx" || true)
+		[ "$total" = $((before + n)) ] && ok || not_ok "$tag: $total cache hints, want $((before + n))"
+		fns=$(python3 -c 'import json,sys; print(sum(len(m["functions"]) for m in json.load(open(sys.argv[1]))["modules"]))' "$TMP/plan.json")
+		pols=$(grep -c "createpolicy.fractional.L2::$prio.b64 %ca_l2p_" "$TMP/out.ptx" || true)
+		[ "$pols" = "$fns" ] && ok || not_ok "$tag: $pols createpolicy, want one per function ($fns)"
+	done
+done
+# a plan with an L2 priority on a module for sm_75 is refused, saying why, and writes nothing
+sed -e 's/^\.target sm_90/.target sm_75/' -e 's/^\.version 9\.0/.version 7.0/' \
+	"$CA_SOURCE_DIR/tests/fixtures/ptx/loop.ptx" >"$TMP/old.ptx"
+"$CACHEADVISE" inspect --json "$TMP/old.ptx" >"$TMP/old.json"
+python3 - "$TMP/old.json" >"$TMP/plan.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["modules"][0]
+f = [f for f in m["functions"] if any(l["patchable"] for l in f["loads"])][0]
+l = [l for l in f["loads"] if l["patchable"]][0]
+json.dump({"schema": "cacheadvise.plan/1", "modules": [{"id": m["id"], "functions": [
+    {"name": f["name"], "loads": [{"ordinal": l["ordinal"], "action": "L2::evict_last"}]}]}]}, sys.stdout)
+PY
+rm -f "$TMP/old.out"
+expect_status 2 "$CACHEADVISE" patch --plan "$TMP/plan.json" -o "$TMP/old.out" "$TMP/old.ptx"
+expect_grep "needs PTX ISA 7.4 or later" "$TMP/err"
+[ ! -e "$TMP/old.out" ] && ok || not_ok "patch wrote output for a refused plan"
+# an unknown spelling names the ones there are
+sed 's/L2::evict_last/L2::evict_last+L1::no_allocate/' "$TMP/plan.json" >"$TMP/bad.json"
+expect_status 2 "$CACHEADVISE" patch --plan "$TMP/bad.json" "$TMP/old.ptx"
+expect_grep "unknown action 'L2::evict_last.L1::no_allocate'" "$TMP/err"
+expect_grep "both joined by" "$TMP/err"
+
 finish

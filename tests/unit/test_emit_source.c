@@ -327,15 +327,40 @@ static void test_helpers(void)
 	struct source_helper_need member_f32 = { "ca_ld_el_ro", NULL, { 1, 32, 'f' } };
 	const char *p;
 
-	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, 1, 1), "ca_ldg_na");
-	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, 0, 1), "ca_ld_na_ro");
-	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, 0, 0), "ca_ld_na");
-	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, 0, -1), "ca_ld_na");
-	CHECK_STR(source_helper_name(LOAD_ACTION_EVICT_LAST, 0, 0), "ca_ld_el");
-	CHECK_STR(source_helper_name(LOAD_ACTION_EVICT_FIRST, 1, 0), "ca_ldg_ef");
-	CHECK(source_helper_name(LOAD_ACTION_DEFAULT, 0, 0) == NULL);
-	CHECK(source_helper_name(LOAD_ACTION_BYPASS, 0, 0) == NULL);
-	CHECK(source_helper_name(LOAD_ACTION_CACHE, 0, 0) == NULL);
+	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE, 1, 1), "ca_ldg_na");
+	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE, 0, 1), "ca_ld_na_ro");
+	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE, 0, 0), "ca_ld_na");
+	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE, 0, -1), "ca_ld_na");
+	CHECK_STR(source_helper_name(LOAD_ACTION_EVICT_LAST, L2_PRIORITY_NONE, 0, 0), "ca_ld_el");
+	CHECK_STR(source_helper_name(LOAD_ACTION_EVICT_FIRST, L2_PRIORITY_NONE, 1, 0), "ca_ldg_ef");
+	CHECK(source_helper_name(LOAD_ACTION_DEFAULT, L2_PRIORITY_NONE, 0, 0) == NULL);
+	CHECK(source_helper_name(LOAD_ACTION_BYPASS, L2_PRIORITY_NONE, 0, 0) == NULL);
+	CHECK(source_helper_name(LOAD_ACTION_CACHE, L2_PRIORITY_NONE, 0, 0) == NULL);
+	/* with an L2 priority: the plain load (default, or the L1 form as built) too */
+	CHECK_STR(source_helper_name(LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST, 0, 0), "ca_ld_l2el");
+	CHECK_STR(source_helper_name(LOAD_ACTION_DEFAULT, L2_PRIORITY_EVICT_FIRST, 0, 1),
+		  "ca_ld_l2ef_ro");
+	CHECK_STR(source_helper_name(LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST, 1, 1), "ca_ldg_l2el");
+	CHECK_STR(source_helper_name(LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_EVICT_FIRST, 0, -1),
+		  "ca_ld_na_l2ef");
+	CHECK_STR(source_helper_name(LOAD_ACTION_EVICT_FIRST, L2_PRIORITY_EVICT_NORMAL, 1, 0),
+		  "ca_ldg_ef_l2en");
+	CHECK_STR(source_helper_name(LOAD_ACTION_EVICT_LAST, L2_PRIORITY_EVICT_UNCHANGED, 0, 1),
+		  "ca_ld_el_l2eu_ro");
+	CHECK(source_helper_name(LOAD_ACTION_BYPASS, L2_PRIORITY_EVICT_LAST, 0, 0) == NULL);
+	CHECK(source_helper_name(LOAD_ACTION_AS_BUILT, L2_PRIORITY_NONE, 0, 0) == NULL);
+	{
+		struct source_helper_need l2 = { "ca_ld_na_l2el_ro", "float", { 1, 32, 'f' } };
+
+		CHECK_INT(source_helpers_write(&sb, &l2, 1, NULL), 1);
+		CHECK(strstr(sb.buf, "#ifndef CACHEADVISE_LD_NA_L2EL_RO_F32\n") != NULL);
+		CHECK(strstr(sb.buf, "__device__ __forceinline__ float ca_ld_na_l2el_ro(const float *p) "
+				     "{ float v; unsigned long long pol; asm(\"createpolicy.fractional."
+				     "L2::evict_last.b64 %0, 1.0;\" : \"=l\"(pol)); asm(\"ld.global."
+				     "L1::no_allocate.L2::cache_hint.f32 %0, [%1], %2;\" : \"=f\"(v) : "
+				     "\"l\"(p), \"l\"(pol)); return v; }") != NULL);
+		strbuf_reset(&sb);
+	}
 
 	CHECK_INT(source_helpers_write(&sb, &ldg_float, 1, NULL), 1);
 	CHECK(strstr(sb.buf, "#ifndef CACHEADVISE_LDG_NA_F32\n#define CACHEADVISE_LDG_NA_F32\n") != NULL);
@@ -375,7 +400,8 @@ static void test_helpers_compile(void)
 {
 	static const char *const all[] = { "ca_ld_na", "ca_ld_na_ro", "ca_ldg_na", "ca_ld_el",
 					   "ca_ld_el_ro", "ca_ldg_el", "ca_ld_ef", "ca_ld_ef_ro",
-					   "ca_ldg_ef" };
+					   "ca_ldg_ef", "ca_ld_l2el", "ca_ld_l2ef_ro", "ca_ldg_l2el",
+					   "ca_ld_na_l2ef", "ca_ldg_ef_l2en", "ca_ld_el_l2eu_ro" };
 	static const char *const types[] = { "char", "signed char", "unsigned char", "short",
 					     "unsigned short", "float", "double", "int", "unsigned int", "long",
 					     "unsigned long", "long long", "unsigned long long",
@@ -387,6 +413,13 @@ static void test_helpers_compile(void)
 		"ld.global.L1::evict_first.v4.u32", "ld.global.nc.L1::evict_first.v2.u64",
 		"ld.global.L1::no_allocate.s8", "ld.global.nc.L1::evict_last.u8",
 		"ld.global.L1::evict_first.s16",
+		"ld.global.L2::cache_hint.f32", "ld.global.nc.L2::cache_hint.v4.f32",
+		"ld.global.L1::no_allocate.L2::cache_hint.v2.f64",
+		"ld.global.nc.L1::evict_first.L2::cache_hint.u8",
+		"ld.global.L1::evict_last.L2::cache_hint.v2.u64",
+		"createpolicy.fractional.L2::evict_last.b64", "createpolicy.fractional.L2::evict_first.b64",
+		"createpolicy.fractional.L2::evict_normal.b64",
+		"createpolicy.fractional.L2::evict_unchanged.b64",
 	};
 	/* CA_CUDA_BIN: another CUDA's bin/ (default /usr/local/cuda/bin, as in CI) */
 	const char *bin = getenv("CA_CUDA_BIN") ? getenv("CA_CUDA_BIN") : "/usr/local/cuda/bin";
@@ -443,7 +476,7 @@ static void test_helpers_compile(void)
 			fprintf(stderr, "missing in PTX: %s\n", want[f]);
 		CHECK(strstr(ptx.buf, want[f]) != NULL);
 	}
-	/* Nine families, seventeen types: one load each, none combined away. */
+	/* Every family, every type: one load each, none combined away. */
 	{
 		size_t nl = 0;
 		const char *p = ptx.buf;

@@ -167,14 +167,18 @@ static void test_table(void)
 		/* ptx_load_rewrite_opcode: the form itself. */
 		for (i = 0; i < NR_LOADS; i++) {
 			struct strbuf op = STRBUF_INIT;
+			const char *want = a == LOAD_ACTION_AS_BUILT ? f->loads[i].opcode :
+					   expected[i][a];
+
 			strbuf_addstr(&op, "x");
 			ret = ptx_load_rewrite_opcode(&f->loads[i], (enum load_action)a, &op);
-			if (expected[i][a]) {
+			if (want) {
 				CHECK_INT(ret, 0);
-				CHECK_STR(op.buf + 1, expected[i][a]);
+				CHECK_STR(op.buf + 1, want);
 				edits[n].function = "k";
 				edits[n].ordinal = (unsigned)i;
 				edits[n].action = (enum load_action)a;
+				edits[n].l2 = L2_PRIORITY_NONE;
 				n++;
 			} else {
 				CHECK_INT(ret, CA_E_INPUT);
@@ -211,8 +215,8 @@ static void test_table(void)
 	}
 	/* The tab after the first opcode and the predicates survive. */
 	{
-		struct ptx_load_edit e[2] = { { "k", 0, LOAD_ACTION_NO_ALLOCATE },
-					     { "k", 1, LOAD_ACTION_BYPASS } };
+		struct ptx_load_edit e[2] = { { "k", 0, LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE },
+					     { "k", 1, LOAD_ACTION_BYPASS, L2_PRIORITY_NONE } };
 		struct strbuf out = STRBUF_INIT;
 		CHECK_INT(ptx_rewrite_loads(m, e, 2, &out), 0);
 		CHECK(strstr(out.buf, "\tld.global.L1::no_allocate.f32 \t%f1, [%rd2];\n") != NULL);
@@ -287,6 +291,11 @@ static void test_action_names(void)
 	enum load_action got;
 
 	for (a = 0; a < LOAD_ACTION__COUNT; a++) {
+		if (a == LOAD_ACTION_AS_BUILT) {
+			/* no name of its own in plan.json */
+			CHECK_INT(load_action_parse(load_action_name((enum load_action)a), &got), -1);
+			continue;
+		}
 		CHECK_INT(load_action_parse(load_action_name((enum load_action)a), &got), 0);
 		CHECK_INT(got, a);
 	}
@@ -295,6 +304,178 @@ static void test_action_names(void)
 	CHECK_INT(load_action_parse("no_allocate", &got), -1);
 	CHECK_INT(load_action_parse("", &got), -1);
 	CHECK_INT(load_action_parse("Bypass", &got), -1);
+}
+
+/* The spelling of a load's whole form: L1 alone, L2 alone, both with '+'. */
+static void test_form_names(void)
+{
+	enum load_action a, ga;
+	enum l2_priority p, gp;
+
+	for (a = 0; a < LOAD_ACTION__COUNT; a++) {
+		for (p = 0; p < L2_PRIORITY__COUNT; p++) {
+			if (a == LOAD_ACTION_AS_BUILT && p == L2_PRIORITY_NONE)
+				continue;   /* changes nothing: never written */
+			CHECK_INT(load_form_parse(load_form_name(a, p), &ga, &gp), 0);
+			CHECK_INT(ga, a);
+			CHECK_INT(gp, p);
+		}
+	}
+	CHECK_STR(load_form_name(LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_EVICT_FIRST),
+		  "L1::no_allocate+L2::evict_first");
+	CHECK_STR(load_form_name(LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST), "L2::evict_last");
+	CHECK_STR(load_form_name(LOAD_ACTION_DEFAULT, L2_PRIORITY_NONE), "default");
+	CHECK_INT(load_form_parse("default+L2::evict_normal", &ga, &gp), 0);
+	CHECK(ga == LOAD_ACTION_DEFAULT && gp == L2_PRIORITY_EVICT_NORMAL);
+	CHECK_INT(load_form_parse("L2::evict_first+L1::no_allocate", &ga, &gp), -1);
+	CHECK_INT(load_form_parse("L2::evict_first+L2::evict_last", &ga, &gp), -1);
+	CHECK_INT(load_form_parse("default+", &ga, &gp), -1);
+	CHECK_INT(load_form_parse("+L2::evict_last", &ga, &gp), -1);
+	CHECK_INT(load_form_parse("L2::evict_none", &ga, &gp), -1);
+	CHECK_INT(load_form_parse("as_built", &ga, &gp), -1);
+	CHECK_INT(load_form_parse("none", &ga, &gp), -1);
+	CHECK_INT(load_form_parse("L2::evict_last ", &ga, &gp), -1);
+}
+
+/* The number of times needle occurs in hay. */
+static size_t count_of(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (; (hay = strstr(hay, needle)); hay += strlen(needle))
+		n++;
+	return n;
+}
+
+/* L2 priorities: the hinted opcodes, the policy operand, one createpolicy
+ * per function and priority at the top of its body, and the refusals. */
+static void test_l2(void)
+{
+	struct ptx_module *m = parse("k.ptx", module_text, sizeof(module_text) - 1), *r;
+	struct ptx_load_edit e[5] = {
+		{ "k", 0, LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_FIRST },
+		{ "k", 1, LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_EVICT_LAST },
+		{ "k", 2, LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST },
+		{ "k", 4, LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_FIRST },
+		{ "k", 6, LOAD_ACTION_DEFAULT, L2_PRIORITY_EVICT_NORMAL },
+	};
+	struct strbuf out = STRBUF_INIT;
+
+	if (!m)
+		return;
+	CHECK_INT(ptx_rewrite_loads(m, e, 5, &out), 0);
+	CHECK(strstr(out.buf, "\tld.global.L2::cache_hint.f32 \t%f1, [%rd2], %ca_l2p_first;\n") != NULL);
+	CHECK(strstr(out.buf, "\t@%p1 ld.global.nc.L1::no_allocate.L2::cache_hint.f32 %f2, [%rd2+4], "
+			      "%ca_l2p_last;\n") != NULL);
+	CHECK(strstr(out.buf, "\tld.global.cs.L2::cache_hint.v4.f32 {%f3, %f4, %f5, %f6}, [%rd2+16], "
+			      "%ca_l2p_last;\n") != NULL);
+	/* the prefetch size stays after the hint */
+	CHECK(strstr(out.buf, "ld.global.nc.L1::no_allocate.L2::cache_hint.L2::128B.v2.f32 {%f8, %f9}, "
+			      "[%rd2+64], %ca_l2p_first;") != NULL);
+	CHECK(strstr(out.buf, "\tld.L2::cache_hint.f32 %f10, [%rd1+8], %ca_l2p_normal;\n") != NULL);
+	CHECK_INT(count_of(out.buf, "createpolicy.fractional.L2::evict_first.b64 %ca_l2p_first, 1.0;"), 1);
+	CHECK_INT(count_of(out.buf, "createpolicy.fractional.L2::evict_last.b64 %ca_l2p_last, 1.0;"), 1);
+	CHECK_INT(count_of(out.buf, "createpolicy.fractional.L2::evict_normal.b64 %ca_l2p_normal, 1.0;"), 1);
+	CHECK_INT(count_of(out.buf, ".reg .b64 %ca_l2p_"), 3);
+	/* hoisted: before the body's first instruction */
+	CHECK(strstr(out.buf, "createpolicy.fractional.L2::evict_first") <
+	      strstr(out.buf, "ld.param.u64"));
+	r = parse("out.ptx", out.buf, out.len);
+	if (r) {
+		const struct ptx_function *g = ptx_module_find(r, "k");
+
+		CHECK(g && g->nr_loads == NR_LOADS + 1);
+		CHECK(g && g->loads[0].has_l2_qualifier && g->loads[6].has_l2_qualifier);
+		if (g && g->nr_loads == NR_LOADS + 1) {
+			/* each hint traced to its createpolicy */
+			CHECK_INT(ptx_load_l2_priority(r, g, &g->loads[0]), L2_PRIORITY_EVICT_FIRST);
+			CHECK_INT(ptx_load_l2_priority(r, g, &g->loads[1]), L2_PRIORITY_EVICT_LAST);
+			CHECK_INT(ptx_load_l2_priority(r, g, &g->loads[6]), L2_PRIORITY_EVICT_NORMAL);
+			/* the program's own hint: %rd3, its createpolicy evict_last */
+			CHECK_INT(ptx_load_l2_priority(r, g, &g->loads[3]), L2_PRIORITY_EVICT_LAST);
+			CHECK_INT(ptx_load_l2_priority(r, g, &g->loads[5]), L2_PRIORITY_NONE);
+		}
+		ptx_module_free(r);
+	}
+	strbuf_reset(&out);
+
+	/* a load with an L2 cache hint of the program's own keeps it */
+	{
+		struct ptx_load_edit h = { "k", 3, LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_FIRST };
+
+		strbuf_addstr(&out, "x");
+		CHECK_INT(ptx_rewrite_loads(m, &h, 1, &out), CA_E_INPUT);
+		CHECK_STR(out.buf, "x");
+		CHECK(strstr(error_message(), "already carries an L2 cache hint") != NULL);
+		strbuf_reset(&out);
+	}
+	/* one load, two priorities */
+	{
+		struct ptx_load_edit two[2] = { { "k", 0, LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_FIRST },
+						{ "k", 0, LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST } };
+
+		CHECK_INT(ptx_rewrite_loads(m, two, 2, &out), CA_E_INPUT);
+		CHECK(strstr(error_message(), "'L2::evict_first' and 'L2::evict_last'") != NULL);
+	}
+	ptx_module_free(m);
+
+	/* a hint whose policy is no createpolicy of the function (a parameter) */
+	{
+		static const char text[] =
+			".version 8.0\n.target sm_90\n.address_size 64\n"
+			".visible .entry k(.param .u64 k_param_0, .param .u64 k_param_1)\n{\n"
+			"\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<2>;\n"
+			"\tld.param.u64 %rd1, [k_param_0];\n\tld.param.u64 %rd3, [k_param_1];\n"
+			"\tcvta.to.global.u64 %rd2, %rd1;\n"
+			"\tld.global.L2::cache_hint.f32 %f1, [%rd2], %rd3;\n\tret;\n}\n";
+
+		m = parse("q.ptx", text, sizeof(text) - 1);
+		if (m) {
+			const struct ptx_function *g = ptx_module_find(m, "k");
+
+			CHECK(g && g->nr_loads == 1);
+			if (g && g->nr_loads == 1)
+				CHECK_INT(ptx_load_l2_priority(m, g, &g->loads[0]), L2_PRIORITY__COUNT);
+			ptx_module_free(m);
+		}
+	}
+	/* a module that names %ca_l2p already gets another prefix */
+	{
+		static const char text[] =
+			".version 8.0\n.target sm_90\n.address_size 64\n"
+			".visible .entry k(.param .u64 k_param_0)\n{\n"
+			"\t.reg .b64 %rd<3>;\n\t.reg .b64 %ca_l2p_x;\n\t.reg .f32 %f<2>;\n"
+			"\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+			"\tld.global.f32 %f1, [%rd2];\n\tret;\n}\n";
+		struct ptx_load_edit one = { "k", 0, LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST };
+
+		m = parse("p.ptx", text, sizeof(text) - 1);
+		strbuf_reset(&out);
+		CHECK_INT(m ? ptx_rewrite_loads(m, &one, 1, &out) : -1, 0);
+		CHECK(strstr(out.buf, "[%rd2], %ca1_l2p_last;") != NULL);
+		ptx_module_free(m);
+	}
+	/* before PTX ISA 7.4 or sm_80: refused, saying what is needed */
+	{
+		static const char text[] =
+			".version 7.0\n.target sm_75\n.address_size 64\n"
+			".visible .entry k(.param .u64 k_param_0)\n{\n"
+			"\t.reg .b64 %rd<3>;\n\t.reg .f32 %f<2>;\n"
+			"\tld.param.u64 %rd1, [k_param_0];\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+			"\tld.global.f32 %f1, [%rd2];\n\tret;\n}\n";
+		struct ptx_load_edit one = { "k", 0, LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST };
+		struct ptx_load_edit l1 = { "k", 0, LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE };
+
+		m = parse("old.ptx", text, sizeof(text) - 1);
+		strbuf_reset(&out);
+		CHECK_INT(m ? ptx_rewrite_loads(m, &one, 1, &out) : -1, CA_E_INPUT);
+		CHECK(strstr(error_message(), "PTX ISA 7.4") != NULL);
+		CHECK_INT(out.len, 0);
+		/* the L1 form alone is fine there */
+		CHECK_INT(m ? ptx_rewrite_loads(m, &l1, 1, &out) : -1, 0);
+		ptx_module_free(m);
+	}
+	strbuf_release(&out);
 }
 
 /* Every fixture, every action, every patchable load at once. */
@@ -333,10 +514,18 @@ static void test_fixtures(void)
 					e[n].function = m->functions[i].name;
 					e[n].ordinal = ld->ordinal;
 					e[n].action = (enum load_action)a;
+					e[n].l2 = L2_PRIORITY_NONE;
 					n++;
 				}
 			CHECK(n > 0);
 			CHECK_INT(ptx_rewrite_loads(m, e, n, &out), 0);
+			if (a == LOAD_ACTION_AS_BUILT) {
+				/* the form as built, and no L2 priority: nothing changes */
+				CHECK(out.len == m->len && !memcmp(out.buf, m->text, m->len));
+				strbuf_release(&out);
+				free(e);
+				continue;
+			}
 			r = parse("out.ptx", out.buf, out.len);
 			if (r) {
 				CHECK(same_but_opcodes(m, r));
@@ -392,6 +581,8 @@ static void test_keep_one_entry(void)
 
 int main(void)
 {
+	test_form_names();
+	test_l2();
 	test_keep_one_entry();
 	test_action_names();
 	test_table();

@@ -70,24 +70,24 @@ static void test_stream_table(void)
 	if (strbuf_read_file(&diff, check_source_path("tests/fixtures/capture-real/source.patch"), 0))
 		CHECK(!"source.patch readable");
 
-	rebuild_match_load(fo, 0, fr, diff.buf, LOAD_ACTION_NO_ALLOCATE, &c);
+	rebuild_match_load(fo, 0, r, fr, diff.buf, LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE, &c);
 	CHECK_STR(rebuild_status_name(c.status), "found");
 	CHECK_INT(c.line, 119 + 12 + 13);   /* the load helpers, then load_key_na, above it */
-	rebuild_match_load(fo, 2, fr, diff.buf, LOAD_ACTION_NO_ALLOCATE, &c);
+	rebuild_match_load(fo, 2, r, fr, diff.buf, LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE, &c);
 	CHECK_STR(rebuild_status_name(c.status), "found");
 	CHECK(c.found && c.found->inline_depth == 2);   /* ca_ld_na_ro in load_key_na */
 	/* Load 1 (the other call of load_key) stays as it was: plain. */
-	rebuild_match_load(fo, 1, fr, diff.buf, LOAD_ACTION_DEFAULT, &c);
+	rebuild_match_load(fo, 1, r, fr, diff.buf, LOAD_ACTION_DEFAULT, L2_PRIORITY_NONE, &c);
 	CHECK_STR(rebuild_status_name(c.status), "found");
-	rebuild_match_load(fo, 1, fr, diff.buf, LOAD_ACTION_NO_ALLOCATE, &c);
+	rebuild_match_load(fo, 1, r, fr, diff.buf, LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE, &c);
 	CHECK_STR(rebuild_status_name(c.status), "wrong form");
-	rebuild_match_load(fo, 3, fr, diff.buf, LOAD_ACTION_DEFAULT, &c);
+	rebuild_match_load(fo, 3, r, fr, diff.buf, LOAD_ACTION_DEFAULT, L2_PRIORITY_NONE, &c);
 	CHECK_STR(rebuild_status_name(c.status), "found");
 	/* The original program against itself: load 2 is not bypassed there. */
-	rebuild_match_load(fo, 2, fo, NULL, LOAD_ACTION_NO_ALLOCATE, &c);
+	rebuild_match_load(fo, 2, o, fo, NULL, LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE, &c);
 	CHECK_STR(rebuild_status_name(c.status), "wrong form");
 	/* Without the patch's line map, the rebuilt lines do not fit. */
-	rebuild_match_load(fo, 2, fr, NULL, LOAD_ACTION_NO_ALLOCATE, &c);
+	rebuild_match_load(fo, 2, r, fr, NULL, LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE, &c);
 	CHECK_STR(rebuild_status_name(c.status), "missing");
 	CHECK(rebuild_load_has_form(&fo->loads[0], LOAD_ACTION_DEFAULT));
 	CHECK(!rebuild_load_has_form(&fo->loads[0], LOAD_ACTION_EVICT_LAST));
