@@ -27,6 +27,8 @@ void run_events_release(struct run_events *ev)
 		free(ev->modules[i].id);
 		free(ev->modules[i].origin);
 		free(ev->modules[i].path);
+		free(ev->modules[i].ptx_file);
+		json_decref(ev->modules[i].triton);
 		free(ev->modules[i].substitute_error);
 	}
 	for (i = 0; i < ev->nr_kernels; i++) {
@@ -202,6 +204,9 @@ static void handle(struct run_events *ev, json_t *o)
 		m->id = xstrdup(str(o, "id") ? str(o, "id") : "unknown");
 		m->origin = str(o, "origin") ? xstrdup(str(o, "origin")) : NULL;
 		m->path = str(o, "path") ? xstrdup(str(o, "path")) : NULL;
+		m->ptx_file = str(o, "ptx_file") ? xstrdup(str(o, "ptx_file")) : NULL;
+		m->triton = json_is_object(json_object_get(o, "triton")) ?
+			    json_incref(json_object_get(o, "triton")) : NULL;
 		m->has_ptx = json_is_true(json_object_get(o, "has_ptx"));
 		m->substituted = json_is_true(json_object_get(o, "substituted"));
 		if (str(o, "substitute_error"))

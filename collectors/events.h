@@ -15,6 +15,8 @@ struct event_module {
 	char *id;
 	char *origin;
 	char *path;                /* the file cuModuleLoad read, NULL for an image */
+	char *ptx_file;            /* a cubin's PTX found beside it (Triton), NULL none */
+	json_t *triton;            /* Triton's metadata of it ({"num_warps", ...}), NULL none */
 	int has_ptx;
 	int substituted;
 	char *substitute_error;    /* NULL unless the driver rejected the substitute */

@@ -1,11 +1,16 @@
 #include "collectors/intake.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <jansson.h>
 
 #include "base/error.h"
 #include "analysis/ptx.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "collectors/fatbin.h"
 
@@ -27,6 +32,9 @@ static void module_release(struct intake_module *m)
 	for (i = 0; i < m->nr_cubin_kernels; i++)
 		free(m->cubin_kernels[i]);
 	free(m->cubin_kernels);
+	free(m->ptx_file);
+	free(m->triton.name);
+	free(m->triton.triton_version);
 }
 
 void intake_release(struct intake *in)
@@ -161,15 +169,180 @@ int intake_add_fatbin(struct intake *in, const struct fatbin *fb, unsigned devic
 	return 0;
 }
 
+/* ---- cubins compiled at run time, with their PTX beside them (Triton) ---- */
+
+char *intake_triton_cache_dir(void)
+{
+	const char *dir = getenv("TRITON_CACHE_DIR"), *home = getenv("HOME");
+
+	if (dir && *dir)
+		return xstrdup(dir);
+	return home && *home ? xasprintf("%s/.triton/cache", home) : NULL;
+}
+
+static long meta_long(json_t *doc, const char *key)
+{
+	json_t *v = json_object_get(doc, key);
+
+	return json_is_integer(v) ? (long)json_integer_value(v) : -1;
+}
+
+static char *meta_string(json_t *doc, const char *key)
+{
+	json_t *v = json_object_get(doc, key);
+
+	return json_is_string(v) ? xstrdup(json_string_value(v)) : NULL;
+}
+
+/* Triton's <kernel>.json: what the intake keeps of it (a file that is not
+ * Triton's metadata is ignored). */
+static void read_triton_meta(struct intake_triton *t, const char *path)
+{
+	json_t *doc = json_load_file(path, 0, NULL);
+
+	if (json_is_object(doc) && json_object_get(doc, "num_warps")) {
+		t->present = 1;
+		t->name = meta_string(doc, "name");
+		t->num_warps = meta_long(doc, "num_warps");
+		t->num_stages = meta_long(doc, "num_stages");
+		t->shared = meta_long(doc, "shared");
+		t->global_scratch_size = meta_long(doc, "global_scratch_size");
+		t->profile_scratch_size = meta_long(doc, "profile_scratch_size");
+		t->triton_version = meta_string(doc, "triton_version");
+	}
+	json_decref(doc);
+}
+
+/* Whether the PTX's kernels are the cubin's: the same names, each once. */
+static int same_kernels(const struct ptx_module *pm, const struct intake_module *m)
+{
+	size_t i, j, entries = 0;
+
+	for (i = 0; i < pm->nr_functions; i++) {
+		if (!pm->functions[i].is_entry)
+			continue;
+		entries++;
+		for (j = 0; j < m->nr_cubin_kernels; j++)
+			if (!strcmp(pm->functions[i].name, m->cubin_kernels[j]))
+				break;
+		if (j == m->nr_cubin_kernels)
+			return 0;
+	}
+	return entries == m->nr_cubin_kernels && entries > 0;
+}
+
+/*
+ * The module m (a cubin without PTX) takes the PTX of cubin_path's
+ * <stem>.ptx when there is one with the cubin's kernels; else, where there
+ * is one that cannot be used, m's reason says why.
+ */
+static void adopt_ptx_beside(struct intake_module *m, const char *cubin_path)
+{
+	const char *dot = strrchr(cubin_path, '.');
+	struct strbuf sb = STRBUF_INIT;
+	struct ptx_module *pm = NULL;
+	char *stem, *ptx_path, *meta_path, *why = NULL;
+
+	if (m->has_ptx || !dot || strcmp(dot, ".cubin"))
+		return;
+	stem = xstrndup(cubin_path, (size_t)(dot - cubin_path));
+	ptx_path = xasprintf("%s.ptx", stem);
+	meta_path = xasprintf("%s.json", stem);
+	if (access(ptx_path, R_OK))
+		goto out;
+	if (strbuf_read_file(&sb, ptx_path, 0) || ptx_parse(ptx_path, sb.buf, sb.len, &pm)) {
+		why = xasprintf("the PTX beside it, '%s', cannot be read: %s", ptx_path,
+				error_message());
+		error_clear();
+		goto out;
+	}
+	if (!same_kernels(pm, m)) {
+		why = xasprintf("the PTX beside it, '%s', is not the cubin's: its kernels differ",
+				ptx_path);
+		ptx_module_free(pm);
+		goto out;
+	}
+	m->has_ptx = 1;
+	m->ptx = pm;
+	m->arch = 0;
+	sscanf(pm->target, "sm_%u", &m->arch);
+	module_id_compute(pm->text, pm->len, m->id);
+	m->ptx_file = ptx_path;
+	ptx_path = NULL;
+	free(m->no_ptx_reason);
+	m->no_ptx_reason = NULL;
+	read_triton_meta(&m->triton, meta_path);
+out:
+	if (why) {
+		free(m->no_ptx_reason);
+		m->no_ptx_reason = why;
+	}
+	strbuf_release(&sb);
+	free(stem);
+	free(ptx_path);
+	free(meta_path);
+}
+
+/* A .cubin file in Triton's cache with exactly these bytes (caller frees), or NULL. */
+static char *find_cached_cubin(const void *data, size_t size)
+{
+	char *root = intake_triton_cache_dir(), *found = NULL;
+	DIR *top, *sub;
+	struct dirent *d, *f;
+
+	if (!root || !(top = opendir(root))) {
+		free(root);
+		return NULL;
+	}
+	while (!found && (d = readdir(top))) {
+		char *dir;
+
+		if (d->d_name[0] == '.')
+			continue;
+		dir = xasprintf("%s/%s", root, d->d_name);
+		if ((sub = opendir(dir))) {
+			while (!found && (f = readdir(sub))) {
+				size_t n = strlen(f->d_name);
+				struct stat st;
+				char *path;
+
+				if (n < 7 || strcmp(f->d_name + n - 6, ".cubin"))
+					continue;
+				path = xasprintf("%s/%s", dir, f->d_name);
+				if (!stat(path, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == size) {
+					struct strbuf sb = STRBUF_INIT;
+
+					if (!strbuf_read_file(&sb, path, size + 1) && sb.len == size &&
+					    !memcmp(sb.buf, data, size))
+						found = path;
+					strbuf_release(&sb);
+				}
+				if (found != path)
+					free(path);
+			}
+			closedir(sub);
+		}
+		free(dir);
+	}
+	closedir(top);
+	free(root);
+	return found;
+}
+
 int intake_read_file(struct intake *in, const char *path, unsigned device_arch)
 {
 	struct fatbin fb;
+	size_t before = in->nr_modules;
 	int ret;
 
 	fatbin_init(&fb);
 	ret = fatbin_read_file(&fb, path);
 	if (!ret)
 		ret = intake_add_fatbin(in, &fb, device_arch);
+	/* one cubin file: a kernel compiled at run time may have its PTX beside it */
+	if (!ret && in->nr_modules == before + 1 && fb.nr_entries == 1 &&
+	    fb.entries[0].kind == FATBIN_KIND_CUBIN)
+		adopt_ptx_beside(&in->modules[before], path);
 	fatbin_release(&fb);
 	return ret;
 }
@@ -178,12 +351,22 @@ int intake_read_image(struct intake *in, const void *image, const char *name,
 		      unsigned device_arch)
 {
 	struct fatbin fb;
+	size_t before = in->nr_modules;
 	int ret;
 
 	fatbin_init(&fb);
 	ret = fatbin_parse_image(&fb, image, name);
 	if (!ret)
 		ret = intake_add_fatbin(in, &fb, device_arch);
+	/* a bare cubin image: Triton loads its cache's cubins this way */
+	if (!ret && in->nr_modules == before + 1 && fb.nr_entries == 1 &&
+	    fb.entries[0].kind == FATBIN_KIND_CUBIN && !in->modules[before].has_ptx) {
+		char *path = find_cached_cubin(fb.entries[0].data, fb.entries[0].size);
+
+		if (path)
+			adopt_ptx_beside(&in->modules[before], path);
+		free(path);
+	}
 	fatbin_release(&fb);
 	return ret;
 }
@@ -191,8 +374,9 @@ int intake_read_image(struct intake *in, const void *image, const char *name,
 /*
  * Why a module cuModuleLoad read from a file has no PTX: a cubin compiled
  * at run time (Triton's cache holds <name>.cubin with <name>.ptx beside
- * it), which cacheadvise does not substitute yet; never "rebuild with
- * -gencode", which is no advice for a JIT compiler's output (issue 25).
+ * it, which the intake adopts when it is the cubin's), whose PTX is
+ * missing or unusable; never "rebuild with -gencode", which is no advice
+ * for a JIT compiler's output (issue 25).
  */
 char *intake_cubin_file_reason(const char *path)
 {
@@ -206,11 +390,12 @@ char *intake_cubin_file_reason(const char *path)
 		beside = !access(ptx, R_OK);
 	}
 	if (triton || beside) {
-		char *s = xasprintf("a cubin loaded at run time from '%s'%s%s%s: cacheadvise does not "
-				    "substitute modules loaded from cubin files yet, so its kernels "
-				    "are not measured (L2 windows and carve-out checks still apply)",
+		char *s = xasprintf("a cubin loaded at run time from '%s'%s: %s, so its kernels are "
+				    "not measured (L2 windows and carve-out checks still apply)",
 				    path, triton ? ", compiled by Triton (or torch.compile)" : "",
-				    beside ? "; its PTX is beside it in " : "", beside ? ptx : "");
+				    beside ? "the PTX beside it does not parse or names other kernels "
+				    "than the cubin" : "no PTX of it was found beside it (Triton keeps "
+				    "<kernel>.ptx next to <kernel>.cubin in its cache)");
 		free(ptx);
 		return s;
 	}

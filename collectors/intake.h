@@ -40,6 +40,20 @@ struct intake_module {
 	/* Without PTX: the kernels named in the first cubin (may be none). */
 	char **cubin_kernels;
 	size_t nr_cubin_kernels;
+	/*
+	 * A cubin compiled at run time whose PTX lies beside it (Triton's cache:
+	 * <hash>/<kernel>.cubin with <kernel>.ptx and <kernel>.json): the PTX file
+	 * the module's PTX was read from, NULL otherwise; and what Triton's
+	 * metadata says of the kernel (-1 / NULL where it has no such member).
+	 */
+	char *ptx_file;
+	struct intake_triton {
+		int present;            /* <kernel>.json was read */
+		char *name;
+		long num_warps, num_stages, shared; /* shared: bytes of shared memory */
+		long global_scratch_size, profile_scratch_size; /* bytes per launch */
+		char *triton_version;
+	} triton;
 };
 
 struct intake {
@@ -59,12 +73,21 @@ void intake_release(struct intake *in);
  * the highest available. Returns 0, or CA_E_INPUT with the message set for
  * an unreadable or invalid file, fatbin or PTX (the message names the file
  * and, for PTX, the module's origin and line).
+ *
+ * A .cubin file with a .ptx of the same name beside it whose kernels are
+ * the cubin's (Triton's cache, issue 27) is a module with that PTX: its id
+ * is the PTX's, so the injection library substitutes it like any other,
+ * and ptx_file and triton (from the .json beside it) say where it came
+ * from. A .ptx beside that does not parse or names other kernels is left
+ * out, and no_ptx_reason says so.
  */
 int intake_read_file(struct intake *in, const char *path, unsigned device_arch);
 
 /*
  * The same for an image in memory as the CUDA driver receives it (see
- * fatbin_parse_image); name is used for origins and messages.
+ * fatbin_parse_image); name is used for origins and messages. A bare cubin
+ * image without PTX is looked up in Triton's cache (intake_triton_cache_dir):
+ * a .cubin file there with the same bytes brings its PTX as above.
  */
 int intake_read_image(struct intake *in, const void *image, const char *name,
 		      unsigned device_arch);
@@ -74,6 +97,12 @@ int intake_read_image(struct intake *in, const void *image, const char *name,
  * fatbin index). Returns 0 or CA_E_INPUT for PTX that ptx_parse rejects.
  */
 int intake_add_fatbin(struct intake *in, const struct fatbin *fb, unsigned device_arch);
+
+/*
+ * The folder of Triton's cache: $TRITON_CACHE_DIR, else $HOME/.triton/cache
+ * (caller frees), or NULL without either.
+ */
+char *intake_triton_cache_dir(void);
 
 /*
  * Why a module that cuModuleLoad read from the file path has no PTX, in

@@ -178,6 +178,12 @@ static void on_module_loaded(const char *api, const void *image, const char *fil
 	save_module_ptx(m);
 	ev = json_pack("{s:s, s:s, s:s, s:b, s:s?, s:s?}", "ev", "module", "api", api, "id",
 		       m->id, "has_ptx", m->ptx != NULL, "origin", m->origin, "path", file_name);
+	if (m->ptx_file)
+		json_object_set_new(ev, "ptx_file", json_string(m->ptx_file));
+	if (m->triton)
+		json_object_set_new(ev, "triton", json_pack("{s:I, s:I, s:I}", "num_warps",
+			(json_int_t)m->triton_num_warps, "shared", (json_int_t)m->triton_shared,
+			"global_scratch_size", (json_int_t)m->triton_global_scratch));
 	fns = json_array();
 	for (i = 0; i < m->nr_functions; i++)
 		json_array_append_new(fns, json_string(m->functions[i]));

@@ -83,6 +83,12 @@ struct seen_module *module_table_identify(struct module_table *t, const void *im
 			m->functions = xrealloc(m->functions, (m->nr_functions + 1) * sizeof(*m->functions));
 			m->functions[m->nr_functions++] = xstrdup(im->ptx->functions[i].name);
 		}
+		if (im->ptx_file)
+			m->ptx_file = xstrdup(im->ptx_file);
+		m->triton = im->triton.present;
+		m->triton_num_warps = im->triton.num_warps;
+		m->triton_shared = im->triton.shared;
+		m->triton_global_scratch = im->triton.global_scratch_size;
 	} else {
 		for (i = 0; i < im->nr_cubin_kernels; i++) {
 			m->functions = xrealloc(m->functions, (m->nr_functions + 1) * sizeof(*m->functions));

@@ -23,6 +23,11 @@ struct seen_module {
 	void *handle;           /* CUlibrary or CUmodule the program holds */
 	int is_library;
 	int has_counters;       /* PTX defines the monitor counter array */
+	/* A cubin with its PTX beside it (Triton's cache): that PTX file, and
+	 * Triton's metadata of the kernel (intake.h), NULL / -1 otherwise. */
+	char *ptx_file;
+	int triton;
+	long triton_num_warps, triton_shared, triton_global_scratch;
 };
 
 struct module_table {

@@ -121,8 +121,9 @@ static int adopt_module(struct profile_ctx *c, const struct event_module *em, co
 	m->id = xstrdup(em->id);
 	m->origin = em->origin ? xstrdup(em->origin) : NULL;
 	json_array_append_new(json_object_get(c->capture, "modules"),
-		json_pack("{s:s, s:s?, s:b, s:s?}", "id", em->id, "origin", em->origin,
-			  "has_ptx", em->has_ptx, "path", em->path));
+		json_pack("{s:s, s:s?, s:b, s:s?, s:s?, s:O?}", "id", em->id, "origin", em->origin,
+			  "has_ptx", em->has_ptx, "path", em->path, "ptx_file", em->ptx_file,
+			  "triton", em->triton));
 	if (!em->has_ptx)
 		return 0;
 	from = capture_layout_subst_ptx(seen_dir, em->id);

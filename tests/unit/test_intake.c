@@ -11,6 +11,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -377,11 +378,12 @@ static void test_cubin_file_reason(void)
 		fclose(f);
 	why = intake_cubin_file_reason(cubin);
 	CHECK(strstr(why, "a cubin loaded at run time") != NULL);
-	CHECK(strstr(why, "its PTX is beside it") != NULL);
+	CHECK(strstr(why, "the PTX beside it does not parse") != NULL);
 	CHECK(strstr(why, "rebuild") == NULL && strstr(why, "-gencode") == NULL);
 	free(why);
 	why = intake_cubin_file_reason("/root/.triton/cache/AB12/add_kernel.cubin");
 	CHECK(strstr(why, "compiled by Triton") != NULL);
+	CHECK(strstr(why, "no PTX of it was found beside it") != NULL);
 	CHECK(strstr(why, "-gencode") == NULL);
 	free(why);
 	unlink(ptx);
@@ -390,8 +392,107 @@ static void test_cubin_file_reason(void)
 	free(ptx);
 }
 
+/* Triton's cache (tests/fixtures/triton, compiled offline by make_cache.py):
+ * a cubin file or image brings the PTX beside it, and its metadata. */
+static void test_triton_cache(void)
+{
+	const char *cache = check_source_path("tests/fixtures/triton/cache");
+	char *cubin = NULL, *ptx = NULL, *cmd, *old_env;
+	char dir[] = "/tmp/ca-test-triton-cache-XXXXXX";
+	char id[MODULE_ID_LEN + 1];
+	struct strbuf img = STRBUF_INIT, text = STRBUF_INIT;
+	struct intake in;
+	DIR *top;
+	struct dirent *d;
+
+	/* the rownorm kernel's folder */
+	top = opendir(cache);
+	CHECK(top != NULL);
+	while (top && (d = readdir(top))) {
+		char *c = xasprintf("%s/%s/rownorm_kernel.cubin", cache, d->d_name);
+
+		if (!access(c, R_OK)) {
+			cubin = c;
+			ptx = xasprintf("%s/%s/rownorm_kernel.ptx", cache, d->d_name);
+			break;
+		}
+		free(c);
+	}
+	if (top)
+		closedir(top);
+	CHECK(cubin != NULL);
+	if (!cubin)
+		return;
+
+	intake_init(&in);
+	CHECK_INT(intake_read_file(&in, cubin, 90), 0);
+	CHECK_INT(in.nr_modules, 1);
+	if (in.nr_modules == 1) {
+		const struct intake_module *m = &in.modules[0];
+
+		CHECK(m->has_ptx && m->ptx && !m->no_ptx_reason);
+		CHECK(m->ptx && ptx_module_find(m->ptx, "rownorm_kernel") != NULL);
+		CHECK_STR(m->ptx_file, ptx);
+		CHECK_INT(m->arch, 90);
+		/* its id is the PTX's, as for any module with PTX */
+		CHECK_INT(strbuf_read_file(&text, ptx, 0), 0);
+		module_id_compute(text.buf, text.len, id);
+		CHECK_STR(m->id, id);
+		CHECK(m->triton.present);
+		CHECK_STR(m->triton.name, "rownorm_kernel");
+		CHECK_INT(m->triton.num_warps, 4);
+		CHECK_INT(m->triton.global_scratch_size, 0);
+		CHECK_STR(m->triton.triton_version, "3.6.0");
+	}
+	intake_release(&in);
+
+	/* the same bytes as an image: found in TRITON_CACHE_DIR */
+	CHECK_INT(strbuf_read_file(&img, cubin, 0), 0);
+	old_env = getenv("TRITON_CACHE_DIR") ? xstrdup(getenv("TRITON_CACHE_DIR")) : NULL;
+	setenv("TRITON_CACHE_DIR", cache, 1);
+	CHECK_INT(intake_read_image(&in, img.buf, "cuModuleLoadData#0", 90), 0);
+	CHECK(in.nr_modules == 1 && in.modules[0].has_ptx && !strcmp(in.modules[0].id, id));
+	intake_release(&in);
+	setenv("TRITON_CACHE_DIR", "/nonexistent/triton-cache", 1);
+	CHECK_INT(intake_read_image(&in, img.buf, "cuModuleLoadData#0", 90), 0);
+	CHECK(in.nr_modules == 1 && !in.modules[0].has_ptx && in.modules[0].no_ptx_reason);
+	intake_release(&in);
+	if (old_env)
+		setenv("TRITON_CACHE_DIR", old_env, 1);
+	else
+		unsetenv("TRITON_CACHE_DIR");
+	free(old_env);
+
+	/* a cubin alone keeps no PTX; a .ptx beside it of another kernel is refused */
+	CHECK(mkdtemp(dir) != NULL);
+	cmd = xasprintf("cp '%s' %s/k.cubin", cubin, dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	free(cubin);
+	cubin = xasprintf("%s/k.cubin", dir);
+	CHECK_INT(intake_read_file(&in, cubin, 90), 0);
+	CHECK(in.nr_modules == 1 && !in.modules[0].has_ptx && !in.modules[0].ptx_file);
+	intake_release(&in);
+	cmd = xasprintf("cp %s/*/gather_kernel.ptx %s/k.ptx", cache, dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	CHECK_INT(intake_read_file(&in, cubin, 90), 0);
+	CHECK(in.nr_modules == 1 && !in.modules[0].has_ptx);
+	CHECK(in.nr_modules == 1 && in.modules[0].no_ptx_reason &&
+	      strstr(in.modules[0].no_ptx_reason, "is not the cubin's"));
+	intake_release(&in);
+	cmd = xasprintf("rm -rf %s", dir);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	free(cubin);
+	free(ptx);
+	strbuf_release(&img);
+	strbuf_release(&text);
+}
+
 int main(void)
 {
+	test_triton_cache();
 	test_cubin_file_reason();
 	test_app();
 	test_multi_arch();
