@@ -30,7 +30,9 @@ decode_iter:decode_step
 deposit:deposit_step
 cfd_iter:copy_state,step_factor,compute_flux,time_step
 carveout_bad:gather_table
-wide_iter:assemble,jacobi_sweep"
+wide_iter:assemble,jacobi_sweep
+rownorm:rownorm
+gather_stream:gather_add"
 
 # fatbin_entries BINARY OUTDIR: prints "kind arch" per fatbin entry of the
 # .nv_fatbin section and writes each PTX entry's payload to OUTDIR/ptxN.zst
