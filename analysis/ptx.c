@@ -119,6 +119,8 @@ static void resolve_locations(struct parser *P)
 		if (file_name(m, file)) {
 			ld->file = file_name(m, file);
 			ld->line = (int)(line > INT_MAX ? INT_MAX : line);
+			ld->column = P->locs[r].file == file && P->locs[r].line == line &&
+				     P->locs[r].col <= INT_MAX ? (int)P->locs[r].col : 0;
 			if (P->locs[r].file == file && P->locs[r].line == line)
 				call_site(P, ld, r);
 		}

@@ -89,6 +89,9 @@ struct ptx_load {
 	 */
 	const char *file;
 	int line;
+	int column;                 /* of that .loc, 0 unknown: the column of the source
+				       expression (Triton's tl.load calls on one line
+				       differ by it) */
 	/*
 	 * Where file:line lies in a user function that was inlined into this
 	 * one (a __device__ helper): the call site in this function's own body

@@ -61,18 +61,23 @@ void ptx_parse_loc_directive(struct parser *P, const char *p, const char *e)
 	int i;
 
 	memset(&r, 0, sizeof(r));
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		const char *q;
 		p = ptx_skip_blank(p, e);
 		q = p;
 		while (q < e && *q >= '0' && *q <= '9')
 			q++;
-		if (ptx_parse_uint(p, q, &v[i]))
-			return;
+		if (ptx_parse_uint(p, q, &v[i])) {
+			if (i < 2)
+				return;
+			v[2] = 0;   /* no column: unknown */
+			break;
+		}
 		p = q;
 	}
 	r.file = (unsigned)(v[0] > UINT_MAX ? UINT_MAX : v[0]);
 	r.line = (unsigned)(v[1] > UINT_MAX ? UINT_MAX : v[1]);
+	r.col = (unsigned)(v[2] > UINT_MAX ? UINT_MAX : v[2]);
 	r.parent = -1;
 	inl = NULL;
 	for (; p + 10 <= e; p++)

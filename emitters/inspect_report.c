@@ -63,6 +63,8 @@ static json_t *load_json(const struct ptx_load *l)
 	json_object_set_new(o, "file", json_str_or_null(l->line > 0 ? l->file : NULL));
 	json_object_set_new(o, "line", l->line > 0 && l->file ? json_integer(l->line)
 							      : json_null());
+	json_object_set_new(o, "column", l->line > 0 && l->file && l->column > 0 ?
+					 json_integer(l->column) : json_null());
 	json_object_set_new(o, "patchable", json_boolean(l->patchable));
 	json_object_set_new(o, "unpatchable_reason",
 			    json_str_or_null(l->patchable ? NULL : l->unpatchable_reason));

@@ -26,6 +26,7 @@ struct report_load {
 	const char *instruction;    /* "ld.global.nc.f32", "" when unknown */
 	const char *file;           /* source file as recorded, NULL without -lineinfo */
 	int line;                   /* 0 unknown */
+	int column;                 /* of the .loc, 0 unknown (Triton: the tl.load's "(") */
 	int param;                  /* kernel parameter index, -1 unknown */
 	int read_only;              /* 1, 0, -1 unknown */
 	int patchable;

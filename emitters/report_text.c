@@ -190,6 +190,16 @@ static void cost_line(struct strbuf *out, const struct report_input *in)
 	free(line);
 }
 
+/* Whether b continues a's group in "What to change": the same source line
+ * and column (a column is known), the same action and the same hint status. */
+static int same_site(const struct report_load *a, const struct report_load *b)
+{
+	return b->changes && a->file && b->file && a->line > 0 && a->column > 0 &&
+	       a->line == b->line && a->column == b->column && !strcmp(a->file, b->file) &&
+	       a->action && b->action && !strcmp(a->action, b->action) &&
+	       a->hint.status == b->hint.status && b->ordinal == a->ordinal + (b - a);
+}
+
 static void summary(struct strbuf *out, const struct report_input *in, const struct palette *p)
 {
 	struct report_summary s;
@@ -287,19 +297,30 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 
 			for (j = 0; j < k->nr_loads; j++) {
 				const struct report_load *l = &k->loads[j];
-				char *where, *sv;
+				char *where, *sv, ords[64];
+				size_t e = j;
 
 				if (!l->changes)
 					continue;
+				/* the loads one source expression compiled to (a Triton tl.load
+				 * is several PTX loads): one line when they get one action */
+				while (e + 1 < k->nr_loads && same_site(l, &k->loads[e + 1]))
+					e++;
+				if (e > j)
+					snprintf(ords, sizeof(ords), "loads %u-%u", l->ordinal,
+						 k->loads[e].ordinal);
+				else
+					snprintf(ords, sizeof(ords), "load %-3u", l->ordinal);
 				where = where_text(l);
-				sv = report_load_saving(l);
-				strbuf_addf(out, "    %-16s load %-3u %-22s %s%s%s%s%s%s\n", label,
-					    l->ordinal, where, decision_color(p, l->decision),
+				sv = e > j ? xstrdup("") : report_load_saving(l);
+				strbuf_addf(out, "    %-16s %-8s %-22s %s%s%s%s%s%s\n", label, ords, where,
+					    decision_color(p, l->decision),
 					    report_action_phrase(l->action), p->reset, *sv ? ", " : "", sv,
 					    l->hint.status == SOURCE_HINT_REWRITTEN ?
 					    "  [in source.patch]" : "");
 				free(where);
 				free(sv);
+				j = e;
 			}
 			free(label);
 		}

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "emitters/python_rewrite.h"
 #include "emitters/report_input.h"
 #include "emitters/source_file.h"
 #include "emitters/source_rewrite.h"
@@ -61,6 +62,8 @@ struct cand {
 	/* The call sites of the helper want different forms: this call site
 	 * gets its own copy of the helper. */
 	int variant;
+	/* In a Python file: a Triton tl.load, rewritten by python_hints(). */
+	int py;
 };
 
 struct kernel_def {
@@ -424,6 +427,8 @@ static void decide(struct resolver *r, struct cand *c)
 		h->status = SOURCE_HINT_NO_SOURCE;
 		h->message = xasprintf("cannot read '%s': pass --source-root with the directory that "
 				       "holds '%s'", src->read_path, src->path);
+	} else if (c->py) {
+		h->status = SOURCE_HINT_NONE;   /* python_hints() decides */
 	} else if (!c->helper && !strcmp(l->action, "default")) {
 		h->status = SOURCE_HINT_NOT_REWRITTEN;
 		h->message = xasprintf("not rewritten: the plan makes this %s a plain load; in the "
@@ -913,6 +918,156 @@ static void describe_rewrites(struct cand *cands, size_t n)
 	}
 }
 
+/* ---- Triton kernels: tl.load calls in Python (issue 27) ------------------ */
+
+static int is_python(const char *file)
+{
+	size_t n = file ? strlen(file) : 0;
+
+	return n > 3 && !strcmp(file + n - 3, ".py");
+}
+
+/* The python that runs the program, if it is one ("python3 prog.py"), else "python3". */
+static const char *python_of(const struct report_input *in)
+{
+	const char *p = in->model.program.path, *base = p ? strrchr(p, '/') : NULL;
+
+	base = base ? base + 1 : p;
+	return base && !strncmp(base, "python", 6) ? p : "python3";
+}
+
+/* What a Triton form sets, for the user: eviction_policy="evict_last". */
+static char *tl_form_text(const struct tl_load_edit *e)
+{
+	if (e->eviction_policy)
+		return xasprintf("eviction_policy=\"%s\"", e->eviction_policy);
+	if (e->cache_modifier)
+		return xasprintf("cache_modifier=\"%s\"", e->cache_modifier);
+	return xstrdup("no eviction_policy or cache_modifier");
+}
+
+static void set_hint(struct source_hint *h, enum source_hint_status st, char *message)
+{
+	h->status = st;
+	free(h->message);
+	h->message = message;
+}
+
+/*
+ * The loads of Triton kernels: a tl.load compiles to several PTX loads
+ * with its line and column, which are one decision. Each call whose loads
+ * the plan changes, all to one form Triton can write, gets its keyword
+ * arguments rewritten by emitters/tl_load_rewrite.py; loads of the call the
+ * plan leaves alone follow it.
+ */
+static void python_hints(struct resolver *r, struct cand *cands, size_t n)
+{
+	const char *python = python_of(r->in);
+	size_t i, j, s;
+
+	for (i = 0; i < r->in->nr_sources; i++) {
+		const struct report_source *src = &r->in->sources[i];
+		struct site { int line, column; const char *action; int mixed, formless;
+			      struct tl_load_edit e; } *sites = NULL;
+		struct tl_load_edit *edits;
+		struct tl_load_result *res;
+		size_t ns = 0;
+
+		if (!src->file || !src->under_root || !is_python(src->path))
+			continue;
+		/* the calls, by line and column, and the form their advised loads want */
+		for (j = 0; j < n; j++) {
+			const struct report_load *l = cands[j].l;
+
+			if (!cands[j].py || l->hint.source_index != (long)i || !l->changes ||
+			    !l->action || !l->line)
+				continue;
+			for (s = 0; s < ns; s++)
+				if (sites[s].line == l->line && sites[s].column == l->column)
+					break;
+			if (s == ns) {
+				sites = xrealloc(sites, (ns + 1) * sizeof(*sites));
+				memset(&sites[ns], 0, sizeof(*sites));
+				sites[ns].line = l->line;
+				sites[ns].column = l->column;
+				sites[ns].action = l->action;
+				sites[ns].formless = !tl_load_form_of_action(l->action, &sites[ns].e);
+				ns++;
+			} else if (strcmp(sites[s].action, l->action)) {
+				sites[s].mixed = 1;
+			}
+		}
+		edits = xcalloc(ns + 1, sizeof(*edits));
+		res = xcalloc(ns + 1, sizeof(*res));
+		for (s = 0; s < ns; s++) {
+			edits[s] = sites[s].e;
+			edits[s].line = sites[s].line;
+			edits[s].column = sites[s].column;
+			if (sites[s].mixed || sites[s].formless) {
+				/* not asked of the helper: a call that is not there */
+				edits[s].line = 0;
+			}
+		}
+		if (ns && tl_load_rewrite(python, src->file->text, edits, ns, res)) {
+			for (s = 0; s < ns; s++) {
+				res[s].status = TL_LOAD_NOT_FOUND;
+				res[s].why = xstrdup(error_message());
+			}
+			error_clear();
+		}
+		for (j = 0; j < n; j++) {
+			struct report_load *l = cands[j].l;
+			struct source_hint *h = &l->hint;
+			char *form;
+
+			if (!cands[j].py || h->source_index != (long)i || !l->line)
+				continue;
+			for (s = 0; s < ns; s++)
+				if (sites[s].line == l->line && sites[s].column == l->column)
+					break;
+			if (s == ns)
+				continue;   /* a call the plan does not change */
+			form = tl_form_text(&sites[s].e);
+			if (sites[s].mixed) {
+				set_hint(h, SOURCE_HINT_NOT_REWRITTEN, xasprintf(
+					"not rewritten: the PTX loads of the tl.load at %s:%d:%d are "
+					"advised different forms; apply them without a change with "
+					"cacheadvise run --plan", src->path, l->line, l->column));
+			} else if (sites[s].formless) {
+				set_hint(h, SOURCE_HINT_NO_SOURCE_FORM, xasprintf(
+					"'%s' has no Triton form (tl.load sets eviction_policy "
+					"evict_first or evict_last, for L1 and L2 at once, and "
+					"cache_modifier .ca or .cg): apply it without a change with "
+					"cacheadvise run --plan", sites[s].action));
+			} else if (res[s].status == TL_LOAD_REWRITTEN) {
+				h->status = SOURCE_HINT_REWRITTEN;
+				h->rewrite_line = res[s].first;
+				h->rewrite_last = res[s].last;
+				free(h->rewritten);
+				h->rewritten = xstrdup(res[s].text);
+				if (!l->changes)
+					h->follows = sites[s].action;
+				set_hint(h, SOURCE_HINT_REWRITTEN, xasprintf(
+					"%s in source.patch: the tl.load at %s:%d:%d (Triton)", form,
+					src->path, l->line, l->column));
+			} else if (res[s].status == TL_LOAD_UNCHANGED) {
+				set_hint(h, SOURCE_HINT_NONE, xasprintf(
+					"the tl.load at %s:%d:%d already has %s", src->path, l->line,
+					l->column, form));
+			} else {
+				set_hint(h, SOURCE_HINT_NOT_REWRITTEN, xasprintf("not rewritten: %s",
+					 res[s].why ? res[s].why : "the call was not found"));
+			}
+			free(form);
+		}
+		for (s = 0; s < ns; s++)
+			tl_load_result_release(&res[s]);
+		free(res);
+		free(edits);
+		free(sites);
+	}
+}
+
 void source_hints_resolve(struct report_input *in)
 {
 	struct resolver r = { in, NULL, 0, NULL, 0 };
@@ -945,6 +1100,11 @@ void source_hints_resolve(struct report_input *in)
 				h->ptx_path = xstrdup(ptx_path);
 			if (ptx && l->ptx_line && (text = source_file_line(ptx, l->ptx_line, &len)))
 				h->ptx_text = trimmed(text, len);
+			/* the column from the module's PTX (Triton: which tl.load of the line) */
+			if (l->file && (pm = module_model(&r, k->module)) &&
+			    (pf = ptx_module_find(pm, k->name)) && l->ordinal < pf->nr_loads &&
+			    pf->loads[l->ordinal].line == l->line)
+				l->column = pf->loads[l->ordinal].column;
 			if (l->file && (pm = module_model(&r, k->module)) &&
 			    (pf = ptx_module_find(pm, k->name)) && l->ordinal < pf->nr_loads &&
 			    pf->loads[l->ordinal].line == l->line &&
@@ -959,6 +1119,9 @@ void source_hints_resolve(struct report_input *in)
 							     (size_t)l->line, &len)))
 					h->source_text = xstrndup(text, len);
 			}
+			c->py = is_python(l->file);
+			if (c->py)
+				continue;   /* a Triton kernel's tl.load: python_hints() */
 			if (l->changes && l->action && !load_form_parse(l->action, &action, &l2))
 				c->helper = source_helper_name(action, l2,
 							       strstr(l->instruction, ".nc") != NULL,
@@ -974,6 +1137,7 @@ void source_hints_resolve(struct report_input *in)
 	apply_lines(&r, cands, n);
 	check_patch_lines(cands, n);
 	describe_rewrites(cands, n);
+	python_hints(&r, cands, n);
 
 	for (i = 0; i < n; i++) {
 		source_rewrite_release(&cands[i].rw);

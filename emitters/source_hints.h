@@ -55,6 +55,12 @@ struct source_hint {
 	char *insert_text;
 	size_t insert_after;
 	/*
+	 * A Python file (a Triton tl.load, issue 27): rewritten, which may hold
+	 * several lines, replaces lines rewrite_line..rewrite_last (the call may
+	 * span several); 0 otherwise.
+	 */
+	size_t rewrite_last;
+	/*
 	 * A load the plan leaves as it is, in the same expression as an
 	 * advised load that reads far more (a copy of a loop body the compiler
 	 * peeled): the source patch rewrites the expression, so this load

@@ -110,10 +110,12 @@ static char **split_lines(const char *text, const char *eol, size_t *nr)
 	*nr = 0;
 	while (*p) {
 		const char *nl = strchr(p, '\n');
-		size_t len = nl ? (size_t)(nl - p) : strlen(p);
+		size_t len = nl ? (size_t)(nl - p) : strlen(p), keep = len;
 
+		if (keep && p[keep - 1] == '\r')
+			keep--;     /* eol puts it back where the file has it */
 		v = xrealloc(v, (*nr + 1) * sizeof(*v));
-		v[(*nr)++] = xasprintf("%.*s%s", (int)len, p, eol);
+		v[(*nr)++] = xasprintf("%.*s%s", (int)keep, p, eol);
 		p += len + (nl ? 1 : 0);
 	}
 	return v;
@@ -231,6 +233,23 @@ static size_t patch_file(const struct report_input *in, size_t src_index, struct
 				if (!first_line || l->hint.insert_after < first_line)
 					first_line = l->hint.insert_after;
 				dup = 0;
+			}
+			if (l->hint.rewrite_last >= line) {
+				/* several lines (a Python call): once per range */
+				size_t nl_lines;
+				char **lines;
+
+				for (q = 0; q < nr_bl; q++)
+					if (bl[q].a == line - 1 && bl[q].b == l->hint.rewrite_last)
+						dup = 1;
+				if (dup)
+					continue;
+				lines = split_lines(l->hint.rewritten, eol, &nl_lines);
+				add_block(&bl, &nr_bl, line - 1, l->hint.rewrite_last, lines, nl_lines);
+				if (!first_line || line < first_line)
+					first_line = line;
+				rewritten++;
+				continue;
 			}
 			for (q = 0; q < nr_bl; q++)
 				if (bl[q].a == line - 1 && bl[q].b == line)

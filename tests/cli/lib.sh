@@ -25,6 +25,10 @@ expect_status() {
 expect_grep() {
 	if grep -q -E -- "$1" "$2"; then ok; else not_ok "'$1' not found in $2: $(head -c 400 "$2")"; fi
 }
+# expect_line LINE FILE: FILE has exactly this line (no pattern characters)
+expect_line() {
+	if grep -q -x -F -- "$1" "$2"; then ok; else not_ok "line '$1' not found in $2: $(head -c 400 "$2")"; fi
+}
 expect_no_grep() {
 	if grep -q -E -- "$1" "$2"; then not_ok "'$1' unexpectedly found in $2"; else ok; fi
 }

@@ -1,0 +1,213 @@
+/*
+ * Triton tl.load calls rewritten in Python (emitters/python_rewrite.h):
+ * the request goes to emitters/tl_load_rewrite.py as JSON on its standard
+ * input, the answer comes back as JSON on its standard output.
+ */
+#include "emitters/python_rewrite.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "analysis/ptx.h"
+#include "base/error.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+
+extern const char ca_tl_load_rewrite_py[];
+
+int tl_load_form_of_action(const char *action, struct tl_load_edit *e)
+{
+	enum load_action a;
+	enum l2_priority l2;
+
+	memset(e, 0, sizeof(*e));
+	if (load_form_parse(action, &a, &l2))
+		return 0;
+	e->set_eviction_policy = e->set_cache_modifier = 1;
+	if (a == LOAD_ACTION_EVICT_FIRST && l2 == L2_PRIORITY_EVICT_FIRST)
+		e->eviction_policy = "evict_first";
+	else if (a == LOAD_ACTION_EVICT_LAST && l2 == L2_PRIORITY_EVICT_LAST)
+		e->eviction_policy = "evict_last";
+	else if (a == LOAD_ACTION_BYPASS && l2 == L2_PRIORITY_NONE)
+		e->cache_modifier = ".cg";
+	else if (a == LOAD_ACTION_CACHE && l2 == L2_PRIORITY_NONE)
+		e->cache_modifier = ".ca";
+	else if (!(a == LOAD_ACTION_DEFAULT && l2 == L2_PRIORITY_NONE))
+		return 0;
+	return 1;
+}
+
+void tl_load_result_release(struct tl_load_result *r)
+{
+	free(r->why);
+	free(r->text);
+	memset(r, 0, sizeof(*r));
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Runs python on the script with request as its stdin; *out gets its stdout. */
+static int run_python(const char *python, const char *script, const char *request,
+		      struct strbuf *out, struct strbuf *err)
+{
+	char dir[] = "/tmp/cacheadvise-py-XXXXXX";
+	char *spath = NULL, *rpath = NULL, *opath = NULL, *epath = NULL;
+	int ret = 0, status, fd;
+	pid_t pid;
+
+	if (!mkdtemp(dir))
+		return error_set(CA_E_IO, "cannot create a temporary directory: %s", strerror(errno));
+	spath = xasprintf("%s/tl_load_rewrite.py", dir);
+	rpath = xasprintf("%s/request.json", dir);
+	opath = xasprintf("%s/out.json", dir);
+	epath = xasprintf("%s/err.txt", dir);
+	fd = open(spath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write_all(fd, script, strlen(script)) || close(fd)) {
+		ret = error_set(CA_E_IO, "cannot write '%s': %s", spath, strerror(errno));
+		goto out;
+	}
+	fd = open(rpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write_all(fd, request, strlen(request)) || close(fd)) {
+		ret = error_set(CA_E_IO, "cannot write '%s': %s", rpath, strerror(errno));
+		goto out;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = error_set(CA_E_IO, "cannot start %s: %s", python, strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		int in = open(rpath, O_RDONLY), o = open(opath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		int e = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+		if (in < 0 || o < 0 || e < 0 || dup2(in, 0) < 0 || dup2(o, 1) < 0 || dup2(e, 2) < 0)
+			_exit(126);
+		/* -I: the user's environment and site packages play no part */
+		execlp(python, python, "-I", spath, (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			ret = error_set(CA_E_IO, "cannot wait for %s: %s", python, strerror(errno));
+			goto out;
+		}
+	}
+	strbuf_read_file(err, epath, 0);
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
+		ret = error_set(CA_E_IO, "cannot run '%s' (not found): the Python rewrite needs a "
+				"python3 with its ast module", python);
+		goto out;
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		while (err->len && (err->buf[err->len - 1] == '\n' || err->buf[err->len - 1] == ' '))
+			strbuf_setlen(err, err->len - 1);
+		ret = error_set(CA_E_IO, "%s", err->len ? err->buf :
+				"the Python rewrite helper failed");
+		goto out;
+	}
+	if (strbuf_read_file(out, opath, 0))
+		ret = error_set(CA_E_IO, "the Python rewrite helper wrote no answer");
+out:
+	unlink(spath);
+	unlink(rpath);
+	unlink(opath);
+	unlink(epath);
+	rmdir(dir);
+	free(spath);
+	free(rpath);
+	free(opath);
+	free(epath);
+	return ret;
+}
+
+static json_t *keyword(int set, const char *value)
+{
+	return set && value ? json_string(value) : json_null();
+}
+
+int tl_load_rewrite(const char *python, const char *source, const struct tl_load_edit *edits,
+		    size_t nr, struct tl_load_result *out)
+{
+	json_t *req = json_object(), *arr = json_array(), *resp = NULL, *res, *r;
+	struct strbuf answer = STRBUF_INIT, err = STRBUF_INIT;
+	json_error_t jerr;
+	char *text;
+	size_t i;
+	int ret;
+
+	memset(out, 0, nr * sizeof(*out));
+	for (i = 0; i < nr; i++) {
+		json_t *set = json_object(), *e;
+
+		if (edits[i].set_eviction_policy)
+			json_object_set_new(set, "eviction_policy",
+					    keyword(1, edits[i].eviction_policy));
+		if (edits[i].set_cache_modifier)
+			json_object_set_new(set, "cache_modifier", keyword(1, edits[i].cache_modifier));
+		e = json_pack("{s:i, s:i, s:o}", "line", edits[i].line, "column", edits[i].column,
+			      "set", set);
+		json_array_append_new(arr, e);
+	}
+	json_object_set_new(req, "source", json_string(source));
+	json_object_set_new(req, "edits", arr);
+	text = json_dumps(req, JSON_COMPACT);
+	json_decref(req);
+	ret = run_python(python ? python : "python3", ca_tl_load_rewrite_py, text ? text : "{}",
+			 &answer, &err);
+	free(text);
+	if (!ret && !(resp = json_loads(answer.buf, 0, &jerr)))
+		ret = error_set(CA_E_IO, "the Python rewrite helper's answer is not JSON: %s",
+				jerr.text);
+	res = resp ? json_object_get(resp, "edits") : NULL;
+	if (!ret && json_array_size(res) != nr)
+		ret = error_set(CA_E_IO, "the Python rewrite helper answered %zu edits, not %zu",
+				json_array_size(res), nr);
+	for (i = 0; !ret && i < nr; i++) {
+		const char *status, *why;
+
+		r = json_array_get(res, i);
+		status = json_string_value(json_object_get(r, "status"));
+		why = json_string_value(json_object_get(r, "why"));
+		if (status && !strcmp(status, "rewritten")) {
+			out[i].status = TL_LOAD_REWRITTEN;
+			out[i].first = (size_t)json_integer_value(json_object_get(r, "first"));
+			out[i].last = (size_t)json_integer_value(json_object_get(r, "last"));
+			out[i].text = xstrdup(json_string_value(json_object_get(r, "text")) ?: "");
+			if (!out[i].first || out[i].last < out[i].first)
+				ret = error_set(CA_E_IO, "the Python rewrite helper gave edit %zu no "
+						"lines", i);
+		} else if (status && !strcmp(status, "unchanged")) {
+			out[i].status = TL_LOAD_UNCHANGED;
+		} else {
+			out[i].status = TL_LOAD_NOT_FOUND;
+			out[i].why = xstrdup(why ? why : "the call was not found");
+		}
+	}
+	if (ret)
+		for (i = 0; i < nr; i++)
+			tl_load_result_release(&out[i]);
+	json_decref(resp);
+	strbuf_release(&answer);
+	strbuf_release(&err);
+	return ret;
+}

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Triton kernels' advice in their Python source (issue 27), on the PTX Triton
+# 3.6 compiled offline (tests/fixtures/triton): the PTX loads carry the
+# tl.load's line and column; a capture made of that PTX with a plan of
+# Triton forms gets a source.patch that rewrites the tl.load calls'
+# keyword arguments (by Python's ast, through emitters/tl_load_rewrite.py),
+# which `apply` applies and Python still parses; forms Triton cannot write
+# are named as such. The helper itself is checked on calls that span lines,
+# already have the argument, or share a line. Needs python3.
+. "$CA_SOURCE_DIR/tests/cli/lib.sh"
+
+command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
+FIX="$CA_SOURCE_DIR/tests/fixtures/triton"
+
+# the loads' columns: one per tl.load of a line
+"$CACHEADVISE" inspect --json "$FIX"/cache/*/gather_kernel.ptx >"$TMP/g.json"
+python3 - "$TMP/g.json" >"$TMP/cols" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(sorted({(l["line"], l["column"]) for l in d["modules"][0]["functions"][0]["loads"]}))
+PY
+expect_line '[(36, 16), (36, 71), (37, 16)]' "$TMP/cols"
+
+# a capture of the rownorm and gather kernels: loads as inspect sees them
+mkdir -p "$TMP/cap/modules" "$TMP/src"
+cp "$FIX/kernels.py" "$TMP/src/kernels.py"
+python3 - "$CACHEADVISE" "$FIX" "$TMP/cap" <<'PY'
+import glob, json, subprocess, sys
+tool, fix, cap = sys.argv[1:4]
+mods, kernels = [], []
+for name in ("rownorm_kernel", "gather_kernel"):
+    ptx = glob.glob(fix + "/cache/*/%s.ptx" % name)[0]
+    d = json.loads(subprocess.check_output([tool, "inspect", "--json", ptx]))
+    m = d["modules"][0]
+    open("%s/modules/%s.ptx" % (cap, m["id"]), "w").write(open(ptx).read())
+    mods.append({"id": m["id"], "origin": "cuModuleLoad#%d" % len(mods), "arch": "sm_90",
+                 "has_ptx": True, "ptx": "modules/%s.ptx" % m["id"]})
+    f = m["functions"][0]
+    loads = [{"ordinal": l["ordinal"], "instruction": l["instruction"], "file": l["file"],
+              "line": l["line"], "param": l["param"], "read_only": l["read_only"],
+              "patchable": l["patchable"], "measured": l["patchable"], "access": 1000,
+              "hit": 100 if l["patchable"] else None} for l in f["loads"]]
+    kernels.append({"module": m["id"], "name": f["name"], "launches": 10, "loads": loads,
+                    "pairs": []})
+json.dump({"schema": "cacheadvise.capture/1", "status": "complete",
+           "program": {"path": "python3", "args": ["prog.py"], "cwd": "/tmp"},
+           "device": {"schema": "cacheadvise.device/1", "name": "NVIDIA H100 80GB HBM3", "cc": "9.0"},
+           "modules": mods, "kernels": kernels, "runs": []}, open(cap + "/capture.json", "w"), indent=1)
+# the plan: by line (and column) of kernels.py
+want = {(17, None): "L1::evict_last+L2::evict_last",     # pass 1 of rownorm
+        (27, None): "L1::evict_first+L2::evict_first",   # w of rownorm
+        (36, 71): "L1::evict_first+L2::evict_first",     # s, the second tl.load of line 36
+        (37, None): "L1::no_allocate"}                   # no Triton form
+plan = {"schema": "cacheadvise.plan/1", "modules": []}
+for m, k in zip(mods, kernels):
+    out = []
+    for l in k["loads"]:
+        for (line, col), a in want.items():
+            if l["line"] == line and l["patchable"]:
+                cols = json.loads(subprocess.check_output([tool, "inspect", "--json",
+                                  cap + "/" + m["ptx"]]))["modules"][0]["functions"][0]["loads"]
+                if col is None or cols[l["ordinal"]]["column"] == col:
+                    out.append({"ordinal": l["ordinal"], "action": a})
+    plan["modules"].append({"id": m["id"], "functions": [{"name": k["name"], "loads": out}]})
+json.dump(plan, open(cap + "/plan.json", "w"), indent=1)
+PY
+expect_status 0 "$CACHEADVISE" report "$TMP/cap" --all --source-root "$TMP/src"
+patch="$TMP/cap/source.patch"
+expect_grep '^--- a/kernels.py' "$patch"
+expect_line '+        x = tl.load(X + row * N + cols, mask=cols < N, other=0.0, eviction_policy="evict_last")' "$patch"
+expect_line '+        w = tl.load(W + cols, mask=cols < N, eviction_policy="evict_first")' "$patch"
+expect_line '+    i = tl.load(Idx + offs, mask=m, cache_modifier=".cg"); s = tl.load(S + offs, mask=m, eviction_policy="evict_first")' "$patch"
+# line 37's form has no Triton spelling: not in the patch, and the report says why
+expect_no_grep '^+    t = tl.load' "$patch"
+"$CACHEADVISE" report "$TMP/cap" --source-root "$TMP/src" >"$TMP/report.txt" 2>&1
+expect_grep "has no Triton form" "$TMP/report.txt"
+expect_grep 'the tl.load at kernels.py:17:20' "$TMP/report.txt"
+# apply, and the result is Python whose calls carry the arguments
+expect_status 0 "$CACHEADVISE" apply "$TMP/cap" --source-root "$TMP/src"
+python3 - "$TMP/src/kernels.py" >"$TMP/kw" <<'PY'
+import ast, sys
+t = ast.parse(open(sys.argv[1]).read())
+for n in ast.walk(t):
+    if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "load":
+        kw = {k.arg: k.value.value for k in n.keywords if k.arg in ("eviction_policy", "cache_modifier")}
+        print(n.lineno, n.func.end_col_offset + 1, sorted(kw.items()))
+PY
+expect_line "17 20 [('eviction_policy', 'evict_last')]" "$TMP/kw"
+expect_line "25 20 [('eviction_policy', 'evict_first')]" "$TMP/kw"
+expect_line "27 20 [('eviction_policy', 'evict_first')]" "$TMP/kw"
+expect_line "36 71 [('eviction_policy', 'evict_first')]" "$TMP/kw"
+expect_line "36 16 [('cache_modifier', '.cg')]" "$TMP/kw"
+expect_line "37 16 []" "$TMP/kw"
+
+# the helper on its own: a call over two lines, an argument replaced and
+# removed, a call with no arguments, a call that is not there
+cat >"$TMP/k.py" <<'PY'
+import triton.language as tl
+def f(X, Y, m):
+    a = tl.load(X, mask=m,
+                eviction_policy="evict_first",)
+    b = tl.load(Y, cache_modifier=".cg",
+                mask=m)
+    c = tl.load(X)
+PY
+python3 - "$TMP/k.py" >"$TMP/req.json" <<'PY'
+import json, sys
+print(json.dumps({"source": open(sys.argv[1]).read(), "edits": [
+    {"line": 3, "column": 16, "set": {"eviction_policy": "evict_last"}},
+    {"line": 5, "column": 16, "set": {"cache_modifier": None}},
+    {"line": 7, "column": 16, "set": {"eviction_policy": "evict_first"}},
+    {"line": 9, "column": 1, "set": {"eviction_policy": "evict_first"}}]}))
+PY
+python3 "$CA_SOURCE_DIR/emitters/tl_load_rewrite.py" <"$TMP/req.json" >"$TMP/resp.json"
+python3 - "$TMP/resp.json" >"$TMP/resp.txt" <<'PY'
+import json, sys
+for e in json.load(open(sys.argv[1]))["edits"]:
+    print(e["status"], e.get("first"), e.get("last"), repr(e.get("text", e.get("why"))))
+PY
+expect_line "rewritten 3 4 '    a = tl.load(X, mask=m,\\n                eviction_policy=\"evict_last\",)'" "$TMP/resp.txt"
+expect_line "rewritten 5 6 '    b = tl.load(Y,\\n                mask=m)'" "$TMP/resp.txt"
+expect_line "rewritten 7 7 '    c = tl.load(X, eviction_policy=\"evict_first\")'" "$TMP/resp.txt"
+expect_line "not found None None 'no tl.load call starts on line 9'" "$TMP/resp.txt"
+finish
