@@ -172,7 +172,8 @@ static int by_score_desc(const void *a, const void *b, void *ctx)
 
 /*
  * The window as code a CUDA programmer pastes around the launches of the
- * kernels it names, using device/l2window.h (a new string, caller frees).
+ * kernels it names, using the installed <cacheadvise/l2window.h> and
+ * lib/cacheadvise/libcacheadvise_device.a (a new string, caller frees).
  */
 static char *snippet(const struct candidate *c, double set_aside, double num_bytes,
 		     double ratio)
@@ -181,7 +182,8 @@ static char *snippet(const struct candidate *c, double set_aside, double num_byt
 	json_t *k;
 	size_t i;
 
-	strbuf_addf(&sb, "#include \"device/l2window.h\"   /* from cacheadvise */\n\n");
+	strbuf_addf(&sb, "#include <cacheadvise/l2window.h>   /* installed with cacheadvise: -I<its "
+		    "prefix>/include, link -L<its prefix>/lib/cacheadvise -lcacheadvise_device */\n\n");
 	strbuf_addf(&sb, "/* once, after allocating buffer (allocation #%lld, %.1f MB) */\n",
 		    (long long)c->alloc, (double)(json_int_t)num_bytes / 1e6);
 	strbuf_addf(&sb, "l2window_set_aside(%lluull, NULL);\n",

@@ -86,7 +86,7 @@ char *run_request_seen_dir(const char *events_dir)
 
 char *run_request_injection_library(const char *exe_dir)
 {
-	char *path = xasprintf("%s/../lib/libcacheadvise_inject.so", exe_dir);
+	char *path = xasprintf("%s/../lib/cacheadvise/libcacheadvise_inject.so", exe_dir);
 	char *real;
 
 	if (access(path, R_OK)) {

@@ -54,8 +54,9 @@ char *run_request_events_file(const char *events_dir);
 char *run_request_seen_dir(const char *events_dir);
 
 /*
- * The injection library installed beside the CLI (exe_dir/../lib/
- * libcacheadvise_inject.so), as an absolute path the caller frees; NULL
+ * The injection library installed beside the CLI (exe_dir/../lib/cacheadvise/
+ * libcacheadvise_inject.so: the build tree and an install alike), as an
+ * absolute path the caller frees; NULL
  * with the message set (CA_E_INPUT) when it is missing.
  */
 char *run_request_injection_library(const char *exe_dir);

@@ -9,7 +9,7 @@
 #include "emitters/source_file.h"
 
 #define CONTEXT 3
-#define HEADER_NAME "regcache.cuh"
+#define HEADER_NAME "cacheadvise/regcache.cuh"
 #define NOT_VERIFIED "not verified on this program"
 
 /* One line of the edit script: ' ' kept, '-' removed, '+' added. */
@@ -160,39 +160,15 @@ static int rw_cmp(const void *x, const void *y)
 	return (*p)->first_line < (*q)->first_line ? -1 : (*p)->first_line > (*q)->first_line;
 }
 
-static void header_diff(struct strbuf *out, const char *path)
-{
-	const char *slash = strrchr(path, '/'), *p, *nl;
-	size_t n = 0;
-
-	for (p = ca_regcache_cuh; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		n++;
-		if (!nl)
-			break;
-	}
-	strbuf_addf(out, "--- /dev/null\n+++ b/%.*s%s\n@@ -0,0 +1,%zu @@\n",
-		    slash ? (int)(slash - path + 1) : 0, path, HEADER_NAME, n);
-	for (p = ca_regcache_cuh; *p; p = nl + 1) {
-		nl = strchr(p, '\n');
-		strbuf_addch(out, '+');
-		strbuf_add(out, p, nl ? (size_t)(nl - p) : strlen(p));
-		strbuf_addch(out, '\n');
-		if (!nl) {
-			strbuf_addstr(out, "\\ No newline at end of file\n");
-			break;
-		}
-	}
-}
-
 size_t regcache_patch_file(struct strbuf *out, const char *path, const struct source_file *sf,
-			   const struct regcache_rewrite *const *rws, size_t n, int add_header)
+			   const struct regcache_rewrite *const *rws, size_t n)
 {
 	const struct regcache_rewrite **v = xmalloc((n ? n : 1) * sizeof(*v));
 	struct script s = { 0 };
 	size_t nr = 0, i, line = 1, inc_at;
-	char *inc = xstrdup("#include \"" HEADER_NAME "\"   /* cacheadvise: device/regcache.cuh */");
-	int has_include = strstr(sf->text, "\"" HEADER_NAME "\"") != NULL;
+	char *inc = xstrdup("#include <" HEADER_NAME ">   /* installed with cacheadvise: "
+			    "compile with -I<its prefix>/include */");
+	int has_include = strstr(sf->text, "<" HEADER_NAME ">") || strstr(sf->text, "\"regcache.cuh\"");
 
 	for (i = 0; i < n; i++)
 		if (rws[i]->status == REGCACHE_REWRITE_PATCHED && rws[i]->first_line &&
@@ -230,8 +206,6 @@ size_t regcache_patch_file(struct strbuf *out, const char *path, const struct so
 			   v[i]->nr_new_lines);
 		line = v[i]->last_line + 1;
 	}
-	if (add_header)
-		header_diff(out, path);
 	strbuf_addf(out, "--- a/%s\n+++ b/%s\n", path, path);
 	emit_hunks(out, sf, &s);
 	free(s.v);
@@ -341,15 +315,9 @@ void regcache_patch_build(struct regcache_patch *p, const struct report_input *i
 			rws = xrealloc(rws, (n + 1) * sizeof(*rws));
 			rws[n++] = &p->kernels[j].rw;
 		}
-		if (n) {
-			const char *rp = in->sources[i].read_path, *slash = strrchr(rp, '/');
-			char *hdr = xasprintf("%.*s%s", slash ? (int)(slash - rp + 1) : 0, rp,
-					      HEADER_NAME);
-
-			regcache_patch_file(&p->diff, in->sources[i].path, in->sources[i].file, rws, n,
-					    access(hdr, F_OK) != 0);
-			free(hdr);
-		}
+		if (n)
+			regcache_patch_file(&p->diff, in->sources[i].path, in->sources[i].file, rws,
+					    n);
 		free(rws);
 	}
 	free(src);

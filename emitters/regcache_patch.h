@@ -79,16 +79,13 @@ void regcache_rewrite_release(struct regcache_rewrite *rw);
 /*
  * Appends to out the unified diff of the PATCHED rewrites of one file
  * (path relative to the source root, as "a/<path>", "b/<path>"): the loops
- * replaced, `#include "regcache.cuh"` added after the file's last leading
- * #include (unless it has one), and, when add_header, the header itself as
- * a new file beside it (<dir of path>/regcache.cuh). Returns the number of
- * loops rewritten (0: out unchanged).
+ * replaced, and `#include <cacheadvise/regcache.cuh>` (the header
+ * installed with cacheadvise, include/cacheadvise/) added after the file's
+ * last leading #include unless it has one. Returns the number of loops
+ * rewritten (0: out unchanged).
  */
 size_t regcache_patch_file(struct strbuf *out, const char *path, const struct source_file *sf,
-			   const struct regcache_rewrite *const *rws, size_t n, int add_header);
-
-/* device/regcache.cuh as built into cacheadvise. */
-extern const char ca_regcache_cuh[];
+			   const struct regcache_rewrite *const *rws, size_t n);
 
 /*
  * The rewrites of a capture: one per kernel with a "register_cache"

@@ -31,6 +31,7 @@ int cmd_run(int argc, char **argv);
 int cmd_apply(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_probe(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
 
 /* Name of the running command ("inspect"), for messages. */
 extern const char *cli_command_name;

@@ -1,8 +1,12 @@
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "collectors/patch_tool.h"
 #include "emitters/source_apply.h"
 #include "src/cli.h"
@@ -116,6 +120,30 @@ static void show(const struct source_apply_options *o, const struct source_apply
 	}
 }
 
+/* The -I the patched sources need when they include cacheadvise's installed
+ * headers (<cacheadvise/...>): the include/ beside bin/ of this copy. */
+static void include_hint(const struct strbuf *patch)
+{
+	char *dir, *probe, *real;
+
+	if (!strstr(patch->buf, "<cacheadvise/"))
+		return;
+	dir = xasprintf("%s/../include", cli_exe_dir());
+	probe = xasprintf("%s/cacheadvise/regcache.cuh", dir);
+	real = access(probe, R_OK) ? NULL : realpath(dir, NULL);
+	if (real)
+		fprintf(stderr, "cacheadvise apply: the patched sources include cacheadvise's "
+			"headers: compile with -I%s\n", real);
+	else
+		fprintf(stderr, "cacheadvise apply: the patched sources include cacheadvise's "
+			"headers, which this copy of cacheadvise lacks ('%s'): reinstall it "
+			"(cmake --install, or the .deb) and compile with -I<its prefix>/include\n",
+			probe);
+	free(real);
+	free(probe);
+	free(dir);
+}
+
 int cmd_apply(int argc, char **argv)
 {
 	struct source_apply_options o;
@@ -141,6 +169,7 @@ int cmd_apply(int argc, char **argv)
 		else
 			fprintf(stderr, "cacheadvise apply: applied %s in '%s'; rebuild the program\n",
 				r.name, r.root);
+		include_hint(&r.patch);
 	}
 	source_apply_release(&r);
 	return ret ? cli_fail(ret, NULL) : 0;

@@ -21,6 +21,7 @@ static const struct cmd commands[] = {
 	{ "apply", cmd_apply, 0, "write or apply the source patch of a capture" },
 	{ "check", cmd_check, 0, "confirm a rebuilt program carries the advice, and time it" },
 	{ "probe", cmd_probe, CMD_NEEDS_GPU, "measure the GPU's cache geometry with P-chase" },
+	{ "doctor", cmd_doctor, 0, "say whether profile can run on this machine, and what to do" },
 };
 
 static void print_main_usage(FILE *f)

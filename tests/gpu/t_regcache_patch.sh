@@ -42,7 +42,7 @@ if (cd "$src" && patch -s -p1 <"$out/regcache.patch") >"$WORK/patch.out" 2>&1; t
 flags="-gencode arch=compute_90,code=[sm_90,compute_90] -lineinfo -O3"
 if "$NVCC" $flags "$CA_SOURCE_DIR/samples/stencil1d.cu" -o "$WORK/original" 2>"$WORK/nvcc0.err"; then ok; else
 	not_ok "nvcc (original): $(head -c 600 "$WORK/nvcc0.err")"; finish; fi
-if "$NVCC" $flags "$src/stencil1d.cu" -o "$WORK/patched" 2>"$WORK/nvcc1.err"; then ok; else
+if "$NVCC" $flags -I"$CA_BUILD_DIR/include" "$src/stencil1d.cu" -o "$WORK/patched" 2>"$WORK/nvcc1.err"; then ok; else
 	not_ok "nvcc (patched): $(head -c 600 "$WORK/nvcc1.err")"; finish; fi
 
 for k in 1 4 15 20; do
