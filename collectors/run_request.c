@@ -1,6 +1,8 @@
 #define _GNU_SOURCE
 #include "collectors/run_request.h"
 
+#include "collectors/launcher.h"
+
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,10 +24,11 @@
 #define ENV_TIMING "CACHEADVISE_TIMING"
 #define ENV_MONITOR "CACHEADVISE_MONITOR"
 #define ENV_LAUNCH_PLAN "CACHEADVISE_LAUNCH_PLAN"
+#define ENV_RANKS "CACHEADVISE_RANKS"
 
 char **run_request_env(const struct run_request *req)
 {
-	char **env = xcalloc(13, sizeof(*env));
+	char **env = xcalloc(14, sizeof(*env));
 	size_t n = 0;
 
 	if (req->inject_path)
@@ -48,6 +51,8 @@ char **run_request_env(const struct run_request *req)
 		env[n++] = xasprintf(ENV_L2_WINDOWS "=%s", req->l2_windows);
 	if (req->launch_plan)
 		env[n++] = xasprintf(ENV_LAUNCH_PLAN "=%s", req->launch_plan);
+	if (req->ranks)
+		env[n++] = xasprintf(ENV_RANKS "=%s", req->ranks);
 	env[n] = NULL;
 	return env;
 }
@@ -65,11 +70,26 @@ int run_request_run(const struct run_request *req, const struct run_spec *spec,
 		    struct run_result *res)
 {
 	struct run_spec s = *spec;
-	char **env = run_request_env(req);
+	char **env = run_request_env(req), **argv = NULL;
+	enum launcher_kind kind = launcher_of(spec->argv[0]);
 	int ret;
 
 	s.env_add = env;
+	if (kind == LAUNCHER_OPENMPI) {
+		const char *warning;
+		size_t n = 0, nr;
+
+		while (spec->argv[n])
+			n++;
+		argv = launcher_args(kind, spec->argv + 1, n - 1, env, &nr, &warning);
+		/* argv[0] first: the launcher itself */
+		argv = xrealloc(argv, (nr + 2) * sizeof(*argv));
+		memmove(argv + 1, argv, (nr + 1) * sizeof(*argv));
+		argv[0] = xstrdup(spec->argv[0]);
+		s.argv = argv;
+	}
 	ret = runner_run(&s, res);
+	launcher_args_free(argv);
 	run_request_env_free(env);
 	return ret;
 }

@@ -31,6 +31,10 @@ struct run_request {
 	int timing;                /* GPU time per kernel */
 	int monitor;               /* read the monitor counters of instrumented PTX */
 	const char *launch_plan;   /* a launch plan file (docs/injection.md); NULL: none */
+	/* An MPI or Slurm job (collectors/launcher.h): the ranks measured
+	 * (CACHEADVISE_RANKS, "all" or "0,2-3"); the others run with the
+	 * advice's modules but unmeasured. NULL: every process. */
+	const char *ranks;
 };
 
 /*
@@ -42,8 +46,10 @@ void run_request_env_free(char **env);
 
 /*
  * Runs spec (argv, log and stdout paths, timeout, stdio) with the
- * request's environment (spec->env_add is ignored). Returns what
- * runner_run returns.
+ * request's environment (spec->env_add is ignored). Where argv[0] is Open
+ * MPI's mpirun, "-x NAME" for each of the request's variables goes before
+ * the user's arguments, so every rank on every node gets them
+ * (launcher_args). Returns what runner_run returns.
  */
 int run_request_run(const struct run_request *req, const struct run_spec *spec,
 		    struct run_result *res);

@@ -21,6 +21,7 @@
 #include "collectors/runner.h"
 #include "emitters/capture_layout.h"
 #include "emitters/progress_text.h"
+#include "collectors/launcher.h"
 #include "src/cli.h"
 #include "src/profile/profile.h"
 
@@ -71,6 +72,10 @@ static void usage(FILE *f)
 		"      --samples N      launches per kernel that carry counters (default 3; a\n"
 		"                       pair of loads is replayed at one of them)\n"
 		"      --all-pairs      measure every pair of loads, none assumed additive\n"
+		"      --ranks LIST     an MPI or Slurm job (-- mpirun ... or -- srun ...): the\n"
+		"                       ranks measured, \"all\" or numbers and ranges (\"0,2-3\");\n"
+		"                       the others run with the advice, unmeasured (default:\n"
+		"                       all of a job of up to 8 ranks, else rank 0)\n"
 		"      --variant-form F in-run variants: auto (default: a module per variant while\n"
 		"                       a pass has at most 64, else one module switched by a\n"
 		"                       mask), modules, or mask\n"
@@ -331,6 +336,7 @@ int cmd_profile(int argc, char **argv)
 		{ "measure", required_argument, NULL, 'E' },
 		{ "samples", required_argument, NULL, 'S' },
 		{ "all-pairs", no_argument, NULL, 'P' },
+		{ "ranks", required_argument, NULL, 'K' },
 		{ "variant-form", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -442,6 +448,15 @@ int cmd_profile(int argc, char **argv)
 				return cli_usage_error("--samples is 1 to 64, not %u", opt.samples);
 			break;
 		case 'P': opt.all_pairs = 1; break;
+		case 'K': {
+			struct rank_set set;
+
+			if (launcher_ranks_parse(optarg, &set))
+				return cli_usage_error("--ranks takes \"all\" or rank numbers and ranges "
+						       "(\"0\", \"0,2-3\"), not '%s'", optarg);
+			opt.ranks = optarg;
+			break;
+		}
 		case 'F':
 			if (!strcmp(optarg, "auto"))
 				opt.variant_form = 0;

@@ -39,6 +39,7 @@
 #include "collectors/inject/l2_windows.h"
 #include "collectors/inject/launch_plan.h"
 #include "collectors/inject/module_table.h"
+#include "collectors/launcher.h"
 
 static struct {
 	int initialized;
@@ -60,7 +61,8 @@ static struct {
 	struct alloc_table allocs;
 	struct l2_windows *windows;
 	struct launch_plan *plan;
-} g = { .events_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER };
+	int rank;                   /* in an MPI or Slurm job, else -1 */
+} g = { .events_fd = -1, .lock = PTHREAD_MUTEX_INITIALIZER, .rank = -1 };
 
 /* Set while this library itself calls the driver, so that its own calls do
  * not re-enter the callbacks. */
@@ -711,6 +713,25 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 	if (!out || !*out)
 		return 1;
 	g.out_dir = xstrdup(out);
+	g.rank = launcher_rank();
+	if (!launcher_rank_measured()) {
+		/*
+		 * A rank --ranks leaves out (collectors/launcher.h): it runs the
+		 * advice's modules, so the job stays one program, but nothing is
+		 * measured and no event is written.
+		 */
+		if (getenv("CACHEADVISE_SUBST") && *getenv("CACHEADVISE_SUBST"))
+			g.subst_dir = xstrdup(getenv("CACHEADVISE_SUBST"));
+		module_table_init(&g.modules);
+		alloc_table_init(&g.allocs);
+		if (getenv("CACHEADVISE_L2_WINDOWS") && *getenv("CACHEADVISE_L2_WINDOWS"))
+			g.windows = l2_windows_load(getenv("CACHEADVISE_L2_WINDOWS"));
+		SETUP_CHECK(cuptiSubscribe(&g.subscriber, (CUpti_CallbackFunc)on_callback, NULL));
+		for (i = 0; i < sizeof(driver_cbids) / sizeof(driver_cbids[0]); i++)
+			SETUP_CHECK(cuptiEnableCallback(1, g.subscriber, CUPTI_CB_DOMAIN_DRIVER_API,
+							driver_cbids[i]));
+		return 1;
+	}
 	mkdir(g.out_dir, 0777);
 	/*
 	 * One file per process: the first process of a run takes events.jsonl,
@@ -745,6 +766,8 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 	inject_event(json_pack("{s:s, s:i, s:b, s:b, s:b, s:b}", "ev", "start", "pid",
 			       (int)getpid(), "substitute", g.subst_dir != NULL, "metrics",
 			       g.metrics, "timing", g.timing, "monitor", g.monitor));
+	if (g.rank >= 0)
+		inject_event(json_pack("{s:s, s:i}", "ev", "rank", "rank", g.rank));
 
 	SETUP_CHECK(cuptiSubscribe(&g.subscriber, (CUpti_CallbackFunc)on_callback, NULL));
 	for (i = 0; i < sizeof(driver_cbids) / sizeof(driver_cbids[0]); i++)

@@ -260,6 +260,7 @@ int profile_run_program(struct profile_ctx *c, const char *variant, const struct
 	mkdir(evdir, 0777);
 	r.inject_path = c->inject_path;
 	r.events_dir = evdir;
+	r.ranks = c->ranks;
 	memset(&spec, 0, sizeof(spec));
 	spec.argv = c->opt->argv;
 	spec.log_path = log;

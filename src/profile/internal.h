@@ -68,6 +68,7 @@ struct profile_ctx {
 	char *dir;
 	char *program;
 	char *inject_path;          /* the injection library (absolute) */
+	const char *ranks;          /* the ranks measured (CACHEADVISE_RANKS), NULL: all */
 	struct device_model dm;
 	json_t *capture;
 	unsigned run_index;

@@ -29,6 +29,7 @@
 #include "collectors/gpu.h"
 #include "collectors/runner.h"
 #include "emitters/capture_layout.h"
+#include "collectors/launcher.h"
 #include "src/profile/internal.h"
 
 const char *profile_step_name(enum profile_step step)
@@ -279,6 +280,35 @@ static int run_steps(struct profile_ctx *c)
 	return 0;
 }
 
+/* An MPI or Slurm job's ranks to measure (--ranks; by default every rank of
+ * a job of up to PROFILE_MAX_MEASURED_RANKS, else rank 0, with a note). */
+#define PROFILE_MAX_MEASURED_RANKS 8
+
+static void choose_ranks(struct profile_ctx *c)
+{
+	char **argv = c->opt->argv;
+	enum launcher_kind kind = launcher_of(argv[0]);
+	size_t n = 0;
+	long ranks;
+
+	if (kind == LAUNCHER_NONE)
+		return;
+	while (argv[n])
+		n++;
+	ranks = launcher_job_ranks(kind, argv + 1, n - 1);
+	if (c->opt->ranks) {
+		c->ranks = c->opt->ranks;
+	} else if (ranks > PROFILE_MAX_MEASURED_RANKS) {
+		c->ranks = "0";
+		profile_note(c, "a job of %ld ranks: rank 0 is measured, the others run with the "
+			     "advice unmeasured (--ranks chooses)", ranks);
+	}
+	json_object_set_new(json_object_get(c->capture, "options"), "ranks",
+			    json_string(c->ranks ? c->ranks : "all"));
+	json_object_set_new(json_object_get(c->capture, "options"), "launcher",
+			    json_string(kind == LAUNCHER_OPENMPI ? "openmpi" : "slurm"));
+}
+
 int profile_run(const struct profile_options *opt, const struct profile_progress *progress)
 {
 	struct profile_ctx c;
@@ -315,6 +345,7 @@ int profile_run(const struct profile_options *opt, const struct profile_progress
 	if (ret)
 		goto out;
 	start_capture(&c);
+	choose_ranks(&c);
 	ret = profile_write_capture(&c, "incomplete");
 	if (ret)
 		goto out;

@@ -57,6 +57,8 @@ struct profile_options {
 	int measure_runs;            /* --measure runs: one program run per variant */
 	unsigned samples;            /* --samples: launches per kernel with counters (default 3) */
 	int all_pairs;               /* --all-pairs: measure every pair, none assumed additive */
+	const char *ranks;           /* --ranks: an MPI/Slurm job's ranks measured; NULL: the
+				      * default (collectors/launcher.h, profile.c) */
 	/* --variant-form: 0 auto (a module per variant while a pass has at most
 	 * PROFILE_MAX_VARIANT_MODULES variants, else the mask), 1 mask, 2 modules */
 	int variant_form;
