@@ -13,6 +13,8 @@
 #include "base/error.h"
 #include "analysis/capture_model.h"
 #include "analysis/graph.h"
+#include "analysis/multi_choice.h"
+#include "analysis/ptx.h"
 #include "analysis/solver.h"
 #include "base/xalloc.h"
 
@@ -311,6 +313,127 @@ static void decide_loads(struct kernel_in *k, const struct solver_result *chosen
 	}
 }
 
+/*
+ * The L2 eviction priorities of a kernel with "l2_priority" measurements
+ * (issue 26, docs/model.md "Several forms per load"): every load measured
+ * takes as built (form 0) or one of the priorities; u_i(s) is the DRAM
+ * bytes load i in form s saved alone, p_ij(s, t) what a measured pair saved
+ * beyond its two singles; a gain within the baseline's noise counts 0. The
+ * exact choice (bnb, cross-checked by exhaustive search on small kernels)
+ * goes into the plan beside the L1 decision.
+ */
+static int decide_l2(const struct capture_kernel *ck, const struct advise_options *opt,
+		     struct plan *plan, struct analysis_kernel *ak)
+{
+	const struct capture_l2_priority *lp = ck->l2_priority;
+	struct multi_choice_options mopt;
+	struct multi_choice mc;
+	struct multi_choice_result res;
+	enum l2_priority *prio;
+	unsigned *forms;
+	size_t *idx, n = 0, i, f;
+	double noise = isnan(lp->noise_dram_bytes) ? 0 : lp->noise_dram_bytes;
+	int ret;
+
+	prio = xcalloc(lp->nr_forms + 1, sizeof(*prio));
+	for (f = 0; f < lp->nr_forms; f++) {
+		enum load_action a;
+
+		if (load_form_parse(lp->forms[f], &a, &prio[f]) || a != LOAD_ACTION_AS_BUILT ||
+		    prio[f] == L2_PRIORITY_NONE) {
+			free(prio);
+			return error_set(CA_E_INPUT, "kernel '%s': l2_priority.forms[%zu] '%s' is "
+					 "not an L2 priority", ck->name, f, lp->forms[f]);
+		}
+	}
+	/* the loads a priority can be given: patchable, no L2 hint of their own */
+	idx = xcalloc(lp->nr_loads + 1, sizeof(*idx));
+	for (i = 0; i < lp->nr_loads; i++) {
+		const struct capture_load *cl = capture_kernel_find_load(ck, lp->loads[i].ordinal);
+
+		if (cl && cl->patchable != 0 &&
+		    !(cl->instruction && (strstr(cl->instruction, "L2::cache_hint") ||
+					  strstr(cl->instruction, "L2::evict_"))))
+			idx[n++] = i;
+	}
+	ak->l2_method = "bnb";
+	ak->l2_saved_dram_bytes = 0;
+	if (!n) {
+		ak->l2_note = "no load measured with an L2 priority can take one";
+		free(idx);
+		free(prio);
+		return 0;
+	}
+	forms = xcalloc(n + 1, sizeof(*forms));
+	for (i = 0; i < n; i++)
+		forms[i] = (unsigned)lp->nr_forms + 1;
+	multi_choice_init(&mc, n, forms);
+	for (i = 0; i < n; i++) {
+		const struct capture_l2_load *l = &lp->loads[idx[i]];
+
+		for (f = 0; f < lp->nr_forms; f++) {
+			double g = lp->baseline_dram_bytes - l->dram_bytes[f];
+
+			/* not measured: never chosen; within the noise: no gain */
+			if (isnan(g))
+				g = -1e30;
+			else if (fabs(g) <= noise)
+				g = 0;
+			multi_choice_set_unary(&mc, i, (unsigned)f + 1, g);
+		}
+	}
+	for (i = 0; i < lp->nr_pairs; i++) {
+		const struct capture_l2_pair *p = &lp->pairs[i];
+		size_t a, b;
+		double ga, gb, g;
+
+		for (a = 0; a < n && lp->loads[idx[a]].ordinal != p->i; a++)
+			;
+		for (b = 0; b < n && lp->loads[idx[b]].ordinal != p->j; b++)
+			;
+		if (a == n || b == n)
+			continue;
+		ga = lp->baseline_dram_bytes - lp->loads[idx[a]].dram_bytes[p->form_i];
+		gb = lp->baseline_dram_bytes - lp->loads[idx[b]].dram_bytes[p->form_j];
+		g = lp->baseline_dram_bytes - p->dram_bytes - ga - gb;
+		if (isnan(g) || fabs(g) <= noise)
+			continue;
+		multi_choice_set_pair(&mc, a, p->form_i + 1, b, p->form_j + 1, g);
+	}
+	multi_choice_options_init(&mopt);
+	mopt.time_limit_seconds = opt->time_limit_seconds;
+	ret = multi_choice_bnb(&mc, &mopt, &res);
+	if (!ret) {
+		ak->l2_optimal = res.optimal;
+		ak->l2_saved_dram_bytes = res.objective;
+		for (i = 0; i < n; i++) {
+			const struct capture_l2_load *l = &lp->loads[idx[i]];
+			struct analysis_load *al = (struct analysis_load *)analysis_kernel_load(ak,
+											 l->ordinal);
+			unsigned s = res.form[i];
+
+			if (!s)
+				continue;
+			plan_set_l2(plan, *ck->module ? ck->module : NULL, ck->name, l->ordinal,
+				    prio[s - 1]);
+			if (al) {
+				al->l2_action = l2_priority_name(prio[s - 1]);
+				al->l2_saved_dram_bytes = lp->baseline_dram_bytes - l->dram_bytes[s - 1];
+			}
+		}
+		if (res.objective <= 0)
+			ak->l2_note = "no L2 priority saves DRAM traffic beyond the noise";
+		multi_choice_result_release(&res);
+	} else {
+		error_prefix(ret, "kernel '%s' (module %s): the L2 priorities", ck->name, ck->module);
+	}
+	multi_choice_release(&mc);
+	free(forms);
+	free(idx);
+	free(prio);
+	return ret;
+}
+
 static int advise_kernel(const struct capture_kernel *ck, const struct advise_options *opt,
 			 const struct geometry *geo, struct plan *plan, struct analysis_kernel *ak)
 {
@@ -364,6 +487,8 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	}
 	decide_loads(&k, ak->chosen, plan, ak);
 	ak->pairs_missing = k.pairs_missing;
+	if (ck->l2_priority && (ret = decide_l2(ck, opt, plan, ak)))
+		goto out;
 	/* the graph moves to the analysis */
 	ak->g = k.g;
 	graph_init(&k.g);
@@ -509,6 +634,12 @@ static json_t *kernel_to_json(const struct analysis_kernel *k)
 		json_object_set_new(jl, "weight_bytes", graph_weight_json(l->weight_bytes));
 		json_object_set_new(jl, "traffic_saved_bytes",
 				    graph_weight_json(l->traffic_saved_bytes));
+		if (k->l2_method) {
+			json_object_set_new(jl, "l2_action", l->l2_action ? json_string(l->l2_action) :
+					    json_null());
+			json_object_set_new(jl, "l2_saved_dram_bytes",
+					    num_or_null(l->l2_action ? l->l2_saved_dram_bytes : NAN));
+		}
 		json_array_append_new(loads, jl);
 	}
 	for (i = 0; i < k->nr_left_out; i++)
@@ -528,6 +659,10 @@ static json_t *kernel_to_json(const struct analysis_kernel *k)
 	json_object_set_new(ko, "pairs_missing", json_integer((json_int_t)k->pairs_missing));
 	json_object_set_new(ko, "expected_l2_traffic_saved_bytes",
 			    graph_weight_json(k->chosen->objective));
+	if (k->l2_method)
+		json_object_set_new(ko, "l2_priority", json_pack("{s:s, s:b, s:o, s:s?}", "method",
+			k->l2_method, "optimal", k->l2_optimal, "expected_dram_bytes_saved",
+			graph_weight_json(k->l2_saved_dram_bytes), "note", k->l2_note));
 	return ko;
 }
 

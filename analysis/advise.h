@@ -50,6 +50,11 @@ struct analysis_load {
 	double weight_bytes;        /* W(v_i), the node's weight */
 	double traffic_saved_bytes; /* L2 traffic the decision saves: W(v_i) plus half of
 				       each edge to another cached load; 0 unless cached */
+	/* Its L2 eviction priority (the kernel's "l2_priority" measurements,
+	 * issue 26): the plan's, NULL when it stays as built; the DRAM bytes
+	 * that priority alone saved when measured (NAN unknown). */
+	const char *l2_action;
+	double l2_saved_dram_bytes;
 };
 
 /* A load of the kernel that is not a node, and why (static text). */
@@ -71,6 +76,14 @@ struct analysis_kernel {
 	struct analysis_left_out *left_out;
 	size_t nr_left_out;
 	size_t pairs_missing;       /* node pairs without a measured hit_{i,j} */
+	/* The L2 priorities chosen from the kernel's "l2_priority" (NULL method:
+	 * none measured): the solver, whether proven optimal, the DRAM bytes
+	 * the choice is expected to save against every load as built, and a
+	 * note where no priority is advised. */
+	const char *l2_method;
+	int l2_optimal;
+	double l2_saved_dram_bytes;
+	const char *l2_note;        /* static, NULL */
 };
 
 /* What advise_capture() found (docs/analysis-json.md is its JSON form). */

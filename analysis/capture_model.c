@@ -687,6 +687,99 @@ static int read_measure(const struct rd *r, json_t *doc, struct capture *cap)
 	return 0;
 }
 
+static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
+			    const struct capture_kernel *k, struct capture_l2_priority *lp)
+{
+	json_t *arr, *v, *d, *x;
+	char sub[240];
+	size_t i, f, a;
+	int ret;
+
+	lp->source = SEC(o);
+	if ((ret = item_object(r, o, path)) ||
+	    (ret = rd_strings(r, o, path, "forms", &lp->forms, &lp->nr_forms, NULL)) ||
+	    (ret = rd_num(r, o, path, "baseline_dram_bytes", &lp->baseline_dram_bytes,
+			  NUM_COUNT)) ||
+	    (ret = rd_num(r, o, path, "noise_dram_bytes", &lp->noise_dram_bytes, NUM_COUNT)))
+		return ret;
+	if (!lp->nr_forms)
+		return fail(r, path, "forms", "missing or empty: the L2 priorities measured");
+	for (f = 0; f < lp->nr_forms; f++)
+		if (strncmp(lp->forms[f], "L2::evict_", 10))
+			return fail(r, path, "forms", "item %zu, '%s', is not an L2 priority "
+				    "(L2::evict_first, ...)", f, lp->forms[f]);
+	if (isnan(lp->baseline_dram_bytes))
+		return fail(r, path, "baseline_dram_bytes", "missing: every gain is against it");
+	if ((ret = rd_array(r, o, path, "loads", &arr)))
+		return ret;
+	lp->loads = xcalloc(json_array_size(arr) + 1, sizeof(*lp->loads));
+	json_array_foreach(arr, i, v) {
+		struct capture_l2_load *l = &lp->loads[lp->nr_loads++];
+		long long ord;
+
+		snprintf(sub, sizeof(sub), "%s.loads[%zu]", path, i);
+		l->dram_bytes = xcalloc(lp->nr_forms + 1, sizeof(double));
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_int(r, v, sub, "ordinal", &ord, 0, 0x7fffffff, -1)))
+			return ret;
+		if (ord < 0 || !capture_kernel_find_load(k, (unsigned)ord))
+			return fail(r, sub, "ordinal", "not a load of the kernel");
+		l->ordinal = (unsigned)ord;
+		for (a = 0; a + 1 < lp->nr_loads; a++)
+			if (lp->loads[a].ordinal == l->ordinal)
+				return fail(r, sub, "ordinal", "load %u is listed twice", l->ordinal);
+		d = member(v, "dram_bytes");
+		if (!json_is_array(d) || json_array_size(d) != lp->nr_forms)
+			return fail(r, sub, "dram_bytes", "not an array of one count per form (%zu)",
+				    lp->nr_forms);
+		json_array_foreach(d, f, x) {
+			l->dram_bytes[f] = NAN;
+			if (json_is_null(x))
+				continue;
+			if (!json_is_number(x))
+				return fail(r, sub, "dram_bytes", "item %zu is not a number", f);
+			l->dram_bytes[f] = json_number_value(x);
+			if ((ret = check_num(r, sub, "dram_bytes", l->dram_bytes[f], NUM_COUNT)))
+				return ret;
+		}
+	}
+	if ((ret = rd_array(r, o, path, "pairs", &arr)))
+		return ret;
+	lp->pairs = xcalloc(json_array_size(arr) + 1, sizeof(*lp->pairs));
+	json_array_foreach(arr, i, v) {
+		struct capture_l2_pair *p = &lp->pairs[lp->nr_pairs++];
+		long long pi, pj, fi, fj;
+		json_t *forms;
+
+		snprintf(sub, sizeof(sub), "%s.pairs[%zu]", path, i);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_int(r, v, sub, "i", &pi, 0, 0x7fffffff, -1)) ||
+		    (ret = rd_int(r, v, sub, "j", &pj, 0, 0x7fffffff, -1)) ||
+		    (ret = rd_num(r, v, sub, "dram_bytes", &p->dram_bytes, NUM_COUNT)))
+			return ret;
+		forms = member(v, "forms");
+		if (!json_is_array(forms) || json_array_size(forms) != 2 ||
+		    !json_is_integer(json_array_get(forms, 0)) ||
+		    !json_is_integer(json_array_get(forms, 1)))
+			return fail(r, sub, "forms", "not two form indices");
+		fi = json_integer_value(json_array_get(forms, 0));
+		fj = json_integer_value(json_array_get(forms, 1));
+		if (pi < 0 || pj < 0 || pi == pj || !capture_kernel_find_load(k, (unsigned)pi) ||
+		    !capture_kernel_find_load(k, (unsigned)pj))
+			return fail(r, sub, NULL, "i and j must be two loads of the kernel");
+		if (fi < 0 || fj < 0 || (size_t)fi >= lp->nr_forms || (size_t)fj >= lp->nr_forms)
+			return fail(r, sub, "forms", "an index beyond the section's %zu forms",
+				    lp->nr_forms);
+		if (isnan(p->dram_bytes))
+			return fail(r, sub, "dram_bytes", "missing");
+		p->i = (unsigned)pi;
+		p->j = (unsigned)pj;
+		p->form_i = (unsigned)fi;
+		p->form_j = (unsigned)fj;
+	}
+	return 0;
+}
+
 static int read_oracle(const struct rd *r, json_t *o, struct capture_oracle *orc)
 {
 	json_t *arr, *v, *plans, *p;
@@ -885,6 +978,13 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 		}
 	}
 
+	if ((v = member(o, "l2_priority"))) {
+		snprintf(sub, sizeof(sub), "%s.l2_priority", path);
+		k->l2_priority = xcalloc(1, sizeof(*k->l2_priority));
+		k->l2_priority->noise_dram_bytes = NAN;
+		if ((ret = read_l2_priority(r, v, sub, k, k->l2_priority)))
+			return ret;
+	}
 	if ((ret = read_alloc_uses(r, o, path, &k->allocs_used, &k->nr_allocs_used,
 				   &k->has_allocs_used)))
 		return ret;
@@ -2301,6 +2401,8 @@ static void verdict_release(struct capture_verdict *v)
 	free(v->reason);
 }
 
+static void free_strings(char **s, size_t n);
+
 static void software_cache_release(struct capture_software_cache *sc)
 {
 	size_t i;
@@ -2387,6 +2489,14 @@ void capture_kernel_release(struct capture_kernel *k)
 	free(k->software_cache);
 	register_cache_release(k->register_cache);
 	free(k->register_cache);
+	if (k->l2_priority) {
+		free_strings(k->l2_priority->forms, k->l2_priority->nr_forms);
+		for (i = 0; i < k->l2_priority->nr_loads; i++)
+			free(k->l2_priority->loads[i].dram_bytes);
+		free(k->l2_priority->loads);
+		free(k->l2_priority->pairs);
+		free(k->l2_priority);
+	}
 }
 
 void capture_release(struct capture *cap)

@@ -187,6 +187,35 @@ struct capture_data_structure {
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
+/*
+ * A kernel's "l2_priority" (issue 26): the DRAM bytes the kernel read with
+ * single loads, and pairs of loads, given an L2 eviction priority, against
+ * every load as built. analysis/advise.c turns them into the gains of
+ * analysis/multi_choice.h.
+ */
+struct capture_l2_load {
+	unsigned ordinal;
+	double *dram_bytes;         /* per form of the section; NAN: not measured */
+};
+
+struct capture_l2_pair {
+	unsigned i, j;              /* load ordinals, i != j */
+	unsigned form_i, form_j;    /* indices into the section's forms */
+	double dram_bytes;
+};
+
+struct capture_l2_priority {
+	char **forms;               /* "L2::evict_first", "L2::evict_last", ... (plan.json spelling) */
+	size_t nr_forms;
+	double baseline_dram_bytes; /* every load as built */
+	double noise_dram_bytes;    /* the baseline's spread over its repeats; NAN unknown */
+	struct capture_l2_load *loads;
+	size_t nr_loads;
+	struct capture_l2_pair *pairs;
+	size_t nr_pairs;
+	const struct capture_section *source;
+};
+
 /* A speedup as the verdicts give it: the median and its range (NAN unknown). */
 struct capture_speedup {
 	double min, median, max;
@@ -327,6 +356,7 @@ struct capture_kernel {
 	struct capture_verdict *verification; /* its own verdict, NULL none */
 	struct capture_software_cache *software_cache; /* NULL: absent or null */
 	struct capture_register_cache *register_cache; /* NULL: absent or null */
+	struct capture_l2_priority *l2_priority; /* NULL: not measured */
 	const struct capture_section *oracle; /* the same numbers as the top-level oracle's
 						 kernels[]: kept as written */
 	const struct capture_section *source; /* as read (borrowed), NULL when built */

@@ -377,6 +377,16 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 			    k->optimal == 0 ? " (not proven optimal)" : "", saved);
 	else
 		strbuf_addstr(out, "  not analysed\n");
+	if (k->analysis && k->analysis->l2_method) {
+		char *dram = report_human_bytes(k->analysis->l2_saved_dram_bytes);
+
+		strbuf_addf(out, "  L2 priorities: %s%s, expected DRAM traffic saved %s (measured "
+			    "per load and pair against every load as built)%s%s\n",
+			    k->analysis->l2_method, k->analysis->l2_optimal ? " (proven optimal)" :
+			    " (not proven optimal)", dram, k->analysis->l2_note ? ": " : "",
+			    k->analysis->l2_note ? k->analysis->l2_note : "");
+		free(dram);
+	}
 	strbuf_addf(out, "  %s\n", vt);
 	if (!isnan(k->l1_hit_rate))
 		strbuf_addf(out, "  L1 hit rate of the kernel with every load as built: %.1f%%\n",

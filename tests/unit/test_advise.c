@@ -472,8 +472,97 @@ static void test_bad_captures(void)
 	json_decref(cap);
 }
 
+/* The plan's action for a load, as plan.json spells it, or "-". */
+static const char *plan_form(const struct plan *p, const char *fn, unsigned ordinal)
+{
+	size_t m, f, l;
+
+	for (m = 0; m < p->nr_modules; m++)
+		for (f = 0; f < p->modules[m].nr_functions; f++) {
+			const struct plan_function *pf = &p->modules[m].functions[f];
+
+			if (strcmp(pf->name, fn))
+				continue;
+			for (l = 0; l < pf->nr_loads; l++)
+				if (pf->loads[l].ordinal == ordinal)
+					return load_form_name(pf->loads[l].action, pf->loads[l].l2);
+		}
+	return "-";
+}
+
+/*
+ * L2 priorities (issue 26): the kernel's "l2_priority" DRAM bytes become the
+ * gains of the multi-choice problem. Baseline 1000 bytes; loads 0 and 4
+ * each save 100 with evict_last alone, load 2 saves 300 with evict_first;
+ * together 0 and 4 in evict_last save only 50 (they evict each other), so
+ * the optimum keeps one of them as built; load 1 (no measured form) and a
+ * gain within the noise change nothing. The L2 part joins the L1 decision
+ * in one action.
+ */
+static void test_l2_priority(void)
+{
+	json_t *cap = load_fixture("capture-basic.json"), *an = NULL, *k, *l;
+	struct advise_options opt;
+	struct plan plan;
+	json_error_t err;
+	const char *a0, *a4;
+
+	if (!cap) {
+		CHECK(0);
+		return;
+	}
+	json_object_set_new(json_array_get(json_object_get(cap, "kernels"), 0), "l2_priority",
+		json_loads("{\"forms\": [\"L2::evict_first\", \"L2::evict_last\"],"
+			   " \"baseline_dram_bytes\": 1000, \"noise_dram_bytes\": 10,"
+			   " \"loads\": [{\"ordinal\": 0, \"dram_bytes\": [1050, 900]},"
+			   "   {\"ordinal\": 2, \"dram_bytes\": [700, 1100]},"
+			   "   {\"ordinal\": 4, \"dram_bytes\": [1200, 900]},"
+			   "   {\"ordinal\": 5, \"dram_bytes\": [995, null]}],"
+			   " \"pairs\": [{\"i\": 0, \"j\": 4, \"forms\": [1, 1], \"dram_bytes\": 950}]}",
+			   0, &err));
+	advise_options_init(&opt);
+	plan_init(&plan);
+	CHECK_INT(advise_json(cap, &opt, &plan, &an), 0);
+	k = kernel(an, "stream");
+	CHECK(k != NULL);
+	/* 300 (load 2) + 100 (one of 0 and 4): the pair saves 50, less than one alone */
+	CHECK_NEAR(num(json_object_get(k, "l2_priority"), "expected_dram_bytes_saved"), 400, 1e-9);
+	CHECK(json_is_true(json_object_get(json_object_get(k, "l2_priority"), "optimal")));
+	a0 = plan_form(&plan, "stream", 0);
+	a4 = plan_form(&plan, "stream", 4);
+	/* exactly one of loads 0 and 4 takes evict_last, after its L1 action */
+	CHECK((strstr(a0, "L2::evict_last") != NULL) != (strstr(a4, "L2::evict_last") != NULL));
+	CHECK(strstr(plan_form(&plan, "stream", 2), "L2::evict_first") != NULL);
+	/* the L1 decision stays in the same action: load 2 is bypassed or kept */
+	CHECK(!strcmp(plan_form(&plan, "stream", 2), "L2::evict_first") ||
+	      !strcmp(plan_form(&plan, "stream", 2), "L1::no_allocate+L2::evict_first") ||
+	      !strcmp(plan_form(&plan, "stream", 2), "default+L2::evict_first"));
+	/* load 5: evict_first within the noise, evict_last not measured */
+	CHECK(strstr(plan_form(&plan, "stream", 5), "L2::") == NULL);
+	/* load 1 already carries L1::evict_last and was not measured for L2 */
+	CHECK(strstr(plan_form(&plan, "stream", 1), "L2::") == NULL);
+	json_array_foreach(json_object_get(k, "loads"), err.position, l) {
+		if (json_integer_value(json_object_get(l, "ordinal")) == 2) {
+			CHECK_STR(str(l, "l2_action"), "L2::evict_first");
+			CHECK_NEAR(num(l, "l2_saved_dram_bytes"), 300, 1e-9);
+		}
+	}
+	json_decref(an);
+	plan_release(&plan);
+
+	/* a capture whose l2_priority the reader refuses: named */
+	json_object_set_new(json_object_get(json_array_get(json_object_get(cap, "kernels"), 0),
+					    "l2_priority"), "forms", json_pack("[s]", "L1::evict_last"));
+	plan_init(&plan);
+	CHECK_INT(advise_json(cap, &opt, &plan, &an), CA_E_INPUT);
+	CHECK(strstr(error_message(), "l2_priority.forms") != NULL);
+	plan_release(&plan);
+	json_decref(cap);
+}
+
 int main(void)
 {
+	test_l2_priority();
 	test_never_ran();
 	test_basic();
 	test_sector_size();
