@@ -527,6 +527,19 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 	} else {
 		strbuf_addstr(out, "Not analysed. ");
 	}
+	if (k->analysis && k->analysis->l2_method) {
+		char *dram = report_human_bytes(k->analysis->l2_saved_dram_bytes);
+
+		strbuf_addf(out, "L2 priorities: %s%s, expected DRAM traffic saved <strong>%s"
+			    "</strong>", k->analysis->l2_method, k->analysis->l2_optimal ?
+			    " (proven optimal)" : " (not proven optimal)", dram);
+		if (k->analysis->l2_note) {
+			strbuf_addstr(out, ": ");
+			esc(out, k->analysis->l2_note);
+		}
+		strbuf_addstr(out, ". ");
+		free(dram);
+	}
 	if (vt[0])
 		vt[0] = (char)toupper((unsigned char)vt[0]);
 	esc(out, vt);
