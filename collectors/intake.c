@@ -283,6 +283,40 @@ out:
 	free(meta_path);
 }
 
+char *intake_triton_newest(const char *kernel)
+{
+	char *root = intake_triton_cache_dir(), *best = NULL;
+	struct timespec best_t = { 0, 0 };
+	DIR *top;
+	struct dirent *d;
+
+	if (!root || !(top = opendir(root))) {
+		free(root);
+		return NULL;
+	}
+	while ((d = readdir(top))) {
+		char *ptx, *cubin;
+		struct stat st;
+
+		if (d->d_name[0] == '.')
+			continue;
+		ptx = xasprintf("%s/%s/%s.ptx", root, d->d_name, kernel);
+		if (!stat(ptx, &st) && S_ISREG(st.st_mode) &&
+		    (!best || st.st_mtim.tv_sec > best_t.tv_sec ||
+		     (st.st_mtim.tv_sec == best_t.tv_sec && st.st_mtim.tv_nsec > best_t.tv_nsec))) {
+			cubin = xasprintf("%s/%s/%s.cubin", root, d->d_name, kernel);
+			free(best);
+			best = access(cubin, R_OK) ? xstrdup(ptx) : xstrdup(cubin);
+			free(cubin);
+			best_t = st.st_mtim;
+		}
+		free(ptx);
+	}
+	closedir(top);
+	free(root);
+	return best;
+}
+
 /* A .cubin file in Triton's cache with exactly these bytes (caller frees), or NULL. */
 static char *find_cached_cubin(const void *data, size_t size)
 {

@@ -105,6 +105,14 @@ int intake_add_fatbin(struct intake *in, const struct fatbin *fb, unsigned devic
 char *intake_triton_cache_dir(void);
 
 /*
+ * The newest compile of a Triton kernel in that cache: the <kernel>.cubin
+ * (or, without one, the <kernel>.ptx) of the folder whose <kernel>.ptx was
+ * written last; caller frees; NULL when the cache has none. What `check`
+ * reads of a rerun Python program (issue 27).
+ */
+char *intake_triton_newest(const char *kernel);
+
+/*
  * Why a module that cuModuleLoad read from the file path has no PTX, in
  * words that are true of it: a cubin compiled at run time (Triton's cache,
  * or any cubin with <name>.ptx beside it) is named as such, never told to

@@ -10,6 +10,15 @@
 #include "emitters/rebuild_check.h"
 #include "emitters/report.h"
 
+/* A Python interpreter ("python3", "/usr/bin/python3.11"): its kernels are Triton's. */
+static int is_python(const char *program)
+{
+	const char *base = strrchr(program, '/');
+
+	base = base ? base + 1 : program;
+	return !strncmp(base, "python", 6);
+}
+
 int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program,
 		       const char *source_root)
 {
@@ -29,7 +38,22 @@ int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *pr
 		error_clear();
 		ri->no_patch = 1;
 	}
-	ret = intake_read_file(&ri->rb, program, 0);
+	if (is_python(program)) {
+		/* a Python program: its Triton kernels, as the rerun compiled them */
+		size_t n, i;
+		const char **kernels = rebuild_changed_kernels(&ri->in, &n);
+
+		for (i = 0; !ret && i < n; i++) {
+			char *path = intake_triton_newest(kernels[i]);
+
+			if (path)
+				ret = intake_read_file(&ri->rb, path, 0);
+			free(path);
+		}
+		free((void *)kernels);
+	} else {
+		ret = intake_read_file(&ri->rb, program, 0);
+	}
 out:
 	free(patch_path);
 	return ret;

@@ -92,6 +92,23 @@ expect_line "36 71 [('eviction_policy', 'evict_first')]" "$TMP/kw"
 expect_line "36 16 [('cache_modifier', '.cg')]" "$TMP/kw"
 expect_line "37 16 []" "$TMP/kw"
 
+# check: the rerun program's Triton kernels (the newest compile in Triton's
+# cache: tests/fixtures/triton/rebuilt, compiled offline from the patched
+# kernels.py) carry the advised forms, each traced to its createpolicy
+TRITON_CACHE_DIR="$FIX/rebuilt/cache" "$CACHEADVISE" check "$TMP/cap" --static \
+	--source-root "$FIX/rebuilt" -- python3 prog.py >"$TMP/check.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] && ok || not_ok "check --static exited $rc: $(tail -5 "$TMP/check.out")"
+expect_grep 'rownorm_kernel +load 0 +L1::evict_last\+L2::evict_last +found' "$TMP/check.out"
+expect_grep 'rownorm_kernel +load 23 +L1::evict_first\+L2::evict_first +found' "$TMP/check.out"
+expect_grep 'gather_kernel +load 8 +L1::evict_first\+L2::evict_first +found' "$TMP/check.out"
+# the original kernels (the cache before the patch) do not: a wrong form, exit 2
+TRITON_CACHE_DIR="$FIX/cache" "$CACHEADVISE" check "$TMP/cap" --static \
+	--source-root "$FIX/rebuilt" -- python3 prog.py >"$TMP/check0.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && ok || not_ok "check --static of the unpatched kernels exited $rc, want 2"
+expect_grep 'rownorm_kernel +load 0 +L1::evict_last\+L2::evict_last +wrong form' "$TMP/check0.out"
+
 # the helper on its own: a call over two lines, an argument replaced and
 # removed, a call with no arguments, a call that is not there
 cat >"$TMP/k.py" <<'PY'
