@@ -109,6 +109,10 @@ rc=$?
 [ "$rc" = 2 ] && ok || not_ok "check --static of the unpatched kernels exited $rc, want 2"
 expect_grep 'rownorm_kernel +load 0 +L1::evict_last\+L2::evict_last +wrong form' "$TMP/check0.out"
 
+# the Triton sample is Python that parses (it needs torch and a GPU to run)
+python3 -m py_compile "$CA_SOURCE_DIR/samples/triton_rownorm.py" 2>"$TMP/pyc" && ok ||
+	not_ok "samples/triton_rownorm.py: $(cat "$TMP/pyc")"
+
 # the helper on its own: a call over two lines, an argument replaced and
 # removed, a call with no arguments, a call that is not there
 cat >"$TMP/k.py" <<'PY'
