@@ -23,6 +23,7 @@ void run_events_release(struct run_events *ev)
 {
 	size_t i;
 
+	free(ev->ranks);
 	for (i = 0; i < ev->nr_modules; i++) {
 		free(ev->modules[i].id);
 		free(ev->modules[i].origin);
@@ -196,6 +197,19 @@ static void handle(struct run_events *ev, json_t *o)
 		ev->saw_exit = 1;
 	} else if (!strcmp(type, "error")) {
 		json_array_append_new(ev->errors, json_string(str(o, "what") ? str(o, "what") : "?"));
+	} else if (!strcmp(type, "rank")) {
+		json_t *r = json_object_get(o, "rank");
+		size_t i;
+
+		if (json_is_integer(r) && json_integer_value(r) >= 0 &&
+		    json_integer_value(r) < (1 << 30)) {
+			for (i = 0; i < ev->nr_ranks && ev->ranks[i] != (int)json_integer_value(r); i++)
+				;
+			if (i == ev->nr_ranks) {
+				ev->ranks = xrealloc(ev->ranks, (ev->nr_ranks + 1) * sizeof(*ev->ranks));
+				ev->ranks[ev->nr_ranks++] = (int)json_integer_value(r);
+			}
+		}
 	} else if (!strcmp(type, "module")) {
 		struct event_module *m;
 		ALLOC_GROW(ev->modules, ev->nr_modules + 1, ev->alloc_modules);

@@ -95,6 +95,11 @@ struct run_events {
 	 * launches. Owned, NULL when none.
 	 */
 	json_t *attributes;
+	/* The ranks of an MPI or Slurm job whose processes wrote events (the
+	 * `rank` event, collectors/launcher.h), each once, in the order read;
+	 * none outside a job. */
+	int *ranks;
+	size_t nr_ranks;
 	json_t *join_;             /* private: one process's correlation -> version */
 	json_t *pending_;          /* private: one process's records joined at its end */
 };

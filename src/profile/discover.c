@@ -357,6 +357,16 @@ int profile_discover(struct profile_ctx *c)
 			"cudart?)", c->opt->argv[0]);
 		goto out;
 	}
+	if (ev.nr_ranks) {
+		/* an MPI or Slurm job: the ranks whose events were read (issue 29) */
+		json_t *ranks = json_array();
+
+		for (i = 0; i < ev.nr_ranks; i++)
+			json_array_append_new(ranks, json_integer(ev.ranks[i]));
+		json_object_set_new(c->capture, "ranks", json_pack("{s:s, s:o, s:s}", "measured",
+			c->ranks ? c->ranks : "all", "seen", ranks, "merged",
+			"the measured ranks' counters are summed per kernel (SPMD)"));
+	}
 	{
 		char *evdir = capture_layout_run_events_dir(c->dir, 0);
 		seen = run_request_seen_dir(evdir);

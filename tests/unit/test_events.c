@@ -56,12 +56,15 @@ static void test_several_processes(void)
 	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
 	write_file(path,
 		"{\"ev\":\"start\",\"pid\":100}\n"
+		"{\"ev\":\"rank\",\"rank\":1}\n"
 		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\",\"grid\":[4,1,1],\"block\":[256,1,1]}\n"
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":100,\"end\":350}\n"
 		"{\"ev\":\"exit\",\"launches\":1}\n");
 	snprintf(path, sizeof(path), "%s/events.20.jsonl", dir);
 	write_file(path,
 		"{\"ev\":\"start\",\"pid\":20}\n"
+		"{\"ev\":\"rank\",\"rank\":0}\n"
+		"{\"ev\":\"rank\",\"rank\":1}\n"
 		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\",\"grid\":[8,1,1],\"block\":[128,1,1]}\n"
 		"{\"ev\":\"launch\",\"seq\":1,\"kernel\":\"k3\",\"grid\":[1,1,1],\"block\":[32,1,1]}\n"
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":400,\"end\":450}\n"
@@ -83,6 +86,9 @@ static void test_several_processes(void)
 	CHECK_INT(k->gpu_time_ns, 300);
 	CHECK_INT(k->timed_launches, 2);
 	CHECK_INT(run_events_kernel(&ev, "k3")->launches, 1);
+	/* the job's ranks, each once (a rank event repeated counts once) */
+	CHECK_INT(ev.nr_ranks, 2);
+	CHECK(ev.nr_ranks == 2 && ev.ranks[0] == 1 && ev.ranks[1] == 0);
 	run_events_release(&ev);
 
 	/* a process that died (start, no exit) makes the run unclean */
