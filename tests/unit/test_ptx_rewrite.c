@@ -247,7 +247,7 @@ static void expect_fail(const struct ptx_module *m, const struct ptx_load_edit *
 static void test_errors(void)
 {
 	struct ptx_module *m = parse("k.ptx", module_text, sizeof(module_text) - 1);
-	struct ptx_load_edit e[2];
+	struct ptx_load_edit e[2] = { { 0 } };
 	struct strbuf out = STRBUF_INIT;
 
 	if (!m)
