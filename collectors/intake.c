@@ -283,84 +283,107 @@ out:
 	free(meta_path);
 }
 
-char *intake_triton_newest(const char *kernel)
+/*
+ * Calls visit(dir, ctx) for each entry folder of Triton's cache (<cache>/<hash>),
+ * until it returns non-zero.
+ */
+static void walk_triton_cache(int (*visit)(const char *dir, void *ctx), void *ctx)
 {
-	char *root = intake_triton_cache_dir(), *best = NULL;
-	struct timespec best_t = { 0, 0 };
-	DIR *top;
+	char *root = intake_triton_cache_dir();
+	DIR *top = root ? opendir(root) : NULL;
 	struct dirent *d;
+	int stop = 0;
 
-	if (!root || !(top = opendir(root))) {
-		free(root);
-		return NULL;
-	}
-	while ((d = readdir(top))) {
-		char *ptx, *cubin;
-		struct stat st;
-
-		if (d->d_name[0] == '.')
-			continue;
-		ptx = xasprintf("%s/%s/%s.ptx", root, d->d_name, kernel);
-		if (!stat(ptx, &st) && S_ISREG(st.st_mode) &&
-		    (!best || st.st_mtim.tv_sec > best_t.tv_sec ||
-		     (st.st_mtim.tv_sec == best_t.tv_sec && st.st_mtim.tv_nsec > best_t.tv_nsec))) {
-			cubin = xasprintf("%s/%s/%s.cubin", root, d->d_name, kernel);
-			free(best);
-			best = access(cubin, R_OK) ? xstrdup(ptx) : xstrdup(cubin);
-			free(cubin);
-			best_t = st.st_mtim;
-		}
-		free(ptx);
-	}
-	closedir(top);
-	free(root);
-	return best;
-}
-
-/* A .cubin file in Triton's cache with exactly these bytes (caller frees), or NULL. */
-static char *find_cached_cubin(const void *data, size_t size)
-{
-	char *root = intake_triton_cache_dir(), *found = NULL;
-	DIR *top, *sub;
-	struct dirent *d, *f;
-
-	if (!root || !(top = opendir(root))) {
-		free(root);
-		return NULL;
-	}
-	while (!found && (d = readdir(top))) {
+	while (top && !stop && (d = readdir(top))) {
 		char *dir;
 
 		if (d->d_name[0] == '.')
 			continue;
 		dir = xasprintf("%s/%s", root, d->d_name);
-		if ((sub = opendir(dir))) {
-			while (!found && (f = readdir(sub))) {
-				size_t n = strlen(f->d_name);
-				struct stat st;
-				char *path;
-
-				if (n < 7 || strcmp(f->d_name + n - 6, ".cubin"))
-					continue;
-				path = xasprintf("%s/%s", dir, f->d_name);
-				if (!stat(path, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == size) {
-					struct strbuf sb = STRBUF_INIT;
-
-					if (!strbuf_read_file(&sb, path, size + 1) && sb.len == size &&
-					    !memcmp(sb.buf, data, size))
-						found = path;
-					strbuf_release(&sb);
-				}
-				if (found != path)
-					free(path);
-			}
-			closedir(sub);
-		}
+		stop = visit(dir, ctx);
 		free(dir);
 	}
-	closedir(top);
+	if (top)
+		closedir(top);
 	free(root);
-	return found;
+}
+
+struct newest {
+	const char *kernel;
+	char *best;                 /* the cubin, else the PTX, of the newest PTX seen */
+	struct timespec t;
+};
+
+static int visit_newest(const char *dir, void *ctx)
+{
+	struct newest *n = ctx;
+	char *ptx = xasprintf("%s/%s.ptx", dir, n->kernel), *cubin;
+	struct stat st;
+
+	if (!stat(ptx, &st) && S_ISREG(st.st_mode) &&
+	    (!n->best || st.st_mtim.tv_sec > n->t.tv_sec ||
+	     (st.st_mtim.tv_sec == n->t.tv_sec && st.st_mtim.tv_nsec > n->t.tv_nsec))) {
+		cubin = xasprintf("%s/%s.cubin", dir, n->kernel);
+		free(n->best);
+		n->best = access(cubin, R_OK) ? xstrdup(ptx) : xstrdup(cubin);
+		free(cubin);
+		n->t = st.st_mtim;
+	}
+	free(ptx);
+	return 0;
+}
+
+char *intake_triton_newest(const char *kernel)
+{
+	struct newest n = { kernel, NULL, { 0, 0 } };
+
+	walk_triton_cache(visit_newest, &n);
+	return n.best;
+}
+
+struct same_bytes {
+	const void *data;
+	size_t size;
+	char *found;                /* the .cubin file with these bytes */
+};
+
+static int visit_same_bytes(const char *dir, void *ctx)
+{
+	struct same_bytes *sb = ctx;
+	DIR *sub = opendir(dir);
+	struct dirent *f;
+
+	while (sub && !sb->found && (f = readdir(sub))) {
+		size_t n = strlen(f->d_name);
+		struct stat st;
+		char *path;
+
+		if (n < 7 || strcmp(f->d_name + n - 6, ".cubin"))
+			continue;
+		path = xasprintf("%s/%s", dir, f->d_name);
+		if (!stat(path, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == sb->size) {
+			struct strbuf buf = STRBUF_INIT;
+
+			if (!strbuf_read_file(&buf, path, sb->size + 1) && buf.len == sb->size &&
+			    !memcmp(buf.buf, sb->data, sb->size))
+				sb->found = path;
+			strbuf_release(&buf);
+		}
+		if (sb->found != path)
+			free(path);
+	}
+	if (sub)
+		closedir(sub);
+	return sb->found != NULL;
+}
+
+/* A .cubin file in Triton's cache with exactly these bytes (caller frees), or NULL. */
+static char *find_cached_cubin(const void *data, size_t size)
+{
+	struct same_bytes sb = { data, size, NULL };
+
+	walk_triton_cache(visit_same_bytes, &sb);
+	return sb.found;
 }
 
 int intake_read_file(struct intake *in, const char *path, unsigned device_arch)

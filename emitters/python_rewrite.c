@@ -22,6 +22,14 @@
 
 extern const char ca_tl_load_rewrite_py[];
 
+int python_program(const char *program)
+{
+	const char *base = program ? strrchr(program, '/') : NULL;
+
+	base = base ? base + 1 : program;
+	return base && !strncmp(base, "python", 6);
+}
+
 int tl_load_form_of_action(const char *action, struct tl_load_edit *e)
 {
 	enum load_action a;

@@ -33,6 +33,10 @@ struct tl_load_result {
 	char *text;                  /* ... become text (lines joined by '\n', owned) */
 };
 
+/* Whether a program is a Python interpreter ("python3", "/usr/bin/python3.11"):
+ * its kernels are then Triton's, its source Python. */
+int python_program(const char *program);
+
 /*
  * The Triton form of a plan action (docs/plan-json.md), exact or none:
  * "L1::evict_first+L2::evict_first" is eviction_policy="evict_first" (the

@@ -7,17 +7,9 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
+#include "emitters/python_rewrite.h"
 #include "emitters/rebuild_check.h"
 #include "emitters/report.h"
-
-/* A Python interpreter ("python3", "/usr/bin/python3.11"): its kernels are Triton's. */
-static int is_python(const char *program)
-{
-	const char *base = strrchr(program, '/');
-
-	base = base ? base + 1 : program;
-	return !strncmp(base, "python", 6);
-}
 
 int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program,
 		       const char *source_root)
@@ -38,7 +30,7 @@ int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *pr
 		error_clear();
 		ri->no_patch = 1;
 	}
-	if (is_python(program)) {
+	if (python_program(program)) {
 		/* a Python program: its Triton kernels, as the rerun compiled them */
 		size_t n, i;
 		const char **kernels = rebuild_changed_kernels(&ri->in, &n);

@@ -611,24 +611,13 @@ static void check_other_calls(struct resolver *r, struct cand *cands, size_t n)
  * "ef", "l2el", "na_l2ef", ...; "adv" for the others. Static. */
 static const char *action_suffix(const char *action)
 {
-	static const char *const l1[LOAD_ACTION__COUNT] = {
-		[LOAD_ACTION_NO_ALLOCATE] = "na", [LOAD_ACTION_EVICT_LAST] = "el",
-		[LOAD_ACTION_EVICT_FIRST] = "ef",
-	};
-	static const char *const l2[L2_PRIORITY__COUNT] = {
-		[L2_PRIORITY_EVICT_FIRST] = "l2ef", [L2_PRIORITY_EVICT_LAST] = "l2el",
-		[L2_PRIORITY_EVICT_NORMAL] = "l2en", [L2_PRIORITY_EVICT_UNCHANGED] = "l2eu",
-	};
-	static char names[LOAD_ACTION__COUNT][L2_PRIORITY__COUNT][16];
 	enum load_action a;
 	enum l2_priority p;
+	const char *code;
 
-	if (load_form_parse(action, &a, &p) || (!l1[a] && !l2[p]))
+	if (load_form_parse(action, &a, &p) || !(code = source_form_code(a, p)))
 		return "adv";
-	if (!names[a][p][0])
-		snprintf(names[a][p], sizeof(names[a][p]), "%s%s%s", l1[a] ? l1[a] : "",
-			 l1[a] && l2[p] ? "_" : "", l2[p] ? l2[p] : "");
-	return names[a][p];
+	return code;
 }
 
 /* Same variant: same file, same helper definition, same action. */
@@ -930,10 +919,7 @@ static int is_python(const char *file)
 /* The python that runs the program, if it is one ("python3 prog.py"), else "python3". */
 static const char *python_of(const struct report_input *in)
 {
-	const char *p = in->model.program.path, *base = p ? strrchr(p, '/') : NULL;
-
-	base = base ? base + 1 : p;
-	return base && !strncmp(base, "python", 6) ? p : "python3";
+	return python_program(in->model.program.path) ? in->model.program.path : "python3";
 }
 
 /* What a Triton form sets, for the user: eviction_policy="evict_last". */

@@ -689,6 +689,27 @@ static const struct helper_family *family_table(void)
 	return table;
 }
 
+const char *source_form_code(enum load_action action, enum l2_priority l2)
+{
+	static char names[NR_L1_FORMS][L2_PRIORITY__COUNT][16];
+	size_t a;
+
+	switch (action) {
+	case LOAD_ACTION_NO_ALLOCATE: a = 1; break;
+	case LOAD_ACTION_EVICT_LAST: a = 2; break;
+	case LOAD_ACTION_EVICT_FIRST: a = 3; break;
+	case LOAD_ACTION_AS_BUILT:
+	case LOAD_ACTION_DEFAULT: a = 0; break;
+	default: return NULL;
+	}
+	if ((unsigned)l2 >= L2_PRIORITY__COUNT || (!a && l2 == L2_PRIORITY_NONE))
+		return NULL;
+	if (!names[a][l2][0])
+		snprintf(names[a][l2], sizeof(names[a][l2]), "%s%s%s", l1_codes[a],
+			 *l1_codes[a] && *l2_codes[l2] ? "_" : "", l2_codes[l2]);
+	return names[a][l2];
+}
+
 const char *source_helper_name(enum load_action action, enum l2_priority l2, int nc,
 			       int read_only)
 {

@@ -104,6 +104,10 @@ int source_ld_type_supported(const struct source_ld_type *t);
 const char *source_helper_name(enum load_action action, enum l2_priority l2, int nc,
 			       int read_only);
 
+/* The short code of a form in helper names: "na", "el", "ef", "l2el",
+ * "na_l2ef", ...; NULL for a form without one (static). */
+const char *source_form_code(enum load_action action, enum l2_priority l2);
+
 /* One rewritten load's need of a helper. */
 struct source_helper_need {
 	const char *helper;         /* from source_helper_name() */

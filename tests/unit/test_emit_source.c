@@ -349,6 +349,12 @@ static void test_helpers(void)
 		  "ca_ld_el_l2eu_ro");
 	CHECK(source_helper_name(LOAD_ACTION_BYPASS, L2_PRIORITY_EVICT_LAST, 0, 0) == NULL);
 	CHECK(source_helper_name(LOAD_ACTION_AS_BUILT, L2_PRIORITY_NONE, 0, 0) == NULL);
+	/* the codes in helper names: one table for the helpers and their copies */
+	CHECK_STR(source_form_code(LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_NONE), "na");
+	CHECK_STR(source_form_code(LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST), "l2el");
+	CHECK_STR(source_form_code(LOAD_ACTION_EVICT_FIRST, L2_PRIORITY_EVICT_UNCHANGED), "ef_l2eu");
+	CHECK(source_form_code(LOAD_ACTION_DEFAULT, L2_PRIORITY_NONE) == NULL);
+	CHECK(source_form_code(LOAD_ACTION_BYPASS, L2_PRIORITY_EVICT_LAST) == NULL);
 	{
 		struct source_helper_need l2 = { "ca_ld_na_l2el_ro", "float", { 1, 32, 'f' } };
 
