@@ -494,6 +494,10 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 	json_object_set_new(o, "verification", copy_or_null(k->verification));
 	json_object_set_new(o, "verification_text", json_string(vt));
 	json_object_set_new(o, "graph", k->analysis ? graph_to_json(&k->analysis->g) : json_null());
+	if (k->generated_from)
+		json_object_set_new(o, "generated", json_pack("{s:s, s:s, s:s?}", "by",
+			"torch.compile (Inductor)", "source", k->generated_from, "provenance",
+			k->provenance));
 	if (k->analysis && k->analysis->l2_method)
 		json_object_set_new(o, "l2_priority", json_pack("{s:s, s:b, s:o, s:s?}", "method",
 			k->analysis->l2_method, "optimal", k->analysis->l2_optimal,

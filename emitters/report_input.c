@@ -1,5 +1,7 @@
 #include "emitters/report_input.h"
 
+#include "emitters/inductor.h"
+
 #include "emitters/capture_layout.h"
 
 #include <ctype.h>
@@ -633,6 +635,17 @@ static int build(struct report_input *in, const struct report_input_options *opt
 	collect_no_ptx(in);
 	choose_roots(in, opt);
 	source_hints_resolve(in);
+	for (i = 0; i < in->nr_kernels; i++) {
+		struct report_kernel *k = &in->kernels[i];
+		size_t j;
+
+		for (j = 0; j < k->nr_loads && !k->loads[j].file; j++)
+			;
+		if (j < k->nr_loads && inductor_generated(k->loads[j].file)) {
+			k->generated_from = k->loads[j].file;
+			k->provenance = inductor_provenance(k->loads[j].file);
+		}
+	}
 	return 0;
 }
 
@@ -748,6 +761,7 @@ void report_input_release(struct report_input *in)
 		for (j = 0; j < in->kernels[i].nr_loads; j++)
 			source_hint_release(&in->kernels[i].loads[j].hint);
 		free(in->kernels[i].loads);
+		free(in->kernels[i].provenance);
 	}
 	free(in->kernels);
 	for (i = 0; i < in->nr_sources; i++) {

@@ -81,6 +81,11 @@ struct report_kernel {
 	double jit_vs_cubin;
 	const char *jit_vs_cubin_reason;
 	size_t nr_changes;          /* loads whose instruction the plan changes */
+	/* A kernel torch.compile generated (emitters/inductor.h): its source
+	 * file in Inductor's cache, NULL otherwise; and where it came from, as
+	 * Inductor's output code says (owned; NULL when not found). */
+	const char *generated_from;
+	char *provenance;
 	struct report_load *loads;
 	size_t nr_loads;
 };

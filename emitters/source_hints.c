@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "emitters/inductor.h"
 #include "emitters/python_rewrite.h"
 #include "emitters/report_input.h"
 #include "emitters/source_file.h"
@@ -989,7 +990,8 @@ static void python_hints(struct resolver *r, struct cand *cands, size_t n)
 			edits[s] = sites[s].e;
 			edits[s].line = sites[s].line;
 			edits[s].column = sites[s].column;
-			if (sites[s].mixed || sites[s].formless) {
+			if (sites[s].mixed || sites[s].formless ||
+			    inductor_generated(r->in->sources[i].read_path)) {
 				/* not asked of the helper: a call that is not there */
 				edits[s].line = 0;
 			}
@@ -1014,7 +1016,12 @@ static void python_hints(struct resolver *r, struct cand *cands, size_t n)
 			if (s == ns)
 				continue;   /* a call the plan does not change */
 			form = tl_form_text(&sites[s].e);
-			if (sites[s].mixed) {
+			if (inductor_generated(l->file)) {
+				set_hint(h, SOURCE_HINT_NOT_REWRITTEN, xasprintf(
+					"not rewritten: torch.compile generated this kernel (%s), so "
+					"it is not your source to patch; apply the advice without a "
+					"change with cacheadvise run --plan", l->file));
+			} else if (sites[s].mixed) {
 				set_hint(h, SOURCE_HINT_NOT_REWRITTEN, xasprintf(
 					"not rewritten: the PTX loads of the tl.load at %s:%d:%d are "
 					"advised different forms; apply them without a change with "
