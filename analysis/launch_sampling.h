@@ -24,6 +24,11 @@ struct measure_variant {
 	uint64_t mask;
 	char label[48];             /* "all", "none", "3", "3,7" (capture.json labels) */
 	int when_hits[2];           /* measured only if load a or b hits alone; -1: always */
+	/* An L2-priority variant (issue 26): every load as built but nr_l2
+	 * measured loads (node indices) given the L2 priorities l2_form (indices
+	 * into the pass's forms); 0: an L1 variant as above. */
+	unsigned char nr_l2;
+	unsigned char l2_node[2], l2_form[2];
 };
 
 /*

@@ -280,6 +280,12 @@ int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *ed
 enum l2_priority ptx_load_l2_priority(const struct ptx_module *m, const struct ptx_function *f,
 				      const struct ptx_load *ld);
 
+/* Why a module cannot carry L2 cache hints (below PTX ISA 7.4 or sm_80), or
+ * why a load cannot take an L2 priority of a plan's (it has an L2 hint or
+ * priority of its own); NULL when it can. Static strings. */
+const char *ptx_l2_unsupported(const struct ptx_module *m);
+const char *ptx_load_l2_refused(const struct ptx_load *ld);
+
 /*
  * Appends to out the module's text with the body of every kernel (.entry)
  * but entry replaced by "{ ret; }": a module that JIT-compiles only the

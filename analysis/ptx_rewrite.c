@@ -246,7 +246,7 @@ static void add_cache_hint(const char *op, struct strbuf *out)
 
 /* Why a module cannot carry L2 cache hints, NULL when it can: createpolicy
  * and .L2::cache_hint need PTX ISA 7.4 and sm_80 (docs/l2-priority-ptx.md). */
-static const char *l2_unsupported(const struct ptx_module *m)
+const char *ptx_l2_unsupported(const struct ptx_module *m)
 {
 	unsigned major = 0, minor = 0, sm = 0;
 
@@ -260,7 +260,7 @@ static const char *l2_unsupported(const struct ptx_module *m)
 }
 
 /* Why a load cannot take an L2 priority of the plan's, NULL when it can. */
-static const char *l2_refused(const struct ptx_load *ld)
+const char *ptx_load_l2_refused(const struct ptx_load *ld)
 {
 	if (strstr(ld->opcode, ".L2::cache_hint"))
 		return "it already carries an L2 cache hint with a policy of the program's own";
@@ -356,7 +356,7 @@ int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *ed
 			goto out;
 		}
 		if (edits[i].l2 != L2_PRIORITY_NONE &&
-		    ((why = l2_unsupported(m)) || (why = l2_refused(ld)))) {
+		    ((why = ptx_l2_unsupported(m)) || (why = ptx_load_l2_refused(ld)))) {
 			ret = error_set(CA_E_INPUT, "load %u of '%s' (PTX line %u, '%s') cannot take "
 					"%s: %s", ld->ordinal, f->name, ld->ptx_line, ld->opcode,
 					l2_priority_name(edits[i].l2), why);

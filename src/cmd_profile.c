@@ -72,6 +72,9 @@ static void usage(FILE *f)
 		"      --samples N      launches per kernel that carry counters (default 3; a\n"
 		"                       pair of loads is replayed at one of them)\n"
 		"      --all-pairs      measure every pair of loads, none assumed additive\n"
+		"      --l2-priority    also measure each load's L2 eviction priority in-run\n"
+		"                       (evict_first, evict_last: DRAM bytes per load and pair;\n"
+		"                       experimental: not yet run on a GPU)\n"
 		"      --ranks LIST     an MPI or Slurm job (-- mpirun ... or -- srun ...): the\n"
 		"                       ranks measured, \"all\" or numbers and ranges (\"0,2-3\");\n"
 		"                       the others run with the advice, unmeasured (default:\n"
@@ -337,6 +340,7 @@ int cmd_profile(int argc, char **argv)
 		{ "samples", required_argument, NULL, 'S' },
 		{ "all-pairs", no_argument, NULL, 'P' },
 		{ "ranks", required_argument, NULL, 'K' },
+		{ "l2-priority", no_argument, NULL, 'Q' },
 		{ "variant-form", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -448,6 +452,7 @@ int cmd_profile(int argc, char **argv)
 				return cli_usage_error("--samples is 1 to 64, not %u", opt.samples);
 			break;
 		case 'P': opt.all_pairs = 1; break;
+		case 'Q': opt.l2_priority = 1; break;
 		case 'K': {
 			struct rank_set set;
 

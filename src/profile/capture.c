@@ -332,6 +332,8 @@ void profile_fill_kernels(struct profile_ctx *c)
 		json_object_set_new(kj, "left_out_loads", json_integer((json_int_t)k->left_out));
 		if (k->allocs_used)
 			json_object_set(kj, "allocs_used", k->allocs_used);
+		if (k->l2_priority)
+			json_object_set(kj, "l2_priority", k->l2_priority);
 		json_array_append_new(kernels, kj);
 		k->json = kj;
 	}

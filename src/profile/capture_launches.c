@@ -52,6 +52,13 @@ struct kernel_measure {
 	size_t pairs_skipped;
 };
 
+/* The L2 priorities the --l2-priority pass measures, in this order (the
+ * forms of a kernel's "l2_priority"). */
+static const enum l2_priority l2_pass_forms[] = { L2_PRIORITY_EVICT_FIRST, L2_PRIORITY_EVICT_LAST };
+#define NR_L2_FORMS (sizeof(l2_pass_forms) / sizeof(l2_pass_forms[0]))
+/* Loads whose best priority gained beyond the noise are paired, at most these many. */
+#define MAX_L2_PAIRED_LOADS 8
+
 /* Passes beyond the two planned, for kernels measured one variant a launch. */
 #define MAX_EXTRA_PASSES 64
 /* Memory a replay may save and restore (docs/cmd-profile.md). */
@@ -100,8 +107,10 @@ static json_t *variant_json(const struct measure_variant *pending, size_t n, siz
 
 	snprintf(mask, sizeof(mask), "%llx", (unsigned long long)v->mask);
 	o = json_pack("{s:s, s:s}", "label", v->label, "mask", mask);
-	/* hit_i and hit_{i,j} need the hits alone; "all" and "none" every counter */
-	if (strcmp(v->label, "all") && strcmp(v->label, "none"))
+	/* hit_i and hit_{i,j} need the hits alone; "all", "none" and the L2
+	 * variants every counter (DRAM bytes among them) */
+	if (strcmp(v->label, "all") && strcmp(v->label, "none") && !v->nr_l2 &&
+	    strncmp(v->label, "l2:", 3))
 		json_object_set_new(o, "counters", json_string("l1_hits"));
 	if (v->when_hits[0] >= 0)
 		json_object_set_new(o, "when_hits", json_pack("[i,i]",
@@ -154,7 +163,16 @@ static char *write_variant_module(struct profile_ctx *c, size_t ki, const struct
 	int ret;
 
 	plan_init(&plan);
-	variant_add_mask_to_plan(&k->vk, v->mask, LOAD_ACTION_NO_ALLOCATE, &plan);
+	if (v->nr_l2) {
+		/* every load as built, the variant's loads with their L2 priority */
+		size_t x;
+
+		for (x = 0; x < v->nr_l2; x++)
+			plan_set_l2(&plan, k->vk.module_id, k->vk.function,
+				    k->vk.measured[v->l2_node[x]], l2_pass_forms[v->l2_form[x]]);
+	} else {
+		variant_add_mask_to_plan(&k->vk, v->mask, LOAD_ACTION_NO_ALLOCATE, &plan);
+	}
 	ret = patched_ptx_render_module(k->module->pm, k->module->id, &plan, &out);
 	plan_release(&plan);
 	if (ret == 0)   /* no edit ("all"): the module as it is */
@@ -528,6 +546,14 @@ static int pass_uses_modules(const struct profile_ctx *c, const struct kernel_me
 {
 	size_t i, n = 0;
 
+	/* an L2 variant is its own module: the mask switches L1 forms only */
+	for (i = 0; i < c->nr_kernels; i++) {
+		size_t j;
+
+		for (j = 0; j < km[i].nr_pending; j++)
+			if (!strncmp(km[i].pending[j].label, "l2:", 3))
+				return 1;
+	}
 	if (c->opt->variant_form)
 		return c->opt->variant_form == 2;
 	for (i = 0; i < c->nr_kernels; i++) {
@@ -677,6 +703,267 @@ static void pairs_left(struct profile_ctx *c, struct profile_kernel *k, struct k
 	m->nr_pending = keep;
 }
 
+/* ---- --l2-priority: each load's L2 eviction priority (issue 26) --------- */
+
+/* Whether load node a of k can take a priority of the plan's. */
+static int l2_candidate(const struct profile_kernel *k, size_t a)
+{
+	unsigned ord = k->vk.measured[a];
+
+	return ord < k->fn->nr_loads && !ptx_load_l2_refused(&k->fn->loads[ord]);
+}
+
+static void add_l2_variant(struct kernel_measure *m, uint64_t all, const char *label,
+			   unsigned char n, const unsigned char *node, const unsigned char *form)
+{
+	struct measure_variant *v;
+
+	m->pending = xrealloc(m->pending, (m->nr_pending + 1) * sizeof(*m->pending));
+	v = &m->pending[m->nr_pending++];
+	memset(v, 0, sizeof(*v));
+	v->mask = all;
+	snprintf(v->label, sizeof(v->label), "%s", label);
+	v->when_hits[0] = v->when_hits[1] = -1;
+	v->nr_l2 = n;
+	memcpy(v->l2_node, node, n);
+	memcpy(v->l2_form, form, n);
+}
+
+/*
+ * The singles: two more replays of the kernel as built ("l2:base1",
+ * "l2:base2", with "all" they give the baseline's spread) and each measured
+ * load in each priority ("l2:<node>:<form>"). Only kernels that can be
+ * replayed, in a module that takes L2 hints.
+ */
+static size_t l2_singles(struct profile_ctx *c, struct kernel_measure *km)
+{
+	size_t i, a, f, n = 0;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		struct kernel_measure *m = &km[i];
+		size_t nm = k->vk.nr_measured;
+		uint64_t all = nm >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << nm) - 1);
+		char label[48];
+
+		free(m->pending);
+		m->pending = NULL;
+		m->nr_pending = 0;
+		if (!m->replay || !nm || ptx_l2_unsupported(k->module->pm))
+			continue;
+		add_l2_variant(m, all, "l2:base1", 0, NULL, NULL);
+		add_l2_variant(m, all, "l2:base2", 0, NULL, NULL);
+		for (a = 0; a < nm && a < 64; a++) {
+			if (!l2_candidate(k, a))
+				continue;
+			for (f = 0; f < NR_L2_FORMS; f++) {
+				unsigned char node = (unsigned char)a, form = (unsigned char)f;
+
+				snprintf(label, sizeof(label), "l2:%zu:%zu", a, f);
+				add_l2_variant(m, all, label, 1, &node, &form);
+			}
+		}
+		n += m->nr_pending;
+	}
+	return n;
+}
+
+/* DRAM bytes of a variant scaled to all launches, NAN when not measured. */
+static double l2_dram(const struct profile_kernel *k, const struct kernel_measure *m,
+		      const char *label)
+{
+	json_t *v = scaled(k, m, label);
+	double d = v ? metric(v, "dram_bytes_read") : NAN;
+
+	json_decref(v);
+	return d;
+}
+
+/* The baseline (the mean of "all" and the two base replays) and its spread. */
+static void l2_baseline(const struct profile_kernel *k, const struct kernel_measure *m,
+			double *base, double *noise)
+{
+	static const char *const labels[] = { "all", "l2:base1", "l2:base2" };
+	double lo = NAN, hi = NAN, sum = 0;
+	size_t i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(labels); i++) {
+		double d = l2_dram(k, m, labels[i]);
+
+		if (isnan(d))
+			continue;
+		sum += d;
+		n++;
+		lo = isnan(lo) || d < lo ? d : lo;
+		hi = isnan(hi) || d > hi ? d : hi;
+	}
+	*base = n ? sum / (double)n : NAN;
+	*noise = n > 1 ? hi - lo : NAN;
+}
+
+/* The pairs: the loads whose best priority gained beyond the noise, each
+ * with that priority, two by two ("l2:<a>:<s>,<b>:<t>"). */
+static size_t l2_pairs(struct profile_ctx *c, struct kernel_measure *km)
+{
+	size_t i, a, b, f, n = 0;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		struct kernel_measure *m = &km[i];
+		size_t nm = k->vk.nr_measured, nb = 0;
+		uint64_t all = nm >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << nm) - 1);
+		unsigned char best_node[MAX_L2_PAIRED_LOADS], best_form[MAX_L2_PAIRED_LOADS];
+		double base, noise;
+		char label[48];
+
+		free(m->pending);
+		m->pending = NULL;
+		m->nr_pending = 0;
+		l2_baseline(k, m, &base, &noise);
+		if (isnan(base))
+			continue;
+		for (a = 0; a < nm && a < 64 && nb < MAX_L2_PAIRED_LOADS; a++) {
+			double best = isnan(noise) ? 0 : noise;
+			int bf = -1;
+
+			for (f = 0; f < NR_L2_FORMS; f++) {
+				double d;
+
+				snprintf(label, sizeof(label), "l2:%zu:%zu", a, f);
+				d = l2_dram(k, m, label);
+				if (!isnan(d) && base - d > best) {
+					best = base - d;
+					bf = (int)f;
+				}
+			}
+			if (bf >= 0) {
+				best_node[nb] = (unsigned char)a;
+				best_form[nb++] = (unsigned char)bf;
+			}
+		}
+		for (a = 0; a < nb; a++)
+			for (b = a + 1; b < nb; b++) {
+				unsigned char node[2] = { best_node[a], best_node[b] };
+				unsigned char form[2] = { best_form[a], best_form[b] };
+
+				snprintf(label, sizeof(label), "l2:%u:%u,%u:%u", node[0], form[0],
+					 node[1], form[1]);
+				add_l2_variant(m, all, label, 2, node, form);
+			}
+		n += m->nr_pending;
+	}
+	return n;
+}
+
+/* Each kernel's "l2_priority" (docs/capture-json.md) from what was measured. */
+static void l2_record(struct profile_ctx *c, struct kernel_measure *km)
+{
+	size_t i, a, b, f, g;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		struct profile_kernel *k = &c->kernels[i];
+		struct kernel_measure *m = &km[i];
+		size_t nm = k->vk.nr_measured;
+		json_t *forms = json_array(), *loads = json_array(), *pairs = json_array(), *lp;
+		double base, noise;
+		char label[48];
+
+		l2_baseline(k, m, &base, &noise);
+		if (isnan(base)) {
+			json_decref(forms);
+			json_decref(loads);
+			json_decref(pairs);
+			continue;
+		}
+		for (f = 0; f < NR_L2_FORMS; f++)
+			json_array_append_new(forms, json_string(l2_priority_name(l2_pass_forms[f])));
+		for (a = 0; a < nm && a < 64; a++) {
+			json_t *d = json_array();
+			int any = 0;
+
+			for (f = 0; f < NR_L2_FORMS; f++) {
+				double v;
+
+				snprintf(label, sizeof(label), "l2:%zu:%zu", a, f);
+				v = l2_dram(k, m, label);
+				json_array_append_new(d, isnan(v) ? json_null() : json_real(v));
+				any |= !isnan(v);
+			}
+			if (any)
+				json_array_append_new(loads, json_pack("{s:i, s:o}", "ordinal",
+					(int)k->vk.measured[a], "dram_bytes", d));
+			else
+				json_decref(d);
+		}
+		for (a = 0; a < nm && a < 64; a++)
+			for (b = a + 1; b < nm && b < 64; b++)
+				for (f = 0; f < NR_L2_FORMS; f++)
+					for (g = 0; g < NR_L2_FORMS; g++) {
+						double v;
+
+						snprintf(label, sizeof(label), "l2:%zu:%zu,%zu:%zu", a, f, b, g);
+						v = l2_dram(k, m, label);
+						if (!isnan(v))
+							json_array_append_new(pairs, json_pack(
+								"{s:i, s:i, s:[i,i], s:f}", "i",
+								(int)k->vk.measured[a], "j",
+								(int)k->vk.measured[b], "forms", (int)f,
+								(int)g, "dram_bytes", v));
+					}
+		lp = json_pack("{s:o, s:f, s:o, s:o}", "forms", forms, "baseline_dram_bytes", base,
+			       "loads", loads, "pairs", pairs);
+		if (!isnan(noise))
+			json_object_set_new(lp, "noise_dram_bytes", json_real(noise));
+		json_decref(k->l2_priority);
+		k->l2_priority = lp;
+	}
+}
+
+/* --l2-priority: one pass of singles, one of pairs (issue 26). */
+static int l2_passes(struct profile_ctx *c, struct kernel_measure *km, json_t *forms,
+		     size_t *counted)
+{
+	struct run_events ev;
+	unsigned run;
+	int ret = 0, pass;
+	/* the L1 variants still pending stay so (record() notes them) */
+	struct { struct measure_variant *v; size_t n; } *l1 = xcalloc(c->nr_kernels + 1, sizeof(*l1));
+	size_t i;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		l1[i].v = km[i].pending;
+		l1[i].n = km[i].nr_pending;
+		km[i].pending = NULL;
+		km[i].nr_pending = 0;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		size_t n = pass ? l2_pairs(c, km) : l2_singles(c, km);
+
+		if (!n)
+			break;
+		if (!profile_budget_allows(c, pass ? "the L2 priority pairs" :
+					   "the L2 priority pass", 1))
+			break;
+		run_events_init(&ev);
+		ret = run_pass(c, km, pass ? "capture (L2 priority pairs)" : "capture (L2 priority)",
+			       &run, &ev, forms);
+		if (!ret)
+			*counted += collect_pass(c, km, &ev, run);
+		run_events_release(&ev);
+		if (ret)
+			break;
+	}
+	if (!ret)
+		l2_record(c, km);
+	for (i = 0; i < c->nr_kernels; i++) {
+		free(km[i].pending);
+		km[i].pending = l1[i].v;
+		km[i].nr_pending = l1[i].n;
+	}
+	free(l1);
+	return ret;
+}
+
 int profile_capture_launches(struct profile_ctx *c)
 {
 	struct kernel_measure *km = xcalloc(c->nr_kernels + 1, sizeof(*km));
@@ -751,6 +1038,8 @@ int profile_capture_launches(struct profile_ctx *c)
 		if (!got || ++extra >= MAX_EXTRA_PASSES)
 			break;
 	}
+	if (c->opt->l2_priority && (ret = l2_passes(c, km, forms, &counted)))
+		goto out;
 	record(c, km, kernels_json);
 	json_object_set_new(c->capture, "measure", json_pack("{s:s, s:s, s:O, s:i, s:I, s:f, s:o}",
 		"method", "launches", "pairs", c->opt->all_pairs ? "all, at the singles' launches" :

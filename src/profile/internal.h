@@ -48,6 +48,7 @@ struct profile_kernel {
 	double *pair_noise;         /* n*n, the negative hit_{i,j} measured before it was
 				       resolved to 0 (count_resolve_noise), NAN none */
 	json_t *allocs_used;        /* [{"param","alloc","launches"}] over all launches */
+	json_t *l2_priority;        /* the kernel's "l2_priority" (--l2-priority), NULL none (owned) */
 	unsigned long long advised; /* bit i: node i cached in the advice before verification */
 	uint64_t *mon;              /* monitor counters summed over launches, NULL if none */
 	size_t nr_mon;

@@ -85,6 +85,7 @@ static void kernel_release(struct profile_kernel *k)
 	free(k->mon);
 	json_decref(k->layout);
 	json_decref(k->allocs_used);
+	json_decref(k->l2_priority);
 }
 
 static void free_ctx(struct profile_ctx *c)

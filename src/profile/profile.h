@@ -57,6 +57,8 @@ struct profile_options {
 	int measure_runs;            /* --measure runs: one program run per variant */
 	unsigned samples;            /* --samples: launches per kernel with counters (default 3) */
 	int all_pairs;               /* --all-pairs: measure every pair, none assumed additive */
+	int l2_priority;             /* --l2-priority: measure each load's L2 eviction priorities
+				      * in-run (issue 26; not yet run on a GPU) */
 	const char *ranks;           /* --ranks: an MPI/Slurm job's ranks measured; NULL: the
 				      * default (collectors/launcher.h, profile.c) */
 	/* --variant-form: 0 auto (a module per variant while a pass has at most

@@ -82,4 +82,15 @@ try gather_stream gather_add streams_first "*:0=evict_first,*:2=evict_first,*:1=
 try gather_stream gather_add streams_first_table_normal "*:0=evict_first,*:2=evict_first"
 try gather_stream gather_add all_first "*:*=evict_first"
 try gather_stream gather_add all_last "*:*=evict_last"
+
+# the profile measures and chooses the priorities itself (--l2-priority)
+for sample in rownorm gather_stream; do
+	cap="$WORK/cap-$sample"
+	if "$CACHEADVISE" profile --l2-priority --out "$cap" -- "$SAMPLES/$sample" \
+		>"$WORK/profile-$sample.out" 2>&1; then ok; else
+		not_ok "profile --l2-priority $sample: $(tail -5 "$WORK/profile-$sample.out")"; continue; fi
+	check "$sample: l2_priority measured" \
+		'any(k.get("l2_priority", {}).get("loads") for k in j["kernels"])' "$cap/capture.json"
+	grep -E 'L2 priorities|verified|L2::evict' "$cap/report.txt" | head -6 | sed "s/^ */RESULT: $sample: /"
+done
 finish
