@@ -44,6 +44,11 @@ static char *pct_text(double v)
 
 static char *where_text(const struct report_load *l)
 {
+	size_t n = l->hint.path ? strlen(l->hint.path) : 0;
+
+	/* a Triton kernel: which tl.load of the line, by its column */
+	if (n > 3 && !strcmp(l->hint.path + n - 3, ".py") && l->column > 0)
+		return xasprintf("%s:%d:%d", l->hint.path, l->line, l->column);
 	if (l->hint.path)
 		return xasprintf("%s:%d", l->hint.path, l->line);
 	if (l->ptx_line)

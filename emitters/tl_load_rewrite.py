@@ -82,6 +82,18 @@ def main():
             continue
         want = e.get("set") or {}
         mine = []
+        # tl.load(pointer, mask, other, boundary_check, padding_option,
+        # cache_modifier, eviction_policy, volatile): an argument given by
+        # position cannot also be given by name
+        positional = {"cache_modifier": 5, "eviction_policy": 6}
+        taken = [n for n in want if n in positional and len(call.args) > positional[n]]
+        if taken or any(isinstance(a, ast.Starred) for a in call.args) or \
+                any(k.arg is None for k in call.keywords):
+            results.append({"status": "not found",
+                            "why": "the tl.load on line %d passes %s by position or through "
+                                   "*args/**kwargs: rewrite it by hand" % (call.lineno,
+                                   " and ".join(taken) or "its arguments")})
+            continue
         have = {k.arg: k for k in call.keywords if k.arg}
         for name in sorted(want):
             value = want[name]

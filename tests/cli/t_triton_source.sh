@@ -167,6 +167,8 @@ def f(X, Y, m):
     b = tl.load(Y, cache_modifier=".cg",
                 mask=m)
     c = tl.load(X)
+    d = tl.load(X, m, 0.0, (), "", ".cg")
+    e = tl.load(X, **kw)
 PY
 python3 - "$TMP/k.py" >"$TMP/req.json" <<'PY'
 import json, sys
@@ -174,7 +176,9 @@ print(json.dumps({"source": open(sys.argv[1]).read(), "edits": [
     {"line": 3, "column": 16, "set": {"eviction_policy": "evict_last"}},
     {"line": 5, "column": 16, "set": {"cache_modifier": None}},
     {"line": 7, "column": 16, "set": {"eviction_policy": "evict_first"}},
-    {"line": 9, "column": 1, "set": {"eviction_policy": "evict_first"}}]}))
+    {"line": 20, "column": 1, "set": {"eviction_policy": "evict_first"}},
+    {"line": 8, "column": 16, "set": {"cache_modifier": None}},
+    {"line": 9, "column": 16, "set": {"eviction_policy": "evict_last"}}]}))
 PY
 python3 "$CA_SOURCE_DIR/emitters/tl_load_rewrite.py" <"$TMP/req.json" >"$TMP/resp.json"
 python3 - "$TMP/resp.json" >"$TMP/resp.txt" <<'PY'
@@ -185,5 +189,8 @@ PY
 expect_line "rewritten 3 4 '    a = tl.load(X, mask=m,\\n                eviction_policy=\"evict_last\",)'" "$TMP/resp.txt"
 expect_line "rewritten 5 6 '    b = tl.load(Y,\\n                mask=m)'" "$TMP/resp.txt"
 expect_line "rewritten 7 7 '    c = tl.load(X, eviction_policy=\"evict_first\")'" "$TMP/resp.txt"
-expect_line "not found None None 'no tl.load call starts on line 9'" "$TMP/resp.txt"
+expect_line "not found None None 'no tl.load call starts on line 20'" "$TMP/resp.txt"
+# an argument given by position, or **kwargs: by hand
+expect_line "not found None None 'the tl.load on line 8 passes cache_modifier by position or through *args/**kwargs: rewrite it by hand'" "$TMP/resp.txt"
+expect_line "not found None None 'the tl.load on line 9 passes its arguments by position or through *args/**kwargs: rewrite it by hand'" "$TMP/resp.txt"
 finish
