@@ -687,6 +687,61 @@ static int read_measure(const struct rd *r, json_t *doc, struct capture *cap)
 	return 0;
 }
 
+/* kernels[].ranks (issue 29). */
+static int read_ranks(const struct rd *r, json_t *arr, const char *path, struct capture_kernel *k)
+{
+	json_t *v, *loads, *x;
+	char sub[240], lsub[280];
+	size_t i, j, a;
+	int ret;
+
+	if (!json_is_array(arr))
+		return fail(r, path, NULL, "not an array");
+	k->ranks = xcalloc(json_array_size(arr) + 1, sizeof(*k->ranks));
+	json_array_foreach(arr, i, v) {
+		struct capture_kernel_rank *rk = &k->ranks[k->nr_ranks++];
+		long long rank;
+
+		snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
+		rk->source = SEC(v);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_int(r, v, sub, "rank", &rank, 0, 1 << 30, -1)) ||
+		    (ret = rd_str(r, v, sub, "gpu", &rk->gpu, 0)) ||
+		    (ret = rd_int(r, v, sub, "launches", &rk->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = rd_array(r, v, sub, "loads", &loads)))
+			return ret;
+		if (rank < 0)
+			return fail(r, sub, "rank", "missing: the rank of the job");
+		rk->rank = (int)rank;
+		for (a = 0; a + 1 < k->nr_ranks; a++)
+			if (k->ranks[a].rank == rk->rank)
+				return fail(r, sub, "rank", "rank %d is listed twice", rk->rank);
+		rk->loads = xcalloc(json_array_size(loads) + 1, sizeof(*rk->loads));
+		json_array_foreach(loads, j, x) {
+			struct capture_rank_load *l = &rk->loads[rk->nr_loads++];
+			long long ord;
+
+			snprintf(lsub, sizeof(lsub), "%s.loads[%zu]", sub, j);
+			l->source = SEC(x);
+			if ((ret = item_object(r, x, lsub)) ||
+			    (ret = rd_int(r, x, lsub, "ordinal", &ord, 0, 0x7fffffff, -1)) ||
+			    (ret = rd_num(r, x, lsub, "hit_per_launch", &l->hit_per_launch, NUM_COUNT)) ||
+			    (ret = rd_num(r, x, lsub, "samples", &l->samples, NUM_POSITIVE)))
+				return ret;
+			if (ord < 0 || !capture_kernel_find_load(k, (unsigned)ord))
+				return fail(r, lsub, "ordinal", "not a load of the kernel");
+			if (isnan(l->hit_per_launch) || isnan(l->samples))
+				return fail(r, lsub, NULL, "hit_per_launch and samples are required");
+			l->ordinal = (unsigned)ord;
+			for (a = 0; a + 1 < rk->nr_loads; a++)
+				if (rk->loads[a].ordinal == l->ordinal)
+					return fail(r, lsub, "ordinal", "load %u is listed twice",
+						    l->ordinal);
+		}
+	}
+	return 0;
+}
+
 static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 			    const struct capture_kernel *k, struct capture_l2_priority *lp)
 {
@@ -983,6 +1038,11 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 		k->l2_priority = xcalloc(1, sizeof(*k->l2_priority));
 		k->l2_priority->noise_dram_bytes = NAN;
 		if ((ret = read_l2_priority(r, v, sub, k, k->l2_priority)))
+			return ret;
+	}
+	if ((v = member(o, "ranks"))) {
+		snprintf(sub, sizeof(sub), "%s.ranks", path);
+		if ((ret = read_ranks(r, v, sub, k)))
 			return ret;
 	}
 	if ((ret = read_alloc_uses(r, o, path, &k->allocs_used, &k->nr_allocs_used,
@@ -2007,6 +2067,29 @@ static json_t *kernel_json(const struct capture_kernel *k)
 	}
 	if (k->verification)
 		json_object_set_new(o, "verification", verdict_json(k->verification));
+	if (k->nr_ranks) {
+		arr = json_array();
+		for (i = 0; i < k->nr_ranks; i++) {
+			const struct capture_kernel_rank *rk = &k->ranks[i];
+			json_t *rj = start(rk->source), *loads = json_array();
+			size_t a;
+
+			json_object_set_new(rj, "rank", json_integer(rk->rank));
+			put_str(rj, "gpu", rk->gpu);
+			put_int(rj, "launches", rk->launches, -1);
+			for (a = 0; a < rk->nr_loads; a++) {
+				json_t *lj = start(rk->loads[a].source);
+
+				json_object_set_new(lj, "ordinal", json_integer(rk->loads[a].ordinal));
+				put_num(lj, "hit_per_launch", rk->loads[a].hit_per_launch);
+				put_num(lj, "samples", rk->loads[a].samples);
+				json_array_append_new(loads, lj);
+			}
+			json_object_set_new(rj, "loads", loads);
+			json_array_append_new(arr, rj);
+		}
+		json_object_set_new(o, "ranks", arr);
+	}
 	if (k->has_data_structures) {
 		arr = json_array();
 		for (i = 0; i < k->nr_data_structures; i++) {
@@ -2489,6 +2572,11 @@ void capture_kernel_release(struct capture_kernel *k)
 	free(k->software_cache);
 	register_cache_release(k->register_cache);
 	free(k->register_cache);
+	for (i = 0; i < k->nr_ranks; i++) {
+		free(k->ranks[i].gpu);
+		free(k->ranks[i].loads);
+	}
+	free(k->ranks);
 	if (k->l2_priority) {
 		free_strings(k->l2_priority->forms, k->l2_priority->nr_forms);
 		for (i = 0; i < k->l2_priority->nr_loads; i++)

@@ -216,6 +216,30 @@ struct capture_l2_priority {
 	const struct capture_section *source;
 };
 
+/*
+ * A kernel's "ranks" (issue 29): in an MPI or Slurm job, each measured
+ * rank's own hit_i per launch (the single of each measured load, its L1 hits
+ * summed over the launches it was sampled at, divided by them), so ranks
+ * that launch the kernel different numbers of times compare. The loads'
+ * hit_i and the pairs are the ranks' merged counters (SPMD); these say
+ * whether the ranks agree (analysis/rank_spread.h).
+ */
+struct capture_rank_load {
+	unsigned ordinal;           /* a load of the kernel */
+	double hit_per_launch;      /* sectors per launch, a count */
+	double samples;             /* launches it was measured at, > 0 */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
+struct capture_kernel_rank {
+	int rank;                   /* 0..2^30, unique in the kernel */
+	char *gpu;                  /* PCI bus id, NULL unknown */
+	long long launches;         /* the rank's launches in one run; -1 unknown */
+	struct capture_rank_load *loads;
+	size_t nr_loads;
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
 /* A speedup as the verdicts give it: the median and its range (NAN unknown). */
 struct capture_speedup {
 	double min, median, max;
@@ -357,6 +381,8 @@ struct capture_kernel {
 	struct capture_software_cache *software_cache; /* NULL: absent or null */
 	struct capture_register_cache *register_cache; /* NULL: absent or null */
 	struct capture_l2_priority *l2_priority; /* NULL: not measured */
+	struct capture_kernel_rank *ranks;       /* a job's measured ranks apart; none outside a job */
+	size_t nr_ranks;
 	const struct capture_section *oracle; /* the same numbers as the top-level oracle's
 						 kernels[]: kept as written */
 	const struct capture_section *source; /* as read (borrowed), NULL when built */

@@ -24,6 +24,12 @@ void run_events_release(struct run_events *ev)
 	size_t i;
 
 	free(ev->ranks);
+	free(ev->gpu);
+	for (i = 0; i < ev->nr_rank_events; i++) {
+		run_events_release(ev->rank_events[i].ev);
+		free(ev->rank_events[i].ev);
+	}
+	free(ev->rank_events);
 	for (i = 0; i < ev->nr_modules; i++) {
 		free(ev->modules[i].id);
 		free(ev->modules[i].origin);
@@ -74,6 +80,28 @@ struct event_kernel *run_events_kernel(struct run_events *ev, const char *name)
 	k->static_shared = -1;
 	k->registers = -1;
 	return k;
+}
+
+struct run_events *run_events_of_rank(const struct run_events *ev, int rank)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nr_rank_events; i++)
+		if (ev->rank_events[i].rank == rank)
+			return ev->rank_events[i].ev;
+	return NULL;
+}
+
+int event_kernel_variant(const struct event_kernel *k, const char *label, const char *key,
+			 double *sum, double *samples)
+{
+	json_t *v = json_object_get(k->variants, label);
+
+	if (!json_is_number(json_object_get(v, key)))
+		return 0;
+	*sum = json_number_value(json_object_get(v, key));
+	*samples = json_number_value(json_object_get(v, "samples"));
+	return 1;
 }
 
 static const char *str(json_t *o, const char *key)
@@ -210,6 +238,10 @@ static void handle(struct run_events *ev, json_t *o)
 				ev->ranks[ev->nr_ranks++] = (int)json_integer_value(r);
 			}
 		}
+	} else if (!strcmp(type, "device")) {
+		/* the GPU of the process's first context (a job's rank) */
+		if (!ev->gpu && str(o, "pci_bus_id"))
+			ev->gpu = xstrdup(str(o, "pci_bus_id"));
 	} else if (!strcmp(type, "module")) {
 		struct event_module *m;
 		ALLOC_GROW(ev->modules, ev->nr_modules + 1, ev->alloc_modules);
@@ -526,6 +558,55 @@ static long *other_processes(const char *dir, size_t *n)
 	return pids;
 }
 
+/*
+ * Reads path again into the events of the rank its process named, when it
+ * named exactly one (a process's rank does not change).
+ */
+static int load_rank_file(struct run_events *ev, const char *path)
+{
+	struct run_events *one = xmalloc(sizeof(*one)), *into;
+	int ret, rank;
+
+	run_events_init(one);
+	ret = load_file(one, path);
+	if (ret || one->nr_ranks != 1) {
+		run_events_release(one);
+		free(one);
+		return ret;
+	}
+	rank = one->ranks[0];
+	into = run_events_of_rank(ev, rank);
+	if (!into) {
+		ev->rank_events = xrealloc(ev->rank_events,
+					   (ev->nr_rank_events + 1) * sizeof(*ev->rank_events));
+		ev->rank_events[ev->nr_rank_events].rank = rank;
+		ev->rank_events[ev->nr_rank_events++].ev = one;
+		return 0;
+	}
+	/* a second process of the same rank (a wrapper's child): read into it */
+	run_events_release(one);
+	free(one);
+	return load_file(into, path);
+}
+
+/* rank_events in the order of ev->ranks */
+static void order_rank_events(struct run_events *ev)
+{
+	struct run_events_rank *sorted;
+	size_t i, j, n = 0;
+
+	if (!ev->nr_rank_events)
+		return;
+	sorted = xcalloc(ev->nr_rank_events, sizeof(*sorted));
+	for (i = 0; i < ev->nr_ranks; i++)
+		for (j = 0; j < ev->nr_rank_events; j++)
+			if (ev->rank_events[j].rank == ev->ranks[i])
+				sorted[n++] = ev->rank_events[j];
+	free(ev->rank_events);
+	ev->rank_events = sorted;
+	ev->nr_rank_events = n;
+}
+
 int run_events_load(struct run_events *ev, const char *path)
 {
 	const char *base = strrchr(path, '/');
@@ -535,9 +616,13 @@ int run_events_load(struct run_events *ev, const char *path)
 	char *dir;
 
 	ret = load_file(ev, path);
+	if (!ret)
+		ret = load_rank_file(ev, path);
 	base = base ? base + 1 : path;
-	if (ret || strcmp(base, "events.jsonl"))
+	if (ret || strcmp(base, "events.jsonl")) {
+		order_rank_events(ev);
 		return ret;
+	}
 	dir = base == path ? xstrdup(".") : xstrndup(path, (size_t)(base - path - 1));
 	pids = other_processes(dir, &n);
 	/* the run exited cleanly only if every process that started did */
@@ -548,12 +633,15 @@ int run_events_load(struct run_events *ev, const char *path)
 
 		ev->saw_start = ev->saw_exit = 0;
 		ret = load_file(ev, other);
+		if (!ret)
+			ret = load_rank_file(ev, other);
 		if (ev->saw_start && !ev->saw_exit)
 			all_exited = 0;
 		ev->saw_start |= had_start;
 		free(other);
 	}
 	ev->saw_exit = ev->saw_start && all_exited;
+	order_rank_events(ev);
 	free(pids);
 	free(dir);
 	return ret;

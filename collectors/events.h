@@ -74,6 +74,8 @@ struct event_kernel {
 	json_t *carveout_replay_ns;
 };
 
+struct run_events_rank;
+
 struct run_events {
 	struct event_module *modules;
 	size_t nr_modules, alloc_modules;
@@ -100,8 +102,24 @@ struct run_events {
 	 * none outside a job. */
 	int *ranks;
 	size_t nr_ranks;
+	/* Each rank's own events, read apart from the merged ones above (a
+	 * process's file belongs to the rank its `rank` event names; the files
+	 * of processes that named none are in the merged events alone), in
+	 * the order of `ranks`. Per-rank hit_i and timing come from these
+	 * (issue 29). */
+	struct run_events_rank *rank_events;
+	size_t nr_rank_events;
+	/* The GPU the first process's first context ran on (the `device`
+	 * event: PCI bus id), NULL unknown. */
+	char *gpu;
 	json_t *join_;             /* private: one process's correlation -> version */
 	json_t *pending_;          /* private: one process's records joined at its end */
+};
+
+/* One rank of a job, as its own processes' files told it. */
+struct run_events_rank {
+	int rank;
+	struct run_events *ev;     /* its events alone (owned); ev->gpu: its GPU */
 };
 
 void run_events_init(struct run_events *ev);
@@ -124,5 +142,14 @@ void run_events_release(struct run_events *ev);
 int run_events_load(struct run_events *ev, const char *path);
 
 struct event_kernel *run_events_kernel(struct run_events *ev, const char *name);
+/* The events of one rank of a job, NULL when no process named that rank. */
+struct run_events *run_events_of_rank(const struct run_events *ev, int rank);
+/*
+ * What a variant of the launch plan measured at a kernel (its "variants"):
+ * the summed value of metric key and the launches it was measured at.
+ * Returns 0 when the variant or the metric was not measured.
+ */
+int event_kernel_variant(const struct event_kernel *k, const char *label, const char *key,
+			 double *sum, double *samples);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "base/module_id.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
@@ -133,6 +134,60 @@ char *report_human_count(double v)
 		u++;
 	}
 	return xasprintf("%s%.*f %s", v < 0 ? "-" : "", a < 10 ? 2 : a < 100 ? 1 : 0, a, units[u]);
+}
+
+char *report_ranks_text(const struct report_kernel *k)
+{
+	const struct rank_spread *rs = &k->ranks;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (rs->nr_ranks < 2)
+		return NULL;
+	strbuf_addf(&sb, "%zu ranks measured apart", rs->nr_ranks);
+	if (isnan(rs->max_spread)) {
+		strbuf_addstr(&sb, ": no load was measured on two of them, so they are not compared");
+		return strbuf_detach(&sb, NULL);
+	}
+	strbuf_addf(&sb, ": their hit_i per launch lie within %.0f%% of each other on the loads "
+		    "that matter", 100 * rs->max_spread);
+	if (!rs->nr_differs)
+		strbuf_addstr(&sb, ", so the merged counters stand for every rank");
+	if (rs->nr_differs == 2 && rs->nr_ranks == 2 &&
+	    rs->differs[0].ordinal == rs->differs[1].ordinal) {
+		/* two ranks apart: neither is the odd one */
+		char *h0 = report_human_count(rs->differs[0].hit_per_launch);
+		char *h1 = report_human_count(rs->differs[1].hit_per_launch);
+
+		strbuf_addstr(&sb, "; ");
+		for (i = 0; i < 2; i++) {
+			strbuf_addf(&sb, "%srank %d", i ? " and " : "", rs->differs[i].rank);
+			if (rs->differs[i].gpu)
+				strbuf_addf(&sb, " (GPU %s)", rs->differs[i].gpu);
+		}
+		strbuf_addf(&sb, " differ: load %u gets %s and %s L1 hits per launch: the advice, "
+			    "from their merged counters, may suit neither", rs->differs[0].ordinal,
+			    h0, h1);
+		free(h0);
+		free(h1);
+		return strbuf_detach(&sb, NULL);
+	}
+	for (i = 0; i < rs->nr_differs; i++) {
+		const struct rank_spread_differs *d = &rs->differs[i];
+		char *h = report_human_count(d->hit_per_launch), *m = report_human_count(d->median);
+
+		strbuf_addf(&sb, "; rank %d", d->rank);
+		if (d->gpu)
+			strbuf_addf(&sb, " (GPU %s)", d->gpu);
+		strbuf_addf(&sb, " differs: load %u gets %s L1 hits per launch against the ranks' "
+			    "median %s", d->ordinal, h, m);
+		free(h);
+		free(m);
+	}
+	if (rs->nr_differs)
+		strbuf_addf(&sb, ": the advice, from the ranks' merged counters, may not suit %s",
+			    rs->nr_differs == 1 ? "it" : "them");
+	return strbuf_detach(&sb, NULL);
 }
 
 char *report_load_hits_phrase(const struct report_load *l)
@@ -463,6 +518,31 @@ static json_t *load_json(const struct report_load *l)
 	return o;
 }
 
+/* report.json's "ranks" of a kernel (docs/report-json.md). */
+static json_t *ranks_json(const struct rank_spread *rs)
+{
+	json_t *loads = json_array(), *differs = json_array();
+	size_t i;
+
+	for (i = 0; i < rs->nr_loads; i++) {
+		const struct rank_spread_load *l = &rs->loads[i];
+
+		json_array_append_new(loads, json_pack("{s:i, s:i, s:f, s:i, s:f, s:f, s:i, s:f}",
+			"ordinal", l->ordinal, "ranks", (int)l->nr_ranks, "min", l->min, "min_rank",
+			l->min_rank, "median", l->median, "max", l->max, "max_rank", l->max_rank,
+			"spread", l->spread));
+	}
+	for (i = 0; i < rs->nr_differs; i++) {
+		const struct rank_spread_differs *d = &rs->differs[i];
+
+		json_array_append_new(differs, json_pack("{s:i, s:s?, s:i, s:f, s:f}", "rank",
+			d->rank, "gpu", d->gpu, "ordinal", d->ordinal, "hit_per_launch",
+			d->hit_per_launch, "median", d->median));
+	}
+	return json_pack("{s:i, s:o, s:o, s:o}", "measured", (int)rs->nr_ranks, "max_spread",
+			 num(rs->max_spread), "loads", loads, "differs", differs);
+}
+
 static json_t *kernel_json(const struct report_input *in, const struct report_kernel *k)
 {
 	json_t *o = json_object(), *loads = json_array(), *jit = json_object();
@@ -498,6 +578,8 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 		json_object_set_new(o, "generated", json_pack("{s:s, s:s, s:s?}", "by",
 			"torch.compile (Inductor)", "source", k->generated_from, "provenance",
 			k->provenance));
+	if (k->ranks.nr_ranks >= 2)
+		json_object_set_new(o, "ranks", ranks_json(&k->ranks));
 	if (k->analysis && k->analysis->l2_method)
 		json_object_set_new(o, "l2_priority", json_pack("{s:s, s:b, s:o, s:s?}", "method",
 			k->analysis->l2_method, "optimal", k->analysis->l2_optimal,

@@ -117,6 +117,14 @@ const char *report_section_standing(const struct report_section *s);
  */
 char *report_load_saving(const struct report_load *l);
 
+/*
+ * An MPI or Slurm job's ranks, as a sentence: "3 ranks measured apart:
+ * their hit_i per launch lie within 44% of each other on the loads that
+ * matter; rank 2 (GPU 0000:2a:00.0) differs: load 3 gets 60.0 L1 hits per
+ * launch against the ranks' median 100". NULL outside a job. Caller frees.
+ */
+char *report_ranks_text(const struct report_kernel *k);
+
 /* Counts for people: "812", "92.0 k", "1.46 G"; "-" for NAN. Caller frees. */
 char *report_human_count(double v);
 

@@ -543,6 +543,15 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 	if (vt[0])
 		vt[0] = (char)toupper((unsigned char)vt[0]);
 	esc(out, vt);
+	{
+		char *ranks = report_ranks_text(k);
+
+		if (ranks) {
+			strbuf_addstr(out, ". ");
+			esc(out, ranks);
+		}
+		free(ranks);
+	}
 	strbuf_addstr(out, ".");
 	if (!isnan(k->l1_hit_rate))
 		strbuf_addf(out, "<br>L1 hit rate of the kernel with every load as built: "

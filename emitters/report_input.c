@@ -645,6 +645,7 @@ static int build(struct report_input *in, const struct report_input_options *opt
 			k->generated_from = k->loads[j].file;
 			k->provenance = inductor_provenance(k->loads[j].file);
 		}
+		rank_spread_compute(k->model, &k->ranks);
 	}
 	return 0;
 }
@@ -762,6 +763,7 @@ void report_input_release(struct report_input *in)
 			source_hint_release(&in->kernels[i].loads[j].hint);
 		free(in->kernels[i].loads);
 		free(in->kernels[i].provenance);
+		rank_spread_release(&in->kernels[i].ranks);
 	}
 	free(in->kernels);
 	for (i = 0; i < in->nr_sources; i++) {

@@ -7,6 +7,7 @@
 
 #include "analysis/advise.h"
 #include "analysis/capture_model.h"
+#include "analysis/rank_spread.h"
 #include "analysis/plan.h"
 #include "emitters/source_hints.h"
 
@@ -86,6 +87,9 @@ struct report_kernel {
 	 * Inductor's output code says (owned; NULL when not found). */
 	const char *generated_from;
 	char *provenance;
+	/* An MPI or Slurm job's ranks measured apart: how far their hit_i per
+	 * launch are apart and which rank differs (nr_ranks 0 outside a job). */
+	struct rank_spread ranks;
 	struct report_load *loads;
 	size_t nr_loads;
 };

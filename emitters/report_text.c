@@ -404,6 +404,13 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 		free(dram);
 	}
 	strbuf_addf(out, "  %s\n", vt);
+	{
+		char *ranks = report_ranks_text(k);
+
+		if (ranks)
+			strbuf_addf(out, "  %s\n", ranks);
+		free(ranks);
+	}
 	if (!isnan(k->l1_hit_rate))
 		strbuf_addf(out, "  L1 hit rate of the kernel with every load as built: %.1f%%\n",
 			    100 * k->l1_hit_rate);

@@ -9,8 +9,9 @@ pkgs=(build-essential cmake pkg-config git
       libglpk-dev libzstd-dev libelf-dev libjansson-dev libssl-dev zlib1g-dev python3 zstd
       clang patch
       # MPI and Slurm jobs (issue 29): a real mpirun, and Slurm's daemons with
-      # munge, which tests/cli/t_slurm.sh starts and stops itself
-      openmpi-bin slurm-wlm munge)
+      # munge, which tests/cli/t_slurm.sh starts and stops itself,
+      # and MPI's headers for the MPI sample (samples/mpi, built when found)
+      openmpi-bin libopenmpi-dev slurm-wlm munge)
 # Headless browser for the HTML report test (optional: skipped if missing).
 [ "${CACHEADVISE_NO_BROWSER:-0}" = 1 ] || pkgs+=(chromium)
 missing=()

@@ -308,6 +308,29 @@ static void ensure_range_metrics(CUcontext ctx, int per_launch)
 	in_own_call--;
 }
 
+/*
+ * The `device` event, once a process: the GPU its first launch runs on
+ * (ordinal in this process and PCI bus id, which names the GPU across the
+ * processes of a job whatever CUDA_VISIBLE_DEVICES each has). Called under
+ * g.lock.
+ */
+static void device_event_once(void)
+{
+	static int done;
+	char bus[32] = "";
+	CUdevice dev;
+
+	if (done)
+		return;
+	done = 1;
+	in_own_call++;
+	if (cuCtxGetDevice(&dev) == CUDA_SUCCESS &&
+	    cuDeviceGetPCIBusId(bus, (int)sizeof(bus), dev) == CUDA_SUCCESS)
+		inject_event(json_pack("{s:s, s:i, s:s}", "ev", "device", "ordinal", (int)dev,
+				       "pci_bus_id", bus));
+	in_own_call--;
+}
+
 static void on_launch_enter(const CUpti_CallbackData *cb, struct launch_info *li)
 {
 	const char *kernel = li->kernel;
@@ -315,6 +338,7 @@ static void on_launch_enter(const CUpti_CallbackData *cb, struct launch_info *li
 	json_t *ev;
 
 	pthread_mutex_lock(&g.lock);
+	device_event_once();
 	li->seq = g.launch_seq++;
 	reset_persisting_l2();
 	ev = json_pack("{s:s, s:I, s:s, s:s?, s:[i,i,i], s:[i,i,i], s:i, s:I, s:I}",

@@ -253,6 +253,27 @@ static json_t *num_or_null(double v)
 	return isnan(v) ? json_null() : json_real(v);
 }
 
+/* A job's measured ranks apart (capture.json kernels[].ranks, issue 29). */
+static json_t *ranks_json(const struct profile_kernel *k)
+{
+	json_t *arr = json_array();
+	size_t r, a;
+
+	for (r = 0; r < k->nr_ranks; r++) {
+		const struct profile_rank_hits *rh = &k->ranks[r];
+		json_t *loads = json_array();
+
+		for (a = 0; a < k->vk.nr_measured; a++)
+			if (rh->samples[a] > 0)
+				json_array_append_new(loads, json_pack("{s:i, s:f, s:I}", "ordinal",
+					k->vk.measured[a], "hit_per_launch", rh->hits[a] / rh->samples[a],
+					"samples", (json_int_t)rh->samples[a]));
+		json_array_append_new(arr, json_pack("{s:i, s:s?, s:i, s:o}", "rank", rh->rank, "gpu",
+						     rh->gpu, "launches", (int)rh->launches, "loads", loads));
+	}
+	return arr;
+}
+
 void profile_fill_kernels(struct profile_ctx *c)
 {
 	json_t *kernels = json_object_get(c->capture, "kernels");
@@ -334,6 +355,8 @@ void profile_fill_kernels(struct profile_ctx *c)
 			json_object_set(kj, "allocs_used", k->allocs_used);
 		if (k->l2_priority)
 			json_object_set(kj, "l2_priority", k->l2_priority);
+		if (k->nr_ranks)
+			json_object_set_new(kj, "ranks", ranks_json(k));
 		json_array_append_new(kernels, kj);
 		k->json = kj;
 	}

@@ -340,6 +340,60 @@ static char *write_switchable(struct profile_ctx *c, unsigned run)
 	return subst;
 }
 
+/* k's entry for rank r (created: its arrays per measured load). */
+static struct profile_rank_hits *rank_hits_of(struct profile_kernel *k, int rank)
+{
+	struct profile_rank_hits *r;
+	size_t i;
+
+	for (i = 0; i < k->nr_ranks; i++)
+		if (k->ranks[i].rank == rank)
+			return &k->ranks[i];
+	k->ranks = xrealloc(k->ranks, (k->nr_ranks + 1) * sizeof(*k->ranks));
+	r = &k->ranks[k->nr_ranks++];
+	memset(r, 0, sizeof(*r));
+	r->rank = rank;
+	r->hits = xcalloc(k->vk.nr_measured + 1, sizeof(*r->hits));
+	r->samples = xcalloc(k->vk.nr_measured + 1, sizeof(*r->samples));
+	return r;
+}
+
+/*
+ * A job's ranks apart (issue 29): the singles each rank measured in this
+ * pass, added to k->ranks. Only the singles: per-rank hit_i is compared
+ * across ranks, the pairs and the plan come from the merged counters.
+ */
+static void collect_ranks(struct profile_kernel *k, const struct kernel_measure *m,
+			  const struct run_events *ev)
+{
+	size_t r, a;
+	char label[24];
+
+	if (ev->nr_rank_events < 2)
+		return;
+	for (r = 0; r < ev->nr_rank_events; r++) {
+		struct run_events *rev = ev->rank_events[r].ev;
+		struct event_kernel *rek = run_events_kernel(rev, k->name);
+		struct profile_rank_hits *rh = rank_hits_of(k, ev->rank_events[r].rank);
+
+		if (!rh->gpu && rev->gpu)
+			rh->gpu = xstrdup(rev->gpu);
+		if (rek->launches > rh->launches)
+			rh->launches = rek->launches;
+		for (a = 0; a < k->vk.nr_measured; a++) {
+			double sum, samples;
+
+			snprintf(label, sizeof(label), "%zu", a);
+			/* a single this pass was to measure (as the merged counters take it) */
+			if (single_index(m->pending, m->nr_pending, (int)a) >= 0 &&
+			    event_kernel_variant(rek, label, "l1_hits", &sum, &samples)) {
+				rh->hits[a] += sum;
+				rh->samples[a] += samples;
+			}
+		}
+	}
+}
+
 /*
  * Folds what run `run` measured into km; drops the variants measured, and
  * the conditional pairs (the library measured those that can interact).
@@ -355,6 +409,7 @@ static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, str
 		size_t keep = 0;
 		json_t *x;
 
+		collect_ranks(&c->kernels[i], m, ev);
 		json_array_foreach(ek->replay_refused, j, x) {
 			json_array_append(m->refusals, x);
 			if (m->replay) {

@@ -33,6 +33,20 @@ struct profile_module {
 	struct ptx_module *pm;      /* parsed PTX, NULL without PTX */
 };
 
+/*
+ * One rank of an MPI or Slurm job as the in-run capture measured it
+ * (issue 29): the L1 hits of each measured load's single, summed over the
+ * launches it was sampled at, so that hit per launch can be compared across
+ * ranks whatever their launch counts.
+ */
+struct profile_rank_hits {
+	int rank;
+	char *gpu;                  /* PCI bus id, NULL unknown */
+	unsigned launches;          /* the rank's launches of the kernel in one run */
+	double *hits;               /* per node: l1_hits summed over the samples */
+	double *samples;            /* per node: launches sampled, 0 not measured */
+};
+
 struct profile_kernel {
 	char *name;
 	struct profile_module *module;
@@ -49,6 +63,8 @@ struct profile_kernel {
 				       resolved to 0 (count_resolve_noise), NAN none */
 	json_t *allocs_used;        /* [{"param","alloc","launches"}] over all launches */
 	json_t *l2_priority;        /* the kernel's "l2_priority" (--l2-priority), NULL none (owned) */
+	struct profile_rank_hits *ranks; /* a job's measured ranks apart, in-run capture (owned) */
+	size_t nr_ranks;
 	unsigned long long advised; /* bit i: node i cached in the advice before verification */
 	uint64_t *mon;              /* monitor counters summed over launches, NULL if none */
 	size_t nr_mon;

@@ -86,6 +86,12 @@ static void kernel_release(struct profile_kernel *k)
 	json_decref(k->layout);
 	json_decref(k->allocs_used);
 	json_decref(k->l2_priority);
+	for (size_t r = 0; r < k->nr_ranks; r++) {
+		free(k->ranks[r].gpu);
+		free(k->ranks[r].hits);
+		free(k->ranks[r].samples);
+	}
+	free(k->ranks);
 }
 
 static void free_ctx(struct profile_ctx *c)

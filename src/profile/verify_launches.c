@@ -105,6 +105,48 @@ static json_t *in_run_verdict(struct event_kernel *ek, const struct ab_result *o
 	return v;
 }
 
+/*
+ * A job's ranks (issue 29): the kernel's in-run verdict on each measured
+ * rank's own launches, on its own GPU. The advice holds only where it holds
+ * on each: a rank where it is slower, or where it could not be timed,
+ * rejects it (*kept becomes 0 and the verdict's reason names the rank).
+ * Adds "ranks" to verdict; nothing outside a job.
+ */
+static void rank_verdicts(json_t *verdict, const char *kernel, struct run_events *ev,
+			  const struct ab_result *out, int *kept)
+{
+	json_t *arr;
+	size_t r;
+	char *why_not = NULL;
+
+	if (ev->nr_rank_events < 2 || !verdict)
+		return;
+	arr = json_array();
+	for (r = 0; r < ev->nr_rank_events; r++) {
+		struct run_events *rev = ev->rank_events[r].ev;
+		int rank = ev->rank_events[r].rank, rank_kept = 0;
+		const char *why_runs = NULL;
+		json_t *v = in_run_verdict(run_events_kernel(rev, kernel), out, &rank_kept, &why_runs);
+		double median = v ? ab_verdict_median(v) : NAN;
+
+		json_array_append_new(arr, json_pack("{s:i, s:s?, s:o, s:s?}", "rank", rank, "gpu",
+			rev->gpu, "verdict", v ? v : json_null(), "not_timed", v ? NULL : why_runs));
+		if (rank_kept || why_not)
+			continue;
+		why_not = v ? xasprintf("not faster on rank %d (%.3fx median kernel speedup there): "
+					"a slower rank rejects the advice", rank, median) :
+			      xasprintf("not timed on rank %d (%s): advice is kept only where it "
+					"holds on every measured rank", rank, why_runs ? why_runs : "?");
+	}
+	json_object_set_new(verdict, "ranks", arr);
+	if (why_not && *kept) {
+		*kept = 0;
+		json_object_set_new(verdict, "kept", json_false());
+		json_object_set_new(verdict, "reason", json_string(why_not));
+	}
+	free(why_not);
+}
+
 /* Whether the in-run timing would keep any compared kernel were the outputs
  * equal, or leaves one to program runs: then the output runs are needed. */
 static int any_kept_in_run(struct profile_ctx *c, const struct in_run_ab *ab, struct run_events *ev)
@@ -197,9 +239,11 @@ int profile_ab_in_run(struct profile_ctx *c, struct in_run_ab *ab)
 
 		if (!ab->want[i])
 			continue;
-		if (res.status == RUN_OK)
+		if (res.status == RUN_OK) {
 			ab->verdicts[i] = in_run_verdict(run_events_kernel(&ev, k->name), &ab->out,
 							 &ab->kept[i], &why_runs);
+			rank_verdicts(ab->verdicts[i], k->name, &ev, &ab->out, &ab->kept[i]);
+		}
 		if (!ab->verdicts[i]) {
 			need_runs = 1;
 			profile_note(c, "kernel %s is timed in program runs (%s): %s", k->name, ab->step,

@@ -112,6 +112,20 @@ for line in $samples; do
 	done
 done
 
+# The MPI sample (samples/mpi, issue 29): built where CMake finds MPI, and
+# then a CUDA program linked with MPI whose gather kernel has its loads.
+if command -v mpicc >/dev/null 2>&1; then
+	bin="$CA_BUILD_DIR/samples/mpi_gather"
+	if [ -x "$bin" ]; then
+		ok
+		if readelf -d "$bin" | grep -q 'libmpi'; then ok; else not_ok "mpi_gather does not link MPI"; fi
+		expect_status 0 "$CACHEADVISE" inspect "$bin"
+		expect_grep 'kernel _Z6gatherPK5uint4mPKjjPj .*5 global loads' "$TMP/out"
+	else
+		not_ok "$bin is missing though mpicc is installed (build the sample_mpi_gather target)"
+	fi
+fi
+
 # Every sample source is in the list above.
 for src in "$CA_SOURCE_DIR"/samples/*.cu; do
 	name=$(basename "$src" .cu)

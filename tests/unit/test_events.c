@@ -106,6 +106,87 @@ static void test_several_processes(void)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
+/* A job of two ranks on two GPUs: each rank's processes read apart as well
+ * (per-rank hit_i and timing, issue 29); a process naming no rank is in
+ * the merged events alone. */
+static void test_rank_events(void)
+{
+	char dir[] = "/tmp/ca-test-events-ranks-XXXXXX", path[300], cmd[320];
+	struct run_events ev, *r0, *r1;
+	double sum = 0, samples = 0;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	write_file(path,
+		"{\"ev\":\"start\",\"pid\":10}\n"
+		"{\"ev\":\"rank\",\"rank\":1}\n"
+		"{\"ev\":\"device\",\"ordinal\":1,\"pci_bus_id\":\"0000:2a:00.0\"}\n"
+		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\"}\n"
+		"{\"ev\":\"metrics\",\"seq\":0,\"kernel\":\"k1\",\"variant\":\"0\",\"ordinal\":0,\"values\":{\"l1_hits\":30}}\n"
+		"{\"ev\":\"exit\",\"launches\":1}\n");
+	snprintf(path, sizeof(path), "%s/events.11.jsonl", dir);
+	write_file(path,
+		"{\"ev\":\"start\",\"pid\":11}\n"
+		"{\"ev\":\"rank\",\"rank\":0}\n"
+		"{\"ev\":\"device\",\"ordinal\":0,\"pci_bus_id\":\"0000:1b:00.0\"}\n"
+		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\"}\n"
+		"{\"ev\":\"metrics\",\"seq\":0,\"kernel\":\"k1\",\"variant\":\"0\",\"ordinal\":0,\"values\":{\"l1_hits\":10}}\n"
+		"{\"ev\":\"exit\",\"launches\":1}\n");
+	/* a second process of rank 1 (a wrapper's child) */
+	snprintf(path, sizeof(path), "%s/events.12.jsonl", dir);
+	write_file(path,
+		"{\"ev\":\"start\",\"pid\":12}\n"
+		"{\"ev\":\"rank\",\"rank\":1}\n"
+		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\"}\n"
+		"{\"ev\":\"exit\",\"launches\":1}\n");
+	/* a helper process outside the job's ranks */
+	snprintf(path, sizeof(path), "%s/events.13.jsonl", dir);
+	write_file(path,
+		"{\"ev\":\"start\",\"pid\":13}\n"
+		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k2\"}\n"
+		"{\"ev\":\"exit\",\"launches\":1}\n");
+
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	run_events_init(&ev);
+	CHECK_INT(run_events_load(&ev, path), 0);
+	CHECK(ev.saw_exit);
+	CHECK_INT(run_events_kernel(&ev, "k1")->launches, 3);
+	CHECK(event_kernel_variant(run_events_kernel(&ev, "k1"), "0", "l1_hits", &sum, &samples));
+	CHECK_NEAR(sum, 40, 1e-9);
+	CHECK_NEAR(samples, 2, 1e-9);
+	CHECK(!event_kernel_variant(run_events_kernel(&ev, "k1"), "1", "l1_hits", &sum, &samples));
+	CHECK_STR(ev.gpu, "0000:2a:00.0");      /* events.jsonl first */
+	/* each rank apart, in the order the ranks were read */
+	CHECK_INT(ev.nr_rank_events, 2);
+	CHECK(ev.nr_rank_events == 2 && ev.rank_events[0].rank == 1 && ev.rank_events[1].rank == 0);
+	r0 = run_events_of_rank(&ev, 0);
+	r1 = run_events_of_rank(&ev, 1);
+	CHECK(r0 && r1 && !run_events_of_rank(&ev, 2));
+	if (r0 && r1) {
+		CHECK_STR(r0->gpu, "0000:1b:00.0");
+		CHECK_STR(r1->gpu, "0000:2a:00.0");
+		CHECK_INT(run_events_kernel(r0, "k1")->launches, 1);
+		CHECK_INT(run_events_kernel(r1, "k1")->launches, 2);
+		CHECK(event_kernel_variant(run_events_kernel(r0, "k1"), "0", "l1_hits", &sum, &samples));
+		CHECK_NEAR(sum, 10, 1e-9);
+		CHECK_NEAR(samples, 1, 1e-9);
+		CHECK(event_kernel_variant(run_events_kernel(r1, "k1"), "0", "l1_hits", &sum, &samples));
+		CHECK_NEAR(sum, 30, 1e-9);
+		/* the helper's kernel is in no rank's events */
+		CHECK_INT(r0->nr_kernels + r1->nr_kernels, 2);
+		CHECK_INT(r0->nr_rank_events + r1->nr_rank_events, 0);
+	}
+	CHECK_INT(run_events_kernel(&ev, "k2")->launches, 1);
+	run_events_release(&ev);
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", dir);
+}
+
 /* Launch plans: variant counters apart from the program's, versions'
  * per-launch times joined through seq and correlation, replays. */
 static void test_launch_plan_events(void)
@@ -258,6 +339,7 @@ int main(void)
 {
 	test_launch_plan_events();
 	test_carveout_events();
+	test_rank_events();
 	char path[] = "/tmp/ca-test-events-XXXXXX";
 	int fd = mkstemp(path);
 	struct run_events ev;
