@@ -320,12 +320,14 @@ static int read_run(const struct rd *r, json_t *o, const char *path, struct capt
 	    (ret = rd_str(r, o, path, "status", &run->status, 0)) ||
 	    (ret = rd_int(r, o, path, "exit_status", &exit_status, -2147483648LL, 2147483647LL, 1LL << 40)) ||
 	    (ret = rd_num(r, o, path, "wall_seconds", &run->wall_seconds, NUM_COUNT)) ||
+	    (ret = rd_intv(r, o, path, "gpu", &run->gpu, 0, 1023, -1)) ||
 	    (ret = rd_str(r, o, path, "stdout_sha256", &run->stdout_sha256, 0)) ||
 	    (ret = rd_bool(r, o, path, "files_walk_truncated", &run->files_walk_truncated)) ||
 	    (ret = rd_array(r, o, path, "files", &files)))
 		return ret;
 	if (run->index == -2)
 		return fail(r, path, "index", "missing: every run has an index");
+	run->has_gpu = run->gpu >= 0;
 	run->has_exit_status = exit_status != 1LL << 40;
 	run->exit_status = run->has_exit_status ? (int)exit_status : 0;
 	run->has_files = files != NULL;
@@ -2123,6 +2125,8 @@ static json_t *run_json(const struct capture_run *run)
 	if (run->has_exit_status)
 		json_object_set_new(o, "exit_status", json_integer(run->exit_status));
 	put_num(o, "wall_seconds", run->wall_seconds);
+	if (run->has_gpu)
+		json_object_set_new(o, "gpu", json_integer(run->gpu));
 	put_str(o, "stdout_sha256", run->stdout_sha256);
 	put_bool(o, "files_walk_truncated", run->files_walk_truncated);
 	if (run->has_files) {

@@ -114,6 +114,8 @@ struct capture_run {
 	int has_exit_status;
 	int exit_status;
 	double wall_seconds;        /* NAN unknown */
+	int has_gpu;                /* recorded (profile --gpus) */
+	int gpu;                    /* the GPU it ran on, when has_gpu */
 	char *stdout_sha256;        /* NULL unknown */
 	struct capture_file *files; /* created or changed by the run */
 	size_t nr_files;

@@ -4,6 +4,7 @@
 #include "collectors/launcher.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +26,11 @@
 #define ENV_MONITOR "CACHEADVISE_MONITOR"
 #define ENV_LAUNCH_PLAN "CACHEADVISE_LAUNCH_PLAN"
 #define ENV_RANKS "CACHEADVISE_RANKS"
+#define ENV_VISIBLE_DEVICES "CUDA_VISIBLE_DEVICES"
 
 char **run_request_env(const struct run_request *req)
 {
-	char **env = xcalloc(14, sizeof(*env));
+	char **env = xcalloc(16, sizeof(*env));
 	size_t n = 0;
 
 	if (req->inject_path)
@@ -53,6 +55,8 @@ char **run_request_env(const struct run_request *req)
 		env[n++] = xasprintf(ENV_LAUNCH_PLAN "=%s", req->launch_plan);
 	if (req->ranks)
 		env[n++] = xasprintf(ENV_RANKS "=%s", req->ranks);
+	if (req->visible_devices)
+		env[n++] = xasprintf(ENV_VISIBLE_DEVICES "=%s", req->visible_devices);
 	env[n] = NULL;
 	return env;
 }
@@ -91,6 +95,54 @@ int run_request_run(const struct run_request *req, const struct run_spec *spec,
 	ret = runner_run(&s, res);
 	launcher_args_free(argv);
 	run_request_env_free(env);
+	return ret;
+}
+
+/* One run of run_request_run_many, in its thread. */
+struct run_many_slot {
+	const struct run_request *req;
+	const struct run_spec *spec;
+	struct run_result *res;
+	int ret;
+	char *message;             /* the error's message, NULL none */
+	pthread_t thread;
+	int started;
+};
+
+static void *run_many_thread(void *arg)
+{
+	struct run_many_slot *s = arg;
+
+	s->ret = run_request_run(s->req, s->spec, s->res);
+	if (s->ret)
+		s->message = xstrdup(error_message());   /* the message is per thread */
+	return NULL;
+}
+
+int run_request_run_many(const struct run_request *reqs, const struct run_spec *specs,
+			 struct run_result *res, size_t n)
+{
+	struct run_many_slot *slots = xcalloc(n + 1, sizeof(*slots));
+	size_t i;
+	int ret = 0;
+
+	for (i = 0; i < n; i++) {
+		slots[i] = (struct run_many_slot){ .req = &reqs[i], .spec = &specs[i], .res = &res[i] };
+		if (pthread_create(&slots[i].thread, NULL, run_many_thread, &slots[i]) == 0) {
+			slots[i].started = 1;
+		} else {
+			/* no thread: run it here, after the others started */
+			run_many_thread(&slots[i]);
+		}
+	}
+	for (i = 0; i < n; i++) {
+		if (slots[i].started)
+			pthread_join(slots[i].thread, NULL);
+		if (slots[i].ret && !ret)
+			ret = error_set(slots[i].ret, "%s", slots[i].message ? slots[i].message : "?");
+		free(slots[i].message);
+	}
+	free(slots);
 	return ret;
 }
 

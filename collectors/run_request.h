@@ -35,6 +35,9 @@ struct run_request {
 	 * (CACHEADVISE_RANKS, "all" or "0,2-3"); the others run with the
 	 * advice's modules but unmeasured. NULL: every process. */
 	const char *ranks;
+	/* CUDA_VISIBLE_DEVICES of the run ("1": the GPU `profile --gpus` gave
+	 * it); NULL: as the program inherits it. */
+	const char *visible_devices;
 };
 
 /*
@@ -53,6 +56,16 @@ void run_request_env_free(char **env);
  */
 int run_request_run(const struct run_request *req, const struct run_spec *spec,
 		    struct run_result *res);
+
+/*
+ * Runs n requests at once, each (reqs[i], specs[i]) as run_request_run
+ * runs it but in a thread of its own, and waits for them all: the
+ * independent program runs `profile --gpus` spreads over a node's GPUs.
+ * res[i] gets each run's result. Returns 0 when every run happened
+ * (whatever its status), else the first run's error, with its message.
+ */
+int run_request_run_many(const struct run_request *reqs, const struct run_spec *specs,
+			 struct run_result *res, size_t n);
 
 /* events_dir/events.jsonl and events_dir/seen, as the injection library
  * writes them. Caller frees. */

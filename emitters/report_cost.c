@@ -39,6 +39,30 @@ char *report_cost_line(const struct capture *cap)
 			    cost->ratio, cost->native_seconds);
 	strbuf_addf(&sb, "; %lld launches counted",
 		    cost->launches_counted > 0 ? cost->launches_counted : 0);
+	/* profile --gpus: which GPU ran how many */
+	{
+		int gpus[16];
+		long long runs[16];
+		size_t n = 0, j;
+
+		for (i = 0; i < cap->nr_runs; i++) {
+			int g = cap->runs[i].gpu;
+
+			if (!cap->runs[i].has_gpu)
+				continue;
+			for (j = 0; j < n && gpus[j] != g; j++)
+				;
+			if (j == n && n < 16) {
+				gpus[n] = g;
+				runs[n++] = 0;
+			}
+			if (j < n)
+				runs[j]++;
+		}
+		for (j = 0; n > 1 && j < n; j++)
+			strbuf_addf(&sb, "%s%lld on GPU %d", j ? ", " : "; runs by GPU (--gpus): ", runs[j],
+				    gpus[j]);
+	}
 	for (i = 0; cap->has_budget && i < cap->budget.nr_skipped; i++)
 		strbuf_addf(&sb, "%s%s (about %.0f s)", i ? ", " : "; skipped to keep within the "
 			    "budget (--budget): ", cap->budget.skipped[i].step,

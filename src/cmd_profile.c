@@ -79,6 +79,10 @@ static void usage(FILE *f)
 		"                       ranks measured, \"all\" or numbers and ranges (\"0,2-3\");\n"
 		"                       the others run with the advice, unmeasured (default:\n"
 		"                       all of a job of up to 8 ranks, else rank 0)\n"
+		"      --gpus LIST      spread the independent runs of a single-process program\n"
+		"                       over these GPUs (\"0,1\", \"0-3\"): in-run capture passes\n"
+		"                       split their sampled launches, --measure runs its\n"
+		"                       variants; A/B timing and output checks stay on the first\n"
 		"      --variant-form F in-run variants: auto (default: a module per variant while\n"
 		"                       a pass has at most 64, else one module switched by a\n"
 		"                       mask), modules, or mask\n"
@@ -312,6 +316,47 @@ static void print_event(void *data, const struct profile_event *ev)
 	pthread_mutex_unlock(&v->lock);
 }
 
+/* --gpus: the GPUs a profile's independent runs spread over. */
+#define MAX_GPUS 16
+#define MAX_GPU_ID 1023
+
+/* "0,1", "0-3", "2": distinct numbers 0..MAX_GPU_ID, at most MAX_GPUS. */
+static int parse_gpus(const char *s, int *ids, size_t *n)
+{
+	const char *p = s;
+
+	*n = 0;
+	while (*p) {
+		char *end;
+		long a, b, g;
+		size_t i;
+
+		if (*p < '0' || *p > '9')
+			return -1;
+		a = strtol(p, &end, 10);
+		b = a;
+		if (*end == '-') {
+			if (end[1] < '0' || end[1] > '9')
+				return -1;
+			b = strtol(end + 1, &end, 10);
+		}
+		if (a > b || b > MAX_GPU_ID || (*end && *end != ','))
+			return -1;
+		for (g = a; g <= b; g++) {
+			for (i = 0; i < *n; i++)
+				if (ids[i] == g)
+					return -1;
+			if (*n == MAX_GPUS)
+				return -1;
+			ids[(*n)++] = (int)g;
+		}
+		p = *end ? end + 1 : end;
+		if (*end == ',' && !*p)
+			return -1;
+	}
+	return *n ? 0 : -1;
+}
+
 int cmd_profile(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -340,12 +385,14 @@ int cmd_profile(int argc, char **argv)
 		{ "samples", required_argument, NULL, 'S' },
 		{ "all-pairs", no_argument, NULL, 'P' },
 		{ "ranks", required_argument, NULL, 'K' },
+		{ "gpus", required_argument, NULL, 'G' },
 		{ "l2-priority", no_argument, NULL, 'Q' },
 		{ "variant-form", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct profile_options opt;
+	int gpus[MAX_GPUS];
 	struct progress_view view;
 	struct profile_progress progress = { print_event, &view };
 	int c, ret;
@@ -462,6 +509,13 @@ int cmd_profile(int argc, char **argv)
 			opt.ranks = optarg;
 			break;
 		}
+		case 'G':
+			if (parse_gpus(optarg, gpus, &opt.nr_gpus))
+				return cli_usage_error("--gpus takes distinct GPU numbers 0 to %d and ranges "
+						       "(\"0,1\", \"0-3\"), at most %d, not '%s'",
+						       MAX_GPU_ID, MAX_GPUS, optarg);
+			opt.gpus = gpus;
+			break;
 		case 'F':
 			if (!strcmp(optarg, "auto"))
 				opt.variant_form = 0;
@@ -482,6 +536,9 @@ int cmd_profile(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cli_usage_error("no program given: cacheadvise profile ./app [ARGS...]");
+	if (opt.nr_gpus && launcher_of(argv[optind]) != LAUNCHER_NONE)
+		return cli_usage_error("--gpus spreads the runs of a single-process program; in an MPI "
+				       "or Slurm job each rank uses its own GPU: leave --gpus out");
 	if (!opt.top)
 		return cli_usage_error("--top must be at least 1");
 	if (opt.repeat > 64)

@@ -73,7 +73,7 @@ static void record_variant(struct profile_ctx *c, const struct variant_run *r, u
 /* The output check of the baseline runs among themselves (new object). */
 static json_t *baseline_output(struct profile_ctx *c, json_t *baseline_runs)
 {
-	json_t *runs = json_object_get(c->capture, "runs"), *x, *o;
+	json_t *runs = c->runs_json, *x, *o;
 	size_t n = json_array_size(baseline_runs), i;
 	struct run_output *outs = xcalloc(n + 1, sizeof(*outs));
 	const struct run_output **base = xcalloc(n + 1, sizeof(*base));
@@ -143,82 +143,131 @@ int profile_capture_variants(struct profile_ctx *c)
 	return profile_capture_runs(c);
 }
 
+/* A variant run's label ("baseline#2", "all_bypassed", "single 3"). */
+static void variant_label(const struct variant_run *v, char *label, size_t len)
+{
+	if (v->kind == VARIANT_BASELINE)
+		snprintf(label, len, v->index ? "baseline#%u" : "baseline", v->index + 1);
+	else if (v->kind == VARIANT_ALL_BYPASSED)
+		snprintf(label, len, "all_bypassed");
+	else
+		snprintf(label, len, "%s %u", variant_kind_name(v->kind), v->index);
+}
+
+/* runs/NNN.subst/ with the variant's plan applied, for run `run`; NULL on error. */
+static char *variant_substitutes(struct profile_ctx *c, const struct variant_run *v, unsigned run)
+{
+	struct plan plan;
+	char dirlabel[16], *subst;
+	size_t i;
+
+	plan_init(&plan);
+	for (i = 0; i < c->nr_kernels; i++)
+		variant_add_to_plan(&c->kernels[i].vk, v, strcmp(c->opt->bypass_form, "cg") ?
+				    LOAD_ACTION_NO_ALLOCATE : LOAD_ACTION_BYPASS, &plan);
+	snprintf(dirlabel, sizeof(dirlabel), "%03u", run);
+	subst = profile_write_substitutes(c, dirlabel, &plan);
+	plan_release(&plan);
+	return subst;
+}
+
+/*
+ * --measure runs: one program run per variant. With --gpus, the variants
+ * other than the baselines run side by side, one a GPU (their outputs are
+ * not compared); the baselines, whose outputs are the reference, run alone
+ * on the first GPU.
+ */
 int profile_capture_runs(struct profile_ctx *c)
 {
 	struct variant_kernel *vks = xcalloc(c->nr_kernels, sizeof(*vks));
 	struct variant_run *runs = NULL;
 	json_t *baseline_runs = json_array();
-	size_t nr_runs, r, i;
+	size_t nr_runs, r, i, batch = c->opt->nr_gpus > 1 ? c->opt->nr_gpus : 1;
+	struct run_request *reqs = xcalloc(batch, sizeof(*reqs));
+	struct run_events *evs = xcalloc(batch, sizeof(*evs));
+	struct run_result *res = xcalloc(batch, sizeof(*res));
+	char **subst = xcalloc(batch, sizeof(*subst));
+	const char **variant = xcalloc(batch, sizeof(*variant));
+	char (*labels)[64] = xcalloc(batch, sizeof(*labels));
 	int ret = 0;
 
 	for (i = 0; i < c->nr_kernels; i++)
 		vks[i] = c->kernels[i].vk;
 	nr_runs = variants_schedule(vks, c->nr_kernels, 2, &runs);
 	c->runs_planned = c->runs_done + (unsigned)nr_runs + (c->opt->no_monitor || c->monitored ? 0 : 1);
-	for (r = 0; r < nr_runs; r++) {
-		struct plan plan;
-		char label[64], *subst;
-		struct run_request req = { .metrics = 1 };
-		struct run_events ev;
-		struct run_result res;
-		unsigned run = c->run_index;
+	for (r = 0; r < nr_runs && !ret; ) {
+		unsigned first = c->run_index;
+		size_t n = 0, b;
 
-		if (runs[r].kind == VARIANT_BASELINE)
-			snprintf(label, sizeof(label), runs[r].index ? "baseline#%u" : "baseline",
-				 runs[r].index + 1);
-		else if (runs[r].kind == VARIANT_ALL_BYPASSED)
-			snprintf(label, sizeof(label), "all_bypassed");
-		else
-			snprintf(label, sizeof(label), "%s %u", variant_kind_name(runs[r].kind),
-				 runs[r].index);
-		plan_init(&plan);
-		for (i = 0; i < c->nr_kernels; i++)
-			variant_add_to_plan(&c->kernels[i].vk, &runs[r],
-					    strcmp(c->opt->bypass_form, "cg") ? LOAD_ACTION_NO_ALLOCATE :
-					    LOAD_ACTION_BYPASS, &plan);
-		{
-			char dirlabel[16];
-			snprintf(dirlabel, sizeof(dirlabel), "%03u", run);
-			subst = profile_write_substitutes(c, dirlabel, &plan);
-		}
-		plan_release(&plan);
-		if (!subst) {
-			ret = error_prefix(CA_E_IO, "cannot prepare the PTX of run %u (%s)", run, label);
-			break;
-		}
-		req.subst_dir = subst;
-		run_events_init(&ev);
-		profile_progress(c, label);
-		ret = profile_run_program(c, runs[r].kind == VARIANT_BASELINE ? "baseline" :
-					  variant_kind_name(runs[r].kind), &req, &ev, &res, NULL);
-		free(subst);
-		if (!ret && res.status == RUN_INTERRUPTED)
-			ret = error_set(CA_E_INTERRUPTED, "interrupted during run %u (%s)", run, label);
-		if (!ret && res.status != RUN_OK) {
-			if (runs[r].kind == VARIANT_BASELINE)
-				ret = profile_run_failed(c, "baseline", &res);
-			else {
-				char *log = capture_layout_run_log(NULL, run);
-				profile_note(c, "run %u (%s) failed and is skipped: see %s", run, label, log);
-				free(log);
+		/* a baseline alone; else up to one variant a GPU */
+		do {
+			struct variant_run *v = &runs[r + n];
+
+			variant_label(v, labels[n], sizeof(labels[n]));
+			subst[n] = variant_substitutes(c, v, first + (unsigned)n);
+			if (!subst[n]) {
+				ret = error_prefix(CA_E_IO, "cannot prepare the PTX of run %u (%s)",
+						   first + (unsigned)n, labels[n]);
+				break;
 			}
+			memset(&reqs[n], 0, sizeof(reqs[n]));
+			reqs[n].metrics = 1;
+			reqs[n].subst_dir = subst[n];
+			variant[n] = v->kind == VARIANT_BASELINE ? "baseline" : variant_kind_name(v->kind);
+			run_events_init(&evs[n]);
+			n++;
+		} while (!ret && runs[r + n - 1].kind != VARIANT_BASELINE && n < batch &&
+			 r + n < nr_runs && runs[r + n].kind != VARIANT_BASELINE);
+		if (!ret) {
+			profile_progress(c, labels[0]);
+			if (n == 1)
+				ret = profile_run_program(c, variant[0], &reqs[0], &evs[0], &res[0], NULL);
+			else
+				ret = profile_run_programs(c, n, variant, reqs, evs, res);
 		}
-		if (!ret && res.status == RUN_OK) {
-			if (runs[r].kind == VARIANT_BASELINE)
-				json_array_append_new(baseline_runs, json_integer(run));
-			record_variant(c, &runs[r], run, &ev, label);
+		for (b = 0; b < n; b++) {
+			unsigned run = first + (unsigned)b;
+			struct variant_run *v = &runs[r + b];
+
+			if (!ret && res[b].status == RUN_INTERRUPTED)
+				ret = error_set(CA_E_INTERRUPTED, "interrupted during run %u (%s)", run,
+						labels[b]);
+			if (!ret && res[b].status != RUN_OK) {
+				if (v->kind == VARIANT_BASELINE)
+					ret = profile_run_failed(c, "baseline", &res[b]);
+				else {
+					char *log = capture_layout_run_log(NULL, run);
+					profile_note(c, "run %u (%s) failed and is skipped: see %s", run,
+						     labels[b], log);
+					free(log);
+				}
+			}
+			if (!ret && res[b].status == RUN_OK) {
+				if (v->kind == VARIANT_BASELINE)
+					json_array_append_new(baseline_runs, json_integer(run));
+				record_variant(c, v, run, &evs[b], labels[b]);
+			}
+			run_events_release(&evs[b]);
+			free(subst[b]);
+			subst[b] = NULL;
 		}
-		run_events_release(&ev);
-		profile_progress(c, label);
-		if (ret)
-			break;
-		profile_write_capture(c, "incomplete");
+		if (n)
+			profile_progress(c, labels[0]);
+		r += n;
+		if (!ret)
+			profile_write_capture(c, "incomplete");
 	}
 	if (!ret)
 		profile_baseline_check(c, baseline_runs);
 	json_decref(baseline_runs);
 	free(runs);
 	free(vks);
+	free(reqs);
+	free(evs);
+	free(res);
+	free(subst);
+	free(variant);
+	free(labels);
 	return ret;
 }
 

@@ -193,8 +193,15 @@ static char *write_variant_module(struct profile_ctx *c, size_t ki, const struct
 	return path;
 }
 
+/*
+ * share/shares: with --gpus, the pass is `shares` runs side by side, and
+ * this plan is run `share`'s: the sampled launches s with s % shares ==
+ * share of a replayed kernel, the variants j with j % shares == share of
+ * one measured a launch. Returns NULL on error; *empty is set when the
+ * share holds no launch to measure.
+ */
 static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const char *subst,
-			 int modules)
+			 int modules, size_t share, size_t shares, int *empty)
 {
 	json_t *kernels = json_array();
 	size_t i, j, s;
@@ -233,7 +240,11 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const
 			ord = xcalloc(want, sizeof(*ord));
 			nr = launch_sample_ordinals(launches, want, ord);
 			for (s = 0; s < nr; s++) {
-				json_t *vs = json_array();
+				json_t *vs;
+
+				if (s % shares != share)
+					continue;
+				vs = json_array();
 				for (j = 0; j < m->nr_pending; j++)
 					json_array_append_new(vs, json_integer((json_int_t)j));
 				json_array_append_new(samples, json_pack("{s:I, s:o}", "ordinal",
@@ -242,13 +253,27 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const
 			free(ord);
 		} else {
 			/* one variant a launch, the first launch last */
-			uint64_t o;
-			for (j = 0, o = launches > 1 ? 1 : 0; j < m->nr_pending && o < launches; j++, o++)
+			uint64_t o = launches > 1 ? 1 : 0;
+			int first_used = 0;
+
+			for (j = share; j < m->nr_pending; j += shares) {
+				if (o >= launches) {
+					if (first_used || launches < 2)
+						break;
+					o = 0;
+					first_used = 1;
+				}
 				json_array_append_new(samples, json_pack("{s:I, s:[I]}", "ordinal",
 					(json_int_t)o, "variants", (json_int_t)j));
-			if (j < m->nr_pending && launches > 1)
-				json_array_append_new(samples, json_pack("{s:I, s:[I]}", "ordinal",
-					(json_int_t)0, "variants", (json_int_t)j));
+				if (o == 0)
+					break;
+				o++;
+			}
+		}
+		if (!json_array_size(samples)) {
+			json_decref(variants);
+			json_decref(samples);
+			continue;
 		}
 		sym = ptx_switch_symbol(k->name);
 		kj = json_pack("{s:s, s:s, s:s, s:o, s:O, s:o}", "name", k->name, "mask_symbol", sym,
@@ -261,6 +286,7 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const
 		free(sym);
 		json_array_append_new(kernels, kj);
 	}
+	*empty = !json_array_size(kernels);
 	return json_pack("{s:s, s:I, s:o}", "schema", "cacheadvise.launch_plan/1",
 			 "replay_max_bytes", (json_int_t)REPLAY_MAX_BYTES, "kernels", kernels);
 }
@@ -628,56 +654,115 @@ static int pass_form_is_modules(json_t *forms)
 	return !strcmp(json_string_value(json_object_get(last, "variant_form")) ?: "", "modules");
 }
 
-static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char *label,
-		    unsigned *run_out, struct run_events *ev, json_t *forms)
+/*
+ * The PTX and launch plan of run `run`, share `share` of `shares`: *subst and
+ * *plan_path (caller frees). Returns 0, or an error; *empty when the share
+ * has nothing to measure (nothing is then written for it).
+ */
+static int prepare_pass_run(struct profile_ctx *c, struct kernel_measure *km, const char *label,
+			    unsigned run, int modules, size_t share, size_t shares, char **subst,
+			    char **plan_path, int *empty)
 {
-	unsigned run = c->run_index;
-	int modules = pass_uses_modules(c, km);
-	char *subst, *plan_path;
 	json_t *plan;
-	struct run_request req = { .timing = 1 };
-	struct run_result res;
 	int ret;
 
-	json_array_append_new(forms, json_pack("{s:i, s:s}", "run", (int)run, "variant_form",
-					       modules ? "modules" : "mask"));
+	*plan_path = NULL;
 	if (modules) {
 		char dirlabel[16];
 		snprintf(dirlabel, sizeof(dirlabel), "%03u", run);
-		subst = profile_write_substitutes(c, dirlabel, NULL);
+		*subst = profile_write_substitutes(c, dirlabel, NULL);
 	} else {
-		subst = write_switchable(c, run);
+		*subst = write_switchable(c, run);
 	}
-	if (!subst)
+	if (!*subst)
 		return error_prefix(CA_E_IO, "cannot prepare the PTX of run %u (%s)", run, label);
-	plan = pass_plan(c, km, subst, modules);
-	if (!plan) {
-		free(subst);
+	plan = pass_plan(c, km, *subst, modules, share, shares, empty);
+	if (!plan)
 		return error_prefix(CA_E_IO, "cannot write the variant modules of run %u (%s)", run, label);
+	if (*empty && shares > 1) {
+		json_decref(plan);
+		return 0;
 	}
-	plan_path = capture_layout_run_launch_plan(c->dir, run);
-	ret = json_file_write(plan_path, plan);
+	*empty = 0;
+	*plan_path = capture_layout_run_launch_plan(c->dir, run);
+	ret = json_file_write(*plan_path, plan);
 	json_decref(plan);
-	if (ret) {
-		free(subst);
-		free(plan_path);
-		return ret;
+	return ret;
+}
+
+/*
+ * One capture pass: one program run with the launch plan, or, with --gpus
+ * and `side_by_side` (a pass that is no output reference), one run a GPU
+ * at once, each measuring its share of the sampled launches (of the
+ * variants, for kernels measured one variant a launch); their events are
+ * read into ev together. *run_out: the (first) run.
+ */
+static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char *label,
+		    unsigned *run_out, struct run_events *ev, json_t *forms, int side_by_side)
+{
+	size_t shares = side_by_side && c->opt->nr_gpus > 1 ? c->opt->nr_gpus : 1, n = 0, g;
+	int modules = pass_uses_modules(c, km), ret = 0, empty;
+	struct run_request *reqs = xcalloc(shares, sizeof(*reqs));
+	struct run_result *res = xcalloc(shares, sizeof(*res));
+	char **subst = xcalloc(shares, sizeof(*subst)), **plans = xcalloc(shares, sizeof(*plans));
+	const char **variants = xcalloc(shares, sizeof(*variants));
+	unsigned first = c->run_index;
+
+	*run_out = first;
+	for (g = 0; g < shares && !ret; g++) {
+		ret = prepare_pass_run(c, km, label, first + (unsigned)n, modules, g, shares,
+				       &subst[n], &plans[n], &empty);
+		if (ret || empty) {
+			free(subst[n]);
+			free(plans[n]);
+			subst[n] = plans[n] = NULL;
+			continue;
+		}
+		json_array_append_new(forms, json_pack("{s:i, s:s}", "run", (int)(first + n),
+						       "variant_form", modules ? "modules" : "mask"));
+		reqs[n] = (struct run_request){ .timing = 1, .subst_dir = subst[n],
+						.launch_plan = plans[n] };
+		variants[n] = "capture";
+		n++;
 	}
-	req.subst_dir = subst;
-	req.launch_plan = plan_path;
-	profile_progress(c, label);
-	ret = profile_run_program(c, "capture", &req, ev, &res, NULL);
+	if (!ret && n) {
+		profile_progress(c, label);
+		if (n == 1) {
+			ret = profile_run_program(c, "capture", &reqs[0], ev, &res[0], NULL);
+		} else {
+			ret = profile_run_programs(c, n, variants, reqs, NULL, res);
+			for (g = 0; g < n && !ret; g++) {
+				char *dir = capture_layout_run_events_dir(c->dir, first + (unsigned)g);
+				char *file = run_request_events_file(dir);
+
+				ret = run_events_load(ev, file);   /* the shares add up */
+				free(file);
+				free(dir);
+			}
+		}
+		for (g = 0; g < n; g++) {
+			unsigned run = first + (unsigned)g;
+
+			if (!ret && res[g].status == RUN_INTERRUPTED)
+				ret = error_set(CA_E_INTERRUPTED, "interrupted during run %u (%s)", run,
+						label);
+			if (!ret && res[g].status != RUN_OK) {
+				char *log = capture_layout_run_log(NULL, run);
+				profile_note(c, "run %u (%s) failed: see %s", run, label, log);
+				free(log);
+			}
+		}
+		profile_progress(c, label);
+	}
+	for (g = 0; g < shares; g++) {
+		free(subst[g]);
+		free(plans[g]);
+	}
 	free(subst);
-	free(plan_path);
-	*run_out = run;
-	if (!ret && res.status == RUN_INTERRUPTED)
-		ret = error_set(CA_E_INTERRUPTED, "interrupted during run %u (%s)", run, label);
-	if (!ret && res.status != RUN_OK) {
-		char *log = capture_layout_run_log(NULL, run);
-		profile_note(c, "run %u (%s) failed: see %s", run, label, log);
-		free(log);
-	}
-	profile_progress(c, label);
+	free(plans);
+	free(reqs);
+	free(res);
+	free(variants);
 	return ret;
 }
 
@@ -720,7 +805,7 @@ static void baseline_times(struct profile_ctx *c, struct run_events *ev, unsigne
  */
 void profile_reference_check(struct profile_ctx *c)
 {
-	json_t *runs = json_object_get(c->capture, "runs"), *r, *ref = json_array();
+	json_t *runs = c->runs_json, *r, *ref = json_array();
 	const char *want[] = { "discovery", "capture" };
 	size_t w, i;
 
@@ -729,7 +814,9 @@ void profile_reference_check(struct profile_ctx *c)
 			const char *v = json_string_value(json_object_get(r, "variant"));
 			const char *st = json_string_value(json_object_get(r, "status"));
 
-			if (v && st && !strcmp(v, want[w]) && !strcmp(st, "ok")) {
+			/* a run beside others (--gpus) wrote files it may not own */
+			if (v && st && !strcmp(v, want[w]) && !strcmp(st, "ok") &&
+			    !json_is_false(json_object_get(r, "files_compared"))) {
 				json_array_append_new(ref, json_integer((json_int_t)i));
 				break;
 			}
@@ -1001,7 +1088,7 @@ static int l2_passes(struct profile_ctx *c, struct kernel_measure *km, json_t *f
 			break;
 		run_events_init(&ev);
 		ret = run_pass(c, km, pass ? "capture (L2 priority pairs)" : "capture (L2 priority)",
-			       &run, &ev, forms);
+			       &run, &ev, forms, 1);
 		if (!ret)
 			*counted += collect_pass(c, km, &ev, run);
 		run_events_release(&ev);
@@ -1060,7 +1147,9 @@ int profile_capture_launches(struct profile_ctx *c)
 		struct run_events ev;
 
 		run_events_init(&ev);
-		ret = run_pass(c, km, extra ? "capture (singles, more)" : "capture", &run, &ev, forms);
+		/* the first pass is an output reference (profile_reference_check): alone */
+		ret = run_pass(c, km, extra ? "capture (singles, more)" : "capture", &run, &ev, forms,
+			       extra > 0);
 		got = ret ? 0 : collect_pass(c, km, &ev, run);
 		counted += got;
 		if (!ret && !extra && pass_form_is_modules(forms))
@@ -1082,7 +1171,7 @@ int profile_capture_launches(struct profile_ctx *c)
 
 		run_events_init(&ev);
 		ret = run_pass(c, km, extra ? "capture (pairs, more)" : "capture (pairs)", &run, &ev,
-			       forms);
+			       forms, 1);
 		got = ret ? 0 : collect_pass(c, km, &ev, run);
 		counted += got;
 		run_events_release(&ev);

@@ -238,35 +238,91 @@ int profile_run_output(struct profile_ctx *c, json_t *run_json, struct run_outpu
 	return 0;
 }
 
+/* One program run's files under the capture (runs/NNN.*). */
+struct run_paths {
+	char *log, *out, *err, *evdir, *evfile;
+};
+
+static void run_paths_init(struct profile_ctx *c, unsigned index, struct run_paths *p)
+{
+	p->log = capture_layout_run_log(c->dir, index);
+	p->out = capture_layout_run_stdout(c->dir, index);
+	p->err = capture_layout_run_stderr(c->dir, index);
+	p->evdir = capture_layout_run_events_dir(c->dir, index);
+	p->evfile = run_request_events_file(p->evdir);
+	mkdir(p->evdir, 0777);
+}
+
+static void run_paths_release(struct run_paths *p)
+{
+	free(p->log);
+	free(p->out);
+	free(p->err);
+	free(p->evdir);
+	free(p->evfile);
+}
+
+/* The request and spec of run `index` on GPU slot `gpu` (-1: no --gpus). */
+static void run_setup(struct profile_ctx *c, const struct run_request *req, const struct run_paths *p,
+		      int gpu, struct run_request *r, struct run_spec *spec)
+{
+	*r = *req;
+	r->inject_path = c->inject_path;
+	r->events_dir = p->evdir;
+	r->ranks = c->ranks;
+	r->visible_devices = gpu >= 0 ? c->gpu_names[gpu] : NULL;
+	memset(spec, 0, sizeof(*spec));
+	spec->argv = c->opt->argv;
+	spec->log_path = p->log;
+	spec->stdout_path = p->out;
+	spec->stderr_path = p->err;
+	spec->timeout_seconds = c->opt->timeout;
+}
+
+/* The run's record, appended to capture.runs (and returned, borrowed). */
+static json_t *run_record(struct profile_ctx *c, unsigned index, const char *variant,
+			  const struct run_result *res, const char *hex, struct run_events *ev,
+			  int gpu)
+{
+	char desc[300];
+	json_t *rj = json_pack("{s:i, s:s, s:s, s:i, s:f, s:s, s:s}",
+		       "index", index, "variant", variant,
+		       "status", res->status == RUN_OK ? "ok" :
+				 res->status == RUN_TIMEOUT ? "timeout" :
+				 res->status == RUN_INTERRUPTED ? "interrupted" :
+				 res->status == RUN_SIGNALED ? "killed" : "failed",
+		       "exit_status", res->exit_code, "wall_seconds", res->wall_seconds,
+		       "stdout_sha256", hex, "description", run_result_describe(res, desc, sizeof(desc)));
+
+	json_object_set_new(rj, "log", json_own(capture_layout_run_log(NULL, index)));
+	json_object_set_new(rj, "events", json_own(capture_layout_run_events(NULL, index)));
+	json_object_set_new(rj, "stdout", json_own(capture_layout_run_stdout(NULL, index)));
+	json_object_set_new(rj, "stderr", json_own(capture_layout_run_stderr(NULL, index)));
+	if (gpu >= 0)
+		json_object_set_new(rj, "gpu", json_integer(c->opt->gpus[gpu]));
+	if (ev && json_array_size(ev->errors))
+		json_object_set(rj, "errors", ev->errors);
+	json_array_append_new(c->runs_json, rj);
+	return rj;
+}
+
 int profile_run_program(struct profile_ctx *c, const char *variant, const struct run_request *req,
 			struct run_events *ev, struct run_result *res, json_t **run_json)
 {
-	char *log = capture_layout_run_log(c->dir, c->run_index);
-	char *out = capture_layout_run_stdout(c->dir, c->run_index);
-	char *err = capture_layout_run_stderr(c->dir, c->run_index);
-	char *evdir = capture_layout_run_events_dir(c->dir, c->run_index);
-	char *evfile = run_request_events_file(evdir);
-	struct run_request r = *req;
+	struct run_paths p;
+	struct run_request r;
 	struct run_spec spec;
-	char desc[300], hex[65] = "";
+	char hex[65] = "";
 	struct file_snapshot_spec snap = {
 		.exclude = c->dir, .argv = c->opt->argv, .always = c->opt->compare_file,
 	};
 	struct file_snapshot before, after;
 	struct run_output files;
-	int ret;
+	int ret, gpu = c->opt->nr_gpus ? 0 : -1;   /* one run at a time: the first GPU */
 	json_t *rj;
 
-	mkdir(evdir, 0777);
-	r.inject_path = c->inject_path;
-	r.events_dir = evdir;
-	r.ranks = c->ranks;
-	memset(&spec, 0, sizeof(spec));
-	spec.argv = c->opt->argv;
-	spec.log_path = log;
-	spec.stdout_path = out;
-	spec.stderr_path = err;
-	spec.timeout_seconds = c->opt->timeout;
+	run_paths_init(c, c->run_index, &p);
+	run_setup(c, req, &p, gpu, &r, &spec);
 	/* the files the run creates or changes, for the output check */
 	run_output_init(&files);
 	file_snapshot_take(&before, &snap);
@@ -275,39 +331,60 @@ int profile_run_program(struct profile_ctx *c, const char *variant, const struct
 	if (!ret)
 		file_snapshot_changes(&before, &after, snap.always, &files);
 	if (!ret && ev)
-		ret = run_events_load(ev, evfile);
+		ret = run_events_load(ev, p.evfile);
 	if (!ret)
-		stdout_digest(c, out, hex);
-	rj = json_pack("{s:i, s:s, s:s, s:i, s:f, s:s, s:s}",
-		       "index", c->run_index, "variant", variant,
-		       "status", res->status == RUN_OK ? "ok" :
-				 res->status == RUN_TIMEOUT ? "timeout" :
-				 res->status == RUN_INTERRUPTED ? "interrupted" :
-				 res->status == RUN_SIGNALED ? "killed" : "failed",
-		       "exit_status", res->exit_code, "wall_seconds", res->wall_seconds,
-		       "stdout_sha256", hex, "description", run_result_describe(res, desc, sizeof(desc)));
-	json_object_set_new(rj, "log", json_own(capture_layout_run_log(NULL, c->run_index)));
-	json_object_set_new(rj, "events", json_own(capture_layout_run_events(NULL, c->run_index)));
-	json_object_set_new(rj, "stdout", json_own(capture_layout_run_stdout(NULL, c->run_index)));
-	json_object_set_new(rj, "stderr", json_own(capture_layout_run_stderr(NULL, c->run_index)));
+		stdout_digest(c, p.out, hex);
+	rj = run_record(c, c->run_index, variant, res, hex, ev, gpu);
 	json_object_set_new(rj, "files", files_json(c, &files));
 	if (after.truncated)
 		json_object_set_new(rj, "files_walk_truncated", json_true());
 	file_snapshot_release(&before);
 	file_snapshot_release(&after);
 	run_output_release(&files);
-	if (ev && json_array_size(ev->errors))
-		json_object_set(rj, "errors", ev->errors);
-	json_array_append_new(json_object_get(c->capture, "runs"), rj);
 	if (run_json)
 		*run_json = rj;
 	c->run_index++;
 	c->runs_done++;
-	free(log);
-	free(out);
-	free(err);
-	free(evdir);
-	free(evfile);
+	run_paths_release(&p);
+	return ret;
+}
+
+int profile_run_programs(struct profile_ctx *c, size_t n, const char *const *variants,
+			 const struct run_request *reqs, struct run_events *evs,
+			 struct run_result *res)
+{
+	struct run_paths *p = xcalloc(n + 1, sizeof(*p));
+	struct run_request *r = xcalloc(n + 1, sizeof(*r));
+	struct run_spec *spec = xcalloc(n + 1, sizeof(*spec));
+	size_t i;
+	int ret;
+
+	for (i = 0; i < n; i++) {
+		run_paths_init(c, c->run_index + (unsigned)i, &p[i]);
+		run_setup(c, &reqs[i], &p[i], c->opt->nr_gpus ? (int)(i % c->opt->nr_gpus) : -1,
+			  &r[i], &spec[i]);
+	}
+	ret = run_request_run_many(r, spec, res, n);
+	for (i = 0; i < n; i++) {
+		char hex[65] = "";
+		json_t *rj;
+
+		if (!ret && evs)
+			ret = run_events_load(&evs[i], p[i].evfile);
+		if (!ret)
+			stdout_digest(c, p[i].out, hex);
+		rj = run_record(c, c->run_index, variants[i], &res[i], hex, evs ? &evs[i] : NULL,
+				c->opt->nr_gpus ? (int)(i % c->opt->nr_gpus) : -1);
+		/* runs side by side may write the same files: theirs are not compared */
+		json_object_set_new(rj, "files", json_array());
+		json_object_set_new(rj, "files_compared", json_false());
+		c->run_index++;
+		c->runs_done++;
+		run_paths_release(&p[i]);
+	}
+	free(p);
+	free(r);
+	free(spec);
 	return ret;
 }
 
@@ -380,7 +457,7 @@ static int ab_runs(struct profile_ctx *c, const char *name, const struct run_req
 	/* the capture's baseline runs join the output check's baselines */
 	json_array_foreach(prior, i, x) {
 		run_output_init(&more[i]);
-		profile_run_output(c, json_array_get(json_object_get(c->capture, "runs"),
+		profile_run_output(c, json_array_get(c->runs_json,
 						     (size_t)json_integer_value(x)), &more[i]);
 		morep[i] = &more[i];
 	}
@@ -420,7 +497,7 @@ static void run_times(struct profile_ctx *c, double *native, double *mean)
 	double sum = 0;
 
 	*native = NAN;
-	json_array_foreach(json_object_get(c->capture, "runs"), i, r) {
+	json_array_foreach(c->runs_json, i, r) {
 		json_t *w = json_object_get(r, "wall_seconds");
 		const char *v = json_string_value(json_object_get(r, "variant"));
 

@@ -88,6 +88,8 @@ struct profile_ctx {
 	const char *ranks;          /* the ranks measured (CACHEADVISE_RANKS), NULL: all */
 	struct device_model dm;
 	json_t *capture;
+	json_t *runs_json;          /* capture's "runs" (borrowed from it) */
+	char **gpu_names;           /* --gpus: each GPU's CUDA_VISIBLE_DEVICES value, nr_gpus of them */
 	unsigned run_index;
 	unsigned runs_done, runs_planned;
 	unsigned progress_mark;     /* runs_done at the last run-start event */
@@ -135,6 +137,17 @@ int profile_run_program(struct profile_ctx *c, const char *variant, const struct
  * CA_E_INPUT when run_json is not a run record.
  */
 int profile_run_output(struct profile_ctx *c, json_t *run_json, struct run_output *out);
+/*
+ * Runs n program runs at once (profile --gpus: run i on GPU i % nr_gpus),
+ * each recorded as profile_run_program records one, in order. They may
+ * write the same files, so their files are not kept or compared
+ * ("files_compared": false): only measurement runs go here, never a run
+ * an output is checked on. evs may be NULL, else n of them. Returns 0 or
+ * the first error.
+ */
+int profile_run_programs(struct profile_ctx *c, size_t n, const char *const *variants,
+			 const struct run_request *reqs, struct run_events *evs,
+			 struct run_result *res);
 /* The CA_E_PROGRAM error for the run just done: its status, last lines, log. */
 int profile_run_failed(struct profile_ctx *c, const char *what, const struct run_result *res);
 /* Rounds of baseline (base) against advice (adv) runs, recorded as runs. */

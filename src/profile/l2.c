@@ -148,7 +148,7 @@ static size_t earlier_baselines(struct profile_ctx *c, double *v, size_t n, size
 	json_t *r;
 	size_t i, k;
 
-	json_array_foreach(json_object_get(c->capture, "runs"), i, r) {
+	json_array_foreach(c->runs_json, i, r) {
 		const char *variant = json_string_value(json_object_get(r, "variant"));
 		const char *events = json_string_value(json_object_get(r, "events"));
 		int capture;

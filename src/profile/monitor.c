@@ -44,7 +44,7 @@ static int module_is_measured(struct profile_ctx *c, const struct profile_module
  */
 static int same_output_as_baseline(struct profile_ctx *c, json_t *run)
 {
-	json_t *runs = json_object_get(c->capture, "runs"), *r, *verdict;
+	json_t *runs = c->runs_json, *r, *verdict;
 	struct run_output *outs = xcalloc(json_array_size(runs) + 1, sizeof(*outs)), mon;
 	const struct run_output **base = xcalloc(json_array_size(runs) + 1, sizeof(*base));
 	const struct run_output *variant[1] = { &mon };

@@ -18,7 +18,7 @@
 /* The outputs of the runs whose indices are in ids (a JSON array). */
 static struct run_output *load_outputs(struct profile_ctx *c, json_t *ids, const struct run_output ***ptrs)
 {
-	json_t *runs = json_object_get(c->capture, "runs"), *x;
+	json_t *runs = c->runs_json, *x;
 	size_t n = json_array_size(ids), i;
 	struct run_output *o = xcalloc(n + 1, sizeof(*o));
 

@@ -118,6 +118,9 @@ static void free_ctx(struct profile_ctx *c)
 	free(c->dir);
 	free(c->program);
 	free(c->inject_path);
+	for (i = 0; c->gpu_names && i < c->opt->nr_gpus; i++)
+		free(c->gpu_names[i]);
+	free(c->gpu_names);
 }
 
 static char *default_out_dir(const char *program)
@@ -190,7 +193,8 @@ static void start_capture(struct profile_ctx *c)
 			  "bypass_form", opt->bypass_form, "kernels_regex", opt->kernels_regex,
 			  "timeout", opt->timeout, "repeat", opt->repeat));
 	json_object_set_new(c->capture, "modules", json_array());
-	json_object_set_new(c->capture, "runs", json_array());
+	c->runs_json = json_array();
+	json_object_set_new(c->capture, "runs", c->runs_json);
 	json_object_set_new(c->capture, "kernels", json_array());
 	json_object_set_new(c->capture, "notes", json_array());
 	json_object_set_new(c->capture, "verification", json_null());
@@ -316,6 +320,23 @@ static void choose_ranks(struct profile_ctx *c)
 			    json_string(kind == LAUNCHER_OPENMPI ? "openmpi" : "slurm"));
 }
 
+/* --gpus: each GPU's CUDA_VISIBLE_DEVICES value, and the options' record. */
+static void choose_gpus(struct profile_ctx *c)
+{
+	json_t *ids;
+	size_t i;
+
+	if (!c->opt->nr_gpus)
+		return;
+	ids = json_array();
+	c->gpu_names = xcalloc(c->opt->nr_gpus + 1, sizeof(*c->gpu_names));
+	for (i = 0; i < c->opt->nr_gpus; i++) {
+		c->gpu_names[i] = xasprintf("%d", c->opt->gpus[i]);
+		json_array_append_new(ids, json_integer(c->opt->gpus[i]));
+	}
+	json_object_set_new(json_object_get(c->capture, "options"), "gpus", ids);
+}
+
 int profile_run(const struct profile_options *opt, const struct profile_progress *progress)
 {
 	struct profile_ctx c;
@@ -353,6 +374,7 @@ int profile_run(const struct profile_options *opt, const struct profile_progress
 		goto out;
 	start_capture(&c);
 	choose_ranks(&c);
+	choose_gpus(&c);
 	ret = profile_write_capture(&c, "incomplete");
 	if (ret)
 		goto out;

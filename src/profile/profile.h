@@ -59,6 +59,11 @@ struct profile_options {
 	int all_pairs;               /* --all-pairs: measure every pair, none assumed additive */
 	int l2_priority;             /* --l2-priority: measure each load's L2 eviction priorities
 				      * in-run (issue 26; not yet run on a GPU) */
+	/* --gpus: the GPUs (CUDA device numbers) the profile's independent
+	 * runs spread over, nr_gpus of them (0: the program's default GPU); A/B
+	 * comparisons and output references run on the first */
+	const int *gpus;
+	size_t nr_gpus;
 	const char *ranks;           /* --ranks: an MPI/Slurm job's ranks measured; NULL: the
 				      * default (collectors/launcher.h, profile.c) */
 	/* --variant-form: 0 auto (a module per variant while a pass has at most

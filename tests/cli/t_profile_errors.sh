@@ -5,6 +5,16 @@
 . "$(dirname "$0")/lib.sh"
 
 ca=$CACHEADVISE
+
+# --gpus (issue 29): distinct GPU numbers and ranges, a single-process program
+for bad in "" a 1,1 0-2000 "0," 3-1 0-16 -1; do
+	expect_status 1 "$ca" profile --gpus "$bad" ./app
+	expect_grep "^cacheadvise profile: --gpus takes distinct GPU numbers 0 to 1023 and ranges" "$TMP/err"
+done
+expect_status 1 "$ca" profile --gpus 0,1 -- mpirun -np 2 ./app
+expect_grep "in an MPI or Slurm job each rank uses its own GPU: leave --gpus out" "$TMP/err"
+expect_status 1 "$ca" profile --gpus 0-1 srun -n 2 ./app
+expect_grep "leave --gpus out" "$TMP/err"
 expect_status 1 "$ca" profile
 expect_grep "no program given" "$TMP/err"
 expect_status 1 "$ca" profile --top 0 ./app

@@ -180,6 +180,21 @@ static void test_line(void)
 		  "keep within the budget (--budget): the L2 window step (about 95 s)");
 	free(line);
 	json_object_del(cap, "budget");
+	/* profile --gpus: which GPU ran how many (one GPU alone says nothing) */
+	json_object_set_new(json_array_get(json_object_get(cap, "runs"), 1), "gpu", json_integer(0));
+	line = line_of(cap);
+	CHECK(line && !strstr(line, "by GPU"));
+	free(line);
+	json_object_set_new(json_array_get(json_object_get(cap, "runs"), 0), "gpu", json_integer(3));
+	json_object_set_new(json_array_get(json_object_get(cap, "runs"), 2), "gpu", json_integer(0));
+	line = line_of(cap);
+	CHECK(line && strstr(line, "launches counted; runs by GPU (--gpus): 1 on GPU 3, 2 on GPU 0"));
+	free(line);
+	json_object_set_new(json_array_get(json_object_get(cap, "runs"), 2), "gpu", json_integer(5000));
+	CHECK(line_of(cap) == NULL);   /* refused: not a GPU number */
+	json_object_del(json_array_get(json_object_get(cap, "runs"), 0), "gpu");
+	json_object_del(json_array_get(json_object_get(cap, "runs"), 1), "gpu");
+	json_object_del(json_array_get(json_object_get(cap, "runs"), 2), "gpu");
 	empty = json_pack("{s:s, s:[]}", "schema", "cacheadvise.capture/1", "kernels");
 	json_object_set_new(cap, "cost", cost_json(empty, 2.4));
 	line = line_of(cap);

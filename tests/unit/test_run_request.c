@@ -56,6 +56,78 @@ static void test_env(void)
 	CHECK_INT(count(env), 6);
 	CHECK(has(env, "CACHEADVISE_METRIC_LIST=dram__bytes_read.sum"));
 	run_request_env_free(env);
+
+	/* profile --gpus: the run's GPU */
+	req.visible_devices = "1";
+	env = run_request_env(&req);
+	CHECK_INT(count(env), 7);
+	CHECK(has(env, "CUDA_VISIBLE_DEVICES=1"));
+	run_request_env_free(env);
+}
+
+/*
+ * run_request_run_many runs at once: each of two real programs (sh) writes
+ * the GPU it was given, then waits for the other's file; run one after the
+ * other, the first would wait in vain (its 60 s bound) and fail. No
+ * timing is judged: only whether both saw each other.
+ */
+static void test_run_many(void)
+{
+	char dir[] = "/tmp/ca-test-run-many-XXXXXX", logs[2][300], mark[2][300], cmd[400];
+	const char *script =
+		"echo \"$CUDA_VISIBLE_DEVICES\" > \"$1.tmp\" && mv \"$1.tmp\" \"$1\"; i=0; "
+		"while [ ! -e \"$2\" ]; do i=$((i+1)); [ $i -gt 1200 ] && exit 3; sleep 0.05; done";
+	struct run_request reqs[2];
+	struct run_spec specs[2];
+	struct run_result res[2];
+	char *argv[2][7];
+	int i;
+
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+	for (i = 0; i < 2; i++) {
+		snprintf(mark[i], sizeof(mark[i]), "%s/gpu%d", dir, i);
+		snprintf(logs[i], sizeof(logs[i]), "%s/log%d", dir, i);
+	}
+	for (i = 0; i < 2; i++) {
+		memset(&reqs[i], 0, sizeof(reqs[i]));
+		reqs[i].inject_path = "/nonexistent/inject.so";
+		reqs[i].events_dir = dir;
+		reqs[i].visible_devices = i ? "1" : "0";
+		argv[i][0] = "sh";
+		argv[i][1] = "-c";
+		argv[i][2] = (char *)script;
+		argv[i][3] = "sh";
+		argv[i][4] = mark[i];
+		argv[i][5] = mark[1 - i];
+		argv[i][6] = NULL;
+		memset(&specs[i], 0, sizeof(specs[i]));
+		specs[i].argv = argv[i];
+		specs[i].log_path = logs[i];
+		specs[i].timeout_seconds = 120;
+	}
+	CHECK_INT(run_request_run_many(reqs, specs, res, 2), 0);
+	for (i = 0; i < 2; i++) {
+		char got[16] = "";
+		FILE *f = fopen(mark[i], "r");
+
+		CHECK_INT(res[i].status, RUN_OK);
+		CHECK(f && fgets(got, sizeof(got), f));
+		CHECK_STR(got, i ? "1\n" : "0\n");
+		if (f)
+			fclose(f);
+	}
+	/* a run that cannot write its log: the error comes back with its message */
+	specs[1].log_path = "/nonexistent-dir/log";
+	argv[0][2] = "true";
+	argv[1][2] = "true";
+	CHECK_INT(run_request_run_many(reqs, specs, res, 2), CA_E_IO);
+	CHECK(strstr(error_message(), "/nonexistent-dir/log") != NULL);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
 /* A/B pairs alternate baseline and advice; an advice run that prints other
@@ -154,5 +226,6 @@ int main(void)
 {
 	test_env();
 	test_pairs();
+	test_run_many();
 	return check_done();
 }

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# GPU, issue 29: profile --gpus 0,1 spreads a single-process program's
+# independent runs over two GPUs. Against the same profile on one GPU:
+# the same plan (loads and actions), runs recorded on both GPUs, and the
+# wall-time ratio printed (the issue's target is at most 0.6x for the
+# steps that run side by side; the whole profile's ratio is reported, not
+# judged: it depends on how much of it is serial). Skips with one GPU.
+. "$(dirname "$0")/lib.sh"
+
+if [ "$(nvidia-smi -L | wc -l)" -lt 2 ]; then
+	echo "one GPU: skipped (needs the 2-GPU kind)"
+	exit 77
+fi
+
+plan_key() { # the plan's loads and actions, one line each, sorted
+	python3 - "$1" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+for m in p.get("modules", []):
+    for f in m.get("functions", []):
+        for l in f.get("loads", []):
+            print(f["name"], l["ordinal"], l["action"])
+PY
+}
+
+profile() { # profile NAME ARGS...
+	local name=$1; shift
+	local t0=$SECONDS
+	"$CACHEADVISE" profile --out "$WORK/$name" --no-l2 --no-softcache "$@" \
+		>"$WORK/$name.stdout" 2>"$WORK/$name.stderr"
+	local rc=$?
+	echo $((SECONDS - t0)) >"$WORK/$name.seconds"
+	cp "$WORK/$name/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-gpus-$name.json" 2>/dev/null
+	[ "$rc" = 0 ] && ok || not_ok "profile $name failed (exit $rc): $(tail -n 5 "$WORK/$name.stderr")"
+}
+
+for mode in runs launches; do
+	profile "one-$mode" --measure $mode --gpus 0 -- "$SAMPLES/wide_iter"
+	profile "two-$mode" --measure $mode --gpus 0,1 -- "$SAMPLES/wide_iter"
+	one=$WORK/one-$mode two=$WORK/two-$mode
+	if [ "$(plan_key "$one/plan.json")" = "$(plan_key "$two/plan.json")" ]; then ok; else
+		not_ok "$mode: --gpus 0,1 gave another plan than one GPU"
+	fi
+	check "$mode: runs on both GPUs" '{r.get("gpu") for r in j["runs"]} >= {0, 1}' "$two/capture.json"
+	check "$mode: runs side by side are no output reference" \
+		'all(r.get("files_compared", True) for r in j["runs"] if r["index"] in j.get("baseline_check", {}).get("runs", []))' \
+		"$two/capture.json"
+	s1=$(cat "$one.seconds") s2=$(cat "$two.seconds")
+	result "--gpus 0,1 vs 0, --measure $mode: ${s2} s vs ${s1} s ($(python3 -c "print('%.2f' % ($s2 / max($s1, 1)))")x), plan $(plan_key "$two/plan.json" | wc -l) loads"
+done
+finish
