@@ -323,6 +323,7 @@ static int read_run(const struct rd *r, json_t *o, const char *path, struct capt
 	    (ret = rd_intv(r, o, path, "gpu", &run->gpu, 0, 1023, -1)) ||
 	    (ret = rd_str(r, o, path, "stdout_sha256", &run->stdout_sha256, 0)) ||
 	    (ret = rd_bool(r, o, path, "files_walk_truncated", &run->files_walk_truncated)) ||
+	    (ret = rd_bool(r, o, path, "files_compared", &run->files_compared)) ||
 	    (ret = rd_array(r, o, path, "files", &files)))
 		return ret;
 	if (run->index == -2)
@@ -1560,6 +1561,34 @@ allocs:
 	return 0;
 }
 
+int capture_run_from_json(struct capture_run *run, json_t *o, const char *name)
+{
+	struct rd r = { name };
+
+	return read_run(&r, o, "run", run);
+}
+
+void capture_run_release(struct capture_run *run)
+{
+	size_t f;
+
+	free(run->variant);
+	free(run->description);
+	free(run->log);
+	free(run->stdout_path);
+	free(run->stderr_path);
+	free(run->events);
+	free(run->status);
+	free(run->stdout_sha256);
+	for (f = 0; f < run->nr_files; f++) {
+		free(run->files[f].path);
+		free(run->files[f].sha256);
+		free(run->files[f].copy);
+	}
+	free(run->files);
+	memset(run, 0, sizeof(*run));
+}
+
 int capture_kernel_from_json(struct capture_kernel *k, json_t *o, const char *name)
 {
 	struct rd r = { name };
@@ -2129,6 +2158,7 @@ static json_t *run_json(const struct capture_run *run)
 		json_object_set_new(o, "gpu", json_integer(run->gpu));
 	put_str(o, "stdout_sha256", run->stdout_sha256);
 	put_bool(o, "files_walk_truncated", run->files_walk_truncated);
+	put_bool(o, "files_compared", run->files_compared);
 	if (run->has_files) {
 		json_t *arr = json_array();
 
@@ -2593,7 +2623,7 @@ void capture_kernel_release(struct capture_kernel *k)
 
 void capture_release(struct capture *cap)
 {
-	size_t i, f;
+	size_t i;
 
 	if (!cap)
 		return;
@@ -2623,24 +2653,8 @@ void capture_release(struct capture *cap)
 		free_strings(m->kernels, m->nr_kernels);
 	}
 	free(cap->modules);
-	for (i = 0; i < cap->nr_runs; i++) {
-		struct capture_run *run = &cap->runs[i];
-
-		free(run->variant);
-		free(run->description);
-		free(run->log);
-		free(run->stdout_path);
-		free(run->stderr_path);
-		free(run->events);
-		free(run->status);
-		free(run->stdout_sha256);
-		for (f = 0; f < run->nr_files; f++) {
-			free(run->files[f].path);
-			free(run->files[f].sha256);
-			free(run->files[f].copy);
-		}
-		free(run->files);
-	}
+	for (i = 0; i < cap->nr_runs; i++)
+		capture_run_release(&cap->runs[i]);
 	free(cap->runs);
 	for (i = 0; i < cap->nr_kernels; i++)
 		capture_kernel_release(&cap->kernels[i]);

@@ -115,6 +115,8 @@ struct capture_run {
 	int exit_status;
 	double wall_seconds;        /* NAN unknown */
 	int has_gpu;                /* recorded (profile --gpus) */
+	int files_compared;         /* 0: it ran beside others and its files are not
+				       theirs to compare (--gpus); 1 or -1 (not written): they are */
 	int gpu;                    /* the GPU it ran on, when has_gpu */
 	char *stdout_sha256;        /* NULL unknown */
 	struct capture_file *files; /* created or changed by the run */
@@ -656,6 +658,14 @@ int capture_from_json(struct capture *cap, struct json_t *doc, const char *name)
  * still being written. Returns 0 or CA_E_INPUT naming the field.
  */
 int capture_kernel_from_json(struct capture_kernel *k, struct json_t *o, const char *name);
+/*
+ * Reads one "runs" item into run, zeroed by the caller (release it with
+ * capture_run_release() either way): for the profile, which keeps its runs
+ * typed as it records them. `source` points into o. Returns 0 or
+ * CA_E_INPUT naming the field.
+ */
+int capture_run_from_json(struct capture_run *run, struct json_t *o, const char *name);
+void capture_run_release(struct capture_run *run);
 void capture_kernel_release(struct capture_kernel *k);
 
 /*

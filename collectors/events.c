@@ -104,6 +104,22 @@ int event_kernel_variant(const struct event_kernel *k, const char *label, const 
 	return 1;
 }
 
+double *event_kernel_times(const struct event_kernel *k, enum event_times table,
+			   const char *label, size_t *n)
+{
+	json_t *by_label = table == EVENT_VERSION_NS ? k->version_ns :
+			   table == EVENT_REPLAY_NS ? k->replay_ns :
+			   table == EVENT_CARVEOUT_NS ? k->carveout_ns : k->carveout_replay_ns;
+	json_t *arr = json_object_get(by_label, label), *x;
+	double *v = xcalloc(json_array_size(arr) + 1, sizeof(*v));
+	size_t i;
+
+	*n = 0;
+	json_array_foreach(arr, i, x)
+		v[(*n)++] = json_number_value(x);
+	return v;
+}
+
 static const char *str(json_t *o, const char *key)
 {
 	return json_string_value(json_object_get(o, key));

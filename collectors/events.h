@@ -151,5 +151,19 @@ struct run_events *run_events_of_rank(const struct run_events *ev, int rank);
  */
 int event_kernel_variant(const struct event_kernel *k, const char *label, const char *key,
 			 double *sum, double *samples);
+/* The per-launch GPU times of a kernel, by the table they are kept in. */
+enum event_times {
+	EVENT_VERSION_NS,           /* a launch plan's versions, program launches */
+	EVENT_REPLAY_NS,            /* the versions' replays */
+	EVENT_CARVEOUT_NS,          /* the carve-out check's settings, program launches */
+	EVENT_CARVEOUT_REPLAY_NS,   /* the settings' replays */
+};
+/*
+ * The per-launch GPU times (ns) of `label` (a version or a carve-out
+ * setting of the launch plan) in that table: a new array (caller frees) of
+ * *n values; *n is 0 when there are none.
+ */
+double *event_kernel_times(const struct event_kernel *k, enum event_times table,
+			   const char *label, size_t *n);
 
 #endif

@@ -73,7 +73,7 @@ static void record_variant(struct profile_ctx *c, const struct variant_run *r, u
 /* The output check of the baseline runs among themselves (new object). */
 static json_t *baseline_output(struct profile_ctx *c, json_t *baseline_runs)
 {
-	json_t *runs = c->runs_json, *x, *o;
+	json_t *x, *o;
 	size_t n = json_array_size(baseline_runs), i;
 	struct run_output *outs = xcalloc(n + 1, sizeof(*outs));
 	const struct run_output **base = xcalloc(n + 1, sizeof(*base));
@@ -81,7 +81,7 @@ static json_t *baseline_output(struct profile_ctx *c, json_t *baseline_runs)
 
 	json_array_foreach(baseline_runs, i, x) {
 		run_output_init(&outs[i]);
-		profile_run_output(c, json_array_get(runs, (size_t)json_integer_value(x)), &outs[i]);
+		profile_run_output(c, profile_run_record(c, (unsigned)json_integer_value(x)), &outs[i]);
 		base[i] = &outs[i];
 	}
 	o = output_check_judge(base, n, NULL, 0, &c->output_check, &ok);
@@ -99,6 +99,14 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 	int identical = !strcmp(output_check_status(output), "identical");
 	double spread = 0;
 	size_t i, j;
+	json_t *x;
+
+	/* verification's output check takes these runs as baselines too */
+	free(c->reference_runs);
+	c->reference_runs = xcalloc(json_array_size(baseline_runs) + 1, sizeof(*c->reference_runs));
+	c->nr_reference_runs = 0;
+	json_array_foreach(baseline_runs, i, x)
+		c->reference_runs[c->nr_reference_runs++] = (unsigned)json_integer_value(x);
 
 	for (i = 0; i < c->nr_kernels; i++) {
 		json_t *a = json_object_get(c->kernels[i].counters, "baseline");
@@ -126,7 +134,7 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 	{
 		json_t *n;
 		json_array_foreach(notes, i, n)
-			json_array_append(json_object_get(c->capture, "notes"), n);
+			profile_note(c, "%s", json_string_value(n));
 	}
 	check = json_pack("{s:O, s:b, s:f, s:o}", "runs", baseline_runs, "output_identical", identical,
 			  "max_counter_spread", spread, "notes", notes);

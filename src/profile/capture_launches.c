@@ -805,19 +805,18 @@ static void baseline_times(struct profile_ctx *c, struct run_events *ev, unsigne
  */
 void profile_reference_check(struct profile_ctx *c)
 {
-	json_t *runs = c->runs_json, *r, *ref = json_array();
+	json_t *ref = json_array();
 	const char *want[] = { "discovery", "capture" };
 	size_t w, i;
 
 	for (w = 0; w < ARRAY_SIZE(want) && json_array_size(ref) < 2; w++)
-		json_array_foreach(runs, i, r) {
-			const char *v = json_string_value(json_object_get(r, "variant"));
-			const char *st = json_string_value(json_object_get(r, "status"));
+		for (i = 0; i < c->nr_runs; i++) {
+			const struct capture_run *r = &c->runs[i];
 
 			/* a run beside others (--gpus) wrote files it may not own */
-			if (v && st && !strcmp(v, want[w]) && !strcmp(st, "ok") &&
-			    !json_is_false(json_object_get(r, "files_compared"))) {
-				json_array_append_new(ref, json_integer((json_int_t)i));
+			if (r->variant && r->status && !strcmp(r->variant, want[w]) &&
+			    !strcmp(r->status, "ok") && r->files_compared != 0) {
+				json_array_append_new(ref, json_integer((json_int_t)r->index));
 				break;
 			}
 		}

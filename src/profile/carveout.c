@@ -103,18 +103,6 @@ static json_t *kernel_plan(struct profile_ctx *c, struct carve_kernel *k)
 	return kj;
 }
 
-static double *times(json_t *by_label, const char *label, size_t *n)
-{
-	json_t *arr = json_object_get(by_label, label), *x;
-	double *v = xcalloc(json_array_size(arr) + 1, sizeof(*v));
-	size_t i;
-
-	*n = 0;
-	json_array_foreach(arr, i, x)
-		v[(*n)++] = json_number_value(x);
-	return v;
-}
-
 static json_t *judge(struct run_events *ev, const struct carve_kernel *k, int ran)
 {
 	struct event_kernel *ek;
@@ -126,8 +114,10 @@ static json_t *judge(struct run_events *ev, const struct carve_kernel *k, int ra
 		return carveout_verdict(k->name, k->value, NULL, MAX_NOISE,
 					k->unmeasured ? k->unmeasured : "the timing run failed");
 	ek = run_events_kernel(ev, k->name);
-	prog = times(k->replays ? ek->carveout_replay_ns : ek->carveout_ns, "program", &t.nr_program);
-	def = times(k->replays ? ek->carveout_replay_ns : ek->carveout_ns, "default", &t.nr_default);
+	prog = event_kernel_times(ek, k->replays ? EVENT_CARVEOUT_REPLAY_NS : EVENT_CARVEOUT_NS, "program",
+				  &t.nr_program);
+	def = event_kernel_times(ek, k->replays ? EVENT_CARVEOUT_REPLAY_NS : EVENT_CARVEOUT_NS, "default",
+				 &t.nr_default);
 	t.program = prog;
 	t.deflt = def;
 	t.replays = k->replays;

@@ -79,13 +79,14 @@ void profile_message(struct profile_ctx *c, const char *fmt, ...)
 
 void profile_note(struct profile_ctx *c, const char *fmt, ...)
 {
-	char buf[1024];
+	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	strbuf_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	json_array_append_new(json_object_get(c->capture, "notes"), json_string(buf));
+	json_array_append_new(c->notes_json, json_string(sb.buf));
+	strbuf_release(&sb);
 }
 
 void profile_report_event(struct profile_ctx *c, enum profile_event_kind kind)
@@ -202,40 +203,68 @@ static json_t *files_json(struct profile_ctx *c, const struct run_output *o)
 	return a;
 }
 
-int profile_run_output(struct profile_ctx *c, json_t *run_json, struct run_output *out)
+const struct capture_run *profile_run_record(const struct profile_ctx *c, unsigned index)
 {
-	json_t *idx = json_object_get(run_json, "index"), *f;
-	unsigned run = (unsigned)json_integer_value(idx);
+	size_t i;
+
+	for (i = 0; i < c->nr_runs; i++)
+		if (c->runs[i].index == (int)index)
+			return &c->runs[i];
+	return NULL;
+}
+
+int profile_run_output(struct profile_ctx *c, const struct capture_run *run, struct run_output *out)
+{
 	char *path;
 	size_t i;
 
-	if (!json_is_integer(idx))
+	if (!run)
 		return CA_E_INPUT;
-	out->ok = !strcmp(json_string_value(json_object_get(run_json, "status")) ?: "", "ok");
-	path = capture_layout_run_stdout(c->dir, run);
+	out->ok = run->status && !strcmp(run->status, "ok");
+	path = capture_layout_run_stdout(c->dir, (unsigned)run->index);
 	out->out = compared_text(c, path);
 	free(path);
 	/* runs recorded before stderr was kept alone have no "stderr" */
-	if (json_object_get(run_json, "stderr")) {
-		path = capture_layout_run_stderr(c->dir, run);
+	if (run->stderr_path) {
+		path = capture_layout_run_stderr(c->dir, (unsigned)run->index);
 		out->err = compared_text(c, path);
 		free(path);
 	}
-	json_array_foreach(json_object_get(run_json, "files"), i, f) {
-		const char *p = json_string_value(json_object_get(f, "path"));
-		const char *copy = json_string_value(json_object_get(f, "copy"));
+	for (i = 0; i < run->nr_files; i++) {
+		const struct capture_file *f = &run->files[i];
 		struct output_file *of;
 
-		if (!p)
+		if (!f->path)
 			continue;
-		of = run_output_add_file(out, p, !json_is_true(json_object_get(f, "removed")),
-					 (long long)json_integer_value(json_object_get(f, "size")),
-					 json_string_value(json_object_get(f, "sha256")));
+		of = run_output_add_file(out, f->path, !(f->removed > 0),
+					 isnan(f->size) ? 0 : (long long)f->size, f->sha256);
 		/* its contents, read by the check only where hashes differ */
-		if (copy)
-			of->data_path = xasprintf("%s/%s", c->dir, copy);
+		if (f->copy)
+			of->data_path = xasprintf("%s/%s", c->dir, f->copy);
 	}
 	return 0;
+}
+
+/*
+ * Keeps the record just written (the last of runs_json) typed in c->runs,
+ * read by the capture's own reader. A record it refuses is a defect of
+ * this file: noted, and kept with its index alone.
+ */
+static void keep_run(struct profile_ctx *c)
+{
+	json_t *rj = json_array_get(c->runs_json, json_array_size(c->runs_json) - 1);
+	struct capture_run *run;
+
+	ALLOC_GROW(c->runs, c->nr_runs + 1, c->alloc_runs);
+	run = &c->runs[c->nr_runs++];
+	memset(run, 0, sizeof(*run));
+	if (capture_run_from_json(run, rj, "capture.json")) {
+		profile_note(c, "internal: the record of run %u is not what the capture's reader "
+			     "accepts (%s)", c->run_index, error_message());
+		error_clear();
+		capture_run_release(run);
+		run->index = (int)c->run_index;
+	}
 }
 
 /* One program run's files under the capture (runs/NNN.*). */
@@ -307,7 +336,7 @@ static json_t *run_record(struct profile_ctx *c, unsigned index, const char *var
 }
 
 int profile_run_program(struct profile_ctx *c, const char *variant, const struct run_request *req,
-			struct run_events *ev, struct run_result *res, json_t **run_json)
+			struct run_events *ev, struct run_result *res, unsigned *run_index)
 {
 	struct run_paths p;
 	struct run_request r;
@@ -341,8 +370,9 @@ int profile_run_program(struct profile_ctx *c, const char *variant, const struct
 	file_snapshot_release(&before);
 	file_snapshot_release(&after);
 	run_output_release(&files);
-	if (run_json)
-		*run_json = rj;
+	keep_run(c);
+	if (run_index)
+		*run_index = c->run_index;
 	c->run_index++;
 	c->runs_done++;
 	run_paths_release(&p);
@@ -378,6 +408,7 @@ int profile_run_programs(struct profile_ctx *c, size_t n, const char *const *var
 		/* runs side by side may write the same files: theirs are not compared */
 		json_object_set_new(rj, "files", json_array());
 		json_object_set_new(rj, "files_compared", json_false());
+		keep_run(c);
 		c->run_index++;
 		c->runs_done++;
 		run_paths_release(&p[i]);
@@ -410,13 +441,13 @@ static int ab_run(void *data, const char *label, const struct run_request *req,
 		  struct run_events *ev, struct run_result *res, struct run_output *out)
 {
 	struct profile_ctx *c = data;
-	json_t *rj = NULL;
+	unsigned run;
 	int ret;
 
 	profile_progress(c, label);
-	ret = profile_run_program(c, label, req, ev, res, &rj);
+	ret = profile_run_program(c, label, req, ev, res, &run);
 	if (!ret)
-		ret = profile_run_output(c, rj, out);
+		ret = profile_run_output(c, profile_run_record(c, run), out);
 	if (!ret)
 		profile_progress(c, label);
 	return ret;
@@ -447,18 +478,16 @@ static int ab_runs(struct profile_ctx *c, const char *name, const struct run_req
 	size_t i;
 	int ret;
 
-	json_t *prior = json_object_get(json_object_get(c->capture, "baseline_check"), "runs"), *x;
-	size_t np = json_array_size(prior);
+	size_t np = c->nr_reference_runs;
 	struct run_output *more = xcalloc(np + 1, sizeof(*more));
 	const struct run_output **morep = xcalloc(np + 1, sizeof(*morep));
 
 	for (i = 0; i < c->nr_kernels; i++)
 		kernels[i] = c->kernels[i].name;
 	/* the capture's baseline runs join the output check's baselines */
-	json_array_foreach(prior, i, x) {
+	for (i = 0; i < np; i++) {
 		run_output_init(&more[i]);
-		profile_run_output(c, json_array_get(c->runs_json,
-						     (size_t)json_integer_value(x)), &more[i]);
+		profile_run_output(c, profile_run_record(c, c->reference_runs[i]), &more[i]);
 		morep[i] = &more[i];
 	}
 	pairs.more_baselines = morep;
@@ -492,20 +521,18 @@ int profile_ab_runs_screened(struct profile_ctx *c, const char *name,
  * the mean of every run so far (a run under the injection library). */
 static void run_times(struct profile_ctx *c, double *native, double *mean)
 {
-	json_t *r;
 	size_t i, n = 0;
 	double sum = 0;
 
 	*native = NAN;
-	json_array_foreach(c->runs_json, i, r) {
-		json_t *w = json_object_get(r, "wall_seconds");
-		const char *v = json_string_value(json_object_get(r, "variant"));
+	for (i = 0; i < c->nr_runs; i++) {
+		const struct capture_run *r = &c->runs[i];
 
-		if (!json_is_number(w))
+		if (isnan(r->wall_seconds))
 			continue;
-		if (v && !strcmp(v, "discovery") && isnan(*native))
-			*native = json_number_value(w);
-		sum += json_number_value(w);
+		if (r->variant && !strcmp(r->variant, "discovery") && isnan(*native))
+			*native = r->wall_seconds;
+		sum += r->wall_seconds;
 		n++;
 	}
 	*mean = n ? sum / (double)n : NAN;
@@ -514,21 +541,19 @@ static void run_times(struct profile_ctx *c, double *native, double *mean)
 int profile_budget_allows(struct profile_ctx *c, const char *what, unsigned runs)
 {
 	double native, mean, limit, spent = profile_now() - c->started, estimate;
-	json_t *budget, *skipped;
 
 	run_times(c, &native, &mean);
 	limit = budget_limit_seconds(c->opt->budget, native);
 	estimate = budget_estimate_seconds(runs, mean);
 	if (budget_allows(limit, spent, estimate))
 		return 1;
-	budget = json_object_get(c->capture, "budget");
-	if (!json_is_object(budget)) {
-		budget = json_pack("{s:f, s:f, s:f, s:[]}", "factor", c->opt->budget, "seconds", limit,
-				   "native_seconds", native, "skipped");
-		json_object_set_new(c->capture, "budget", budget);
+	if (!c->budget_skipped) {
+		c->budget_skipped = json_array();
+		json_object_set_new(c->capture, "budget", json_pack("{s:f, s:f, s:f, s:o}", "factor",
+				    c->opt->budget, "seconds", limit, "native_seconds", native,
+				    "skipped", c->budget_skipped));
 	}
-	skipped = json_object_get(budget, "skipped");
-	json_array_append_new(skipped, json_pack("{s:s, s:i, s:f, s:f}", "step", what, "runs",
+	json_array_append_new(c->budget_skipped, json_pack("{s:s, s:i, s:f, s:f}", "step", what, "runs",
 						 (int)runs, "estimate_seconds", estimate,
 						 "spent_seconds", spent));
 	profile_note(c, "%s was skipped: its %u program run%s would take about %.0f s, and "

@@ -141,9 +141,8 @@ static int adopt_module(struct profile_ctx *c, const struct event_module *em, co
 	ret = ptx_parse(to, sb.buf, sb.len, &m->pm);
 	if (ret) {
 		/* Unusual PTX: keep going without this module's kernels. */
-		json_array_append_new(json_object_get(c->capture, "notes"),
-			json_sprintf("module %s: its PTX could not be parsed, its kernels are not measured: %s",
-				     em->id, error_message()));
+		profile_note(c, "module %s: its PTX could not be parsed, its kernels are not measured: %s",
+			     em->id, error_message());
 		ret = 0;
 		goto out;
 	}

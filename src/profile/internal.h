@@ -89,6 +89,15 @@ struct profile_ctx {
 	struct device_model dm;
 	json_t *capture;
 	json_t *runs_json;          /* capture's "runs" (borrowed from it) */
+	json_t *notes_json;         /* capture's "notes" (borrowed): profile_note() */
+	json_t *budget_skipped;     /* capture's "budget.skipped" (borrowed), NULL until a step is */
+	/* The same runs typed (capture_run_from_json of each record as it is
+	 * written; their sources point into runs_json), in the order run. */
+	struct capture_run *runs;
+	size_t nr_runs, alloc_runs;
+	/* The runs the output check's baselines came from (baseline_check.runs). */
+	unsigned *reference_runs;
+	size_t nr_reference_runs;
 	char **gpu_names;           /* --gpus: each GPU's CUDA_VISIBLE_DEVICES value, nr_gpus of them */
 	unsigned run_index;
 	unsigned runs_done, runs_planned;
@@ -125,18 +134,19 @@ void profile_note(struct profile_ctx *c, const char *fmt, ...) __attribute__((fo
 /*
  * Runs the program once as run number c->run_index under the injection
  * library with req (its inject_path and events_dir are filled in here) and
- * records it in capture.runs. ev may be NULL; *run_json (may be NULL) gets
- * the run's record. Returns 0 or CA_E_IO/CA_E_INPUT.
+ * records it in capture.runs (and c->runs, typed). ev may be NULL; *run_index
+ * (may be NULL) gets its index. Returns 0 or CA_E_IO/CA_E_INPUT.
  */
 int profile_run_program(struct profile_ctx *c, const char *variant, const struct run_request *req,
-			struct run_events *ev, struct run_result *res, json_t **run_json);
+			struct run_events *ev, struct run_result *res, unsigned *run_index);
+/* The run recorded with that index, NULL when there is none. */
+const struct capture_run *profile_run_record(const struct profile_ctx *c, unsigned index);
 /*
- * What the output check compares of a recorded run (its capture.json
- * record): stdout and stderr without the --output-ignore lines, and the
- * files it wrote. out is initialised by the caller. Returns 0, or
- * CA_E_INPUT when run_json is not a run record.
+ * What the output check compares of a recorded run: stdout and stderr
+ * without the --output-ignore lines, and the files it wrote. out is
+ * initialised by the caller. Returns 0, or CA_E_INPUT when run is NULL.
  */
-int profile_run_output(struct profile_ctx *c, json_t *run_json, struct run_output *out);
+int profile_run_output(struct profile_ctx *c, const struct capture_run *run, struct run_output *out);
 /*
  * Runs n program runs at once (profile --gpus: run i on GPU i % nr_gpus),
  * each recorded as profile_run_program records one, in order. They may

@@ -145,22 +145,22 @@ static int capture_pass_with_modules(struct profile_ctx *c, json_int_t index)
  */
 static size_t earlier_baselines(struct profile_ctx *c, double *v, size_t n, size_t max)
 {
-	json_t *r;
 	size_t i, k;
 
-	json_array_foreach(c->runs_json, i, r) {
-		const char *variant = json_string_value(json_object_get(r, "variant"));
-		const char *events = json_string_value(json_object_get(r, "events"));
+	for (i = 0; i < c->nr_runs; i++) {
+		const struct capture_run *r = &c->runs[i];
+		const char *variant = r->variant, *events = r->events;
 		int capture;
 		struct run_events ev;
 		char *path;
 		double sum = 0;
 
-		if (n >= max || !variant || !events ||
-		    strcmp(json_string_value(json_object_get(r, "status")) ?: "", "ok"))
+		if (n >= max || !variant || !events || !r->status || strcmp(r->status, "ok"))
 			continue;
-		capture = !strcmp(variant, "capture") &&
-			  capture_pass_with_modules(c, json_integer_value(json_object_get(r, "index")));
+		/* timings compare on one GPU: --gpus times on the first */
+		if (r->has_gpu && c->opt->nr_gpus && r->gpu != c->opt->gpus[0])
+			continue;
+		capture = !strcmp(variant, "capture") && capture_pass_with_modules(c, r->index);
 		if (!capture && strcmp(variant, "baseline") && strcmp(variant, "verify-baseline"))
 			continue;
 		path = xasprintf("%s/%s", c->dir, events);

@@ -42,30 +42,30 @@ static int module_is_measured(struct profile_ctx *c, const struct profile_module
  * differ between baselines, or read as timings, do not count. The
  * discovery run stands in when the monitor run comes before the baselines.
  */
-static int same_output_as_baseline(struct profile_ctx *c, json_t *run)
+static int same_output_as_baseline(struct profile_ctx *c, unsigned run)
 {
-	json_t *runs = c->runs_json, *r, *verdict;
-	struct run_output *outs = xcalloc(json_array_size(runs) + 1, sizeof(*outs)), mon;
-	const struct run_output **base = xcalloc(json_array_size(runs) + 1, sizeof(*base));
+	json_t *verdict;
+	struct run_output *outs = xcalloc(c->nr_runs + 1, sizeof(*outs)), mon;
+	const struct run_output **base = xcalloc(c->nr_runs + 1, sizeof(*base));
 	const struct run_output *variant[1] = { &mon };
 	size_t i, nb = 0;
 	int ok = 1, pass;
 
 	for (pass = 0; pass < 2 && !nb; pass++) {
-		json_array_foreach(runs, i, r) {
-			const char *v = json_string_value(json_object_get(r, "variant"));
+		for (i = 0; i < c->nr_runs; i++) {
+			const char *v = c->runs[i].variant;
 
 			if (!v || strcmp(v, pass ? "discovery" : "baseline"))
 				continue;
 			run_output_init(&outs[nb]);
-			if (profile_run_output(c, r, &outs[nb]) == 0 && outs[nb].ok)
+			if (profile_run_output(c, &c->runs[i], &outs[nb]) == 0 && outs[nb].ok)
 				base[nb] = &outs[nb], nb++;
 			else
 				run_output_release(&outs[nb]);
 		}
 	}
 	run_output_init(&mon);
-	if (nb && profile_run_output(c, run, &mon) == 0) {
+	if (nb && profile_run_output(c, profile_run_record(c, run), &mon) == 0) {
 		{
 			struct output_check_options lenient = c->output_check;
 
@@ -140,7 +140,7 @@ int profile_monitor(struct profile_ctx *c)
 	};
 	struct run_events ev;
 	struct run_result res;
-	json_t *rj = NULL;
+	unsigned run;
 	struct run_request req = {
 		.subst_dir = dir, .monitor = 1,
 		.timing = 1,  /* the instrumentation's cost, for the report */
@@ -204,8 +204,8 @@ int profile_monitor(struct profile_ctx *c)
 	}
 	run_events_init(&ev);
 	profile_progress(c, "monitor run");
-	ret = profile_run_program(c, "monitor", &req, &ev, &res, &rj);
-	if (!ret && res.status == RUN_OK && !same_output_as_baseline(c, rj))
+	ret = profile_run_program(c, "monitor", &req, &ev, &res, &run);
+	if (!ret && res.status == RUN_OK && !same_output_as_baseline(c, run))
 		profile_note(c, "the instrumented (monitor) run printed other output than the baseline: the "
 		     "instrumented kernels use more registers, and a program that sizes its grid "
 		     "with the occupancy calculator then splits its work differently (seen on "
@@ -271,7 +271,7 @@ out:
 static void register_cache_hints(struct profile_ctx *c, struct profile_kernel *k)
 {
 	struct stencil_detect sd;
-	json_t *all, *h, *mine;
+	json_t *all, *mine;
 	size_t i;
 
 	stencil_detect_init(&sd);
@@ -282,9 +282,10 @@ static void register_cache_hints(struct profile_ctx *c, struct profile_kernel *k
 	}
 	all = stencil_detect_to_json(&sd);
 	mine = json_array();
-	json_array_foreach(all, i, h)
-		if (!strcmp(json_string_value(json_object_get(h, "kernel")), k->name))
-			json_array_append(mine, h);
+	/* stencil_detect_to_json writes one object per hint, in order */
+	for (i = 0; i < sd.nr_hints; i++)
+		if (!strcmp(sd.hints[i].function, k->name))
+			json_array_append(mine, json_array_get(all, i));
 	if (json_array_size(mine))
 		json_object_set_new(k->json, "register_cache", json_pack("{s:s, s:o, s:s}",
 			"status", "candidate, not verified on this program", "hints", mine,

@@ -3,6 +3,7 @@
  * measured loads (analysis/oracle_plans.h enumerates them), one plan of
  * every kernel per run, and records the best against the advice.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,14 +19,14 @@
 /* The outputs of the runs whose indices are in ids (a JSON array). */
 static struct run_output *load_outputs(struct profile_ctx *c, json_t *ids, const struct run_output ***ptrs)
 {
-	json_t *runs = c->runs_json, *x;
+	json_t *x;
 	size_t n = json_array_size(ids), i;
 	struct run_output *o = xcalloc(n + 1, sizeof(*o));
 
 	*ptrs = xcalloc(n + 1, sizeof(**ptrs));
 	json_array_foreach(ids, i, x) {
 		run_output_init(&o[i]);
-		profile_run_output(c, json_array_get(runs, (size_t)json_integer_value(x)), &o[i]);
+		profile_run_output(c, profile_run_record(c, (unsigned)json_integer_value(x)), &o[i]);
 		(*ptrs)[i] = &o[i];
 	}
 	return o;
@@ -43,11 +44,12 @@ static void free_outputs(struct run_output *o, const struct run_output **ptrs, s
 
 /*
  * The output check of every plan's runs against the oracle's baselines, as
- * verification does it: statuses[p] gets the status, and a plan whose
- * output does not pass is timed but never the best. Returns how many
- * plans did not pass.
+ * verification does it: status[p] gets the status (caller frees) and ok[p]
+ * whether it passed; a plan whose output does not pass is timed but never
+ * the best. Returns how many plans did not pass.
  */
-static size_t judge_plans(struct profile_ctx *c, json_t *ids, size_t nplans, json_t *statuses)
+static size_t judge_plans(struct profile_ctx *c, json_t *ids, size_t nplans, char **status,
+			  int *ok)
 {
 	json_t *bids = json_array_get(ids, nplans);
 	const struct run_output **bp, **pp;
@@ -56,14 +58,12 @@ static size_t judge_plans(struct profile_ctx *c, json_t *ids, size_t nplans, jso
 
 	for (p = 0; p < nplans; p++) {
 		json_t *pids = json_array_get(ids, p), *o;
-		int ok;
 
 		po = load_outputs(c, pids, &pp);
 		o = output_check_judge(bp, json_array_size(bids), pp, json_array_size(pids),
-				       &c->output_check, &ok);
-		json_array_append_new(statuses, json_pack("{s:O, s:b}", "status",
-			json_object_get(o, "status"), "ok", ok));
-		failed += !ok;
+				       &c->output_check, &ok[p]);
+		status[p] = output_check_status(o) ? xstrdup(output_check_status(o)) : NULL;
+		failed += !ok[p];
 		json_decref(o);
 		free_outputs(po, pp, json_array_size(pids));
 	}
@@ -78,7 +78,9 @@ int profile_oracle(struct profile_ctx *c)
 	unsigned r;
 	double *t, *base;
 	char *base_dir = NULL;
-	json_t *out = json_array(), *ids = json_array(), *statuses = json_array();
+	json_t *out = json_array(), *ids = json_array();
+	char **status = NULL;
+	int *plan_ok = NULL;
 	size_t output_failed = 0;
 	int ret = 0;
 
@@ -114,7 +116,7 @@ int profile_oracle(struct profile_ctx *c)
 			struct run_request req = { .timing = 1 };
 			struct run_events ev;
 			struct run_result res;
-			json_t *rj = NULL;
+			unsigned run = UINT_MAX;
 
 			if (p < nplans) {
 				struct plan plan;
@@ -140,9 +142,9 @@ int profile_oracle(struct profile_ctx *c)
 			run_events_init(&ev);
 			profile_progress(c, label);
 			ret = profile_run_program(c, p < nplans ? "oracle" : "oracle-baseline", &req, &ev,
-						  &res, &rj);
-			if (rj)
-				json_array_append(json_array_get(ids, p), json_object_get(rj, "index"));
+						  &res, &run);
+			if (run != UINT_MAX)
+				json_array_append_new(json_array_get(ids, p), json_integer(run));
 			free(dir);
 			if (!ret && res.status == RUN_INTERRUPTED)
 				ret = error_set(CA_E_INTERRUPTED, "interrupted during the oracle runs");
@@ -162,7 +164,9 @@ int profile_oracle(struct profile_ctx *c)
 	}
 	if (ret)
 		goto out;
-	output_failed = judge_plans(c, ids, nplans, statuses);
+	status = xcalloc(nplans + 1, sizeof(*status));
+	plan_ok = xcalloc(nplans + 1, sizeof(*plan_ok));
+	output_failed = judge_plans(c, ids, nplans, status, plan_ok);
 	for (i = 0; i < nk; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		size_t n = k->vk.nr_measured, best = 0;
@@ -188,7 +192,7 @@ int profile_oracle(struct profile_ctx *c)
 					v[nv++] = t[(i * nplans + p) * rounds + r];
 			m = med[p] = ab_median(v, nv);
 			/* plan p of every kernel ran in the runs of plan index p */
-			if (!json_is_true(json_object_get(json_array_get(statuses, p), "ok")))
+			if (!plan_ok[p])
 				med[p] = NAN;
 			for (b = 0; b < n; b++)
 				if (p & ((size_t)1 << b))
@@ -196,7 +200,7 @@ int profile_oracle(struct profile_ctx *c)
 			json_array_append_new(plans, json_pack("{s:o, s:o, s:o, s:O}", "cached", cached,
 				"median_ns", isnan(m) ? json_null() : json_real(m), "speedup",
 				isnan(m) || isnan(med_base) ? json_null() : json_real(med_base / m),
-				"output", json_object_get(json_array_get(statuses, p), "status")));
+				"output", status[p] ? json_string(status[p]) : json_null()));
 			if (p == k->advised && !isnan(m) && !isnan(med_base))
 				advised_sp = med_base / m;
 		}
@@ -219,7 +223,10 @@ int profile_oracle(struct profile_ctx *c)
 out:
 	json_decref(out);
 	json_decref(ids);
-	json_decref(statuses);
+	for (i = 0; status && i < nplans; i++)
+		free(status[i]);
+	free(status);
+	free(plan_ok);
 	free(base_dir);
 	free(t);
 	free(base);

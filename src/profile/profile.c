@@ -120,6 +120,10 @@ static void free_ctx(struct profile_ctx *c)
 	free(c->inject_path);
 	for (i = 0; c->gpu_names && i < c->opt->nr_gpus; i++)
 		free(c->gpu_names[i]);
+	for (i = 0; i < c->nr_runs; i++)
+		capture_run_release(&c->runs[i]);
+	free(c->runs);
+	free(c->reference_runs);
 	free(c->gpu_names);
 }
 
@@ -196,7 +200,8 @@ static void start_capture(struct profile_ctx *c)
 	c->runs_json = json_array();
 	json_object_set_new(c->capture, "runs", c->runs_json);
 	json_object_set_new(c->capture, "kernels", json_array());
-	json_object_set_new(c->capture, "notes", json_array());
+	c->notes_json = json_array();
+	json_object_set_new(c->capture, "notes", c->notes_json);
 	json_object_set_new(c->capture, "verification", json_null());
 }
 
@@ -393,8 +398,7 @@ int profile_run(const struct profile_options *opt, const struct profile_progress
 	}
 	if (ret) {
 		/* Keep what was measured: the capture says it is incomplete. */
-		json_array_append_new(json_object_get(c.capture, "notes"),
-				      json_sprintf("stopped: %s", error_message()));
+		profile_note(&c, "stopped: %s", error_message());
 		profile_write_capture(&c, "incomplete");
 		profile_report_event(&c, PROFILE_EVENT_INCOMPLETE);
 		if (runner_interrupted())

@@ -54,19 +54,6 @@ static json_t *kernel_plan(struct profile_ctx *c, struct profile_kernel *k, cons
 	return kj;
 }
 
-/* The times of version label in arr (label -> array of ns), as doubles. */
-static double *times(json_t *arr_by_label, const char *label, size_t *n)
-{
-	json_t *arr = json_object_get(arr_by_label, label), *x;
-	double *v = xcalloc(json_array_size(arr) + 1, sizeof(*v));
-	size_t i;
-
-	*n = 0;
-	json_array_foreach(arr, i, x)
-		v[(*n)++] = json_number_value(x);
-	return v;
-}
-
 /* The in-run verdict of one kernel, or NULL when it must be timed in runs. */
 static json_t *in_run_verdict(struct event_kernel *ek, const struct ab_result *out, int *kept,
 			      const char **why_runs)
@@ -76,8 +63,8 @@ static json_t *in_run_verdict(struct event_kernel *ek, const struct ab_result *o
 	json_t *v = NULL;
 	int noisy = 0;
 
-	b = times(ek->replay_ns, "base", &nb);
-	a = times(ek->replay_ns, "advice", &na);
+	b = event_kernel_times(ek, EVENT_REPLAY_NS, "base", &nb);
+	a = event_kernel_times(ek, EVENT_REPLAY_NS, "advice", &na);
 	if (nb >= 2 && na >= 2) {
 		unsigned rounds = (unsigned)(nb < na ? nb : na);
 		v = ab_verdict_judge(b, a, rounds, out->outputs_equal, out->reject_reason, kept);
@@ -87,8 +74,8 @@ static json_t *in_run_verdict(struct event_kernel *ek, const struct ab_result *o
 	free(a);
 	if (v)
 		return v;
-	b = times(ek->version_ns, "base", &nb);
-	a = times(ek->version_ns, "advice", &na);
+	b = event_kernel_times(ek, EVENT_VERSION_NS, "base", &nb);
+	a = event_kernel_times(ek, EVENT_VERSION_NS, "advice", &na);
 	if (nb / 2 >= 3 && na / 2 >= 3) {
 		v = ab_verdict_abba(b, nb, a, na, out->outputs_equal, out->reject_reason, MAX_NOISE,
 				    kept, &noisy);

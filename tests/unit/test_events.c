@@ -264,6 +264,23 @@ static void test_launch_plan_events(void)
 	CHECK_INT(json_array_size(adv), 2);
 	CHECK_INT(json_integer_value(json_array_get(adv, 0)), 30);
 	CHECK_INT(json_integer_value(json_array_get(adv, 1)), 700);
+	/* the same through the accessor the profile uses */
+	{
+		size_t n;
+		double *t = event_kernel_times(k, EVENT_REPLAY_NS, "base", &n);
+
+		CHECK_INT(n, 2);
+		CHECK_NEAR(t[0], 40, 0);
+		CHECK_NEAR(t[1], 650, 0);
+		free(t);
+		t = event_kernel_times(k, EVENT_VERSION_NS, "advice", &n);
+		CHECK_INT(n, 1);
+		CHECK_NEAR(t[0], 150, 0);
+		free(t);
+		t = event_kernel_times(k, EVENT_VERSION_NS, "nothing", &n);
+		CHECK_INT(n, 0);
+		free(t);
+	}
 	CHECK_INT(k->gpu_time_ns, 1420);
 	CHECK_INT(k->timed_launches, 5);
 	/* the program's own launches alone: the replays are left out */
@@ -328,6 +345,18 @@ static void test_carveout_events(void)
 	CHECK_INT(json_array_size(def), 1);
 	CHECK_INT(json_integer_value(json_array_get(def, 0)), 200);
 	CHECK(k->version_ns == NULL);
+	{
+		size_t n;
+		double *t = event_kernel_times(k, EVENT_CARVEOUT_REPLAY_NS, "program", &n);
+
+		CHECK_INT(n, 1);
+		CHECK_NEAR(t[0], 900, 0);
+		free(t);
+		t = event_kernel_times(k, EVENT_CARVEOUT_NS, "default", &n);
+		CHECK_INT(n, 1);
+		CHECK_NEAR(t[0], 200, 0);
+		free(t);
+	}
 	CHECK_INT(json_integer_value(json_array_get(json_object_get(k->carveout_replay_ns, "default"), 0)), 700);
 	CHECK_INT(json_integer_value(json_array_get(json_object_get(k->carveout_replay_ns, "program"), 0)), 900);
 	CHECK_INT(k->gpu_time_ns, 600);
