@@ -189,8 +189,10 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 		sh_argv[i + 1] = spec->argv[i];
 	if (spec->log_path && !spec->inherit_stdio) {
 		log_fd = open(spec->log_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0666);
-		if (log_fd < 0)
-			return error_set(CA_E_IO, "cannot write '%s': %s", spec->log_path, strerror(errno));
+		if (log_fd < 0) {
+			ret = error_set(CA_E_IO, "cannot write '%s': %s", spec->log_path, strerror(errno));
+			goto out;
+		}
 	}
 	if (spec->stdout_path && !spec->inherit_stdio) {
 		out_fd = open(spec->stdout_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
