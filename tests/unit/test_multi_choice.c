@@ -107,7 +107,7 @@ static void test_two_forms_are_the_seed_graph(void)
 		struct solver_options so;
 		struct solver_result sr;
 		struct graph g;
-		char id[16];
+		char id[32];
 
 		graph_init(&g);
 		for (i = 0; i < n; i++) {
