@@ -1561,6 +1561,24 @@ allocs:
 	return 0;
 }
 
+int capture_counters_from_json(struct capture_counters *cc, const char *variant, json_t *o,
+				const char *name)
+{
+	struct rd r = { name };
+	int ret;
+
+	cc->variant = xstrdup(variant);
+	ret = read_counters(&r, o, variant, cc);
+	return ret;
+}
+
+void capture_counters_release(struct capture_counters *cc)
+{
+	free(cc->variant);
+	free(cc->measured_as);
+	memset(cc, 0, sizeof(*cc));
+}
+
 int capture_run_from_json(struct capture_run *run, json_t *o, const char *name)
 {
 	struct rd r = { name };
@@ -2580,8 +2598,7 @@ void capture_kernel_release(struct capture_kernel *k)
 	free(k->name);
 	free(k->demangled);
 	for (i = 0; i < k->nr_counters; i++) {
-		free(k->counters[i].variant);
-		free(k->counters[i].measured_as);
+		capture_counters_release(&k->counters[i]);
 	}
 	free(k->counters);
 	for (i = 0; i < k->nr_loads; i++) {

@@ -665,6 +665,11 @@ int capture_kernel_from_json(struct capture_kernel *k, struct json_t *o, const c
  * CA_E_INPUT naming the field.
  */
 int capture_run_from_json(struct capture_run *run, struct json_t *o, const char *name);
+/* Reads one kernel's "counters" entry (variant -> o) into cc, zeroed by the
+ * caller; release with capture_counters_release() either way. */
+int capture_counters_from_json(struct capture_counters *cc, const char *variant, struct json_t *o,
+				const char *name);
+void capture_counters_release(struct capture_counters *cc);
 void capture_run_release(struct capture_run *run);
 void capture_kernel_release(struct capture_kernel *k);
 

@@ -6,8 +6,8 @@
 #include "analysis/ab_verdict.h"
 #include "base/xalloc.h"
 
-static json_t *entry(const char *name, int program_value, json_t *speedup, int keep_default,
-		     const char *reason)
+static json_t *entry(const char *name, int program_value, const char *library, json_t *speedup,
+		     int keep_default, const char *reason)
 {
 	json_t *e = json_pack("{s:s, s:i, s:i, s:o, s:s, s:s}", "name", name, "program_value",
 			      program_value, "default_value", CARVEOUT_DEFAULT, "speedup_of_default",
@@ -15,7 +15,7 @@ static json_t *entry(const char *name, int program_value, json_t *speedup, int k
 			      keep_default ? "default" : "program", "reason", reason);
 
 	if (keep_default) {
-		char *advice = carveout_advice(name, program_value, NULL);
+		char *advice = carveout_advice(name, program_value, library);
 		json_object_set_new(e, "advice", json_string(advice));
 		free(advice);
 	}
@@ -35,15 +35,15 @@ char *carveout_advice(const char *name, int program_value, const char *library)
 			 "(or set it to -1, the driver's default)", program_value, name);
 }
 
-json_t *carveout_verdict(const char *name, int program_value, const struct carveout_times *t,
-			 double max_noise, const char *why_unmeasured)
+json_t *carveout_verdict(const char *name, int program_value, const char *library,
+			 const struct carveout_times *t, double max_noise, const char *why_unmeasured)
 {
 	json_t *v = NULL, *e;
 	int kept = 0, noisy = 0;
 	char *why;
 
 	if (program_value == CARVEOUT_DEFAULT)
-		return entry(name, program_value, NULL, 0,
+		return entry(name, program_value, library, NULL, 0,
 			     "the program sets the driver's default: kept as it is");
 	if (t && t->replays && t->nr_program >= 2 && t->nr_default >= 2) {
 		size_t n = t->nr_program < t->nr_default ? t->nr_program : t->nr_default;
@@ -54,14 +54,14 @@ json_t *carveout_verdict(const char *name, int program_value, const struct carve
 		v = ab_verdict_abba(t->program, t->nr_program, t->deflt, t->nr_default, 1, NULL,
 				    max_noise, &kept, &noisy);
 		if (noisy)
-			return entry(name, program_value, v, 0, "its launches differ too much to be "
+			return entry(name, program_value, library, v, 0, "its launches differ too much to be "
 				     "compared in-run: the program's setting is kept, not judged");
 	}
 	if (!v) {
 		why = xasprintf("not measured (%s): the program's setting is kept as it is",
 				why_unmeasured ? why_unmeasured :
 				"too few launches were timed with each setting");
-		e = entry(name, program_value, NULL, 0, why);
+		e = entry(name, program_value, library, NULL, 0, why);
 		free(why);
 		return e;
 	}
@@ -73,7 +73,7 @@ json_t *carveout_verdict(const char *name, int program_value, const struct carve
 		why = xasprintf("the driver's default is not faster beyond the noise (median speedup "
 				"%.3fx): the program's carve-out %d is kept as it is", sp, program_value);
 	}
-	e = entry(name, program_value, v, kept, why);
+	e = entry(name, program_value, library, v, kept, why);
 	free(why);
 	return e;
 }

@@ -33,13 +33,15 @@ struct carveout_times {
  * or ab_verdict_abba's object with the program's times as baseline and the
  * default's as advice, or null when nothing could be compared), "kept":
  * "default" | "program", "reason", and "advice" (the call to remove or
- * change, only when the default is kept)}. Launches that differ by more
+ * change, only when the default is kept, phrased for the code that sets it:
+ * carveout_advice() with library, NULL for the program's own)}. Launches
+ * that differ by more
  * than max_noise are not judged (the program's setting is kept, not
  * measured). t may be NULL (nothing timed, e.g. why_unmeasured says why).
  * Returns a new object.
  */
-json_t *carveout_verdict(const char *name, int program_value, const struct carveout_times *t,
-			 double max_noise, const char *why_unmeasured);
+json_t *carveout_verdict(const char *name, int program_value, const char *library,
+			 const struct carveout_times *t, double max_noise, const char *why_unmeasured);
 
 /*
  * What to do where the driver's default was faster (a new string, caller

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,17 @@ struct run_events *run_events_of_rank(const struct run_events *ev, int rank)
 	return NULL;
 }
 
+int run_events_attribute_int(const struct run_events *ev, const char *kernel,
+			     const char *attribute, long long *value)
+{
+	json_t *v = json_object_get(json_object_get(ev->attributes, kernel), attribute);
+
+	if (!json_is_integer(v))
+		return 0;
+	*value = json_integer_value(v);
+	return 1;
+}
+
 int event_kernel_variant(const struct event_kernel *k, const char *label, const char *key,
 			 double *sum, double *samples)
 {
@@ -102,6 +114,13 @@ int event_kernel_variant(const struct event_kernel *k, const char *label, const 
 	*sum = json_number_value(json_object_get(v, key));
 	*samples = json_number_value(json_object_get(v, "samples"));
 	return 1;
+}
+
+double event_kernel_metric(const struct event_kernel *k, const char *key)
+{
+	json_t *v = json_object_get(k->metrics, key);
+
+	return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
 double *event_kernel_times(const struct event_kernel *k, enum event_times table,

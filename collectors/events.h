@@ -142,6 +142,13 @@ void run_events_release(struct run_events *ev);
 int run_events_load(struct run_events *ev, const char *path);
 
 struct event_kernel *run_events_kernel(struct run_events *ev, const char *name);
+/*
+ * The last value the program set of a numeric attribute of a kernel
+ * ("preferred_shared_memory_carveout", "max_dynamic_shared_size_bytes"; ""
+ * names the context's): 1 with *value, or 0 when it set none.
+ */
+int run_events_attribute_int(const struct run_events *ev, const char *kernel,
+			     const char *attribute, long long *value);
 /* The events of one rank of a job, NULL when no process named that rank. */
 struct run_events *run_events_of_rank(const struct run_events *ev, int rank);
 /*
@@ -151,6 +158,9 @@ struct run_events *run_events_of_rank(const struct run_events *ev, int rank);
  */
 int event_kernel_variant(const struct event_kernel *k, const char *label, const char *key,
 			 double *sum, double *samples);
+/* The summed value of a metric of the kernel's own launches (`metrics`),
+ * NAN when it was not measured. */
+double event_kernel_metric(const struct event_kernel *k, const char *key);
 /* The per-launch GPU times of a kernel, by the table they are kept in. */
 enum event_times {
 	EVENT_VERSION_NS,           /* a launch plan's versions, program launches */

@@ -27,12 +27,6 @@ static int substituted(const struct run_events *ev, const char *module_id)
 	return 0;
 }
 
-static double metric(json_t *metrics, const char *key)
-{
-	json_t *v = json_object_get(metrics, key);
-	return v ? json_number_value(v) : NAN;
-}
-
 static void record_variant(struct profile_ctx *c, const struct variant_run *r, unsigned run,
 			   struct run_events *ev, const char *label)
 {
@@ -55,9 +49,9 @@ static void record_variant(struct profile_ctx *c, const struct variant_run *r, u
 			json_t *m = json_deep_copy(ek->metrics);
 			json_object_set_new(m, "run", json_integer(run));
 			json_object_set_new(m, "launches", json_integer(ek->metric_launches));
-			json_object_set_new(k->counters, label, m);
+			profile_set_counters(c, k, label, m);
 		}
-		hits = metric(ek->metrics, "l1_hits");
+		hits = event_kernel_metric(ek, "l1_hits");
 		if (n == 1) {
 			k->hit[nodes[0]] = hits;
 			k->hit_run[nodes[0]] = (int)run;
@@ -109,14 +103,15 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 		c->reference_runs[c->nr_reference_runs++] = (unsigned)json_integer_value(x);
 
 	for (i = 0; i < c->nr_kernels; i++) {
-		json_t *a = json_object_get(c->kernels[i].counters, "baseline");
-		json_t *b = json_object_get(c->kernels[i].counters, "baseline#2");
+		const struct capture_counters *a = profile_counters(&c->kernels[i], "baseline");
+		const struct capture_counters *b = profile_counters(&c->kernels[i], "baseline#2");
 		static const char *const keys[] = { "l1_hits", "l1_sectors", "l2_sectors_from_l1" };
 
 		if (!a || !b)
 			continue;
 		for (j = 0; j < ARRAY_SIZE(keys); j++) {
-			double x = metric(a, keys[j]), y = metric(b, keys[j]);
+			double x = j == 0 ? a->l1_hits : j == 1 ? a->l1_sectors : a->l2_sectors_from_l1;
+			double y = j == 0 ? b->l1_hits : j == 1 ? b->l1_sectors : b->l2_sectors_from_l1;
 			double d = (x + y) > 0 ? fabs(x - y) / ((x + y) / 2) : 0;
 			if (!isnan(d) && d > spread)
 				spread = d;
@@ -140,6 +135,7 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 			  "max_counter_spread", spread, "notes", notes);
 	json_object_set_new(check, "output", output);
 	json_object_set_new(c->capture, "baseline_check", check);
+	c->baseline_checked = 1;
 }
 
 int profile_capture_variants(struct profile_ctx *c)
@@ -333,7 +329,7 @@ static json_t *ranks_json(const struct profile_kernel *k)
 
 void profile_fill_kernels(struct profile_ctx *c)
 {
-	json_t *kernels = json_object_get(c->capture, "kernels");
+	json_t *kernels = c->kernels_json;
 	size_t i, a, b;
 
 	json_array_clear(kernels);
@@ -342,7 +338,7 @@ void profile_fill_kernels(struct profile_ctx *c)
 		const struct ptx_function *fn = k->fn;
 		size_t n = k->vk.nr_measured;
 		json_t *kj, *loads = json_array(), *pairs = json_array();
-		json_t *base = json_object_get(k->counters, "baseline");
+		const struct capture_counters *base = profile_counters(k, "baseline");
 
 		for (a = 0; a < fn->nr_loads; a++) {
 			const struct ptx_load *l = &fn->loads[a];
@@ -403,7 +399,7 @@ void profile_fill_kernels(struct profile_ctx *c)
 				    json_integer(k->disc.registers) : json_null());
 		json_object_set_new(kj, "gpu_time_ns", json_pack("{s:I, s:o}", "cubin",
 			(json_int_t)k->disc.gpu_time_ns, "baseline",
-			num_or_null(metric(base, "duration_ns"))));
+			num_or_null(base ? base->duration_ns : NAN)));
 		json_object_set(kj, "counters", k->counters);
 		json_object_set_new(kj, "loads", loads);
 		json_object_set_new(kj, "pairs", pairs);

@@ -572,10 +572,10 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *ker
 
 		if (all) {
 			json_object_set_new(all, "measured_as", json_string("all loads allocating, in-run"));
-			json_object_set_new(k->counters, "in_run_all", all);
+			profile_set_counters(c, k, "in_run_all", all);
 		}
 		if (none)
-			json_object_set_new(k->counters, "all_bypassed", none);
+			profile_set_counters(c, k, "all_bypassed", none);
 		single_hits(k, m);
 		for (a = 0; a < n; a++)
 			for (b = a + 1; b < n; b++) {
@@ -782,7 +782,7 @@ static void baseline_times(struct profile_ctx *c, struct run_events *ev, unsigne
 
 		if (!ek->program_timed_launches)
 			continue;
-		json_object_set_new(c->kernels[i].counters, "baseline", json_pack(
+		profile_set_counters(c, &c->kernels[i], "baseline", json_pack(
 			"{s:f, s:I, s:i, s:i, s:s}", "duration_ns", (double)ek->program_gpu_time_ns,
 			"timed_launches", (json_int_t)ek->program_timed_launches, "run", (int)run,
 			"launches", (int)ek->launches, "measured_as",

@@ -37,16 +37,15 @@ struct carve_kernel {
 	const char *library;       /* the library whose module holds it (cuBLAS), NULL: the program's */
 };
 
-/* The library (capture.json modules[].library) whose kernel name is, or NULL. */
-static const char *library_of(struct profile_ctx *c, const char *name)
+/* The library (capture.json modules[].library) of the module the discovery
+ * run launched kernel ek from, or NULL. */
+static const char *library_of(struct profile_ctx *c, const struct event_kernel *ek)
 {
-	json_t *m, *k;
-	size_t i, j;
+	size_t i;
 
-	json_array_foreach(json_object_get(c->capture, "modules"), i, m)
-		json_array_foreach(json_object_get(m, "kernels"), j, k)
-			if (json_is_string(k) && !strcmp(json_string_value(k), name))
-				return json_string_value(json_object_get(m, "library"));
+	for (i = 0; ek && ek->module && i < c->nr_modules; i++)
+		if (!strcmp(c->modules[i].id, ek->module))
+			return c->modules[i].library;
 	return NULL;
 }
 
@@ -111,7 +110,7 @@ static json_t *judge(struct run_events *ev, const struct carve_kernel *k, int ra
 	json_t *e;
 
 	if (k->unmeasured || !ran)
-		return carveout_verdict(k->name, k->value, NULL, MAX_NOISE,
+		return carveout_verdict(k->name, k->value, k->library, NULL, MAX_NOISE,
 					k->unmeasured ? k->unmeasured : "the timing run failed");
 	ek = run_events_kernel(ev, k->name);
 	prog = event_kernel_times(ek, k->replays ? EVENT_CARVEOUT_REPLAY_NS : EVENT_CARVEOUT_NS, "program",
@@ -121,15 +120,9 @@ static json_t *judge(struct run_events *ev, const struct carve_kernel *k, int ra
 	t.program = prog;
 	t.deflt = def;
 	t.replays = k->replays;
-	e = carveout_verdict(k->name, k->value, &t, MAX_NOISE, NULL);
+	/* a library's call is phrased as the library's, not the program's (issue 25) */
+	e = carveout_verdict(k->name, k->value, k->library, &t, MAX_NOISE, NULL);
 	json_object_set_new(e, "launches", json_integer(k->launches));
-	if (json_object_get(e, "advice") && k->library) {
-		/* the call is the library's, not the program's (issue 25) */
-		char *a = carveout_advice(k->name, k->value, k->library);
-
-		json_object_set_new(e, "advice", json_string(a));
-		free(a);
-	}
 	free(prog);
 	free(def);
 	return e;
@@ -154,19 +147,20 @@ int profile_carveout(struct profile_ctx *c)
 		goto out;
 	ks = xcalloc(json_object_size(disc.attributes) + 1, sizeof(*ks));
 	json_object_foreach(disc.attributes, name, attrs) {
-		json_t *v = json_object_get(attrs, "preferred_shared_memory_carveout");
 		struct event_kernel *ek;
+		long long v;
 
-		if (!*name || !json_is_integer(v))
+		if (!*name || !run_events_attribute_int(&disc, name, "preferred_shared_memory_carveout",
+							&v))
 			continue;
 		ks[nk].name = name;
-		ks[nk].value = (int)json_integer_value(v);
+		ks[nk].value = (int)v;
 		for (i = 0; i < disc.nr_kernels; i++)
 			if (!strcmp(disc.kernels[i].name, name))
 				break;
 		ek = i < disc.nr_kernels ? &disc.kernels[i] : NULL;
 		ks[nk].launches = ek ? ek->launches : 0;
-		ks[nk].library = library_of(c, name);
+		ks[nk].library = library_of(c, ek);
 		if (ks[nk].value != CARVEOUT_DEFAULT && (kj = kernel_plan(c, &ks[nk])))
 			json_array_append_new(lpk, kj);
 		nk++;

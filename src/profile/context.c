@@ -89,6 +89,49 @@ void profile_note(struct profile_ctx *c, const char *fmt, ...)
 	strbuf_release(&sb);
 }
 
+void profile_set_counters(struct profile_ctx *c, struct profile_kernel *k, const char *variant,
+			  json_t *metrics)
+{
+	struct capture_counters *cc = NULL;
+	size_t i;
+
+	json_object_set_new(k->counters, variant, metrics);
+	for (i = 0; i < k->nr_tcounters && !cc; i++)
+		if (!strcmp(k->tcounters[i].variant, variant))
+			cc = &k->tcounters[i];
+	if (cc) {
+		capture_counters_release(cc);   /* its source was the object replaced */
+	} else {
+		k->tcounters = xrealloc(k->tcounters, (k->nr_tcounters + 1) * sizeof(*k->tcounters));
+		cc = &k->tcounters[k->nr_tcounters++];
+	}
+	memset(cc, 0, sizeof(*cc));
+	if (capture_counters_from_json(cc, variant, metrics, "capture.json")) {
+		profile_note(c, "kernel %s: its %s counters are not what the capture's reader accepts "
+			     "(%s)", k->name, variant, error_message());
+		error_clear();
+		capture_counters_release(cc);
+		*cc = k->tcounters[--k->nr_tcounters];
+	}
+}
+
+void profile_set_verification(struct profile_ctx *c, json_t *ver)
+{
+	c->verification = ver;
+	json_object_set_new(c->capture, "verification", ver);
+}
+
+const struct capture_counters *profile_counters(const struct profile_kernel *k,
+						const char *variant)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_tcounters; i++)
+		if (!strcmp(k->tcounters[i].variant, variant))
+			return &k->tcounters[i];
+	return NULL;
+}
+
 void profile_report_event(struct profile_ctx *c, enum profile_event_kind kind)
 {
 	report(c, kind, NULL, NULL);

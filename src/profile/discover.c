@@ -59,14 +59,16 @@ static const char *library_of(const char *const *names, size_t n)
  * patchable, with the kernels the program launched from it and their GPU
  * time, so that reports list it (issue 14).
  */
-static void describe_no_ptx(struct profile_ctx *c, json_t *mj, const char *id,
+static void describe_no_ptx(struct profile_ctx *c, struct profile_module *m,
 			    const struct run_events *ev)
 {
+	json_t *mj = m->json;
+	const char *id = m->id;
 	const char **names = xcalloc(ev->nr_kernels + 1, sizeof(*names));
 	json_t *kernels = json_array();
 	unsigned arch = 90, major = 0, minor = 0;
 	uint64_t ns = 0;
-	const char *library, *path;
+	const char *library, *path = m->load_path;
 	size_t i, n = 0;
 
 	if (c->dm.cc && sscanf(c->dm.cc, "%u.%u", &major, &minor) == 2 && major && major < 100 &&
@@ -79,9 +81,8 @@ static void describe_no_ptx(struct profile_ctx *c, json_t *mj, const char *id,
 		json_array_append_new(kernels, json_string(ev->kernels[i].name));
 		ns += ev->kernels[i].gpu_time_ns;
 	}
-	library = library_of(names, n);
+	library = m->library = library_of(names, n);
 	json_object_set_new(mj, "library", library ? json_string(library) : json_null());
-	path = json_string_value(json_object_get(mj, "path"));
 	if (library) {
 		json_object_set_new(mj, "no_ptx_reason", json_sprintf(
 			"a library shipped as cubin (%s): not patchable; L2 windows and carve-out "
@@ -120,10 +121,12 @@ static int adopt_module(struct profile_ctx *c, const struct event_module *em, co
 	memset(m, 0, sizeof(*m));
 	m->id = xstrdup(em->id);
 	m->origin = em->origin ? xstrdup(em->origin) : NULL;
-	json_array_append_new(json_object_get(c->capture, "modules"),
-		json_pack("{s:s, s:s?, s:b, s:s?, s:s?, s:O?}", "id", em->id, "origin", em->origin,
-			  "has_ptx", em->has_ptx, "path", em->path, "ptx_file", em->ptx_file,
-			  "triton", em->triton));
+	m->has_ptx = em->has_ptx;
+	m->load_path = em->path ? xstrdup(em->path) : NULL;
+	m->json = json_pack("{s:s, s:s?, s:b, s:s?, s:s?, s:O?}", "id", em->id, "origin", em->origin,
+			    "has_ptx", em->has_ptx, "path", em->path, "ptx_file", em->ptx_file,
+			    "triton", em->triton);
+	json_array_append_new(c->modules_json, m->json);
 	if (!em->has_ptx)
 		return 0;
 	from = capture_layout_subst_ptx(seen_dir, em->id);
@@ -148,12 +151,10 @@ static int adopt_module(struct profile_ctx *c, const struct event_module *em, co
 	}
 	m->path = realpath(to, NULL);
 	{
-		json_t *mj = json_array_get(json_object_get(c->capture, "modules"),
-					    json_array_size(json_object_get(c->capture, "modules")) - 1);
 		char *rel = capture_layout_module_ptx(NULL, em->id);
-		json_object_set_new(mj, "ptx", json_string(rel));
+		json_object_set_new(m->json, "ptx", json_string(rel));
 		free(rel);
-		json_object_set_new(mj, "arch", json_string(m->pm->target));
+		json_object_set_new(m->json, "arch", json_string(m->pm->target));
 	}
 out:
 	strbuf_release(&sb);
@@ -374,13 +375,9 @@ int profile_discover(struct profile_ctx *c)
 	for (i = 0; i < ev.nr_modules && !ret; i++)
 		ret = adopt_module(c, &ev.modules[i], seen);
 	free(seen);
-	{
-		json_t *mj;
-		json_array_foreach(json_object_get(c->capture, "modules"), i, mj)
-			if (json_is_false(json_object_get(mj, "has_ptx")))
-				describe_no_ptx(c, mj, json_string_value(json_object_get(mj, "id")),
-						&ev);
-	}
+	for (i = 0; i < c->nr_modules; i++)
+		if (!c->modules[i].has_ptx)
+			describe_no_ptx(c, &c->modules[i], &ev);
 	if (ret)
 		goto out;
 	json_object_set(c->capture, "allocations", ev.allocations);
@@ -404,11 +401,15 @@ int profile_discover(struct profile_ctx *c)
 	{
 		json_t *all = json_array();
 		/* allocs_used for every kernel, with PTX or not: the L2 advice needs no PTX */
-		for (i = 0; i < ev.nr_kernels; i++)
+		c->launched = xcalloc(ev.nr_kernels + 1, sizeof(*c->launched));
+		for (i = 0; i < ev.nr_kernels; i++) {
 			json_array_append_new(all, json_pack("{s:s, s:i, s:I, s:o}", "name",
 				order[i]->name, "launches", order[i]->launches, "gpu_time_ns",
 				(json_int_t)order[i]->gpu_time_ns, "allocs_used",
 				allocs_used(&ev, order[i]->name)));
+			c->launched[c->nr_launched].name = xstrdup(order[i]->name);
+			c->launched[c->nr_launched++].launches = order[i]->launches;
+		}
 		json_object_set_new(c->capture, "all_kernels", all);
 	}
 	for (i = 0; i < ev.nr_kernels; i++)

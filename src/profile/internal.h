@@ -31,6 +31,10 @@ struct profile_module {
 	char *path;                 /* absolute path of modules/<id>.ptx, NULL without PTX */
 	char *origin;
 	struct ptx_module *pm;      /* parsed PTX, NULL without PTX */
+	int has_ptx;                /* the driver saw PTX in it */
+	char *load_path;            /* the file cuModuleLoad read, NULL for an image */
+	const char *library;        /* "cuBLAS", ...: a library's module without PTX; NULL */
+	json_t *json;               /* its capture.json "modules" object (borrowed) */
 };
 
 /*
@@ -54,7 +58,9 @@ struct profile_kernel {
 	struct variant_kernel vk;   /* measured and patchable loads */
 	size_t left_out;            /* patchable loads beyond --max-loads */
 	struct event_kernel disc;   /* what the discovery run saw (owns its json) */
-	json_t *counters;           /* variant label -> metrics object */
+	json_t *counters;           /* variant label -> metrics object, as written (profile_set_counters) */
+	struct capture_counters *tcounters; /* the same typed, read by the capture's reader */
+	size_t nr_tcounters;
 	double *hit;                /* per node: hit_i, NAN when not measured */
 	int *hit_run;
 	double *pair_hit;           /* n*n, hit_{i,j}, NAN when not measured */
@@ -90,7 +96,10 @@ struct profile_ctx {
 	json_t *capture;
 	json_t *runs_json;          /* capture's "runs" (borrowed from it) */
 	json_t *notes_json;         /* capture's "notes" (borrowed): profile_note() */
+	json_t *kernels_json;       /* capture's "kernels" (borrowed): profile_fill_kernels() */
+	json_t *modules_json;       /* capture's "modules" (borrowed) */
 	json_t *budget_skipped;     /* capture's "budget.skipped" (borrowed), NULL until a step is */
+	json_t *verification;       /* capture's "verification" (borrowed), NULL until verified */
 	/* The same runs typed (capture_run_from_json of each record as it is
 	 * written; their sources point into runs_json), in the order run. */
 	struct capture_run *runs;
@@ -107,6 +116,15 @@ struct profile_ctx {
 	size_t nr_modules;
 	struct profile_kernel *kernels;
 	size_t nr_kernels;
+	/* Every kernel the discovery run launched (capture.json "all_kernels"),
+	 * busiest first: its name and launches. */
+	struct profile_launched {
+		char *name;
+		unsigned launches;
+	} *launched;
+	size_t nr_launched;
+	json_t *options_json;       /* capture's "options" (borrowed) */
+	int baseline_checked;       /* capture.json has its "baseline_check" */
 	struct plan *plan;          /* the advice, once analysed (owned) */
 	struct analysis analysis;   /* the analysis the plan came from, once plan is set */
 	int monitored;              /* the monitor run is done */
@@ -128,6 +146,19 @@ void profile_report_event(struct profile_ctx *c, enum profile_event_kind kind);
 void profile_progress(struct profile_ctx *c, const char *label);
 /* Tells the caller a sentence (shown on the terminal, not in the capture). */
 void profile_message(struct profile_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Sets the kernel's counters of a variant ("baseline", "all_bypassed",
+ * "in_run_all", "baseline#2") to metrics (stolen): written as the kernel's
+ * capture.json "counters", kept typed as the capture's reader reads them
+ * (a refused object is noted and left untyped).
+ */
+void profile_set_counters(struct profile_ctx *c, struct profile_kernel *k, const char *variant,
+			  json_t *metrics);
+/* The kernel's counters of a variant, NULL when not measured. */
+const struct capture_counters *profile_counters(const struct profile_kernel *k,
+						const char *variant);
+/* Sets capture.json's "verification" to ver (stolen), kept as c->verification. */
+void profile_set_verification(struct profile_ctx *c, json_t *ver);
 /* Appends a sentence to capture.notes (the reports show them). */
 void profile_note(struct profile_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -34,19 +34,18 @@
  */
 static char *sampled_plan(struct profile_ctx *c)
 {
-	json_t *kernels = json_array(), *k, *plan;
+	json_t *kernels = json_array(), *plan;
 	char *path = capture_layout_run_launch_plan(c->dir, c->run_index);
 	size_t i, j, n, want = c->opt->samples ? c->opt->samples : 3;
 	uint64_t *ord = xcalloc(want + 1, sizeof(*ord));
 
-	json_array_foreach(json_object_get(c->capture, "all_kernels"), i, k) {
+	for (i = 0; i < c->nr_launched; i++) {
 		json_t *ords = json_array();
-		n = launch_sample_ordinals((uint64_t)json_integer_value(json_object_get(k, "launches")),
-					   want, ord);
+		n = launch_sample_ordinals(c->launched[i].launches, want, ord);
 		for (j = 0; j < n; j++)
 			json_array_append_new(ords, json_integer((json_int_t)ord[j]));
-		json_array_append_new(kernels, json_pack("{s:O, s:o}", "name",
-			json_object_get(k, "name"), "profile_ordinals", ords));
+		json_array_append_new(kernels, json_pack("{s:s, s:o}", "name", c->launched[i].name,
+							 "profile_ordinals", ords));
 	}
 	free(ord);
 	plan = json_pack("{s:s, s:o}", "schema", "cacheadvise.launch_plan/1", "kernels", kernels);
@@ -62,11 +61,10 @@ static char *sampled_plan(struct profile_ctx *c)
  * monitor.c): only then are the DRAM-measuring runs sampled. */
 static int many_launches(struct profile_ctx *c)
 {
-	json_t *k;
 	size_t i;
 
-	json_array_foreach(json_object_get(c->capture, "all_kernels"), i, k)
-		if (json_integer_value(json_object_get(k, "launches")) > 64)
+	for (i = 0; i < c->nr_launched; i++)
+		if (c->launched[i].launches > 64)
 			return 1;
 	return 0;
 }

@@ -77,6 +77,9 @@ static void kernel_release(struct profile_kernel *k)
 	json_decref(k->disc.args);
 	free(k->disc.counters);
 	json_decref(k->counters);
+	for (size_t t = 0; t < k->nr_tcounters; t++)
+		capture_counters_release(&k->tcounters[t]);
+	free(k->tcounters);
 	free(k->hit);
 	free(k->hit_run);
 	free(k->pair_hit);
@@ -102,6 +105,7 @@ static void free_ctx(struct profile_ctx *c)
 		free(c->modules[i].id);
 		free(c->modules[i].path);
 		free(c->modules[i].origin);
+		free(c->modules[i].load_path);
 		ptx_module_free(c->modules[i].pm);
 	}
 	free(c->modules);
@@ -124,6 +128,9 @@ static void free_ctx(struct profile_ctx *c)
 		capture_run_release(&c->runs[i]);
 	free(c->runs);
 	free(c->reference_runs);
+	for (i = 0; i < c->nr_launched; i++)
+		free(c->launched[i].name);
+	free(c->launched);
 	free(c->gpu_names);
 }
 
@@ -191,15 +198,17 @@ static void start_capture(struct profile_ctx *c)
 		json_pack("{s:s, s:o, s:s}", "path", c->program, "args", args, "cwd",
 			  getcwd(cwd, sizeof(cwd)) ? cwd : "."));
 	json_object_set_new(c->capture, "device", device_json(&c->dm));
-	json_object_set_new(c->capture, "options",
-		json_pack("{s:i, s:f, s:i, s:s, s:s, s:s?, s:f, s:i}", "top", opt->top, "min_share",
-			  opt->min_share, "max_loads", opt->max_loads, "model", opt->model,
+	c->options_json = json_pack("{s:i, s:f, s:i, s:s, s:s, s:s?, s:f, s:i}", "top", opt->top,
+			  "min_share", opt->min_share, "max_loads", opt->max_loads, "model", opt->model,
 			  "bypass_form", opt->bypass_form, "kernels_regex", opt->kernels_regex,
-			  "timeout", opt->timeout, "repeat", opt->repeat));
-	json_object_set_new(c->capture, "modules", json_array());
+			  "timeout", opt->timeout, "repeat", opt->repeat);
+	json_object_set_new(c->capture, "options", c->options_json);
+	c->modules_json = json_array();
+	json_object_set_new(c->capture, "modules", c->modules_json);
 	c->runs_json = json_array();
 	json_object_set_new(c->capture, "runs", c->runs_json);
-	json_object_set_new(c->capture, "kernels", json_array());
+	c->kernels_json = json_array();
+	json_object_set_new(c->capture, "kernels", c->kernels_json);
 	c->notes_json = json_array();
 	json_object_set_new(c->capture, "notes", c->notes_json);
 	json_object_set_new(c->capture, "verification", json_null());
@@ -256,7 +265,7 @@ static int run_steps(struct profile_ctx *c)
 			return ret;
 	}
 	/* in-run capture has no baseline runs of its own */
-	if (!json_object_get(c->capture, "baseline_check"))
+	if (!c->baseline_checked)
 		profile_reference_check(c);
 	profile_fill_kernels(c);
 	for (i = 0; i < c->nr_kernels; i++)
@@ -319,9 +328,9 @@ static void choose_ranks(struct profile_ctx *c)
 		profile_note(c, "a job of %ld ranks: rank 0 is measured, the others run with the "
 			     "advice unmeasured (--ranks chooses)", ranks);
 	}
-	json_object_set_new(json_object_get(c->capture, "options"), "ranks",
+	json_object_set_new(c->options_json, "ranks",
 			    json_string(c->ranks ? c->ranks : "all"));
-	json_object_set_new(json_object_get(c->capture, "options"), "launcher",
+	json_object_set_new(c->options_json, "launcher",
 			    json_string(kind == LAUNCHER_OPENMPI ? "openmpi" : "slurm"));
 }
 
@@ -339,7 +348,7 @@ static void choose_gpus(struct profile_ctx *c)
 		c->gpu_names[i] = xasprintf("%d", c->opt->gpus[i]);
 		json_array_append_new(ids, json_integer(c->opt->gpus[i]));
 	}
-	json_object_set_new(json_object_get(c->capture, "options"), "gpus", ids);
+	json_object_set_new(c->options_json, "gpus", ids);
 }
 
 int profile_run(const struct profile_options *opt, const struct profile_progress *progress)
@@ -392,7 +401,7 @@ int profile_run(const struct profile_options *opt, const struct profile_progress
 		if (!ret)
 			ret = step_then_emit(&c, PROFILE_STEP_ANALYSE, profile_analyse);
 		/* kernels without PTX still get L2 windows: they need no patching */
-		if (!ret && json_array_size(json_object_get(c.capture, "all_kernels")) &&
+		if (!ret && c.nr_launched &&
 		    !opt->no_verify && !opt->no_l2)
 			ret = step_then_emit(&c, PROFILE_STEP_L2, profile_l2);
 	}

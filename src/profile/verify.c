@@ -24,19 +24,21 @@
  */
 static void note_faster_bypass(struct profile_ctx *c, const struct profile_kernel *k, json_t *verdict)
 {
-	double base = json_number_value(json_object_get(json_object_get(k->counters, "baseline"), "duration_ns"));
-	double byp = json_number_value(json_object_get(json_object_get(k->counters, "all_bypassed"), "duration_ns"));
-	double adv = json_number_value(json_object_get(json_object_get(verdict, "speedup"), "median"));
-	double noise = json_number_value(json_object_get(verdict, "noise"));
-	json_int_t run = json_integer_value(json_object_get(json_object_get(k->counters, "all_bypassed"), "run"));
+	const struct capture_counters *b = profile_counters(k, "baseline");
+	const struct capture_counters *y = profile_counters(k, "all_bypassed");
+	double base = b ? b->duration_ns : NAN, byp = y ? y->duration_ns : NAN;
+	double adv = ab_verdict_median(verdict), noise = ab_verdict_noise(verdict);
 	char *subst;
 
 	/* in-run counters time replays under the profiler: not comparable */
-	if (json_object_get(json_object_get(k->counters, "all_bypassed"), "sampled_launches"))
+	if (!y || y->sampled_launches >= 0 || y->run < 0)
 		return;
-	if (base <= 0 || byp <= 0 || adv <= 0 || base / byp <= adv * (1.0 + 2.0 * noise + 0.01))
+	if (isnan(noise))
+		noise = 0;
+	if (!(base > 0) || !(byp > 0) || !(adv > 0) ||
+	    base / byp <= adv * (1.0 + 2.0 * noise + 0.01))
 		return;
-	subst = capture_layout_run_subst_dir(NULL, (unsigned)run);
+	subst = capture_layout_run_subst_dir(NULL, (unsigned)y->run);
 	profile_note(c, "kernel %s: the capture timed every measured load bypassed at %.3fx the baseline, "
 	     "faster than the verified advice (%.3fx): the traffic model saves L2 sectors where the "
 	     "clock prefers fewer L1 allocations; its PTX is in %s/ (time it with "
@@ -57,9 +59,8 @@ int profile_verify(struct profile_ctx *c)
 
 	memset(&ab, 0, sizeof(ab));
 	if (!plan_has_loads(c->plan)) {
-		json_object_set_new(c->capture, "verification",
-			json_pack("{s:s, s:b}", "status", "nothing to verify: the plan changes no load",
-				  "kept", 0));
+		profile_set_verification(c, json_pack("{s:s, s:b}", "status",
+					 "nothing to verify: the plan changes no load", "kept", 0));
 		return 0;
 	}
 	if (!c->opt->measure_runs && strcmp(c->opt->bypass_form, "cg"))
@@ -81,8 +82,8 @@ int profile_verify(struct profile_ctx *c)
 	json_object_set_new(ver, "repeat", json_integer(rounds));
 	json_object_set_new(ver, "order", json_string("baseline, advice, alternating"));
 	/* output_identical and baseline_output_stable: before "output" was */
-	json_object_set_new(ver, "output_identical", json_boolean(!strcmp(
-		json_string_value(json_object_get(ab.output, "status")) ?: "", "identical")));
+	json_object_set_new(ver, "output_identical", json_boolean(
+		output_check_status(ab.output) && !strcmp(output_check_status(ab.output), "identical")));
 	json_object_set_new(ver, "baseline_output_stable", json_boolean(ab.baseline_stable));
 	json_object_set(ver, "output", ab.output);
 	if (c->opt->compare_file)
@@ -106,7 +107,7 @@ int profile_verify(struct profile_ctx *c)
 	json_object_set_new(ver, "program", ab_program_json(&ab));
 	json_object_set_new(ver, "kept", json_boolean(plan_has_loads(c->plan)));
 	json_object_set_new(ver, "status", json_string("verified"));
-	json_object_set_new(c->capture, "verification", ver);
+	profile_set_verification(c, ver);
 	ret = profile_write_capture(c, "complete");
 out:
 	ab_result_release(&ab);

@@ -337,7 +337,7 @@ int profile_verify_launches(struct profile_ctx *c)
 	json_object_set(ver, "program", ab.program);
 	json_object_set_new(ver, "kept", json_boolean(plan_has_loads(c->plan)));
 	json_object_set_new(ver, "status", json_string("verified"));
-	json_object_set_new(c->capture, "verification", ver);
+	profile_set_verification(c, ver);
 	ret = profile_write_capture(c, "complete");
 out:
 	json_decref(kernels);

@@ -27,15 +27,6 @@
 #include "emitters/report_input.h"
 #include "src/profile/internal.h"
 
-/* The advice's program speedup as verification recorded it, NAN if none. */
-static double advice_speedup(json_t *ver)
-{
-	json_t *gs = json_object_get(json_object_get(ver, "program"), "gpu_speedup");
-
-	return json_is_number(json_object_get(gs, "median")) ?
-	       json_number_value(json_object_get(gs, "median")) : NAN;
-}
-
 /* The loads whose advice the patch delivers, and the ones it leaves out. */
 static size_t delivered_loads(const struct report_input *in, struct patch_plan_load **out,
 			      json_t *left_out)
@@ -73,7 +64,7 @@ int profile_verify_patch(struct profile_ctx *c)
 	struct plan pp;
 	struct ab_result ab;
 	struct run_request base = { .timing = 1 }, adv = { .timing = 1 };
-	json_t *ver = json_object_get(c->capture, "verification"), *sp, *left_out;
+	json_t *ver = c->verification, *sp, *left_out;
 	char *base_dir = NULL, *plan_dir = NULL;
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
 	size_t n, left, i, rewritten = 0;
@@ -114,7 +105,8 @@ int profile_verify_patch(struct profile_ctx *c)
 	}
 	sp = json_pack("{s:i, s:o}", "rewritten", (json_int_t)rewritten, "left_out", left_out);
 	if (!left) {
-		double s = advice_speedup(ver);
+		/* the advice's program speedup as verification recorded it */
+		double s = in.model.has_verification ? in.model.verification.gpu_speedup.median : NAN;
 
 		json_object_set_new(sp, "status", json_string("same as the advice"));
 		json_object_set_new(sp, "speedup", isnan(s) ? json_null() : json_real(s));
@@ -152,8 +144,7 @@ int profile_verify_patch(struct profile_ctx *c)
 	}
 	{
 		json_t *prog = ab_program_json(&ab), *kernels = json_array();
-		double s = json_number_value(json_object_get(json_object_get(prog, "gpu_speedup"),
-							     "median"));
+		double s = ab_program_gpu_speedup(prog);
 
 		for (i = 0; i < c->nr_kernels; i++) {
 			int kept;
@@ -167,7 +158,7 @@ int profile_verify_patch(struct profile_ctx *c)
 			json_array_append_new(kernels, kj);
 		}
 		json_object_set_new(sp, "status", json_string("verified"));
-		json_object_set_new(sp, "speedup", json_real(s));
+		json_object_set_new(sp, "speedup", isnan(s) ? json_null() : json_real(s));
 		json_object_set_new(sp, "program", prog);
 		json_object_set_new(sp, "kernels", kernels);
 		json_object_set_new(sp, "repeat", json_integer(rounds));

@@ -31,7 +31,7 @@ int main(void)
 		prog[i] = 1200 + (double)(i % 3);
 		def[i] = 1000 + (double)(i % 2);
 	}
-	e = carveout_verdict("k", 100, &t, 0.05, NULL);
+	e = carveout_verdict("k", 100, NULL, &t, 0.05, NULL);
 	CHECK_STR(kept_of(e), "default");
 	CHECK_INT(json_integer_value(json_object_get(e, "program_value")), 100);
 	CHECK_INT(json_integer_value(json_object_get(e, "default_value")), -1);
@@ -40,11 +40,17 @@ int main(void)
 	CHECK(strstr(json_string_value(json_object_get(e, "advice")),
 		     "cudaFuncAttributePreferredSharedMemoryCarveout, 100) call for kernel k") != NULL);
 	json_decref(e);
+	/* a library's kernel: the advice is phrased as the library's call */
+	e = carveout_verdict("sm90_gemm", 100, "cuBLAS", &t, 0.05, NULL);
+	CHECK_STR(kept_of(e), "default");
+	CHECK(strstr(json_string_value(json_object_get(e, "advice")),
+		     "cuBLAS sets this carve-out (100) inside its own code") != NULL);
+	json_decref(e);
 
 	/* the same times: the program's setting is right and kept as it is */
 	for (i = 0; i < 16; i++)
 		def[i] = prog[i];
-	e = carveout_verdict("k", 0, &t, 0.05, NULL);
+	e = carveout_verdict("k", 0, NULL, &t, 0.05, NULL);
 	CHECK_STR(kept_of(e), "program");
 	CHECK(json_object_get(e, "advice") == NULL);
 	CHECK(strstr(json_string_value(json_object_get(e, "reason")), "kept as it is") != NULL);
@@ -53,7 +59,7 @@ int main(void)
 
 	/* replays of one launch */
 	t = (struct carveout_times){ rp, rd, 5, 5, 1 };
-	e = carveout_verdict("k", 100, &t, 0.05, NULL);
+	e = carveout_verdict("k", 100, NULL, &t, 0.05, NULL);
 	CHECK_STR(kept_of(e), "default");
 	CHECK_STR(json_string_value(json_object_get(json_object_get(e, "speedup_of_default"),
 						    "method")), "in-run, replays of one launch");
@@ -61,14 +67,14 @@ int main(void)
 
 	/* too few launches, nothing timed, or the program sets the default */
 	t = (struct carveout_times){ prog, def, 4, 4, 0 };
-	e = carveout_verdict("k", 100, &t, 0.05, NULL);
+	e = carveout_verdict("k", 100, NULL, &t, 0.05, NULL);
 	CHECK_STR(kept_of(e), "program");
 	CHECK(json_is_null(json_object_get(e, "speedup_of_default")));
 	json_decref(e);
-	e = carveout_verdict("k", 100, NULL, 0.05, "its launches cannot be replayed");
+	e = carveout_verdict("k", 100, NULL, NULL, 0.05, "its launches cannot be replayed");
 	CHECK(strstr(json_string_value(json_object_get(e, "reason")), "cannot be replayed") != NULL);
 	json_decref(e);
-	e = carveout_verdict("k", -1, NULL, 0.05, NULL);
+	e = carveout_verdict("k", -1, NULL, NULL, 0.05, NULL);
 	CHECK_STR(kept_of(e), "program");
 	json_decref(e);
 
@@ -78,7 +84,7 @@ int main(void)
 		def[i] = 500;
 	}
 	t = (struct carveout_times){ prog, def, 16, 16, 0 };
-	e = carveout_verdict("k", 100, &t, 0.05, NULL);
+	e = carveout_verdict("k", 100, NULL, &t, 0.05, NULL);
 	CHECK_STR(kept_of(e), "program");
 	json_decref(e);
 	return check_done();

@@ -331,6 +331,17 @@ static void test_carveout_events(void)
 	attrs = json_object_get(ev.attributes, "k");
 	CHECK_INT(json_integer_value(json_object_get(attrs, "preferred_shared_memory_carveout")), 100);
 	CHECK_INT(json_integer_value(json_object_get(attrs, "max_dynamic_shared_size_bytes")), 65536);
+	{
+		long long v = -7;
+
+		CHECK(run_events_attribute_int(&ev, "k", "preferred_shared_memory_carveout", &v));
+		CHECK_INT(v, 100);
+		/* a name is no number; a kernel or attribute never set is none */
+		CHECK(!run_events_attribute_int(&ev, "k2", "cache_config", &v));
+		CHECK(!run_events_attribute_int(&ev, "k9", "preferred_shared_memory_carveout", &v));
+		CHECK(!run_events_attribute_int(&ev, "k2", "preferred_shared_memory_carveout", &v));
+		CHECK_INT(v, 100);
+	}
 	CHECK_STR(json_string_value(json_object_get(json_object_get(ev.attributes, "k2"),
 						    "cache_config")), "prefer_shared");
 	CHECK_STR(json_string_value(json_object_get(json_object_get(ev.attributes, ""),
