@@ -1579,6 +1579,35 @@ void capture_counters_release(struct capture_counters *cc)
 	memset(cc, 0, sizeof(*cc));
 }
 
+static void free_strings(char **s, size_t n);
+
+int capture_l2_from_json(struct capture_l2 *l2, json_t *o, const char *name)
+{
+	struct rd r = { name };
+
+	l2->baseline_dram_bytes = NAN;
+	return read_l2(&r, o, l2);
+}
+
+void capture_l2_release(struct capture_l2 *l2)
+{
+	size_t i;
+
+	free(l2->status);
+	free(l2->reason);
+	free(l2->kept);
+	for (i = 0; i < l2->nr_windows; i++) {
+		struct capture_l2_window *w = &l2->windows[i];
+
+		free(w->variant);
+		free_strings(w->kernels, w->nr_kernels);
+		free_strings(w->kernels_without_ptx, w->nr_kernels_without_ptx);
+		free(w->reason);
+	}
+	free(l2->windows);
+	memset(l2, 0, sizeof(*l2));
+}
+
 int capture_run_from_json(struct capture_run *run, json_t *o, const char *name)
 {
 	struct rd r = { name };
@@ -2683,18 +2712,7 @@ void capture_release(struct capture *cap)
 	}
 	free(cap->all_kernels);
 	free(cap->allocations);
-	free(cap->l2.status);
-	free(cap->l2.reason);
-	free(cap->l2.kept);
-	for (i = 0; i < cap->l2.nr_windows; i++) {
-		struct capture_l2_window *w = &cap->l2.windows[i];
-
-		free(w->variant);
-		free_strings(w->kernels, w->nr_kernels);
-		free_strings(w->kernels_without_ptx, w->nr_kernels_without_ptx);
-		free(w->reason);
-	}
-	free(cap->l2.windows);
+	capture_l2_release(&cap->l2);
 	free(cap->verification.status);
 	for (i = 0; i < cap->verification.nr_kernels; i++)
 		verdict_release(&cap->verification.kernels[i]);

@@ -665,6 +665,11 @@ int capture_kernel_from_json(struct capture_kernel *k, struct json_t *o, const c
  * CA_E_INPUT naming the field.
  */
 int capture_run_from_json(struct capture_run *run, struct json_t *o, const char *name);
+/* Reads an "l2" section (o, as l2_advise() returns it) into l2, zeroed by
+ * the caller; each window's source is its object in o. Release with
+ * capture_l2_release() either way. */
+int capture_l2_from_json(struct capture_l2 *l2, struct json_t *o, const char *name);
+void capture_l2_release(struct capture_l2 *l2);
 /* Reads one kernel's "counters" entry (variant -> o) into cc, zeroed by the
  * caller; release with capture_counters_release() either way. */
 int capture_counters_from_json(struct capture_counters *cc, const char *variant, struct json_t *o,

@@ -324,15 +324,16 @@ json_t *l2_advise(const struct capture *cap)
 	return out;
 }
 
-json_t *l2_advise_window_file(json_t *w)
+json_t *l2_advise_window_file(const struct capture_l2_window *w)
 {
-	json_t *win = json_deep_copy(w);
+	/* the window as written, less what only the capture and reports use */
+	json_t *win = json_deep_copy(capture_section_json(w->source));
 
 	json_object_del(win, "variant");
 	json_object_del(win, "set_aside_bytes");
 	json_object_del(win, "snippet");
 	json_object_del(win, "kernels_without_ptx");
 	json_object_del(win, "verification");
-	return json_pack("{s:O, s:[o]}", "set_aside_bytes", json_object_get(w, "set_aside_bytes"),
+	return json_pack("{s:I, s:[o]}", "set_aside_bytes", (json_int_t)w->set_aside_bytes,
 			 "windows", win);
 }

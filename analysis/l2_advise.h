@@ -55,7 +55,8 @@
  */
 json_t *l2_advise(const struct capture *cap);
 
-/* The file the injection library reads (docs/injection.md) for one window. */
-json_t *l2_advise_window_file(json_t *window);
+/* The file the injection library reads (docs/injection.md) for one window
+ * of the "l2" section, as capture_l2_from_json() read it. */
+json_t *l2_advise_window_file(const struct capture_l2_window *window);
 
 #endif

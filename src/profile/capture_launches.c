@@ -720,6 +720,11 @@ static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char
 		}
 		json_array_append_new(forms, json_pack("{s:i, s:s}", "run", (int)(first + n),
 						       "variant_form", modules ? "modules" : "mask"));
+		if (modules) {
+			c->module_passes = xrealloc(c->module_passes, (c->nr_module_passes + 1) *
+						    sizeof(*c->module_passes));
+			c->module_passes[c->nr_module_passes++] = first + (unsigned)n;
+		}
 		reqs[n] = (struct run_request){ .timing = 1, .subst_dir = subst[n],
 						.launch_plan = plans[n] };
 		variants[n] = "capture";

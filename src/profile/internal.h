@@ -98,6 +98,7 @@ struct profile_ctx {
 	json_t *notes_json;         /* capture's "notes" (borrowed): profile_note() */
 	json_t *kernels_json;       /* capture's "kernels" (borrowed): profile_fill_kernels() */
 	json_t *modules_json;       /* capture's "modules" (borrowed) */
+	json_t *device_json;        /* capture's "device" (borrowed) */
 	json_t *budget_skipped;     /* capture's "budget.skipped" (borrowed), NULL until a step is */
 	json_t *verification;       /* capture's "verification" (borrowed), NULL until verified */
 	/* The same runs typed (capture_run_from_json of each record as it is
@@ -125,6 +126,10 @@ struct profile_ctx {
 	size_t nr_launched;
 	json_t *options_json;       /* capture's "options" (borrowed) */
 	int baseline_checked;       /* capture.json has its "baseline_check" */
+	/* The in-run capture passes that ran a module per variant (their
+	 * program launches ran the unpatched modules: "measure".passes). */
+	unsigned *module_passes;
+	size_t nr_module_passes;
 	struct plan *plan;          /* the advice, once analysed (owned) */
 	struct analysis analysis;   /* the analysis the plan came from, once plan is set */
 	int monitored;              /* the monitor run is done */

@@ -72,13 +72,11 @@ static int many_launches(struct profile_ctx *c)
 /* A kernel's DRAM bytes read in the run: summed, or sampled and scaled. */
 static double kernel_dram(const struct event_kernel *ek)
 {
-	json_t *own = json_object_get(ek->variants, "own");
-	double samples = json_number_value(json_object_get(own, "samples"));
+	double sum, samples;
 
-	if (own && samples > 0)
-		return json_number_value(json_object_get(own, "dram_bytes_read")) *
-		       (double)ek->launches / samples;
-	return json_number_value(json_object_get(ek->metrics, "dram_bytes_read"));
+	if (event_kernel_variant(ek, "own", "dram_bytes_read", &sum, &samples) && samples > 0)
+		return sum * (double)ek->launches / samples;
+	return event_kernel_metric(ek, "dram_bytes_read");
 }
 
 /*
@@ -122,15 +120,13 @@ static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const ch
 }
 
 /* Whether run `index` was an in-run capture pass with a module per variant. */
-static int capture_pass_with_modules(struct profile_ctx *c, json_int_t index)
+static int capture_pass_with_modules(struct profile_ctx *c, int index)
 {
-	json_t *p;
 	size_t i;
 
-	json_array_foreach(json_object_get(json_object_get(c->capture, "measure"), "passes"), i, p)
-		if (json_integer_value(json_object_get(p, "run")) == index)
-			return !strcmp(json_string_value(json_object_get(p, "variant_form")) ?: "",
-				       "modules");
+	for (i = 0; i < c->nr_module_passes; i++)
+		if ((int)c->module_passes[i] == index)
+			return 1;
 	return 0;
 }
 
@@ -215,7 +211,8 @@ static json_t *screened_slower(const double *base, size_t nb, double adv)
 
 int profile_l2(struct profile_ctx *c)
 {
-	json_t *device = json_object_get(c->capture, "device"), *l2, *w, *best = NULL;
+	json_t *l2, *best = NULL;
+	struct capture_l2 t;
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
 	double best_speedup = 0, base_dram = NAN, base_ns[16], gpu_ns;
 	size_t nr_base = 0;
@@ -224,8 +221,9 @@ int profile_l2(struct profile_ctx *c)
 	size_t i;
 	int ret = 0;
 
+	memset(&t, 0, sizeof(t));
 	if (gpu_shared_partitioned(why, sizeof(why)))
-		json_object_set_new(device, "partitioned", json_string(why));
+		json_object_set_new(c->device_json, "partitioned", json_string(why));
 	{
 		struct capture cap;
 
@@ -237,18 +235,28 @@ int profile_l2(struct profile_ctx *c)
 	if (!l2)
 		return CA_E_INPUT;
 	json_object_set_new(c->capture, "l2", l2);
-	if (strcmp(json_string_value(json_object_get(l2, "status")), "advised"))
+	/* the section typed, its windows' sources the objects in l2 */
+	if (capture_l2_from_json(&t, l2, "capture.json")) {
+		capture_l2_release(&t);
+		return CA_E_INTERNAL;
+	}
+	if (!t.status || strcmp(t.status, "advised")) {
+		capture_l2_release(&t);
 		return profile_write_capture(c, "complete");
+	}
 
 	/* the baseline's DRAM run, a window's, and two screening rounds */
 	if (!profile_budget_allows(c, "the L2 window step", 6)) {
 		json_object_set_new(l2, "reason", json_string(
 			"windows were advised but not timed: beyond the profile's budget (--budget)"));
+		capture_l2_release(&t);
 		return profile_write_capture(c, "complete");
 	}
 	base_dir = profile_write_substitutes(c, "l2-baseline", NULL);
-	if (!base_dir)
+	if (!base_dir) {
+		capture_l2_release(&t);
 		return CA_E_IO;
+	}
 	base_dram = dram_of_run(c, base_dir, NULL, &gpu_ns);
 	/*
 	 * With in-run capture the baseline runs carry no counters, and where
@@ -262,10 +270,11 @@ int profile_l2(struct profile_ctx *c)
 		nr_base = earlier_baselines(c, base_ns, nr_base, 16);
 	}
 	json_object_set_new(l2, "baseline_dram_bytes", isnan(base_dram) ? json_null() : json_real(base_dram));
-	json_array_foreach(json_object_get(l2, "windows"), i, w) {
-		json_t *file_doc = l2_advise_window_file(w), *ver;
-		char *file = capture_layout_l2_windows(c->dir,
-				       json_string_value(json_object_get(w, "variant")));
+	for (i = 0; i < t.nr_windows; i++) {
+		const struct capture_l2_window *tw = &t.windows[i];
+		json_t *w = capture_section_json(tw->source);   /* where its verification goes */
+		json_t *file_doc = l2_advise_window_file(tw), *ver;
+		char *file = capture_layout_l2_windows(c->dir, tw->variant ? tw->variant : "window");
 		struct run_request base = { .subst_dir = base_dir, .timing = 1 };
 		struct run_request adv = { .subst_dir = base_dir, .timing = 1, .l2_windows = file };
 		struct ab_result ab;
@@ -328,12 +337,13 @@ int profile_l2(struct profile_ctx *c)
 		json_object_set_new(ver, "dram_bytes", isnan(dram) ? json_null() : json_real(dram));
 		json_object_set_new(w, "verification", ver);
 		if (kept) {
-			double sp = json_number_value(json_object_get(json_object_get(ver, "speedup"), "median"));
+			double sp = ab_verdict_median(ver);
 			if (sp > best_speedup) {
 				best_speedup = sp;
 				json_decref(best);
 				best = json_incref(file_doc);
-				json_object_set_new(l2, "kept", json_incref(json_object_get(w, "variant")));
+				json_object_set_new(l2, "kept", tw->variant ? json_string(tw->variant) :
+						    json_null());
 			}
 		}
 		ab_result_release(&ab);
@@ -353,5 +363,6 @@ int profile_l2(struct profile_ctx *c)
 	}
 	json_decref(best);
 	free(base_dir);
+	capture_l2_release(&t);
 	return ret;
 }

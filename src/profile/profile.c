@@ -128,6 +128,7 @@ static void free_ctx(struct profile_ctx *c)
 		capture_run_release(&c->runs[i]);
 	free(c->runs);
 	free(c->reference_runs);
+	free(c->module_passes);
 	for (i = 0; i < c->nr_launched; i++)
 		free(c->launched[i].name);
 	free(c->launched);
@@ -197,7 +198,8 @@ static void start_capture(struct profile_ctx *c)
 	json_object_set_new(c->capture, "program",
 		json_pack("{s:s, s:o, s:s}", "path", c->program, "args", args, "cwd",
 			  getcwd(cwd, sizeof(cwd)) ? cwd : "."));
-	json_object_set_new(c->capture, "device", device_json(&c->dm));
+	c->device_json = device_json(&c->dm);
+	json_object_set_new(c->capture, "device", c->device_json);
 	c->options_json = json_pack("{s:i, s:f, s:i, s:s, s:s, s:s?, s:f, s:i}", "top", opt->top,
 			  "min_share", opt->min_share, "max_loads", opt->max_loads, "model", opt->model,
 			  "bypass_form", opt->bypass_form, "kernels_regex", opt->kernels_regex,

@@ -5,6 +5,23 @@
 #include "base/error.h"
 #include "tests/unit/check.h"
 
+
+/* l2_advise_window_file() of window i of an "l2" section, read as the
+ * profile reads it (capture_l2_from_json). */
+static json_t *window_file(json_t *l2, size_t i)
+{
+	struct capture_l2 t;
+	json_t *f = NULL;
+
+	memset(&t, 0, sizeof(t));
+	if (!capture_l2_from_json(&t, l2, "l2") && i < t.nr_windows)
+		f = l2_advise_window_file(&t.windows[i]);
+	else
+		fprintf(stderr, "%s\n", error_message());
+	capture_l2_release(&t);
+	return f ? f : json_object();
+}
+
 /* l2_advise() of a capture document, read as every caller reads it: the
  * document gets what a capture always has (schema, its kernels' modules). */
 static json_t *advise_doc(json_t *doc)
@@ -92,7 +109,7 @@ static void test_advised(void)
 	}
 	/* the window-file form the injection library reads */
 	{
-		json_t *f = l2_advise_window_file(w);
+		json_t *f = window_file(r, 0);
 		CHECK_INT(json_integer_value(json_object_get(f, "set_aside_bytes")), 38797312);
 		CHECK(json_object_get(json_array_get(json_object_get(f, "windows"), 0), "variant") == NULL);
 		CHECK(json_object_get(json_array_get(json_object_get(f, "windows"), 0), "snippet") == NULL);
@@ -234,7 +251,7 @@ static void test_no_ptx(void)
 			CHECK_NEAR(json_number_value(json_object_get(cand, "score")), 0, 1e-9);
 	/* the window file the injection library reads names kernels only */
 	{
-		json_t *f = l2_advise_window_file(w);
+		json_t *f = window_file(r, 0);
 		CHECK(json_object_get(json_array_get(json_object_get(f, "windows"), 0),
 				      "kernels_without_ptx") == NULL);
 		json_decref(f);
