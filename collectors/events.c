@@ -93,6 +93,50 @@ struct run_events *run_events_of_rank(const struct run_events *ev, int rank)
 	return NULL;
 }
 
+/* Whether an argument before the j-th of a launch has the same parameter
+ * and allocation (two pointers of one struct parameter into one buffer). */
+static int seen_in_launch(json_t *args, size_t j, json_t *p, json_t *a)
+{
+	size_t i;
+
+	for (i = 0; i < j; i++)
+		if (json_equal(json_object_get(json_array_get(args, i), "param"), p) &&
+		    json_equal(json_object_get(json_array_get(args, i), "alloc"), a))
+			return 1;
+	return 0;
+}
+
+json_t *run_events_allocs_used(const struct run_events *ev, const char *kernel)
+{
+	json_t *out = json_array(), *launch, *arg, *u;
+	size_t i, j, k;
+
+	json_array_foreach(ev->launch_sequence, i, launch) {
+		if (strcmp(json_string_value(json_object_get(launch, "kernel")), kernel))
+			continue;
+		json_array_foreach(json_object_get(launch, "args"), j, arg) {
+			json_t *p = json_object_get(arg, "param"), *a = json_object_get(arg, "alloc");
+			int found = 0;
+
+			if (seen_in_launch(json_object_get(launch, "args"), j, p, a))
+				continue;
+			json_array_foreach(out, k, u) {
+				if (json_equal(json_object_get(u, "param"), p) &&
+				    json_equal(json_object_get(u, "alloc"), a)) {
+					json_object_set_new(u, "launches", json_integer(
+						json_integer_value(json_object_get(u, "launches")) + 1));
+					found = 1;
+					break;
+				}
+			}
+			if (!found)
+				json_array_append_new(out, json_pack("{s:O, s:O, s:i}", "param", p,
+								     "alloc", a, "launches", 1));
+		}
+	}
+	return out;
+}
+
 int run_events_attribute_int(const struct run_events *ev, const char *kernel,
 			     const char *attribute, long long *value)
 {

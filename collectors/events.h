@@ -149,6 +149,12 @@ struct event_kernel *run_events_kernel(struct run_events *ev, const char *name);
  */
 int run_events_attribute_int(const struct run_events *ev, const char *kernel,
 			     const char *attribute, long long *value);
+/*
+ * Which allocations the kernel's pointer arguments pointed into, over all
+ * its launches (the launch sequence): [{"param", "alloc", "launches"}], a
+ * parameter and allocation counted once a launch. A new array.
+ */
+json_t *run_events_allocs_used(const struct run_events *ev, const char *kernel);
 /* The events of one rank of a job, NULL when no process named that rank. */
 struct run_events *run_events_of_rank(const struct run_events *ev, int rank);
 /*

@@ -115,6 +115,21 @@ void profile_set_counters(struct profile_ctx *c, struct profile_kernel *k, const
 	}
 }
 
+const struct capture_kernel *profile_kernel_read(struct profile_ctx *c, struct profile_kernel *k)
+{
+	if (k->has_typed)
+		capture_kernel_release(&k->typed);
+	memset(&k->typed, 0, sizeof(k->typed));
+	k->has_typed = 1;
+	if (!k->json || capture_kernel_from_json(&k->typed, k->json, "capture.json")) {
+		profile_note(c, "kernel %s: its capture entry is not what the capture's reader "
+			     "accepts (%s)", k->name, k->json ? error_message() : "not written yet");
+		error_clear();
+		return NULL;
+	}
+	return &k->typed;
+}
+
 void profile_set_verification(struct profile_ctx *c, json_t *ver)
 {
 	c->verification = ver;

@@ -174,52 +174,6 @@ static int by_gpu_time(const void *a, const void *b)
 }
 
 
-/* Whether an argument before the j-th of a launch has the same parameter
- * and allocation (two pointers of one struct parameter into one buffer). */
-static int seen_in_launch(json_t *args, size_t j, json_t *p, json_t *a)
-{
-	size_t i;
-
-	for (i = 0; i < j; i++)
-		if (json_equal(json_object_get(json_array_get(args, i), "param"), p) &&
-		    json_equal(json_object_get(json_array_get(args, i), "alloc"), a))
-			return 1;
-	return 0;
-}
-
-/* Which allocations the kernel's pointer arguments pointed into, over all
- * its launches: [{"param", "alloc", "launches"}]. */
-static json_t *allocs_used(const struct run_events *ev, const char *kernel)
-{
-	json_t *out = json_array(), *launch, *arg, *u;
-	size_t i, j, k;
-
-	json_array_foreach(ev->launch_sequence, i, launch) {
-		if (strcmp(json_string_value(json_object_get(launch, "kernel")), kernel))
-			continue;
-		json_array_foreach(json_object_get(launch, "args"), j, arg) {
-			json_t *p = json_object_get(arg, "param"), *a = json_object_get(arg, "alloc");
-			int found = 0;
-
-			if (seen_in_launch(json_object_get(launch, "args"), j, p, a))
-				continue;
-			json_array_foreach(out, k, u) {
-				if (json_equal(json_object_get(u, "param"), p) &&
-				    json_equal(json_object_get(u, "alloc"), a)) {
-					json_object_set_new(u, "launches", json_integer(
-						json_integer_value(json_object_get(u, "launches")) + 1));
-					found = 1;
-					break;
-				}
-			}
-			if (!found)
-				json_array_append_new(out, json_pack("{s:O, s:O, s:i}", "param", p,
-								     "alloc", a, "launches", 1));
-		}
-	}
-	return out;
-}
-
 /* Takes the kernel for measuring; returns 0 (noted) when it has no PTX. */
 static int take_kernel(struct profile_ctx *c, struct event_kernel *ek, const struct run_events *ev)
 {
@@ -241,7 +195,7 @@ static int take_kernel(struct profile_ctx *c, struct event_kernel *ek, const str
 	k->name = xstrdup(ek->name);
 	k->module = m;
 	k->fn = fn;
-	k->allocs_used = allocs_used(ev, ek->name);
+	k->allocs_used = run_events_allocs_used(ev, ek->name);
 	k->disc = *ek;
 	memset(ek, 0, sizeof(*ek)); /* ownership moves to k->disc */
 	k->vk.module_id = xstrdup(m->id);
@@ -406,7 +360,7 @@ int profile_discover(struct profile_ctx *c)
 			json_array_append_new(all, json_pack("{s:s, s:i, s:I, s:o}", "name",
 				order[i]->name, "launches", order[i]->launches, "gpu_time_ns",
 				(json_int_t)order[i]->gpu_time_ns, "allocs_used",
-				allocs_used(&ev, order[i]->name)));
+				run_events_allocs_used(&ev, order[i]->name)));
 			c->launched[c->nr_launched].name = xstrdup(order[i]->name);
 			c->launched[c->nr_launched++].launches = order[i]->launches;
 		}

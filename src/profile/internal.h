@@ -77,6 +77,8 @@ struct profile_kernel {
 	double monitor_gpu_ns;      /* GPU time of the instrumented kernel, summed */
 	json_t *layout;             /* the module's counter layout (owned), NULL if none */
 	json_t *json;               /* the kernel's capture.json object (owned by the capture) */
+	struct capture_kernel typed;/* json as the capture's reader reads it (profile_kernel_read) */
+	int has_typed;
 };
 
 struct profile_ctx {
@@ -159,6 +161,12 @@ void profile_message(struct profile_ctx *c, const char *fmt, ...) __attribute__(
  */
 void profile_set_counters(struct profile_ctx *c, struct profile_kernel *k, const char *variant,
 			  json_t *metrics);
+/*
+ * The kernel's capture.json object read by the capture's reader, typed
+ * (k->typed, its sources pointing into k->json): read anew at each call,
+ * since the steps add to it. NULL, with a note, when the reader refuses it.
+ */
+const struct capture_kernel *profile_kernel_read(struct profile_ctx *c, struct profile_kernel *k);
 /* The kernel's counters of a variant, NULL when not measured. */
 const struct capture_counters *profile_counters(const struct profile_kernel *k,
 						const char *variant);

@@ -302,7 +302,7 @@ void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k)
 {
 	struct monitor_counts mc;
 	struct softcache_rank rank;
-	struct capture_kernel ck;
+	const struct capture_kernel *ck;
 
 	if (k->monitor_gpu_ns >= 0 && k->layout)
 		json_object_set_new(k->json, "monitor_gpu_time_ns", json_real(k->monitor_gpu_ns));
@@ -314,14 +314,14 @@ void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k)
 		monitor_counts_release(&mc);
 	}
 	register_cache_hints(c, k);
-	softcache_rank_init(&rank);
 	/* the kernel as `report` will read it: through the capture's reader */
-	memset(&ck, 0, sizeof(ck));
-	if (!capture_kernel_from_json(&ck, k->json, "capture.json") &&
-	    !softcache_rank_from_capture(&rank, &ck, &c->dm))
+	ck = profile_kernel_read(c, k);
+	if (!ck)
+		return;
+	softcache_rank_init(&rank);
+	if (!softcache_rank_from_capture(&rank, ck, &c->dm))
 		json_object_set_new(k->json, "software_cache", softcache_rank_to_json(&rank));
 	else
 		profile_note(c, "kernel %s: no software-cache ranking: %s", k->name, error_message());
-	capture_kernel_release(&ck);
 	softcache_rank_release(&rank);
 }

@@ -80,6 +80,8 @@ static void kernel_release(struct profile_kernel *k)
 	for (size_t t = 0; t < k->nr_tcounters; t++)
 		capture_counters_release(&k->tcounters[t]);
 	free(k->tcounters);
+	if (k->has_typed)
+		capture_kernel_release(&k->typed);
 	free(k->hit);
 	free(k->hit_run);
 	free(k->pair_hit);

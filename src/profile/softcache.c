@@ -12,6 +12,7 @@
  * kernel's capture.json "software_cache" gets "verification"; a kept
  * rewrite's PTX is in patched/<id>.softcache.ptx.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 /* A kernel the rewrite was asked for. */
 struct sc_kernel {
 	size_t index;              /* in c->kernels */
+	json_t *sc;                /* its capture.json "software_cache" (borrowed): the verdict goes there */
 	int *params;               /* read-only structures the ranking selected */
 	size_t nr_params;
 	struct ptx_softcache_done done;
@@ -48,28 +50,28 @@ struct sc_kernel {
  * with *why (static) when there is nothing to rewrite or the simulated
  * hits are too few to pay for the lookups.
  */
-static size_t selected_read_only(json_t *sc, int **out, const char **why)
+static size_t selected_read_only(const struct capture_software_cache *sc, int **out,
+				 const char **why)
 {
-	json_t *sel = json_object_get(sc, "selected"), *cand = json_object_get(sc, "candidates");
-	json_t *p, *cj;
 	size_t i, j, n = 0;
 	double hits = 0, accesses = 0;
 
-	*out = xcalloc(json_array_size(sel) + 1, sizeof(int));
+	*out = xcalloc(sc->nr_selected + 1, sizeof(int));
 	*why = NULL;
-	if (!json_is_true(json_object_get(sc, "enabled"))) {
+	if (sc->enabled != 1) {
 		*why = "the ranking advised no software cache";
 		return 0;
 	}
-	json_array_foreach(sel, i, p) {
-		json_array_foreach(cand, j, cj)
-			if (json_integer_value(json_object_get(cj, "param")) == json_integer_value(p) &&
-			    json_is_true(json_object_get(cj, "read_only"))) {
-				(*out)[n++] = (int)json_integer_value(p);
-				hits += json_number_value(json_object_get(cj, "sim_hits"));
-				accesses += json_number_value(json_object_get(cj, "sim_accesses"));
+	for (i = 0; i < sc->nr_selected; i++)
+		for (j = 0; j < sc->nr_candidates; j++) {
+			const struct capture_softcache_candidate *cj = &sc->candidates[j];
+
+			if (cj->param == sc->selected[i] && cj->read_only == 1) {
+				(*out)[n++] = (int)sc->selected[i];
+				hits += isnan(cj->sim_hits) ? 0 : cj->sim_hits;
+				accesses += isnan(cj->sim_accesses) ? 0 : cj->sim_accesses;
 			}
-	}
+		}
 	if (!n) {
 		*why = "the selected structures are read-write: the automatic rewrite caches read-only structures only";
 	} else if (hits < SOFTCACHE_MIN_HIT_RATE * accesses) {
@@ -80,16 +82,14 @@ static size_t selected_read_only(json_t *sc, int **out, const char **why)
 	return n;
 }
 
-static unsigned block_threads(json_t *kj)
+/* Threads per block of the kernel's first launch, 0 unknown. */
+static unsigned block_threads(const struct profile_kernel *k)
 {
-	json_t *b = json_object_get(kj, "block");
 	unsigned long long t = 1;
 	size_t i;
 
-	if (json_array_size(b) != 3)
-		return 0;
 	for (i = 0; i < 3; i++)
-		t *= (unsigned long long)json_integer_value(json_array_get(b, i));
+		t *= k->disc.block[i];
 	return t > 1024 ? 0 : (unsigned)t;
 }
 
@@ -128,9 +128,8 @@ static int rewrite_module(struct profile_ctx *c, size_t mi, struct sc_kernel *ks
 		req[nr].function = k->name;
 		req[nr].params = ks[i].params;
 		req[nr].nr_params = ks[i].nr_params;
-		req[nr].threads_per_block = block_threads(k->json);
-		req[nr].dynamic_shared_bytes = (unsigned long long)json_integer_value(
-			json_object_get(k->json, "dynamic_shared_bytes"));
+		req[nr].threads_per_block = block_threads(k);
+		req[nr].dynamic_shared_bytes = k->disc.dynamic_shared;
 		req[nr].shared_per_block_optin = dev->shared_per_block_optin;
 		which[nr++] = i;
 	}
@@ -138,9 +137,7 @@ static int rewrite_module(struct profile_ctx *c, size_t mi, struct sc_kernel *ks
 		goto out;
 	if (ptx_softcache_rewrite(m->pm, req, nr, &out, done, &reason)) {
 		for (i = 0; i < nr; i++)
-			set_verification(json_object_get(c->kernels[ks[which[i]].index].json,
-							 "software_cache"),
-					 refused(done[i].note ? done[i].note : reason));
+			set_verification(ks[which[i]].sc, refused(done[i].note ? done[i].note : reason));
 		goto out;
 	}
 	path = capture_layout_subst_ptx(sc_dir, m->id);
@@ -161,8 +158,7 @@ static int rewrite_module(struct profile_ctx *c, size_t mi, struct sc_kernel *ks
 		memset(&done[i], 0, sizeof(done[i]));
 		s->rewritten = s->done.nr_loads > 0;
 		if (!s->rewritten)
-			set_verification(json_object_get(c->kernels[s->index].json, "software_cache"),
-					 refused(s->done.note ? s->done.note : "not rewritten"));
+			set_verification(s->sc, refused(s->done.note ? s->done.note : "not rewritten"));
 	}
 out:
 	for (i = 0; i < nr; i++)
@@ -207,11 +203,14 @@ static void record_verdict(struct profile_ctx *c, const struct sc_kernel *s, jso
 	else
 		json_object_set_new(ver, "output", json_pack("{s:s, s:s}", "status", "not run",
 			"reason", "the rewrite was slower in-run, or within its noise: no output runs"));
-	set_verification(json_object_get(k->json, "software_cache"), ver);
-	if (kept)
+	set_verification(s->sc, ver);
+	if (kept) {
+		char *ptx = capture_layout_softcache_ptx(NULL, k->module->id);
+
 		profile_note(c, "kernel %s: the automatic software cache is kept: %.2fx faster (%s)",
-			     k->name, json_number_value(json_object_get(json_object_get(ver, "speedup"), "median")),
-			     json_string_value(json_object_get(json_object_get(ver, "rewrite"), "ptx")));
+			     k->name, ab_verdict_median(ver), ptx);
+		free(ptx);
+	}
 }
 
 /* --measure runs: alternating program runs; a rewrite slower in both of the
@@ -294,17 +293,20 @@ int profile_softcache(struct profile_ctx *c)
 
 	softcache_device_from_model(&dev, &c->dm);
 	for (i = 0; i < c->nr_kernels; i++) {
-		json_t *sc = json_object_get(c->kernels[i].json, "software_cache");
+		/* the kernel as `report` reads it: its ranking typed, through the capture's reader */
+		const struct capture_kernel *ck = profile_kernel_read(c, &c->kernels[i]);
+		const struct capture_software_cache *tsc = ck ? ck->software_cache : NULL;
+		json_t *sc = tsc ? capture_section_json(tsc->source) : NULL;
 		const char *why;
 		int *params;
 		size_t n;
 
-		if (!json_is_object(sc))
+		if (!sc)
 			continue;
-		n = selected_read_only(sc, &params, &why);
+		n = selected_read_only(tsc, &params, &why);
 		if (!n) {
 			free(params);
-			if (json_is_true(json_object_get(sc, "enabled")))
+			if (tsc->enabled == 1)
 				set_verification(sc, refused(why));
 			continue;
 		}
@@ -314,6 +316,7 @@ int profile_softcache(struct profile_ctx *c)
 			continue;
 		}
 		ks[nk].index = i;
+		ks[nk].sc = sc;
 		ks[nk].params = params;
 		ks[nk].nr_params = n;
 		nk++;
@@ -322,15 +325,15 @@ int profile_softcache(struct profile_ctx *c)
 		goto out;
 	if (!ptx_softcache_available()) {
 		for (i = 0; i < nk; i++)
-			set_verification(json_object_get(c->kernels[ks[i].index].json, "software_cache"),
-					 refused("not built with nvcc: cacheadvise has no software-cache functions to add"));
+			set_verification(ks[i].sc, refused("not built with nvcc: cacheadvise has no "
+							   "software-cache functions to add"));
 		ret = profile_write_capture(c, "complete");
 		goto out;
 	}
 	if (!profile_budget_allows(c, "the software-cache step", 2)) {
 		for (i = 0; i < nk; i++)
-			set_verification(json_object_get(c->kernels[ks[i].index].json, "software_cache"),
-					 refused("not timed: beyond the profile's budget (--budget)"));
+			set_verification(ks[i].sc, refused("not timed: beyond the profile's budget "
+							   "(--budget)"));
 		ret = profile_write_capture(c, "complete");
 		goto out;
 	}

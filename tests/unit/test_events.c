@@ -187,6 +187,43 @@ static void test_rank_events(void)
 		fprintf(stderr, "cannot remove %s\n", dir);
 }
 
+/* Which allocations a kernel's pointer arguments pointed into: a parameter
+ * and allocation once a launch (two pointers of one struct parameter into
+ * one buffer count once), summed over launches, other kernels apart. */
+static void test_allocs_used(void)
+{
+	char path[] = "/tmp/ca-test-events-allocs-XXXXXX";
+	int fd = mkstemp(path);
+	struct run_events ev;
+	json_t *u, *want;
+	static const char text[] =
+		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k\",\"args\":[{\"param\":0,\"alloc\":0,\"at\":0},"
+		"{\"param\":0,\"alloc\":0,\"at\":8},{\"param\":1,\"alloc\":1}]}\n"
+		"{\"ev\":\"launch\",\"seq\":1,\"kernel\":\"j\",\"args\":[{\"param\":0,\"alloc\":1}]}\n"
+		"{\"ev\":\"launch\",\"seq\":2,\"kernel\":\"k\",\"args\":[{\"param\":0,\"alloc\":0},"
+		"{\"param\":1,\"alloc\":2}]}\n";
+
+	if (fd < 0 || write(fd, text, sizeof(text) - 1) != (ssize_t)(sizeof(text) - 1)) {
+		perror("temporary file");
+		exit(1);
+	}
+	close(fd);
+	run_events_init(&ev);
+	CHECK_INT(run_events_load(&ev, path), 0);
+	u = run_events_allocs_used(&ev, "k");
+	want = json_pack("[{s:i, s:i, s:i}, {s:i, s:i, s:i}, {s:i, s:i, s:i}]",
+			 "param", 0, "alloc", 0, "launches", 2, "param", 1, "alloc", 1, "launches", 1,
+			 "param", 1, "alloc", 2, "launches", 1);
+	CHECK(json_equal(u, want));
+	json_decref(want);
+	json_decref(u);
+	u = run_events_allocs_used(&ev, "none");
+	CHECK_INT(json_array_size(u), 0);
+	json_decref(u);
+	run_events_release(&ev);
+	unlink(path);
+}
+
 /* Launch plans: variant counters apart from the program's, versions'
  * per-launch times joined through seq and correlation, replays. */
 static void test_launch_plan_events(void)
@@ -380,6 +417,7 @@ int main(void)
 	test_launch_plan_events();
 	test_carveout_events();
 	test_rank_events();
+	test_allocs_used();
 	char path[] = "/tmp/ca-test-events-XXXXXX";
 	int fd = mkstemp(path);
 	struct run_events ev;
@@ -423,6 +461,14 @@ int main(void)
 	CHECK_INT(json_array_size(ev.errors), 1);
 	CHECK_INT(json_array_size(ev.allocations), 1);
 	CHECK_INT(json_array_size(ev.launch_sequence), 2);
+	{
+		json_t *u = run_events_allocs_used(&ev, "k1"), *want;
+
+		want = json_pack("[{s:i, s:i, s:i}]", "param", 0, "alloc", 0, "launches", 1);
+		CHECK(json_equal(u, want));
+		json_decref(want);
+		json_decref(u);
+	}
 	run_events_release(&ev);
 
 	/* a run that never initialised CUDA leaves no file: empty, not an error */
