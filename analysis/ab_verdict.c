@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/capture_model.h"
 #include "base/xalloc.h"
 
 /* At most this many rounds count (the CLI caps --repeat at 64). */
@@ -240,29 +241,48 @@ json_t *ab_verdict_abba(const double *base, size_t nr_base, const double *adv, s
 	return v;
 }
 
-/* obj.key.median, or obj.key itself when it is a plain number; NAN otherwise. */
-static double median_of(json_t *obj, const char *key)
+/*
+ * The verdicts as capture.json holds them are read by the capture's one
+ * reader (analysis/capture_model.h): what these return is what `report`
+ * shows. A verdict the reader refuses gives NAN.
+ */
+static void verdict_numbers(json_t *verdict, double *median, double *noise)
 {
-	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+	struct capture_verdict v;
 
-	if (json_is_object(v))
-		v = json_object_get(v, "median");
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	*median = *noise = NAN;
+	if (!json_is_object(verdict))
+		return;
+	memset(&v, 0, sizeof(v));
+	if (!capture_verdict_from_json(&v, verdict, "verdict")) {
+		*median = v.speedup.median;
+		*noise = v.noise;
+	}
+	capture_verdict_release(&v);
 }
 
 double ab_verdict_median(json_t *verdict)
 {
-	return median_of(verdict, "speedup");
+	double median, noise;
+
+	verdict_numbers(verdict, &median, &noise);
+	return median;
 }
 
 double ab_verdict_noise(json_t *verdict)
 {
-	json_t *v = json_is_object(verdict) ? json_object_get(verdict, "noise") : NULL;
+	double median, noise;
 
-	return json_is_number(v) ? json_number_value(v) : NAN;
+	verdict_numbers(verdict, &median, &noise);
+	return noise;
 }
 
 double ab_program_gpu_speedup(json_t *program)
 {
-	return median_of(program, "gpu_speedup");
+	struct capture_speedup sp;
+
+	if (!json_is_object(program) ||
+	    capture_speedup_from_json(&sp, program, "gpu_speedup", "program"))
+		return NAN;
+	return sp.median;
 }

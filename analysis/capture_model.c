@@ -1580,6 +1580,41 @@ void capture_counters_release(struct capture_counters *cc)
 }
 
 static void free_strings(char **s, size_t n);
+static void verdict_release(struct capture_verdict *v);
+
+int capture_verdict_from_json(struct capture_verdict *v, json_t *o, const char *name)
+{
+	struct rd r = { name };
+
+	return read_verdict(&r, o, "verdict", v);
+}
+
+void capture_verdict_release(struct capture_verdict *v)
+{
+	verdict_release(v);
+	memset(v, 0, sizeof(*v));
+}
+
+int capture_output_check_from_json(struct capture_output_check *oc, json_t *o, const char *name)
+{
+	struct rd r = { name };
+
+	return read_output_check(&r, o, "output", oc);
+}
+
+void capture_output_check_release(struct capture_output_check *oc)
+{
+	output_check_release(oc);
+	memset(oc, 0, sizeof(*oc));
+}
+
+int capture_speedup_from_json(struct capture_speedup *sp, json_t *o, const char *key,
+			      const char *name)
+{
+	struct rd r = { name };
+
+	return read_speedup(&r, o, "", key, sp);
+}
 
 int capture_l2_from_json(struct capture_l2 *l2, json_t *o, const char *name)
 {

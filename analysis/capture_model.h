@@ -665,6 +665,20 @@ int capture_kernel_from_json(struct capture_kernel *k, struct json_t *o, const c
  * CA_E_INPUT naming the field.
  */
 int capture_run_from_json(struct capture_run *run, struct json_t *o, const char *name);
+/*
+ * The capture's parts its writers make elsewhere, read by the one reader
+ * (zeroed by the caller, released either way): a verdict
+ * (analysis/ab_verdict.h), an output check's judgement
+ * (analysis/output_check.h), and o[key] as a speedup ({"min", "median",
+ * "max"} or one number). Each returns 0 or CA_E_INPUT naming the field.
+ */
+int capture_verdict_from_json(struct capture_verdict *v, struct json_t *o, const char *name);
+void capture_verdict_release(struct capture_verdict *v);
+int capture_output_check_from_json(struct capture_output_check *oc, struct json_t *o,
+				   const char *name);
+void capture_output_check_release(struct capture_output_check *oc);
+int capture_speedup_from_json(struct capture_speedup *sp, struct json_t *o, const char *key,
+			      const char *name);
 /* Reads an "l2" section (o, as l2_advise() returns it) into l2, zeroed by
  * the caller; each window's source is its object in o. Release with
  * capture_l2_release() either way. */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "analysis/capture_model.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 
@@ -938,27 +939,45 @@ json_t *output_check_judge(const struct run_output *const *base, size_t nb,
 	return res;
 }
 
-static const char *member_string(json_t *o, const char *key)
+/* The judgement read by the capture's reader; 0 when it refuses it. */
+static int read_judgement(json_t *judgement, struct capture_output_check *oc)
 {
-	json_t *v = json_is_object(o) ? json_object_get(o, key) : NULL;
-
-	return json_is_string(v) ? json_string_value(v) : "";
+	memset(oc, 0, sizeof(*oc));
+	return json_is_object(judgement) &&
+	       !capture_output_check_from_json(oc, judgement, "output check");
 }
 
 const char *output_check_status(json_t *judgement)
 {
-	return member_string(judgement, "status");
+	static const char *const known[] = { "identical", "within_tolerance", "changed",
+					     "unchecked" };
+	struct capture_output_check oc;
+	const char *status = "";
+	size_t i;
+
+	if (read_judgement(judgement, &oc))
+		for (i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+			if (oc.status && !strcmp(oc.status, known[i]))
+				status = known[i];
+	capture_output_check_release(&oc);
+	return status;
 }
 
-const char *output_check_reason(json_t *judgement)
+char *output_check_reason(json_t *judgement)
 {
-	return member_string(judgement, "reason");
+	struct capture_output_check oc;
+	char *reason = xstrdup(read_judgement(judgement, &oc) && oc.reason ? oc.reason : "");
+
+	capture_output_check_release(&oc);
+	return reason;
 }
 
 int output_check_baselines_agree(json_t *judgement)
 {
-	json_t *left = json_is_object(judgement) ? json_object_get(judgement, "left_out") : NULL;
+	struct capture_output_check oc;
+	int agree = read_judgement(judgement, &oc) && oc.status &&
+		    strcmp(oc.status, "unchecked") != 0 && !(oc.left_out > 0);
 
-	return strcmp(output_check_status(judgement), "unchecked") != 0 &&
-	       !json_integer_value(left);
+	capture_output_check_release(&oc);
+	return agree;
 }

@@ -162,11 +162,15 @@ json_t *output_check_judge(const struct run_output *const *base, size_t nb,
 			   const struct run_output *const *variant, size_t nv,
 			   const struct output_check_options *opt, int *ok);
 
-/* Of a judgement of output_check_judge(): its status and reason (borrowed;
- * "" when absent), and whether the baselines agreed on everything (not
- * "unchecked", nothing left out). The one reader of that object. */
+/*
+ * Of a judgement of output_check_judge(), as the capture's reader reads it
+ * (analysis/capture_model.h): its status ("identical", "within_tolerance",
+ * "changed", "unchecked"; static, "" when absent or unknown), its reason
+ * (a new string, "" when none; caller frees), and whether the baselines
+ * agreed on everything (not "unchecked", nothing left out).
+ */
 const char *output_check_status(json_t *judgement);
-const char *output_check_reason(json_t *judgement);
+char *output_check_reason(json_t *judgement);
 int output_check_baselines_agree(json_t *judgement);
 
 #endif

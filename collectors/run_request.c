@@ -198,7 +198,7 @@ static void judge_outputs(const struct ab_pairs *pp, struct run_output *outs, un
 	ab->baseline_stable = output_check_baselines_agree(ab->output);
 	if (!ok && ab->outputs_equal) {
 		ab->outputs_equal = 0;
-		ab->output_reason = xstrdup(output_check_reason(ab->output));
+		ab->output_reason = output_check_reason(ab->output);
 		ab->reject_reason = ab->output_reason;
 	}
 	free(base);

@@ -122,9 +122,12 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 					keys[j], d * 100));
 		}
 	}
-	if (!identical)
-		json_array_append_new(notes, json_string(
-			output_check_reason(output)));
+	if (!identical) {
+		char *reason = output_check_reason(output);
+
+		json_array_append_new(notes, json_string(reason));
+		free(reason);
+	}
 	/* the reports show capture.notes: the reader learns of the noise there too */
 	{
 		json_t *n;

@@ -111,8 +111,38 @@ static void test_median_and_program(void)
 	p = ab_program_json(&ab);
 	CHECK_NEAR(json_number_value(json_object_get(json_object_get(p, "wall_speedup"), "median")), 2.0, 1e-12);
 	CHECK_NEAR(json_number_value(json_object_get(json_object_get(p, "gpu_speedup"), "median")), 3.0, 1e-12);
+	/* the accessors read what the capture's reader reads */
+	CHECK_NEAR(ab_program_gpu_speedup(p), 3.0, 1e-12);
 	json_decref(p);
 	ab_result_release(&ab);
+	CHECK(isnan(ab_program_gpu_speedup(NULL)));
+	p = json_pack("{s:f}", "gpu_speedup", 1.5);          /* one number: the median */
+	CHECK_NEAR(ab_program_gpu_speedup(p), 1.5, 1e-12);
+	json_decref(p);
+	p = json_pack("{s:s}", "gpu_speedup", "fast");       /* refused: no number */
+	CHECK(isnan(ab_program_gpu_speedup(p)));
+	json_decref(p);
+}
+
+/* A verdict's median and noise as `report` reads them. */
+static void test_verdict_numbers(void)
+{
+	double b[] = { 100, 101, 99, 100, 102 }, a[] = { 90, 91, 90, 89, 92 };
+	int kept = -1;
+	json_t *v = ab_verdict_judge(b, a, 5, 1, NULL, &kept);
+
+	CHECK_NEAR(ab_verdict_median(v), json_number_value(json_object_get(json_object_get(v,
+		   "speedup"), "median")), 0);
+	CHECK_NEAR(ab_verdict_noise(v), 0.03, 1e-9);
+	json_decref(v);
+	v = json_pack("{s:f, s:b}", "speedup", 1.25, "kept", 1);   /* an older capture's */
+	CHECK_NEAR(ab_verdict_median(v), 1.25, 0);
+	CHECK(isnan(ab_verdict_noise(v)));
+	json_decref(v);
+	v = json_pack("{s:f}", "speedup", -2.0);                    /* refused: not a count */
+	CHECK(isnan(ab_verdict_median(v)));
+	json_decref(v);
+	CHECK(isnan(ab_verdict_median(NULL)));
 }
 
 /* In-run ABBA launches: a drifting workload is compared fairly; noise and
@@ -207,5 +237,6 @@ int main(void)
 	test_one_round();
 	test_unmeasured();
 	test_median_and_program();
+	test_verdict_numbers();
 	return check_done();
 }

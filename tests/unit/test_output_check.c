@@ -521,6 +521,34 @@ static void test_float_files(void)
 	run_output_release(&v);
 }
 
+/* What the rest of the tool reads of a judgement: through the capture's reader. */
+static void test_accessors(void)
+{
+	json_t *j = json_pack("{s:s, s:s, s:i}", "status", "changed", "reason", "out.txt differs",
+			      "left_out", 0);
+	char *r = output_check_reason(j);
+
+	CHECK_STR(output_check_status(j), "changed");
+	CHECK_STR(r, "out.txt differs");
+	CHECK(output_check_baselines_agree(j));
+	free(r);
+	json_object_set_new(j, "left_out", json_integer(2));    /* unstable lines left out */
+	CHECK(!output_check_baselines_agree(j));
+	json_object_set_new(j, "status", json_string("unchecked"));
+	json_object_set_new(j, "left_out", json_integer(0));
+	CHECK(!output_check_baselines_agree(j));
+	json_object_set_new(j, "status", json_string("maybe"));  /* no status of ours */
+	CHECK_STR(output_check_status(j), "");
+	json_object_set_new(j, "left_out", json_integer(-4));   /* refused by the reader */
+	CHECK_STR(output_check_status(j), "");
+	r = output_check_reason(j);
+	CHECK_STR(r, "");
+	free(r);
+	json_decref(j);
+	CHECK_STR(output_check_status(NULL), "");
+	CHECK(!output_check_baselines_agree(NULL));
+}
+
 int main(void)
 {
 	test_line_close();
@@ -529,5 +557,6 @@ int main(void)
 	test_filter();
 	test_streams();
 	test_files();
+	test_accessors();
 	return check_done();
 }
