@@ -4,8 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/error.h"
+#include "analysis/capture_model.h"
 #include "analysis/ptx_instrument.h"
+#include "base/error.h"
 #include "base/xalloc.h"
 
 void monitor_counts_init(struct monitor_counts *mc)
@@ -194,49 +195,27 @@ int monitor_counts_efficiency(const struct monitor_counts *mc, const char *name,
 	return 0;
 }
 
-static json_t *find_load(json_t *loads, unsigned ordinal)
+int monitor_counts_update_kernel(const struct monitor_counts *mc, const struct capture_kernel *k,
+				 int with_funcs)
 {
-	size_t i;
-	json_t *l;
-
-	json_array_foreach(loads, i, l) {
-		json_t *o = json_object_get(l, "ordinal");
-
-		if (json_is_integer(o) && json_integer_value(o) == (json_int_t)ordinal)
-			return l;
-	}
-	return NULL;
-}
-
-int monitor_counts_update_kernel(const struct monitor_counts *mc, json_t *kernel, int with_funcs)
-{
-	const char *name = json_string_value(json_object_get(kernel, "name"));
+	json_t *kernel = capture_section_json(k->source), *eff, *ds;
+	const char *name = k->name;
 	const struct monitor_function *f;
-	json_t *loads, *eff, *ds;
 	double on, off;
 	size_t i;
 
-	if (!name)
-		return error_set(CA_E_INPUT, "capture kernel has no \"name\"");
+	if (!kernel || !name)
+		return error_set(CA_E_INPUT, "monitor counts: the kernel was not read from capture.json");
 	f = monitor_counts_find(mc, name);
 	if (!f || !f->is_entry)
 		return error_set(CA_E_INPUT, "kernel '%s' is not an entry of the monitor layout", name);
-	loads = json_object_get(kernel, "loads");
-	if (loads && !json_is_array(loads))
-		return error_set(CA_E_INPUT, "kernel '%s': \"loads\" is not an array", name);
-	if (!loads) {
-		loads = json_array();
-		json_object_set_new(kernel, "loads", loads);
-	}
 	for (i = 0; i < f->nr_loads; i++) {
 		const struct monitor_load *ml = &f->loads[i];
-		json_t *l = find_load(loads, ml->ordinal);
+		const struct capture_load *cl = capture_kernel_find_load(k, ml->ordinal);
+		json_t *l = cl ? capture_section_json(cl->source) : NULL;
 
-		if (!l) {
-			l = json_object();
-			json_object_set_new(l, "ordinal", json_integer(ml->ordinal));
-			json_array_append_new(loads, l);
-		}
+		if (!l)
+			continue;   /* a load the capture does not list */
 		json_object_set_new(l, "access", json_integer((json_int_t)ml->sectors));
 		json_object_set_new(l, "requests", json_integer((json_int_t)ml->requests));
 		json_object_set_new(l, "lines", json_integer((json_int_t)ml->lines));

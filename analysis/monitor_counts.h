@@ -83,17 +83,21 @@ int monitor_counts_efficiency(const struct monitor_counts *mc, const char *name,
 			      double *e_on, double *e_off);
 
 /*
- * Writes the monitor fields into a capture.json kernel object (the
- * "kernels" item whose "name" names an entry of mc): for each counted load
- * of that entry, the item of "loads" with the same "ordinal" (created when
- * missing) gets "access" (sectors), "requests", "lines" and "bytes";
+ * Writes the monitor fields into a capture.json kernel object, given as
+ * the capture's reader read it (capture_kernel_from_json: k's sources are
+ * the objects written into; k->name names an entry of mc): for each counted
+ * load of that entry, the kernel's load with the same ordinal (one the
+ * capture does not list is left out) gets "access" (sectors), "requests",
+ * "lines" and "bytes";
  * "efficiency" becomes {"on": E_on, "off": E_off} (null values when no
  * bytes were requested; .func loads included per with_funcs, as above);
  * "data_structures" becomes [{"param", "read_only", "sim_hits",
  * "sim_accesses"}]. Loads the instrumentation skipped are left as they
- * are. Returns 0, or CA_E_INPUT when kernel has no "name", the name is not
- * an entry of mc, or "loads" is not an array.
+ * are. Returns 0, or CA_E_INPUT when k was not read from JSON or its name
+ * is not an entry of mc.
  */
-int monitor_counts_update_kernel(const struct monitor_counts *mc, json_t *kernel, int with_funcs);
+struct capture_kernel;
+int monitor_counts_update_kernel(const struct monitor_counts *mc, const struct capture_kernel *k,
+				 int with_funcs);
 
 #endif

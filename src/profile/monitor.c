@@ -307,9 +307,12 @@ void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k)
 	if (k->monitor_gpu_ns >= 0 && k->layout)
 		json_object_set_new(k->json, "monitor_gpu_time_ns", json_real(k->monitor_gpu_ns));
 	if (k->layout && k->mon) {
+		/* the kernel's entry typed, its loads' sources the objects written */
+		const struct capture_kernel *typed = profile_kernel_read(c, k);
+
 		monitor_counts_init(&mc);
-		if (monitor_counts_read(&mc, k->layout, k->mon, k->nr_mon) ||
-		    monitor_counts_update_kernel(&mc, k->json, 1))
+		if (typed && (monitor_counts_read(&mc, k->layout, k->mon, k->nr_mon) ||
+			      monitor_counts_update_kernel(&mc, typed, 1)))
 			profile_note(c, "kernel %s: monitor counters unusable: %s", k->name, error_message());
 		monitor_counts_release(&mc);
 	}
