@@ -46,9 +46,11 @@
  * "measure" (method and samples). Kept as written (struct
  * capture_section, checked to be objects or null): baseline_check apart
  * from its output check, and a kernel's "oracle" (the top-level oracle's
- * kernels[] again). NEEDSWORK: src/profile still builds the document as
- * JSON and reads it back by key; it moves to this model with a GPU run to
- * verify it (the GPU tests are its only tests).
+ * kernels[] again). src/profile builds the document as JSON and reads back
+ * what it needs through the part readers below (runs, counters, a kernel,
+ * the l2 section, verdicts, output checks), never by key. NEEDSWORK: the
+ * profile holding a struct capture and writing it with capture_to_json()
+ * (its GPU tests are its only tests: with a GPU run to verify it).
  */
 
 /* The largest count the reader accepts: 2^53. */
