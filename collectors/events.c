@@ -310,6 +310,8 @@ static void handle(struct run_events *ev, json_t *o)
 
 		if (json_is_integer(r) && json_integer_value(r) >= 0 &&
 		    json_integer_value(r) < (1 << 30)) {
+			if (ev->file_rank_ == -1)
+				ev->file_rank_ = (int)json_integer_value(r);
 			for (i = 0; i < ev->nr_ranks && ev->ranks[i] != (int)json_integer_value(r); i++)
 				;
 			if (i == ev->nr_ranks) {
@@ -568,6 +570,7 @@ static int load_file(struct run_events *ev, const char *path)
 	char *line, *next;
 	FILE *f = fopen(path, "rb");
 
+	ev->file_rank_ = -1;
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
@@ -695,7 +698,7 @@ int run_events_load(struct run_events *ev, const char *path)
 	char *dir;
 
 	ret = load_file(ev, path);
-	if (!ret)
+	if (!ret && ev->file_rank_ >= 0)   /* a job's process: its rank apart too */
 		ret = load_rank_file(ev, path);
 	base = base ? base + 1 : path;
 	if (ret || strcmp(base, "events.jsonl")) {
@@ -712,7 +715,7 @@ int run_events_load(struct run_events *ev, const char *path)
 
 		ev->saw_start = ev->saw_exit = 0;
 		ret = load_file(ev, other);
-		if (!ret)
+		if (!ret && ev->file_rank_ >= 0)
 			ret = load_rank_file(ev, other);
 		if (ev->saw_start && !ev->saw_exit)
 			all_exited = 0;

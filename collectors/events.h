@@ -112,6 +112,7 @@ struct run_events {
 	/* The GPU the first process's first context ran on (the `device`
 	 * event: PCI bus id), NULL unknown. */
 	char *gpu;
+	int file_rank_;            /* private: the rank the file being read named, -1 none */
 	json_t *join_;             /* private: one process's correlation -> version */
 	json_t *pending_;          /* private: one process's records joined at its end */
 };

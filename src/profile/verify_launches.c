@@ -113,8 +113,18 @@ static void rank_verdicts(json_t *verdict, const char *kernel, struct run_events
 		struct run_events *rev = ev->rank_events[r].ev;
 		int rank = ev->rank_events[r].rank, rank_kept = 0;
 		const char *why_runs = NULL;
-		json_t *v = in_run_verdict(run_events_kernel(rev, kernel), out, &rank_kept, &why_runs);
-		double median = v ? ab_verdict_median(v) : NAN;
+		struct event_kernel *rek = run_events_kernel(rev, kernel);
+		json_t *v;
+		double median;
+
+		if (!rek->launches) {
+			/* a rank that does not run the kernel cannot be slowed by it */
+			json_array_append_new(arr, json_pack("{s:i, s:s?, s:n, s:s}", "rank", rank,
+				"gpu", rev->gpu, "verdict", "not_timed", "the rank does not launch it"));
+			continue;
+		}
+		v = in_run_verdict(rek, out, &rank_kept, &why_runs);
+		median = v ? ab_verdict_median(v) : NAN;
 
 		json_array_append_new(arr, json_pack("{s:i, s:s?, s:o, s:s?}", "rank", rank, "gpu",
 			rev->gpu, "verdict", v ? v : json_null(), "not_timed", v ? NULL : why_runs));
