@@ -30,7 +30,7 @@ j = json.load(open(sys.argv[1]))
 def H(kernel, ordinal):
     """hit_i of the load with this ordinal in a capture.json kernel"""
     return [l for l in kernel["loads"] if l["ordinal"] == ordinal][0]["hit"]
-ok = eval(sys.argv[2], {"j": j, "H": H, "len": len, "any": any, "all": all, "min": min, "max": max, "sum": sum})
+ok = eval(sys.argv[2], {"j": j, "H": H, "len": len, "any": any, "all": all, "min": min, "max": max, "sum": sum, "sorted": sorted, "set": set})
 sys.exit(0 if ok else 1)
 PY
 	then ok; else not_ok "$desc"; fi
