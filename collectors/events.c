@@ -160,6 +160,22 @@ int event_kernel_variant(const struct event_kernel *k, const char *label, const 
 	return 1;
 }
 
+size_t event_kernel_variant_hits_at(const struct event_kernel *k, const char *label,
+				    uint64_t **ordinals, double **hits)
+{
+	json_t *at = json_object_get(k->variant_hits_at, label), *x;
+	size_t n = 0;
+	const char *ord;
+
+	*ordinals = xcalloc(json_object_size(at) + 1, sizeof(**ordinals));
+	*hits = xcalloc(json_object_size(at) + 1, sizeof(**hits));
+	json_object_foreach(at, ord, x) {
+		(*ordinals)[n] = strtoull(ord, NULL, 10);
+		(*hits)[n++] = json_number_value(x);
+	}
+	return n;
+}
+
 double event_kernel_metric(const struct event_kernel *k, const char *key)
 {
 	json_t *v = json_object_get(k->metrics, key);

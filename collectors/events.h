@@ -165,6 +165,13 @@ struct run_events *run_events_of_rank(const struct run_events *ev, int rank);
  */
 int event_kernel_variant(const struct event_kernel *k, const char *label, const char *key,
 			 double *sum, double *samples);
+/*
+ * The L1 hits a variant of the launch plan measured at each sampled launch
+ * apart (`variant_hits_at`): n pairs of *ordinals (the kernel's launch
+ * ordinal) and *hits, new arrays (caller frees both); 0 when none.
+ */
+size_t event_kernel_variant_hits_at(const struct event_kernel *k, const char *label,
+				    uint64_t **ordinals, double **hits);
 /* The summed value of a metric of the kernel's own launches (`metrics`),
  * NAN when it was not measured. */
 double event_kernel_metric(const struct event_kernel *k, const char *key);

@@ -32,6 +32,7 @@
 #include "base/json_file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "collectors/variant_sums.h"
 #include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
 #include "src/profile/internal.h"
@@ -43,9 +44,7 @@ struct kernel_measure {
 	int replay;                 /* its launches may be replayed */
 	int replay_needs_modules;   /* only in modules of our own: it writes module variables */
 	char *no_replay_reason;
-	json_t *variants;           /* label -> summed metrics with "samples" */
-	json_t *run_of;             /* label -> the run that measured it */
-	json_t *hits_at;            /* label -> {ordinal: l1_hits}, each sample apart */
+	struct variant_sums sums;   /* what each variant measured, summed over the passes */
 	json_t *refusals;           /* reasons the library gave */
 	json_t *replays;            /* the replay events (cost) */
 	json_t *written;            /* parameters the kernel writes through */
@@ -63,12 +62,6 @@ static const enum l2_priority l2_pass_forms[] = { L2_PRIORITY_EVICT_FIRST, L2_PR
 #define MAX_EXTRA_PASSES 64
 /* Memory a replay may save and restore (docs/cmd-profile.md). */
 #define REPLAY_MAX_BYTES (8ull << 30)
-
-static double metric(json_t *o, const char *key)
-{
-	json_t *v = json_object_get(o, key);
-	return v ? json_number_value(v) : NAN;
-}
 
 /* launch_replay_written() as the launch plan's "written_params". */
 int profile_replay_written(const struct ptx_function *fn, int own_modules, json_t *written,
@@ -447,62 +440,41 @@ static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, str
 		json_array_foreach(ek->replays, j, x)
 			json_array_append(m->replays, x);
 		for (j = 0; j < m->nr_pending; j++) {
-			json_t *v = json_object_get(ek->variants, m->pending[j].label);
-			json_t *sum, *at;
-			const char *key;
-			json_t *val;
-
-			if (!v) {
+			if (!variant_sums_add(&m->sums, ek, m->pending[j].label, (int)run)) {
 				if (m->pending[j].when_hits[0] < 0)
 					m->pending[keep++] = m->pending[j];
 				continue;
 			}
 			got++;
-			json_object_set_new(m->run_of, m->pending[j].label, json_integer(run));
-			at = json_object_get(ek->variant_hits_at, m->pending[j].label);
-			if (at && !json_object_get(m->hits_at, m->pending[j].label))
-				json_object_set_new(m->hits_at, m->pending[j].label, json_object());
-			if (at)
-				json_object_update(json_object_get(m->hits_at, m->pending[j].label), at);
-			sum = json_object_get(m->variants, m->pending[j].label);
-			if (!sum) {
-				sum = json_object();
-				json_object_set_new(m->variants, m->pending[j].label, sum);
-			}
-			json_object_foreach(v, key, val) {
-				double prev = metric(sum, key);
-				json_object_set_new(sum, key, json_real((isnan(prev) ? 0 : prev) +
-									json_number_value(val)));
-			}
 		}
 		m->nr_pending = keep;
 	}
 	return got;
 }
 
-/* The variant's counters scaled to all launches of the kernel, or NULL. */
+/* The variant's counters scaled to all launches of the kernel (capture.json
+ * counters), or NULL when it was not measured. */
 static json_t *scaled(const struct profile_kernel *k, const struct kernel_measure *m,
 		      const char *label)
 {
-	json_t *v = json_object_get(m->variants, label), *out, *val;
-	json_int_t run = json_integer_value(json_object_get(m->run_of, label));
-	double samples, scale;
-	const char *key;
+	const struct variant_sum *v = variant_sums_get(&m->sums, label);
 
+	return v ? variant_sum_scaled_json(v, k->disc.launches) : NULL;
+}
+
+/* One metric of a variant scaled to all launches of the kernel; NAN when
+ * not measured. *run (may be NULL) gets the run that measured it, or -1. */
+static double scaled_metric(const struct profile_kernel *k, const struct kernel_measure *m,
+			    const char *label, const char *key, int *run)
+{
+	const struct variant_sum *v = variant_sums_get(&m->sums, label);
+
+	if (run)
+		*run = v ? v->run : -1;
 	if (!v)
-		return NULL;
-	samples = metric(v, "samples");
-	scale = samples > 0 ? (double)k->disc.launches / samples : 1;
-	out = json_object();
-	json_object_foreach(v, key, val) {
-		if (!strcmp(key, "samples"))
-			continue;
-		json_object_set_new(out, key, json_real(json_number_value(val) * scale));
-	}
-	json_object_set_new(out, "run", json_integer(run));
-	json_object_set_new(out, "launches", json_integer(k->disc.launches));
-	json_object_set_new(out, "sampled_launches", json_integer((json_int_t)samples));
-	return out;
+		return NAN;
+	return variant_sum_metric(v, key) *
+	       (v->samples > 0 ? (double)k->disc.launches / v->samples : 1);
 }
 
 /* k->hit and k->hit_run from the singles measured so far (NAN: not measured). */
@@ -512,12 +484,8 @@ static void single_hits(struct profile_kernel *k, const struct kernel_measure *m
 	char label[24];
 
 	for (a = 0; a < k->vk.nr_measured; a++) {
-		json_t *v;
 		snprintf(label, sizeof(label), "%zu", a);
-		v = scaled(k, m, label);
-		k->hit[a] = v ? metric(v, "l1_hits") : NAN;
-		k->hit_run[a] = v ? (int)json_integer_value(json_object_get(v, "run")) : -1;
-		json_decref(v);
+		k->hit[a] = scaled_metric(k, m, label, "l1_hits", &k->hit_run[a]);
 	}
 }
 
@@ -531,27 +499,26 @@ static double same_launches(const struct profile_kernel *k, const struct kernel_
 			    size_t a, size_t b, double hits)
 {
 	char la[24], lb[24], lp[48];
-	json_t *pat, *aat, *bat, *x;
-	const char *ord;
-	double p = 0, i = 0, j = 0;
-	size_t n = 0;
+	const struct variant_sum *pv, *av, *bv;
+	double p = 0, i = 0, j = 0, xa, xb;
+	size_t n = 0, o;
 
 	snprintf(la, sizeof(la), "%zu", a);
 	snprintf(lb, sizeof(lb), "%zu", b);
 	snprintf(lp, sizeof(lp), "%zu,%zu", a, b);
-	pat = json_object_get(m->hits_at, lp);
-	aat = json_object_get(m->hits_at, la);
-	bat = json_object_get(m->hits_at, lb);
-	if (!pat || !aat || !bat || json_object_size(pat) >= json_object_size(aat) ||
-	    isnan(k->hit[a]) || isnan(k->hit[b]))
+	pv = variant_sums_get(&m->sums, lp);
+	av = variant_sums_get(&m->sums, la);
+	bv = variant_sums_get(&m->sums, lb);
+	if (!pv || !av || !bv || !pv->nr_at || !av->nr_at || !bv->nr_at ||
+	    pv->nr_at >= av->nr_at || isnan(k->hit[a]) || isnan(k->hit[b]))
 		return hits;
-	json_object_foreach(pat, ord, x) {
-		json_t *xa = json_object_get(aat, ord), *xb = json_object_get(bat, ord);
-		if (!xa || !xb)
+	for (o = 0; o < pv->nr_at; o++) {
+		if (!variant_sum_hits_at(av, pv->at[o].ordinal, &xa) ||
+		    !variant_sum_hits_at(bv, pv->at[o].ordinal, &xb))
 			return hits;
-		p += json_number_value(x);
-		i += json_number_value(xa);
-		j += json_number_value(xb);
+		p += pv->at[o].l1_hits;
+		i += xa;
+		j += xb;
 		n++;
 	}
 	return n ? pair_hits_at_one_launch(p / n, i / n, j / n, k->hit[a], k->hit[b],
@@ -579,15 +546,15 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *ker
 		single_hits(k, m);
 		for (a = 0; a < n; a++)
 			for (b = a + 1; b < n; b++) {
-				json_t *v;
+				double hits;
+				int run;
+
 				snprintf(label, sizeof(label), "%zu,%zu", a, b);
-				v = scaled(k, m, label);
-				if (v) {
+				hits = scaled_metric(k, m, label, "l1_hits", &run);
+				if (run >= 0) {
 					k->pair_hit[a * n + b] = count_resolve_noise(
-						same_launches(k, m, a, b, metric(v, "l1_hits")),
-						&k->pair_noise[a * n + b]);
-					k->pair_run[a * n + b] = (int)json_integer_value(json_object_get(v, "run"));
-					json_decref(v);
+						same_launches(k, m, a, b, hits), &k->pair_noise[a * n + b]);
+					k->pair_run[a * n + b] = run;
 				} else if (!isnan(k->hit[a]) && !isnan(k->hit[b]) &&
 					   !(k->hit[a] > 0) && !(k->hit[b] > 0)) {
 					/* additive: two loads nobody hits cannot gain together */
@@ -597,7 +564,7 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *ker
 				}
 			}
 		kj = json_pack("{s:b, s:o, s:o, s:O, s:O}", "replay", m->replay,
-			       "pairs_additive", additive, "variants", json_deep_copy(m->variants),
+			       "pairs_additive", additive, "variants", variant_sums_to_json(&m->sums),
 			       "replay_refused", m->refusals, "replays", m->replays);
 		if (m->no_replay_reason)
 			json_object_set_new(kj, "no_replay_reason", json_string(m->no_replay_reason));
@@ -644,14 +611,6 @@ static int pass_uses_modules(const struct profile_ctx *c, const struct kernel_me
 		n += km[i].nr_pending;
 	}
 	return n <= PROFILE_MAX_VARIANT_MODULES;
-}
-
-/* Whether the pass just run (the last of forms) loaded a module per variant. */
-static int pass_form_is_modules(json_t *forms)
-{
-	json_t *last = json_array_get(forms, json_array_size(forms) - 1);
-
-	return !strcmp(json_string_value(json_object_get(last, "variant_form")) ?: "", "modules");
 }
 
 /*
@@ -842,7 +801,7 @@ static void pairs_left(struct profile_ctx *c, struct profile_kernel *k, struct k
 	single_hits(k, m);
 	pairs = measure_pairs(n, k->hit, c->opt->all_pairs, &np, &m->pairs_skipped);
 	for (a = 0; a < np; a++)
-		if (!json_object_get(m->variants, pairs[a].label))
+		if (!variant_sums_get(&m->sums, pairs[a].label))
 			pairs[keep++] = pairs[a];
 	free(m->pending);
 	m->pending = pairs;
@@ -918,11 +877,7 @@ static size_t l2_singles(struct profile_ctx *c, struct kernel_measure *km)
 static double l2_dram(const struct profile_kernel *k, const struct kernel_measure *m,
 		      const char *label)
 {
-	json_t *v = scaled(k, m, label);
-	double d = v ? metric(v, "dram_bytes_read") : NAN;
-
-	json_decref(v);
-	return d;
+	return scaled_metric(k, m, label, "dram_bytes_read", NULL);
 }
 
 /* The baseline (the mean of "all" and the two base replays) and its spread. */
@@ -1124,9 +1079,7 @@ int profile_capture_launches(struct profile_ctx *c)
 		size_t n = c->kernels[i].vk.nr_measured, np;
 		struct measure_variant *pairs;
 
-		km[i].variants = json_object();
-		km[i].run_of = json_object();
-		km[i].hits_at = json_object();
+		variant_sums_init(&km[i].sums);
 		km[i].refusals = json_array();
 		km[i].replays = json_array();
 		km[i].written = json_array();
@@ -1156,7 +1109,7 @@ int profile_capture_launches(struct profile_ctx *c)
 			       extra > 0);
 		got = ret ? 0 : collect_pass(c, km, &ev, run);
 		counted += got;
-		if (!ret && !extra && pass_form_is_modules(forms))
+		if (!ret && !extra && profile_pass_used_modules(c, run))
 			baseline_times(c, &ev, run);
 		run_events_release(&ev);
 		if (ret)
@@ -1201,9 +1154,7 @@ out:
 	for (i = 0; i < c->nr_kernels; i++) {
 		free(km[i].pending);
 		free(km[i].no_replay_reason);
-		json_decref(km[i].variants);
-		json_decref(km[i].run_of);
-		json_decref(km[i].hits_at);
+		variant_sums_release(&km[i].sums);
 		json_decref(km[i].refusals);
 		json_decref(km[i].replays);
 		json_decref(km[i].written);

@@ -130,6 +130,16 @@ const struct capture_kernel *profile_kernel_read(struct profile_ctx *c, struct p
 	return &k->typed;
 }
 
+int profile_pass_used_modules(const struct profile_ctx *c, unsigned run)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_module_passes; i++)
+		if (c->module_passes[i] == run)
+			return 1;
+	return 0;
+}
+
 void profile_set_verification(struct profile_ctx *c, json_t *ver)
 {
 	c->verification = ver;

@@ -170,6 +170,9 @@ const struct capture_kernel *profile_kernel_read(struct profile_ctx *c, struct p
 /* The kernel's counters of a variant, NULL when not measured. */
 const struct capture_counters *profile_counters(const struct profile_kernel *k,
 						const char *variant);
+/* Whether run `run` was an in-run capture pass with a module per variant
+ * (its program launches ran the unpatched modules). */
+int profile_pass_used_modules(const struct profile_ctx *c, unsigned run);
 /* Sets capture.json's "verification" to ver (stolen), kept as c->verification. */
 void profile_set_verification(struct profile_ctx *c, json_t *ver);
 /* Appends a sentence to capture.notes (the reports show them). */

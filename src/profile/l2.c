@@ -119,17 +119,6 @@ static double dram_of_run(struct profile_ctx *c, const char *subst_dir, const ch
 	return sum;
 }
 
-/* Whether run `index` was an in-run capture pass with a module per variant. */
-static int capture_pass_with_modules(struct profile_ctx *c, int index)
-{
-	size_t i;
-
-	for (i = 0; i < c->nr_module_passes; i++)
-		if ((int)c->module_passes[i] == index)
-			return 1;
-	return 0;
-}
-
 /*
  * The GPU time of all kernels in the profile's earlier baseline runs timed
  * without counters, appended to v (at most max); returns how many. Those
@@ -154,7 +143,7 @@ static size_t earlier_baselines(struct profile_ctx *c, double *v, size_t n, size
 		/* timings compare on one GPU: --gpus times on the first */
 		if (r->has_gpu && c->opt->nr_gpus && r->gpu != c->opt->gpus[0])
 			continue;
-		capture = !strcmp(variant, "capture") && capture_pass_with_modules(c, r->index);
+		capture = !strcmp(variant, "capture") && profile_pass_used_modules(c, (unsigned)r->index);
 		if (!capture && strcmp(variant, "baseline") && strcmp(variant, "verify-baseline"))
 			continue;
 		path = xasprintf("%s/%s", c->dir, events);
