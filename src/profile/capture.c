@@ -53,8 +53,27 @@ static void record_variant(struct profile_ctx *c, const struct variant_run *r, u
 		}
 		hits = event_kernel_metric(ek, "l1_hits");
 		if (n == 1) {
+			size_t rk;
+
 			k->hit[nodes[0]] = hits;
 			k->hit_run[nodes[0]] = (int)run;
+			/* a job's ranks apart (issue 29): each rank's own launches */
+			for (rk = 0; ev->nr_rank_events >= 2 && rk < ev->nr_rank_events; rk++) {
+				struct event_kernel *rek = run_events_kernel(ev->rank_events[rk].ev,
+									     k->name);
+				struct profile_rank_hits *rh = profile_rank_hits(k,
+									ev->rank_events[rk].rank);
+				double h = event_kernel_metric(rek, "l1_hits");
+
+				if (!rh->gpu && ev->rank_events[rk].ev->gpu)
+					rh->gpu = xstrdup(ev->rank_events[rk].ev->gpu);
+				if (rek->launches > rh->launches)
+					rh->launches = rek->launches;
+				if (!isnan(h) && rek->metric_launches) {
+					rh->hits[nodes[0]] += h;
+					rh->samples[nodes[0]] += rek->metric_launches;
+				}
+			}
 		} else if (n == 2) {
 			size_t nn = k->vk.nr_measured;
 			k->pair_hit[nodes[0] * nn + nodes[1]] =

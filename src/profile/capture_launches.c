@@ -359,24 +359,6 @@ static char *write_switchable(struct profile_ctx *c, unsigned run)
 	return subst;
 }
 
-/* k's entry for rank r (created: its arrays per measured load). */
-static struct profile_rank_hits *rank_hits_of(struct profile_kernel *k, int rank)
-{
-	struct profile_rank_hits *r;
-	size_t i;
-
-	for (i = 0; i < k->nr_ranks; i++)
-		if (k->ranks[i].rank == rank)
-			return &k->ranks[i];
-	k->ranks = xrealloc(k->ranks, (k->nr_ranks + 1) * sizeof(*k->ranks));
-	r = &k->ranks[k->nr_ranks++];
-	memset(r, 0, sizeof(*r));
-	r->rank = rank;
-	r->hits = xcalloc(k->vk.nr_measured + 1, sizeof(*r->hits));
-	r->samples = xcalloc(k->vk.nr_measured + 1, sizeof(*r->samples));
-	return r;
-}
-
 /*
  * A job's ranks apart (issue 29): the singles each rank measured in this
  * pass, added to k->ranks. Only the singles: per-rank hit_i is compared
@@ -393,7 +375,7 @@ static void collect_ranks(struct profile_kernel *k, const struct kernel_measure 
 	for (r = 0; r < ev->nr_rank_events; r++) {
 		struct run_events *rev = ev->rank_events[r].ev;
 		struct event_kernel *rek = run_events_kernel(rev, k->name);
-		struct profile_rank_hits *rh = rank_hits_of(k, ev->rank_events[r].rank);
+		struct profile_rank_hits *rh = profile_rank_hits(k, ev->rank_events[r].rank);
 
 		if (!rh->gpu && rev->gpu)
 			rh->gpu = xstrdup(rev->gpu);

@@ -130,6 +130,23 @@ const struct capture_kernel *profile_kernel_read(struct profile_ctx *c, struct p
 	return &k->typed;
 }
 
+struct profile_rank_hits *profile_rank_hits(struct profile_kernel *k, int rank)
+{
+	struct profile_rank_hits *r;
+	size_t i;
+
+	for (i = 0; i < k->nr_ranks; i++)
+		if (k->ranks[i].rank == rank)
+			return &k->ranks[i];
+	k->ranks = xrealloc(k->ranks, (k->nr_ranks + 1) * sizeof(*k->ranks));
+	r = &k->ranks[k->nr_ranks++];
+	memset(r, 0, sizeof(*r));
+	r->rank = rank;
+	r->hits = xcalloc(k->vk.nr_measured + 1, sizeof(*r->hits));
+	r->samples = xcalloc(k->vk.nr_measured + 1, sizeof(*r->samples));
+	return r;
+}
+
 int profile_pass_used_modules(const struct profile_ctx *c, unsigned run)
 {
 	size_t i;

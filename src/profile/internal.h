@@ -170,6 +170,8 @@ const struct capture_kernel *profile_kernel_read(struct profile_ctx *c, struct p
 /* The kernel's counters of a variant, NULL when not measured. */
 const struct capture_counters *profile_counters(const struct profile_kernel *k,
 						const char *variant);
+/* Kernel k's entry for a job's rank (created, with its arrays per measured load). */
+struct profile_rank_hits *profile_rank_hits(struct profile_kernel *k, int rank);
 /* Whether run `run` was an in-run capture pass with a module per variant
  * (its program launches ran the unpatched modules). */
 int profile_pass_used_modules(const struct profile_ctx *c, unsigned run);
