@@ -320,39 +320,28 @@ static void print_event(void *data, const struct profile_event *ev)
 #define MAX_GPUS 16
 #define MAX_GPU_ID 1023
 
-/* "0,1", "0-3", "2": distinct numbers 0..MAX_GPU_ID, at most MAX_GPUS. */
+/* "0,1", "0-3", "2": distinct numbers 0..MAX_GPU_ID, at most MAX_GPUS (the
+ * list form of --ranks, launcher_ranks_parse, without "all"). */
 static int parse_gpus(const char *s, int *ids, size_t *n)
 {
-	const char *p = s;
+	struct rank_set set;
+	size_t i, j;
+	long g;
 
 	*n = 0;
-	while (*p) {
-		char *end;
-		long a, b, g;
-		size_t i;
-
-		if (*p < '0' || *p > '9')
+	if (launcher_ranks_parse(s, &set) || set.all)
+		return -1;
+	for (i = 0; i < set.nr; i++) {
+		if (set.r[i].hi > MAX_GPU_ID)
 			return -1;
-		a = strtol(p, &end, 10);
-		b = a;
-		if (*end == '-') {
-			if (end[1] < '0' || end[1] > '9')
-				return -1;
-			b = strtol(end + 1, &end, 10);
-		}
-		if (a > b || b > MAX_GPU_ID || (*end && *end != ','))
-			return -1;
-		for (g = a; g <= b; g++) {
-			for (i = 0; i < *n; i++)
-				if (ids[i] == g)
+		for (g = set.r[i].lo; g <= set.r[i].hi; g++) {
+			for (j = 0; j < *n; j++)
+				if (ids[j] == g)
 					return -1;
 			if (*n == MAX_GPUS)
 				return -1;
 			ids[(*n)++] = (int)g;
 		}
-		p = *end ? end + 1 : end;
-		if (*end == ',' && !*p)
-			return -1;
 	}
 	return *n ? 0 : -1;
 }

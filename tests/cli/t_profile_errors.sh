@@ -7,7 +7,7 @@
 ca=$CACHEADVISE
 
 # --gpus (issue 29): distinct GPU numbers and ranges, a single-process program
-for bad in "" a 1,1 0-2000 "0," 3-1 0-16 -1; do
+for bad in "" a all 1,1 0-2000 "0," 3-1 0-16 -1; do
 	expect_status 1 "$ca" profile --gpus "$bad" ./app
 	expect_grep "^cacheadvise profile: --gpus takes distinct GPU numbers 0 to 1023 and ranges" "$TMP/err"
 done
