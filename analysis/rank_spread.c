@@ -4,20 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/ab_verdict.h"
 #include "base/xalloc.h"
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median_of(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 /* Rank r's hit_i per launch of load ordinal, or NAN when it did not measure it. */
 static double rank_hit(const struct capture_kernel_rank *r, unsigned ordinal)
@@ -67,7 +55,7 @@ void rank_spread_compute(const struct capture_kernel *k, struct rank_spread *rs)
 		if (n < 2)
 			continue;
 		l->nr_ranks = n;
-		l->median = median_of(v, n);
+		l->median = ab_median(v, n);
 		l->spread = l->median > 0 ? (l->max - l->min) / l->median : 0;
 		if (l->median > largest)
 			largest = l->median;
