@@ -343,7 +343,7 @@ static int read_run(const struct rd *r, json_t *o, const char *path, struct capt
 	return 0;
 }
 
-static const char *const counter_keys[] = {
+const char *const capture_counter_keys[CAPTURE_NR_COUNTER_KEYS] = {
 	"l1_requests", "l1_sectors", "l1_hits", "l1_misses", "l2_sectors_from_l1",
 	"dram_bytes_read", "duration_ns",
 };
@@ -369,8 +369,8 @@ static int read_counters(const struct rd *r, json_t *o, const char *path,
 	c->source = SEC(o);
 	if ((ret = item_object(r, o, path)))
 		return ret;
-	for (i = 0; i < ARRAY_SIZE(counter_keys); i++)
-		if ((ret = rd_num(r, o, path, counter_keys[i], counter_field(c, i), NUM_COUNT)))
+	for (i = 0; i < ARRAY_SIZE(capture_counter_keys); i++)
+		if ((ret = rd_num(r, o, path, capture_counter_keys[i], counter_field(c, i), NUM_COUNT)))
 			return ret;
 	if ((ret = rd_int(r, o, path, "launches", &c->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
 	    (ret = rd_int(r, o, path, "run", &c->run, 0, CAPTURE_LIST_MAX, -1)) ||
@@ -2033,8 +2033,8 @@ static json_t *counters_json(const struct capture_counters *c)
 	json_t *o = start(c->source);
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(counter_keys); i++)
-		put_num(o, counter_keys[i], counter_value(c, i));
+	for (i = 0; i < ARRAY_SIZE(capture_counter_keys); i++)
+		put_num(o, capture_counter_keys[i], counter_value(c, i));
 	put_int(o, "launches", c->launches, -1);
 	put_int(o, "run", c->run, -1);
 	put_int(o, "sampled_launches", c->sampled_launches, -1);

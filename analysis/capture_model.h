@@ -129,6 +129,11 @@ struct capture_run {
 };
 
 /* Counters of one variant, summed over launches (NAN: not measured). */
+/* The metrics of a kernel's counters, as the injection library names them
+ * (docs/injection.md "Metrics"), in the order of struct capture_counters. */
+#define CAPTURE_NR_COUNTER_KEYS 7
+extern const char *const capture_counter_keys[CAPTURE_NR_COUNTER_KEYS];
+
 struct capture_counters {
 	char *variant;              /* "baseline", "all_bypassed", "in_run_all", "baseline#2" */
 	double l1_requests, l1_sectors, l1_hits, l1_misses; /* requests; sectors */

@@ -6,11 +6,6 @@
 
 #include "base/xalloc.h"
 
-const char *const variant_metric_keys[VARIANT_NR_METRICS] = {
-	"l1_requests", "l1_sectors", "l1_hits", "l1_misses", "l2_sectors_from_l1",
-	"dram_bytes_read", "duration_ns",
-};
-
 void variant_sums_init(struct variant_sums *s)
 {
 	memset(s, 0, sizeof(*s));
@@ -49,8 +44,8 @@ int variant_sums_add(struct variant_sums *s, const struct event_kernel *k, const
 	int any = 0;
 
 	/* the variant was measured when any metric came back for it */
-	for (i = 0; i < VARIANT_NR_METRICS && !any; i++)
-		any = event_kernel_variant(k, label, variant_metric_keys[i], &sum, &samples);
+	for (i = 0; i < CAPTURE_NR_COUNTER_KEYS && !any; i++)
+		any = event_kernel_variant(k, label, capture_counter_keys[i], &sum, &samples);
 	if (!any)
 		return 0;
 	if (!v) {
@@ -58,12 +53,12 @@ int variant_sums_add(struct variant_sums *s, const struct event_kernel *k, const
 		v = &s->v[s->nr++];
 		memset(v, 0, sizeof(*v));
 		v->label = xstrdup(label);
-		for (i = 0; i < VARIANT_NR_METRICS; i++)
+		for (i = 0; i < CAPTURE_NR_COUNTER_KEYS; i++)
 			v->sums[i] = NAN;
 	}
 	v->run = run;
-	for (i = 0; i < VARIANT_NR_METRICS; i++)
-		if (event_kernel_variant(k, label, variant_metric_keys[i], &sum, &samples))
+	for (i = 0; i < CAPTURE_NR_COUNTER_KEYS; i++)
+		if (event_kernel_variant(k, label, capture_counter_keys[i], &sum, &samples))
 			v->sums[i] = (isnan(v->sums[i]) ? 0 : v->sums[i]) + sum;
 	v->samples += isnan(samples) ? 0 : samples;
 	n = event_kernel_variant_hits_at(k, label, &ords, &hits);
@@ -85,8 +80,8 @@ double variant_sum_metric(const struct variant_sum *v, const char *key)
 {
 	size_t i;
 
-	for (i = 0; v && i < VARIANT_NR_METRICS; i++)
-		if (!strcmp(variant_metric_keys[i], key))
+	for (i = 0; v && i < CAPTURE_NR_COUNTER_KEYS; i++)
+		if (!strcmp(capture_counter_keys[i], key))
 			return v->sums[i];
 	return NAN;
 }
@@ -109,9 +104,9 @@ json_t *variant_sum_scaled_json(const struct variant_sum *v, unsigned long long 
 	json_t *out = json_object();
 	size_t i;
 
-	for (i = 0; i < VARIANT_NR_METRICS; i++)
+	for (i = 0; i < CAPTURE_NR_COUNTER_KEYS; i++)
 		if (!isnan(v->sums[i]))
-			json_object_set_new(out, variant_metric_keys[i], json_real(v->sums[i] * scale));
+			json_object_set_new(out, capture_counter_keys[i], json_real(v->sums[i] * scale));
 	json_object_set_new(out, "run", json_integer(v->run));
 	json_object_set_new(out, "launches", json_integer((json_int_t)launches));
 	json_object_set_new(out, "sampled_launches", json_integer((json_int_t)v->samples));
@@ -126,9 +121,9 @@ json_t *variant_sums_to_json(const struct variant_sums *s)
 	for (i = 0; i < s->nr; i++) {
 		json_t *o = json_object();
 
-		for (m = 0; m < VARIANT_NR_METRICS; m++)
+		for (m = 0; m < CAPTURE_NR_COUNTER_KEYS; m++)
 			if (!isnan(s->v[i].sums[m]))
-				json_object_set_new(o, variant_metric_keys[m], json_real(s->v[i].sums[m]));
+				json_object_set_new(o, capture_counter_keys[m], json_real(s->v[i].sums[m]));
 		json_object_set_new(o, "samples", json_real(s->v[i].samples));
 		json_object_set_new(out, s->v[i].label, o);
 	}

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 
+#include "analysis/capture_model.h"
 #include "collectors/events.h"
 
 /*
@@ -17,10 +18,6 @@
  * pair replayed at one launch is compared with its singles there). What
  * the passes' events say, typed: the profile reads no event by key.
  */
-#define VARIANT_NR_METRICS 7
-/* l1_requests, l1_sectors, l1_hits, l1_misses, l2_sectors_from_l1,
- * dram_bytes_read, duration_ns */
-extern const char *const variant_metric_keys[VARIANT_NR_METRICS];
 
 struct variant_hits_at {
 	uint64_t ordinal;           /* the kernel's launch */
@@ -31,7 +28,7 @@ struct variant_sum {
 	char *label;                /* "all", "none", "3", "2,5", "l2:..." */
 	int run;                    /* the last run that measured it */
 	double samples;             /* launches it was measured at */
-	double sums[VARIANT_NR_METRICS]; /* NAN: never measured */
+	double sums[CAPTURE_NR_COUNTER_KEYS]; /* NAN: never measured */
 	struct variant_hits_at *at; /* one a launch; a later pass replaces a launch's value */
 	size_t nr_at;
 };
