@@ -4,88 +4,97 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/ab_verdict.h"
 #include "base/xalloc.h"
 
-/* Rank r's hit_i per launch of load ordinal, or NAN when it did not measure it. */
-static double rank_hit(const struct capture_kernel_rank *r, unsigned ordinal)
-{
-	size_t i;
+/* One rank's hit_i per launch of one load. */
+struct entry {
+	unsigned ordinal;
+	size_t rank;                /* index in the kernel's ranks */
+	double hit;
+};
 
-	for (i = 0; i < r->nr_loads; i++)
-		if (r->loads[i].ordinal == ordinal)
-			return r->loads[i].hit_per_launch;
-	return NAN;
+static int by_load_then_hit(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->ordinal != y->ordinal)
+		return x->ordinal < y->ordinal ? -1 : 1;
+	return x->hit < y->hit ? -1 : x->hit > y->hit;
 }
 
+/*
+ * Every (rank, load) measurement sorted by load, then by hits: each load's
+ * ranks are one run of the array, its min first, max last and median in
+ * the middle. O(T log T) in the measurements, whatever the ranks and loads.
+ */
 void rank_spread_compute(const struct capture_kernel *k, struct rank_spread *rs)
 {
-	double *v = xcalloc(k->nr_ranks + 1, sizeof(*v)), largest = 0;
-	double *off = xcalloc(k->nr_ranks + 1, sizeof(*off));
-	size_t *where = xcalloc(k->nr_ranks + 1, sizeof(*where));
-	size_t i, r, n;
+	struct entry *e;
+	size_t *group, nr_e = 0, nr_g = 0, i, r, g;
+	double largest = 0, *off;
+	size_t *where;
 
 	memset(rs, 0, sizeof(*rs));
 	rs->nr_ranks = k->nr_ranks;
 	rs->max_spread = NAN;
 	if (k->nr_ranks < 2)
-		goto out;
-	rs->loads = xcalloc(k->nr_loads + 1, sizeof(*rs->loads));
-	for (i = 0; i < k->nr_loads; i++) {
+		return;
+	for (r = 0; r < k->nr_ranks; r++)
+		nr_e += k->ranks[r].nr_loads;
+	e = xcalloc(nr_e + 1, sizeof(*e));
+	group = xcalloc(nr_e + 1, sizeof(*group));   /* each load's first entry */
+	nr_e = 0;
+	for (r = 0; r < k->nr_ranks; r++)
+		for (i = 0; i < k->ranks[r].nr_loads; i++)
+			e[nr_e++] = (struct entry){ k->ranks[r].loads[i].ordinal, r,
+						    k->ranks[r].loads[i].hit_per_launch };
+	qsort(e, nr_e, sizeof(*e), by_load_then_hit);
+	rs->loads = xcalloc(nr_e + 1, sizeof(*rs->loads));
+	for (i = 0; i < nr_e; i = r) {
 		struct rank_spread_load *l = &rs->loads[rs->nr_loads];
+		size_t n;
 
-		l->ordinal = k->loads[i].ordinal;
-		l->min = INFINITY;
-		l->max = -INFINITY;
-		for (r = n = 0; r < k->nr_ranks; r++) {
-			double h = rank_hit(&k->ranks[r], l->ordinal);
-
-			if (isnan(h))
-				continue;
-			v[n++] = h;
-			if (h < l->min) {
-				l->min = h;
-				l->min_rank = k->ranks[r].rank;
-			}
-			if (h > l->max) {
-				l->max = h;
-				l->max_rank = k->ranks[r].rank;
-			}
-		}
+		for (r = i; r < nr_e && e[r].ordinal == e[i].ordinal; r++)
+			;
+		n = r - i;
 		if (n < 2)
-			continue;
+			continue;   /* measured on one rank: nothing to compare */
+		l->ordinal = e[i].ordinal;
 		l->nr_ranks = n;
-		l->median = ab_median(v, n);
+		l->min = e[i].hit;
+		l->min_rank = k->ranks[e[i].rank].rank;
+		l->max = e[r - 1].hit;
+		l->max_rank = k->ranks[e[r - 1].rank].rank;
+		l->median = n % 2 ? e[i + n / 2].hit : (e[i + n / 2 - 1].hit + e[i + n / 2].hit) / 2;
 		l->spread = l->median > 0 ? (l->max - l->min) / l->median : 0;
 		if (l->median > largest)
 			largest = l->median;
-		rs->nr_loads++;
+		group[rs->nr_loads++] = i;
+		nr_g++;
 	}
 	/* the loads that matter: their spread, and the ranks off the median */
-	for (r = 0; r < k->nr_ranks; r++)
-		off[r] = 0;
-	for (i = 0; i < rs->nr_loads; i++) {
-		const struct rank_spread_load *l = &rs->loads[i];
+	off = xcalloc(k->nr_ranks + 1, sizeof(*off));
+	where = xcalloc(k->nr_ranks + 1, sizeof(*where));
+	for (g = 0; g < nr_g; g++) {
+		const struct rank_spread_load *l = &rs->loads[g];
 
 		if (!(largest > 0) || l->median < RANK_SPREAD_MATTERS * largest)
 			continue;
 		if (isnan(rs->max_spread) || l->spread > rs->max_spread)
 			rs->max_spread = l->spread;
-		for (r = 0; r < k->nr_ranks; r++) {
-			double h = rank_hit(&k->ranks[r], l->ordinal), d;
+		for (i = group[g]; i < group[g] + l->nr_ranks; i++) {
+			double d = fabs(e[i].hit - l->median);
 
-			if (isnan(h))
-				continue;
-			d = fabs(h - l->median);
 			if (d > RANK_SPREAD_FLOOR && d > RANK_SPREAD_DIFFERS * l->median &&
-			    d / l->median > off[r]) {
-				off[r] = d / l->median;
-				where[r] = i;
+			    d / l->median > off[e[i].rank]) {
+				off[e[i].rank] = d / l->median;
+				where[e[i].rank] = i;
 			}
 		}
 	}
 	for (r = 0; r < k->nr_ranks; r++) {
 		struct rank_spread_differs *d;
+		const struct entry *x = &e[where[r]];
 
 		if (!(off[r] > 0))
 			continue;
@@ -93,14 +102,16 @@ void rank_spread_compute(const struct capture_kernel *k, struct rank_spread *rs)
 		d = &rs->differs[rs->nr_differs++];
 		d->rank = k->ranks[r].rank;
 		d->gpu = k->ranks[r].gpu ? xstrdup(k->ranks[r].gpu) : NULL;
-		d->ordinal = rs->loads[where[r]].ordinal;
-		d->hit_per_launch = rank_hit(&k->ranks[r], d->ordinal);
-		d->median = rs->loads[where[r]].median;
+		d->ordinal = x->ordinal;
+		d->hit_per_launch = x->hit;
+		for (g = 0; g < nr_g && rs->loads[g].ordinal != x->ordinal; g++)
+			;
+		d->median = rs->loads[g].median;
 	}
-out:
-	free(v);
 	free(off);
 	free(where);
+	free(group);
+	free(e);
 }
 
 void rank_spread_release(struct rank_spread *rs)

@@ -42,7 +42,7 @@ struct rank_spread_differs {
 
 struct rank_spread {
 	size_t nr_ranks;            /* ranks of the kernel's "ranks" */
-	struct rank_spread_load *loads; /* in the order of the kernel's loads */
+	struct rank_spread_load *loads; /* by ordinal */
 	size_t nr_loads;
 	double max_spread;          /* over the loads that matter; NAN none */
 	struct rank_spread_differs *differs;

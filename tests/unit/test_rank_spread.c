@@ -130,7 +130,7 @@ static void test_spread(void)
 	spread_of(json_pack("[o, o, o]", rank(0, "A", 100, 5, 7), rank(1, "B", 104, 5, -1),
 			    rank(2, "C", 60, 1, -1)), &rs);
 	CHECK_INT(rs.nr_ranks, 3);
-	CHECK_INT(rs.nr_loads, 2);          /* loads 0 and 3, in the kernel's order */
+	CHECK_INT(rs.nr_loads, 2);          /* loads 0 and 3, by ordinal */
 	if (rs.nr_loads == 2) {
 		CHECK_INT(rs.loads[0].ordinal, 0);
 		CHECK_INT(rs.loads[1].ordinal, 3);
