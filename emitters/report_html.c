@@ -289,8 +289,8 @@ static void summary(struct strbuf *out, const struct report_input *in)
 				   "no verification section).</li>");
 	else if (!s.nr_verified && s.nr_rejected_dropped)
 		strbuf_addf(out, "<li>Verified speedup: <strong>none kept</strong>: the verification "
-			    "measured %zu kernel%s and rejected every change (not faster beyond the "
-			    "noise).</li>", s.nr_rejected_dropped,
+			    "measured %zu kernel%s and rejected every change (each kernel's verdict "
+			    "below says why).</li>", s.nr_rejected_dropped,
 			    s.nr_rejected_dropped == 1 ? "" : "s");
 	else if (!s.nr_verified)
 		strbuf_addstr(out, "<li>Verified speedup: <strong>not verified</strong> (the verification "

@@ -244,7 +244,7 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 	else if (!s.nr_verified && s.nr_rejected_dropped) {
 		/* every kernel measured and rejected: the plan dropped them all */
 		strbuf_addf(out, "  Verified speedup: %snone kept%s: the verification measured %zu "
-			    "kernel%s and rejected every change (not faster beyond the noise).\n",
+			    "kernel%s and rejected every change:\n",
 			    p->yellow, p->reset, s.nr_rejected_dropped,
 			    s.nr_rejected_dropped == 1 ? "" : "s");
 		for (i = 0; i < in->nr_kernels; i++) {
@@ -255,9 +255,14 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 			if (!report_kernel_verified(&in->kernels[i], &speedup, &kept))
 				continue;
 			label = report_kernel_label(&in->kernels[i]);
-			strbuf_addf(out, "    %-16s %s%.3gx%s median kernel speedup, %s\n", label,
+			/* why, as the verdict says: the noise, the output, a slower rank */
+			strbuf_addf(out, "    %-16s %s%.3gx%s median kernel speedup, %s%s%s\n", label,
 				    kept ? p->green : p->red, speedup, p->reset,
-				    kept ? "kept" : "rejected");
+				    kept ? "kept" : "rejected",
+				    !kept && in->kernels[i].verdict && in->kernels[i].verdict->reason ?
+				    ": " : "",
+				    !kept && in->kernels[i].verdict && in->kernels[i].verdict->reason ?
+				    in->kernels[i].verdict->reason : "");
 			free(label);
 		}
 	} else if (!s.nr_verified)
