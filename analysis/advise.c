@@ -346,14 +346,16 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 					 "not an L2 priority", ck->name, f, lp->forms[f]);
 		}
 	}
-	/* the loads a priority can be given: patchable, no L2 hint of their own */
+	/* the loads a priority can be given: patchable, and no bare L2 eviction
+	 * qualifier of their own. A cache hint of their own (Triton's
+	 * eviction_policy) is what they are "as built": a measured priority that
+	 * does better replaces its policy (ptx_load_l2_refused) */
 	idx = xcalloc(lp->nr_loads + 1, sizeof(*idx));
 	for (i = 0; i < lp->nr_loads; i++) {
 		const struct capture_load *cl = capture_kernel_find_load(ck, lp->loads[i].ordinal);
 
 		if (cl && cl->patchable != 0 &&
-		    !(cl->instruction && (strstr(cl->instruction, "L2::cache_hint") ||
-					  strstr(cl->instruction, "L2::evict_"))))
+		    !(cl->instruction && strstr(cl->instruction, "L2::evict_")))
 			idx[n++] = i;
 	}
 	ak->l2_method = "bnb";

@@ -262,11 +262,41 @@ const char *ptx_l2_unsupported(const struct ptx_module *m)
 /* Why a load cannot take an L2 priority of the plan's, NULL when it can. */
 const char *ptx_load_l2_refused(const struct ptx_load *ld)
 {
-	if (strstr(ld->opcode, ".L2::cache_hint"))
-		return "it already carries an L2 cache hint with a policy of the program's own";
+	/* a cache hint of the program's own (Triton's eviction_policy): its
+	 * policy operand is replaced by the plan's */
 	if (strstr(ld->opcode, ".L2::evict_"))
-		return "it already carries an L2 eviction priority of its own";
+		return "it already carries an L2 eviction priority qualifier of its own";
 	return NULL;
+}
+
+/*
+ * The policy operand of a load that carries .L2::cache_hint: [*begin, *end)
+ * in m->text, after the address's ']' and a ','. Returns 0, or -1 when the
+ * instruction has none.
+ */
+static int policy_operand(const struct ptx_module *m, const struct ptx_load *ld, size_t *begin,
+			  size_t *end)
+{
+	const char *t = m->text, *semi = memchr(t + ld->text_offset, ';', m->len - ld->text_offset);
+	const char *close = NULL, *p, *b, *e;
+
+	if (!semi)
+		return -1;
+	for (p = t + ld->text_offset; p < semi; p++)
+		if (*p == ']')
+			close = p;
+	p = close ? memchr(close, ',', (size_t)(semi - close)) : NULL;
+	if (!p)
+		return -1;
+	for (b = p + 1; b < semi && strchr(" \t\n", *b); b++)
+		;
+	for (e = semi; e > b && strchr(" \t\n", e[-1]); e--)
+		;
+	if (e == b)
+		return -1;
+	*begin = (size_t)(b - t);
+	*end = (size_t)(e - t);
+	return 0;
 }
 
 /* A piece of the output: remove len bytes at offset and put text there. */
@@ -411,13 +441,28 @@ int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *ed
 			}
 			if (!prefix)
 				prefix = policy_prefix(m);
-			add_cache_hint(op.buf, &hinted);
-			strbuf_release(&op);
-			op = hinted;
 			ALLOC_GROW(sp, nsp + 1, asp);
-			sp[nsp] = (struct splice){ (size_t)(semi - m->text), 0,
-						   xasprintf(", %s_%s", prefix, l2_suffix(at[i].l2)),
-						   nsp };
+			if (strstr(op.buf, ".L2::cache_hint")) {
+				/* the program's own policy: the plan's takes its place */
+				size_t b, e;
+
+				strbuf_release(&hinted);
+				if (policy_operand(m, ld, &b, &e)) {
+					ret = error_set(CA_E_INPUT, "load %u of '%s' (PTX line %u): "
+							"its L2 cache hint has no policy operand",
+							ld->ordinal, at[i].fn->name, ld->ptx_line);
+					goto out;
+				}
+				sp[nsp] = (struct splice){ b, e - b, xasprintf("%s_%s", prefix,
+							   l2_suffix(at[i].l2)), nsp };
+			} else {
+				add_cache_hint(op.buf, &hinted);
+				strbuf_release(&op);
+				op = hinted;
+				sp[nsp] = (struct splice){ (size_t)(semi - m->text), 0,
+							   xasprintf(", %s_%s", prefix,
+								     l2_suffix(at[i].l2)), nsp };
+			}
 			nsp++;
 		}
 		ALLOC_GROW(sp, nsp + 1, asp);

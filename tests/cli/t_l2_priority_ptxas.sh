@@ -111,6 +111,31 @@ PY
 		[ "$pols" = "$fns" ] && ok || not_ok "$tag: $pols createpolicy, want one per function ($fns)"
 	done
 done
+# Triton's own hints (eviction_policy="evict_first" on a tl.load: createpolicy and
+# .L2::cache_hint in its PTX): the plan's priority replaces each load's policy
+# operand, ptxas accepts the result, and the hints are as many as before
+tptx=$(ls "$CA_SOURCE_DIR"/tests/fixtures/triton/cache/*/rownorm_kernel.ptx | head -n 1)
+"$CACHEADVISE" inspect --json "$tptx" >"$TMP/triton.json"
+n=$(python3 - "$TMP/triton.json" "$TMP/plan.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["modules"][0]
+f = m["functions"][0]
+own = [l for l in f["loads"] if "L2::cache_hint" in l["instruction"]]
+json.dump({"schema": "cacheadvise.plan/1", "modules": [{"id": m["id"], "functions": [
+    {"name": f["name"], "loads": [{"ordinal": l["ordinal"], "action": "L2::evict_last"} for l in own]}]}]},
+    open(sys.argv[2], "w"))
+print(len(own))
+PY
+)
+[ "$n" -gt 0 ] && ok || not_ok "the Triton fixture has no load with a hint of its own"
+expect_status 0 "$CACHEADVISE" patch --plan "$TMP/plan.json" -o "$TMP/triton.out.ptx" "$tptx"
+if ptxas -arch=sm_90a -c "$TMP/triton.out.ptx" -o /dev/null 2>"$TMP/err"; then ok; else
+	not_ok "ptxas refused Triton's PTX with the plan's policies: $(head -c 300 "$TMP/err")"; fi
+got=$(grep -c 'L2::cache_hint.*\], %ca_l2p_last;' "$TMP/triton.out.ptx" || true)
+[ "$got" = "$n" ] && ok || not_ok "Triton: $got of $n own-hinted loads carry the plan's policy"
+[ "$(grep -c 'L2::cache_hint' "$TMP/triton.out.ptx")" = "$(grep -c 'L2::cache_hint' "$tptx")" ] && ok ||
+	not_ok "Triton: the number of cache hints changed"
+
 # a plan with an L2 priority on a module for sm_75 is refused, saying why, and writes nothing
 sed -e 's/^\.target sm_90/.target sm_75/' -e 's/^\.version 9\.0/.version 7.0/' \
 	"$CA_SOURCE_DIR/tests/fixtures/ptx/loop.ptx" >"$TMP/old.ptx"

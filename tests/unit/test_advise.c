@@ -550,6 +550,26 @@ static void test_l2_priority(void)
 	json_decref(an);
 	plan_release(&plan);
 
+	/* load 2 with a cache hint of its own (Triton's eviction_policy): that is
+	 * what it is as built, and the priority measured better replaces its
+	 * policy; with a bare L2 qualifier of its own it keeps its form */
+	json_object_set_new(json_array_get(json_object_get(json_array_get(json_object_get(cap,
+		"kernels"), 0), "loads"), 2), "instruction",
+		json_string("ld.global.nc.L1::evict_first.L2::cache_hint.f32"));
+	plan_init(&plan);
+	CHECK_INT(advise_json(cap, &opt, &plan, &an), 0);
+	CHECK(strstr(plan_form(&plan, "stream", 2), "L2::evict_first") != NULL);
+	json_decref(an);
+	plan_release(&plan);
+	json_object_set_new(json_array_get(json_object_get(json_array_get(json_object_get(cap,
+		"kernels"), 0), "loads"), 2), "instruction",
+		json_string("ld.global.L2::evict_last.v8.f32"));
+	plan_init(&plan);
+	CHECK_INT(advise_json(cap, &opt, &plan, &an), 0);
+	CHECK(strstr(plan_form(&plan, "stream", 2), "L2::") == NULL);
+	json_decref(an);
+	plan_release(&plan);
+
 	/* a capture whose l2_priority the reader refuses: named */
 	json_object_set_new(json_object_get(json_array_get(json_object_get(cap, "kernels"), 0),
 					    "l2_priority"), "forms", json_pack("[s]", "L1::evict_last"));

@@ -399,15 +399,38 @@ static void test_l2(void)
 	}
 	strbuf_reset(&out);
 
-	/* a load with an L2 cache hint of the program's own keeps it */
+	/* a load with an L2 cache hint of the program's own (Triton's
+	 * eviction_policy): the plan's policy takes its operand's place, the
+	 * program's createpolicy stays (others may use it), and the L1 action
+	 * still applies */
 	{
-		struct ptx_load_edit h = { "k", 3, LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_FIRST };
+		struct ptx_load_edit h = { "k", 3, LOAD_ACTION_NO_ALLOCATE, L2_PRIORITY_EVICT_FIRST };
 
-		strbuf_addstr(&out, "x");
-		CHECK_INT(ptx_rewrite_loads(m, &h, 1, &out), CA_E_INPUT);
-		CHECK_STR(out.buf, "x");
-		CHECK(strstr(error_message(), "already carries an L2 cache hint") != NULL);
+		CHECK(ptx_load_l2_refused(&ptx_module_find(m, "k")->loads[3]) == NULL);
+		CHECK_INT(ptx_rewrite_loads(m, &h, 1, &out), 0);
+		CHECK(strstr(out.buf, "\tld.global.L1::no_allocate.L2::cache_hint.f32 %f7, [%rd2+32], "
+			     "%ca_l2p_first;\n") != NULL);
+		CHECK(strstr(out.buf, "createpolicy.fractional.L2::evict_last.b64 %rd3, 1.0;") != NULL);
+		r = parse("own.ptx", out.buf, out.len);
+		if (r) {
+			const struct ptx_function *g = ptx_module_find(r, "k");
+
+			CHECK(g && g->nr_loads == NR_LOADS + 1);
+			if (g && g->nr_loads == NR_LOADS + 1)
+				CHECK_INT(ptx_load_l2_priority(r, g, &g->loads[3]),
+					  L2_PRIORITY_EVICT_FIRST);
+			ptx_module_free(r);
+		}
 		strbuf_reset(&out);
+	}
+	/* a bare L2 eviction qualifier of its own (256-bit loads) is refused */
+	{
+		struct ptx_load bare;
+
+		memset(&bare, 0, sizeof(bare));
+		bare.opcode = "ld.global.L2::evict_last.v8.f32";
+		CHECK(ptx_load_l2_refused(&bare) != NULL &&
+		      strstr(ptx_load_l2_refused(&bare), "L2 eviction priority qualifier of its own"));
 	}
 	/* one load, two priorities */
 	{
