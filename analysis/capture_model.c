@@ -2510,7 +2510,9 @@ json_t *capture_to_json(const struct capture *cap)
 			json_t *kj = start(k->source);
 
 			json_object_set_new(kj, "name", json_string(k->name));
-			json_object_set_new(kj, "program_value", json_integer(k->program_value));
+			/* -1 (the driver's default) is also what an absent value reads as */
+			if (json_object_get(kj, "program_value") || k->program_value != -1)
+				json_object_set_new(kj, "program_value", json_integer(k->program_value));
 			if (json_object_get(kj, "default_value") || k->default_value != -1)
 				json_object_set_new(kj, "default_value", json_integer(k->default_value));
 			put_int(kj, "launches", k->launches, -1);
