@@ -514,7 +514,7 @@ static int read_softcache_verification(const struct rd *r, json_t *o, const char
 				       struct capture_softcache_verification *v)
 {
 	json_t *rw, *out;
-	char sub[240];
+	char sub[256];              /* path (a caller's 240) and ".rewrite" */
 	int ret;
 
 	v->noise = NAN;

@@ -576,7 +576,9 @@ static void note_within(struct judge *j, double abs_d, double rel_d, const char 
 	if (rel_d > j->max_rel || (rel_d == j->max_rel && abs_d > j->max_abs)) {
 		j->max_rel = rel_d;
 		j->max_abs = abs_d;
-		snprintf(j->max_where, sizeof(j->max_where), "%s", where);
+		/* a long place is cut: it names where, not what */
+		snprintf(j->max_where, sizeof(j->max_where), "%.*s", (int)sizeof(j->max_where) - 1,
+			 where);
 	}
 }
 

@@ -608,6 +608,7 @@ static int prepare_pass_run(struct profile_ctx *c, struct kernel_measure *km, co
 	int ret;
 
 	*plan_path = NULL;
+	*empty = 0;
 	if (modules) {
 		char dirlabel[16];
 		snprintf(dirlabel, sizeof(dirlabel), "%03u", run);
