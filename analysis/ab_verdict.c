@@ -24,8 +24,35 @@ void ab_result_init(struct ab_result *ab, size_t nr_kernels, unsigned rounds)
 	ab->baseline_stable = 1;
 }
 
+struct ab_rank_times *ab_result_rank(struct ab_result *ab, int rank, size_t nr_kernels)
+{
+	struct ab_rank_times *t;
+	size_t i;
+
+	for (i = 0; i < ab->nr_ranks; i++)
+		if (ab->ranks[i].rank == rank)
+			return &ab->ranks[i];
+	ab->ranks = xrealloc(ab->ranks, (ab->nr_ranks + 1) * sizeof(*ab->ranks));
+	t = &ab->ranks[ab->nr_ranks++];
+	memset(t, 0, sizeof(*t));
+	t->rank = rank;
+	t->base_ns = xcalloc(nr_kernels * ab->rounds + 1, sizeof(double));
+	t->adv_ns = xcalloc(nr_kernels * ab->rounds + 1, sizeof(double));
+	for (i = 0; i < nr_kernels * ab->rounds; i++)
+		t->base_ns[i] = t->adv_ns[i] = NAN;
+	return t;
+}
+
 void ab_result_release(struct ab_result *ab)
 {
+	size_t i;
+
+	for (i = 0; i < ab->nr_ranks; i++) {
+		free(ab->ranks[i].gpu);
+		free(ab->ranks[i].base_ns);
+		free(ab->ranks[i].adv_ns);
+	}
+	free(ab->ranks);
 	free(ab->base_ns);
 	free(ab->adv_ns);
 	free(ab->base_total);
@@ -46,8 +73,14 @@ void ab_result_truncate(struct ab_result *ab, size_t nr_kernels, unsigned done)
 		return;
 	for (k = 0; k < nr_kernels; k++)
 		for (r = 0; r < done; r++) {
+			size_t t;
+
 			ab->base_ns[k * done + r] = ab->base_ns[k * ab->rounds + r];
 			ab->adv_ns[k * done + r] = ab->adv_ns[k * ab->rounds + r];
+			for (t = 0; t < ab->nr_ranks; t++) {
+				ab->ranks[t].base_ns[k * done + r] = ab->ranks[t].base_ns[k * ab->rounds + r];
+				ab->ranks[t].adv_ns[k * done + r] = ab->ranks[t].adv_ns[k * ab->rounds + r];
+			}
 		}
 	ab->rounds = done;
 }
@@ -259,6 +292,56 @@ static void verdict_numbers(json_t *verdict, double *median, double *noise)
 		*noise = v.noise;
 	}
 	capture_verdict_release(&v);
+}
+
+void ab_rank_verdict_add(struct ab_rank_verdicts *rv, int rank, const char *gpu, json_t *v,
+			int rank_kept, const char *not_timed, int launched)
+{
+	struct capture_verdict cv;
+	double median = NAN;
+	char *reason = NULL;
+
+	/* what the rank's verdict says, as report reads it */
+	memset(&cv, 0, sizeof(cv));
+	if (v && !capture_verdict_from_json(&cv, v, "verdict")) {
+		median = cv.speedup.median;
+		reason = cv.reason ? xstrdup(cv.reason) : NULL;
+	}
+	capture_verdict_release(&cv);
+	if (!rv->arr)
+		rv->arr = json_array();
+	if (!launched) {
+		free(reason);
+		json_decref(v);
+		json_array_append_new(rv->arr, json_pack("{s:i, s:s?, s:n, s:s}", "rank", rank, "gpu",
+			gpu, "verdict", "not_timed", "the rank does not launch it"));
+		return;
+	}
+	json_array_append_new(rv->arr, json_pack("{s:i, s:s?, s:o, s:s?}", "rank", rank, "gpu",
+		gpu, "verdict", v ? v : json_null(), "not_timed", v ? NULL : not_timed));
+	if (!rank_kept && !rv->why_not)
+		rv->why_not = v ? xasprintf("rank %d rejects it: %.3fx median kernel speedup there%s%s%s",
+					    rank, median, reason ? " (" : "", reason ? reason : "",
+					    reason ? ")" : "") :
+			      xasprintf("not timed on rank %d (%s): advice is kept only where it "
+					"holds on every measured rank", rank,
+					not_timed ? not_timed : "?");
+	free(reason);
+}
+
+void ab_rank_verdicts_apply(struct ab_rank_verdicts *rv, json_t *verdict, int *kept)
+{
+	if (rv->arr && verdict)
+		json_object_set_new(verdict, "ranks", rv->arr);
+	else
+		json_decref(rv->arr);
+	if (rv->why_not && verdict && *kept) {
+		*kept = 0;
+		json_object_set_new(verdict, "kept", json_false());
+		json_object_set_new(verdict, "reason", json_string(rv->why_not));
+	}
+	free(rv->why_not);
+	memset(rv, 0, sizeof(*rv));
 }
 
 double ab_verdict_median(json_t *verdict)

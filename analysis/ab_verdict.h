@@ -13,9 +13,20 @@
 #include <jansson.h>
 
 /* What alternating baseline / advice runs measured. */
+/* One rank of an MPI or Slurm job in an A/B of program runs: its own
+ * kernels' times, laid out as ab_result's base_ns/adv_ns (NAN: the rank did
+ * not time the kernel in that run). */
+struct ab_rank_times {
+	int rank;
+	char *gpu;                      /* PCI bus id, NULL unknown */
+	double *base_ns, *adv_ns;
+};
+
 struct ab_result {
 	unsigned rounds;
 	double *base_ns, *adv_ns;       /* per measured kernel and round: [k * rounds + r], NAN unmeasured */
+	struct ab_rank_times *ranks;    /* a job's ranks apart (two or more), else none */
+	size_t nr_ranks;
 	double *base_total, *adv_total; /* GPU time of all kernels, per round */
 	double *base_wall, *adv_wall;   /* program wall time, per round */
 	int outputs_equal;              /* the output check does not stand against the advice */
@@ -30,6 +41,9 @@ struct ab_result {
  * (which also drops output and output_reason). */
 void ab_result_init(struct ab_result *ab, size_t nr_kernels, unsigned rounds);
 void ab_result_release(struct ab_result *ab);
+
+/* ab's entry for a job's rank (created, its series NAN) for nr_kernels kernels. */
+struct ab_rank_times *ab_result_rank(struct ab_result *ab, int rank, size_t nr_kernels);
 
 /* Keeps the first done rounds of ab's series (laid out for ab->rounds) and
  * sets ab->rounds to done. */
@@ -93,6 +107,25 @@ json_t *ab_program_json(const struct ab_result *ab);
  * that object: callers never take it apart by key.
  */
 double ab_verdict_median(json_t *verdict);
+
+/*
+ * A job's ranks (issue 29): each measured rank's verdict on one kernel,
+ * gathered with ab_rank_verdict_add() and applied to the kernel's verdict
+ * by ab_rank_verdicts_apply(): it gets "ranks" ([{"rank", "gpu", "verdict",
+ * "not_timed"}]), and the advice is kept only where it holds on every rank
+ * that launches the kernel: a rank where it is slower, or that could not be
+ * timed, rejects it, and the reason names the rank.
+ */
+struct ab_rank_verdicts {
+	json_t *arr;
+	char *why_not;              /* the first rank that rejects, NULL none */
+};
+/* v: the rank's verdict (stolen), or NULL with not_timed saying why;
+ * launched 0: the rank does not launch the kernel and has no say. */
+void ab_rank_verdict_add(struct ab_rank_verdicts *rv, int rank, const char *gpu, json_t *v,
+			int rank_kept, const char *not_timed, int launched);
+/* Adds "ranks" to verdict and rejects it where a rank did; *kept follows. */
+void ab_rank_verdicts_apply(struct ab_rank_verdicts *rv, json_t *verdict, int *kept);
 double ab_verdict_noise(json_t *verdict);
 /* The median program GPU speedup of ab_program_json()'s object, NAN if none. */
 double ab_program_gpu_speedup(json_t *program);

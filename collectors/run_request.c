@@ -207,7 +207,7 @@ static void judge_outputs(const struct ab_pairs *pp, struct run_output *outs, un
 
 int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 {
-	size_t nk = pp->nr_kernels, i;
+	size_t nk = pp->nr_kernels, i, j;
 	unsigned rounds = pp->rounds, r, nr_outs = 0;
 	struct run_output *outs = xcalloc(2 * (size_t)rounds + 1, sizeof(*outs));
 	int ret = 0;
@@ -250,6 +250,19 @@ int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 				struct event_kernel *ek = run_events_kernel(&ev, pp->kernels[i]);
 				(adv ? ab->adv_ns : ab->base_ns)[i * rounds + r] =
 					ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
+			}
+			/* a job's ranks apart: each rank's own kernel times (issue 29) */
+			for (j = 0; ev.nr_rank_events >= 2 && j < ev.nr_rank_events; j++) {
+				struct run_events *rev = ev.rank_events[j].ev;
+				struct ab_rank_times *t = ab_result_rank(ab, ev.rank_events[j].rank, nk);
+
+				if (!t->gpu && rev->gpu)
+					t->gpu = xstrdup(rev->gpu);
+				for (i = 0; i < nk; i++) {
+					struct event_kernel *ek = run_events_kernel(rev, pp->kernels[i]);
+					(adv ? t->adv_ns : t->base_ns)[i * rounds + r] =
+						ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
+				}
 			}
 			run_events_release(&ev);
 		}

@@ -47,6 +47,37 @@ static void note_faster_bypass(struct profile_ctx *c, const struct profile_kerne
 	free(subst);
 }
 
+/* Whether any of a rank's rounds timed kernel i. */
+static int rank_timed(const struct ab_rank_times *t, size_t i, unsigned rounds)
+{
+	unsigned r;
+
+	for (r = 0; r < rounds; r++)
+		if (!isnan(t->base_ns[i * rounds + r]) || !isnan(t->adv_ns[i * rounds + r]))
+			return 1;
+	return 0;
+}
+
+/* A job's ranks (issue 29): kernel i's verdict on each rank's own runs. */
+static void rank_verdicts(const struct ab_result *ab, size_t i, unsigned rounds, json_t *verdict,
+			  int *kept)
+{
+	struct ab_rank_verdicts rv = { NULL, NULL };
+	size_t t;
+
+	if (ab->nr_ranks < 2)
+		return;
+	for (t = 0; t < ab->nr_ranks; t++) {
+		const struct ab_rank_times *rt = &ab->ranks[t];
+		int rank_kept = 0, timed = rank_timed(rt, i, rounds);
+		json_t *v = timed ? ab_verdict(&rt->base_ns[i * rounds], &rt->adv_ns[i * rounds],
+					       rounds, ab, &rank_kept) : NULL;
+
+		ab_rank_verdict_add(&rv, rt->rank, rt->gpu, v, rank_kept, NULL, timed);
+	}
+	ab_rank_verdicts_apply(&rv, verdict, kept);
+}
+
 int profile_verify(struct profile_ctx *c)
 {
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
@@ -96,6 +127,7 @@ int profile_verify(struct profile_ctx *c)
 		if (!plan_mentions(c->plan, k->name))
 			continue;
 		kj = ab_verdict(&ab.base_ns[i * rounds], &ab.adv_ns[i * rounds], rounds, &ab, &kept);
+		rank_verdicts(&ab, i, rounds, kj, &kept);
 		json_object_set_new(kj, "name", json_string(k->name));
 		json_array_append_new(kernels, kj);
 		json_object_set(k->json, "verification", kj);

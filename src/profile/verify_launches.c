@@ -102,46 +102,22 @@ static json_t *in_run_verdict(struct event_kernel *ek, const struct ab_result *o
 static void rank_verdicts(json_t *verdict, const char *kernel, struct run_events *ev,
 			  const struct ab_result *out, int *kept)
 {
-	json_t *arr;
+	struct ab_rank_verdicts rv = { NULL, NULL };
 	size_t r;
-	char *why_not = NULL;
 
 	if (ev->nr_rank_events < 2 || !verdict)
 		return;
-	arr = json_array();
 	for (r = 0; r < ev->nr_rank_events; r++) {
 		struct run_events *rev = ev->rank_events[r].ev;
-		int rank = ev->rank_events[r].rank, rank_kept = 0;
-		const char *why_runs = NULL;
 		struct event_kernel *rek = run_events_kernel(rev, kernel);
-		json_t *v;
-		double median;
+		const char *why_runs = NULL;
+		int rank_kept = 0;
+		json_t *v = rek->launches ? in_run_verdict(rek, out, &rank_kept, &why_runs) : NULL;
 
-		if (!rek->launches) {
-			/* a rank that does not run the kernel cannot be slowed by it */
-			json_array_append_new(arr, json_pack("{s:i, s:s?, s:n, s:s}", "rank", rank,
-				"gpu", rev->gpu, "verdict", "not_timed", "the rank does not launch it"));
-			continue;
-		}
-		v = in_run_verdict(rek, out, &rank_kept, &why_runs);
-		median = v ? ab_verdict_median(v) : NAN;
-
-		json_array_append_new(arr, json_pack("{s:i, s:s?, s:o, s:s?}", "rank", rank, "gpu",
-			rev->gpu, "verdict", v ? v : json_null(), "not_timed", v ? NULL : why_runs));
-		if (rank_kept || why_not)
-			continue;
-		why_not = v ? xasprintf("not faster on rank %d (%.3fx median kernel speedup there): "
-					"a slower rank rejects the advice", rank, median) :
-			      xasprintf("not timed on rank %d (%s): advice is kept only where it "
-					"holds on every measured rank", rank, why_runs ? why_runs : "?");
+		ab_rank_verdict_add(&rv, ev->rank_events[r].rank, rev->gpu, v, rank_kept, why_runs,
+				     rek->launches > 0);
 	}
-	json_object_set_new(verdict, "ranks", arr);
-	if (why_not && *kept) {
-		*kept = 0;
-		json_object_set_new(verdict, "kept", json_false());
-		json_object_set_new(verdict, "reason", json_string(why_not));
-	}
-	free(why_not);
+	ab_rank_verdicts_apply(&rv, verdict, kept);
 }
 
 /* Whether the in-run timing would keep any compared kernel were the outputs

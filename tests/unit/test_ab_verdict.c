@@ -124,6 +124,58 @@ static void test_median_and_program(void)
 	json_decref(p);
 }
 
+/* A job's ranks (issue 29): kept only where every rank that launches the
+ * kernel keeps it; a slower or untimed rank rejects it and is named. */
+static void test_rank_verdicts(void)
+{
+	double b[] = { 100, 101, 99, 100, 102 }, fast[] = { 90, 91, 90, 89, 92 };
+	double slow[] = { 120, 121, 119, 120, 122 };
+	struct ab_rank_verdicts rv = { NULL, NULL };
+	int kept = -1, k0 = -1, k1 = -1;
+	json_t *v = ab_verdict_judge(b, fast, 5, 1, NULL, &kept), *r0, *r1, *ranks;
+
+	CHECK_INT(kept, 1);
+	r0 = ab_verdict_judge(b, fast, 5, 1, NULL, &k0);
+	r1 = ab_verdict_judge(b, slow, 5, 1, NULL, &k1);
+	ab_rank_verdict_add(&rv, 0, "0000:1b:00.0", r0, k0, NULL, 1);
+	ab_rank_verdict_add(&rv, 1, "0000:2a:00.0", r1, k1, NULL, 1);
+	ab_rank_verdict_add(&rv, 2, NULL, NULL, 0, NULL, 0);   /* does not launch it */
+	ab_rank_verdicts_apply(&rv, v, &kept);
+	CHECK_INT(kept, 0);
+	CHECK(json_is_false(json_object_get(v, "kept")));
+	CHECK(strstr(json_string_value(json_object_get(v, "reason")),
+		     "rank 1 rejects it: 0.833x median kernel speedup there (") != NULL);
+	ranks = json_object_get(v, "ranks");
+	CHECK_INT(json_array_size(ranks), 3);
+	CHECK_STR(json_string_value(json_object_get(json_array_get(ranks, 2), "not_timed")),
+		  "the rank does not launch it");
+	CHECK(json_is_null(json_object_get(json_array_get(ranks, 2), "verdict")));
+	CHECK_STR(json_string_value(json_object_get(json_array_get(ranks, 1), "gpu")), "0000:2a:00.0");
+	json_decref(v);
+
+	/* every rank faster: kept, with the ranks' verdicts */
+	v = ab_verdict_judge(b, fast, 5, 1, NULL, &kept);
+	r0 = ab_verdict_judge(b, fast, 5, 1, NULL, &k0);
+	r1 = ab_verdict_judge(b, fast, 5, 1, NULL, &k1);
+	ab_rank_verdict_add(&rv, 0, NULL, r0, k0, NULL, 1);
+	ab_rank_verdict_add(&rv, 1, NULL, r1, k1, NULL, 1);
+	ab_rank_verdicts_apply(&rv, v, &kept);
+	CHECK_INT(kept, 1);
+	CHECK_INT(json_array_size(json_object_get(v, "ranks")), 2);
+	json_decref(v);
+
+	/* a rank that could not be timed rejects it */
+	v = ab_verdict_judge(b, fast, 5, 1, NULL, &kept);
+	r0 = ab_verdict_judge(b, fast, 5, 1, NULL, &k0);
+	ab_rank_verdict_add(&rv, 0, NULL, r0, k0, NULL, 1);
+	ab_rank_verdict_add(&rv, 3, NULL, NULL, 0, "too few of its launches were timed in-run", 1);
+	ab_rank_verdicts_apply(&rv, v, &kept);
+	CHECK_INT(kept, 0);
+	CHECK(strstr(json_string_value(json_object_get(v, "reason")),
+		     "not timed on rank 3 (too few of its launches were timed in-run)") != NULL);
+	json_decref(v);
+}
+
 /* A verdict's median and noise as `report` reads them. */
 static void test_verdict_numbers(void)
 {
@@ -238,5 +290,6 @@ int main(void)
 	test_unmeasured();
 	test_median_and_program();
 	test_verdict_numbers();
+	test_rank_verdicts();
 	return check_done();
 }

@@ -136,7 +136,41 @@ struct fake {
 	unsigned calls;
 	char order[16];
 	int advice_differs, baseline_fails, file_varies;
+	const char *job_dir;       /* a job of two ranks: their events written here and read */
 };
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f || fputs(text, f) < 0 || fclose(f)) {
+		perror(path);
+		exit(1);
+	}
+}
+
+/* A run of a two-rank job, as the injection library writes it: kernel k
+ * takes 1000 ns on each rank as built; the advice makes rank 0 faster
+ * (800) and rank 1 slower (1200). Read by the events reader into ev. */
+static void job_events(const char *dir, int adv, struct run_events *ev)
+{
+	char path[300], text[600];
+	int rank;
+
+	for (rank = 0; rank < 2; rank++) {
+		snprintf(path, sizeof(path), rank ? "%s/events.77.jsonl" : "%s/events.jsonl", dir);
+		snprintf(text, sizeof(text),
+			 "{\"ev\":\"start\",\"pid\":%d}\n{\"ev\":\"rank\",\"rank\":%d}\n"
+			 "{\"ev\":\"device\",\"ordinal\":%d,\"pci_bus_id\":\"0000:%d0:00.0\"}\n"
+			 "{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k\"}\n"
+			 "{\"ev\":\"kernel_time\",\"kernel\":\"k\",\"start\":100,\"end\":%d}\n"
+			 "{\"ev\":\"exit\",\"launches\":1}\n", 10 + rank, rank, rank, rank + 1,
+			 100 + (adv ? (rank ? 1200 : 800) : 1000));
+		write_text(path, text);
+	}
+	snprintf(path, sizeof(path), "%s/events.jsonl", dir);
+	CHECK_INT(run_events_load(ev, path), 0);
+}
 
 static int fake_run(void *data, const char *label, const struct run_request *req,
 		    struct run_events *ev, struct run_result *res, struct run_output *out)
@@ -145,7 +179,8 @@ static int fake_run(void *data, const char *label, const struct run_request *req
 	int adv = req->l2_windows != NULL;
 
 	(void)label;
-	(void)ev;
+	if (f->job_dir)
+		job_events(f->job_dir, adv, ev);
 	f->order[f->calls++ % 15] = adv ? 'a' : 'b';
 	memset(res, 0, sizeof(*res));
 	res->status = !adv && f->baseline_fails ? RUN_FAILED : RUN_OK;
@@ -220,6 +255,46 @@ static void test_pairs(void)
 	CHECK_INT(ab_pairs_run(&pp, &ab), CA_E_PROGRAM);
 	CHECK_INT(f.calls, 1);
 	ab_result_release(&ab);
+
+	/* a job of two ranks (issue 29): each rank's kernel times apart, the
+	 * merged ones summed */
+	{
+		char dir[] = "/tmp/ca-test-ab-ranks-XXXXXX", cmd[64];
+		const char *kernels[] = { "k" };
+
+		if (!mkdtemp(dir)) {
+			perror("mkdtemp");
+			exit(1);
+		}
+		memset(&f, 0, sizeof(f));
+		f.job_dir = dir;
+		pp.kernels = kernels;
+		pp.nr_kernels = 1;
+		CHECK_INT(ab_pairs_run(&pp, &ab), 0);
+		CHECK_NEAR(ab.base_ns[0], 2000, 0);
+		CHECK_NEAR(ab.adv_ns[2], 2000, 0);
+		CHECK_INT(ab.nr_ranks, 2);
+		if (ab.nr_ranks == 2) {
+			const struct ab_rank_times *r0 = ab.ranks[0].rank == 0 ? &ab.ranks[0] : &ab.ranks[1];
+			const struct ab_rank_times *r1 = r0 == &ab.ranks[0] ? &ab.ranks[1] : &ab.ranks[0];
+
+			CHECK_INT(r0->rank, 0);
+			CHECK_NEAR(r0->base_ns[1], 1000, 0);
+			CHECK_NEAR(r0->adv_ns[1], 800, 0);
+			CHECK_NEAR(r1->adv_ns[2], 1200, 0);
+			CHECK_STR(r1->gpu, "0000:20:00.0");
+		}
+		/* a truncated A/B keeps each rank's first rounds */
+		ab_result_truncate(&ab, 1, 2);
+		CHECK_INT(ab.rounds, 2);
+		CHECK_NEAR(ab.ranks[0].base_ns[1], 1000, 0);
+		ab_result_release(&ab);
+		snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+		if (system(cmd))
+			fprintf(stderr, "cannot remove %s\n", dir);
+		pp.kernels = NULL;
+		pp.nr_kernels = 0;
+	}
 }
 
 int main(void)
