@@ -1308,6 +1308,9 @@ static int read_speedup(const struct rd *r, json_t *o, const char *path, const c
 
 static int read_verdict(const struct rd *r, json_t *o, const char *path, struct capture_verdict *v)
 {
+	json_t *arr, *x, *rv;
+	char sub[240], vsub[260];
+	size_t i;
 	int ret;
 
 	v->source = SEC(o);
@@ -1319,8 +1322,36 @@ static int read_verdict(const struct rd *r, json_t *o, const char *path, struct 
 	    (ret = rd_num(r, o, path, "noise", &v->noise, NUM_COUNT)) ||
 	    (ret = rd_num(r, o, path, "spread", &v->spread, NUM_COUNT)) ||
 	    (ret = rd_bool(r, o, path, "kept", &v->kept)) ||
-	    (ret = rd_str(r, o, path, "reason", &v->reason, 0)))
+	    (ret = rd_str(r, o, path, "reason", &v->reason, 0)) ||
+	    (ret = rd_array(r, o, path, "ranks", &arr)))
 		return ret;
+	/* a job's ranks apart (issue 29): each rank's own verdict, or why none */
+	v->ranks = xcalloc(json_array_size(arr) + 1, sizeof(*v->ranks));
+	json_array_foreach(arr, i, x) {
+		struct capture_rank_verdict *rk = &v->ranks[v->nr_ranks++];
+		struct capture_speedup sp;
+		long long rank;
+
+		snprintf(sub, sizeof(sub), "%.200s.ranks[%zu]", path, i);
+		rk->median = NAN;
+		rk->kept = -1;
+		if ((ret = item_object(r, x, sub)) ||
+		    (ret = rd_int(r, x, sub, "rank", &rank, 0, 1 << 30, -1)) ||
+		    (ret = rd_str(r, x, sub, "gpu", &rk->gpu, 0)) ||
+		    (ret = rd_str(r, x, sub, "not_timed", &rk->not_timed, 0)))
+			return ret;
+		if (rank < 0)
+			return fail(r, sub, "rank", "missing: the rank of the job");
+		rk->rank = (int)rank;
+		if (!(rv = member(x, "verdict")))
+			continue;
+		snprintf(vsub, sizeof(vsub), "%s.verdict", sub);
+		if ((ret = item_object(r, rv, vsub)) ||
+		    (ret = read_speedup(r, rv, vsub, "speedup", &sp)) ||
+		    (ret = rd_bool(r, rv, vsub, "kept", &rk->kept)))
+			return ret;
+		rk->median = sp.median;
+	}
 	return 0;
 }
 
@@ -2595,11 +2626,18 @@ static void free_strings(char **s, size_t n)
 
 static void verdict_release(struct capture_verdict *v)
 {
+	size_t i;
+
 	if (!v)
 		return;
 	free(v->name);
 	free(v->module);
 	free(v->reason);
+	for (i = 0; i < v->nr_ranks; i++) {
+		free(v->ranks[i].gpu);
+		free(v->ranks[i].not_timed);
+	}
+	free(v->ranks);
 }
 
 static void free_strings(char **s, size_t n);

@@ -467,6 +467,16 @@ struct capture_output_check {
 
 /* A kernel's verification verdict (analysis/ab_verdict.h): in
  * verification.kernels[] and in a kernel's own "verification". */
+/* A job's rank in a kernel's verdict (issue 29, analysis/ab_verdict.h
+ * ab_rank_verdicts_apply): its own speedup, or why it was not timed. */
+struct capture_rank_verdict {
+	int rank;
+	char *gpu;                  /* NULL unknown */
+	double median;              /* the rank's median kernel speedup; NAN not timed */
+	int kept;                   /* 1, 0, -1 not timed */
+	char *not_timed;            /* why not; NULL when timed */
+};
+
 struct capture_verdict {
 	char *name;                 /* the kernel (verification.kernels[]); NULL unknown */
 	char *module;               /* NULL unknown */
@@ -475,6 +485,8 @@ struct capture_verdict {
 	double spread;              /* the older name of noise; NAN */
 	int kept;                   /* 1, 0, -1 not written */
 	char *reason;               /* why kept or not; NULL */
+	struct capture_rank_verdict *ranks; /* a job's ranks apart; none outside a job */
+	size_t nr_ranks;
 	const struct capture_section *source;
 };
 

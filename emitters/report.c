@@ -427,6 +427,30 @@ void report_wins_release(struct report_win *wins, size_t n)
 	free(wins);
 }
 
+/* A job's ranks in a verdict: " (rank 0 on GPU 0000:1b:00.0: 1.21x; rank 1:
+ * not timed, ...)", "" outside a job. Caller frees. */
+static char *rank_verdicts_phrase(const struct capture_verdict *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	for (i = 0; v && i < v->nr_ranks; i++) {
+		const struct capture_rank_verdict *r = &v->ranks[i];
+
+		strbuf_addf(&sb, "%srank %d", i ? "; " : " (", r->rank);
+		if (r->gpu)
+			strbuf_addf(&sb, " on GPU %s", r->gpu);
+		if (!isnan(r->median))
+			strbuf_addf(&sb, ": %.3gx%s", r->median, r->kept == 0 ? ", rejected" : "");
+		else
+			strbuf_addf(&sb, ": not timed%s%s", r->not_timed ? ", " : "",
+				    r->not_timed ? r->not_timed : "");
+	}
+	if (sb.len)
+		strbuf_addch(&sb, ')');
+	return strbuf_detach(&sb, NULL);
+}
+
 char *report_kernel_verification_text(const struct report_input *in,
 				      const struct report_kernel *k)
 {
@@ -439,10 +463,13 @@ char *report_kernel_verification_text(const struct report_input *in,
 		double spread = report_verification_spread(k);
 		char *sp = isnan(spread) ? xstrdup("") :
 			   xasprintf(", baseline spread %.1f%%", 100 * spread);
-		char *ret = kept ? xasprintf("verified: %.3gx median kernel speedup%s, kept", speedup, sp)
-				 : xasprintf("measured and rejected: %.3gx median kernel speedup%s%s%s",
-					     speedup, sp, reason ? ": " : "", reason ? reason : "");
+		char *ranks = rank_verdicts_phrase(k->verdict);
+		char *ret = kept ? xasprintf("verified: %.3gx median kernel speedup%s, kept%s", speedup,
+					     sp, ranks)
+				 : xasprintf("measured and rejected: %.3gx median kernel speedup%s%s%s%s",
+					     speedup, sp, reason ? ": " : "", reason ? reason : "", ranks);
 		free(sp);
+		free(ranks);
 		return ret;
 	}
 	if (reason)

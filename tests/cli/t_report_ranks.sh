@@ -65,6 +65,38 @@ PY
 expect_status 0 "$CACHEADVISE" report "$TMP/job"
 expect_line "  2 ranks measured apart: their hit_i per launch lie within 100% of each other on the loads that matter; rank 0 (GPU 0000:1b:00.0) and rank 1 (GPU 0000:2a:00.0) differ: load 3 gets 60.0 M and 20.0 M L1 hits per launch: the advice, from their merged counters, may suit neither" "$TMP/out"
 
+# verification of each rank (ab_rank_verdicts_apply): the kernel's verdict gives each rank's own
+python3 - "$TMP/job" <<'PY'
+import json, sys
+d = sys.argv[1]
+c = json.load(open(d + "/capture.json"))
+v = c["verification"]["kernels"][0]
+v["ranks"] = [{"rank": 0, "gpu": "0000:1b:00.0", "verdict": {"speedup": {"min": 1.7, "median": 1.8, "max": 1.9}, "kept": True}},
+              {"rank": 1, "gpu": None, "verdict": None, "not_timed": "the rank does not launch it"}]
+if "verification" in c["kernels"][0]:
+    c["kernels"][0]["verification"] = v
+json.dump(c, open(d + "/capture.json", "w"))
+PY
+expect_status 0 "$CACHEADVISE" report "$TMP/job"
+expect_grep "verified: 1.79x median kernel speedup, baseline spread 0.1%, kept \(rank 0 on GPU 0000:1b:00.0: 1.8x; rank 1: not timed, the rank does not launch it\)" "$TMP/out"
+python3 - "$TMP/job" <<'PY'
+import json, sys
+d = sys.argv[1]
+c = json.load(open(d + "/capture.json"))
+c["verification"]["kernels"][0]["ranks"][0]["verdict"]["speedup"] = "fast"
+json.dump(c, open(d + "/capture.json", "w"))
+PY
+expect_status 2 "$CACHEADVISE" report "$TMP/job"
+expect_grep "verification.kernels\[0\].ranks\[0\].verdict.speedup" "$TMP/err"
+python3 - "$TMP/job" <<'PY'
+import json, sys
+d = sys.argv[1]
+c = json.load(open(d + "/capture.json"))
+del c["verification"]["kernels"][0]["ranks"]
+json.dump(c, open(d + "/capture.json", "w"))
+PY
+expect_status 0 "$CACHEADVISE" report "$TMP/job"
+
 # a bad ranks section is refused, naming the field
 python3 - "$TMP/job" <<'PY'
 import json, sys
