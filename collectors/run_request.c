@@ -205,6 +205,20 @@ static void judge_outputs(const struct ab_pairs *pp, struct run_output *outs, un
 	free(adv);
 }
 
+/* Round r of a series laid out [k * rounds + r]: each kernel's GPU time in
+ * ev, NAN where ev timed none of its launches. */
+static void put_kernel_times(struct run_events *ev, const char *const *kernels, size_t nk,
+			     double *ns, unsigned rounds, unsigned r)
+{
+	size_t i;
+
+	for (i = 0; i < nk; i++) {
+		struct event_kernel *ek = run_events_kernel(ev, kernels[i]);
+
+		ns[i * rounds + r] = ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
+	}
+}
+
 int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 {
 	size_t nk = pp->nr_kernels, i, j;
@@ -246,11 +260,7 @@ int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 			for (i = 0; i < ev.nr_kernels; i++)
 				total += (double)ev.kernels[i].gpu_time_ns;
 			(adv ? ab->adv_total : ab->base_total)[r] = total;
-			for (i = 0; i < nk; i++) {
-				struct event_kernel *ek = run_events_kernel(&ev, pp->kernels[i]);
-				(adv ? ab->adv_ns : ab->base_ns)[i * rounds + r] =
-					ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
-			}
+			put_kernel_times(&ev, pp->kernels, nk, adv ? ab->adv_ns : ab->base_ns, rounds, r);
 			/* a job's ranks apart: each rank's own kernel times (issue 29) */
 			for (j = 0; ev.nr_rank_events >= 2 && j < ev.nr_rank_events; j++) {
 				struct run_events *rev = ev.rank_events[j].ev;
@@ -258,11 +268,7 @@ int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 
 				if (!t->gpu && rev->gpu)
 					t->gpu = xstrdup(rev->gpu);
-				for (i = 0; i < nk; i++) {
-					struct event_kernel *ek = run_events_kernel(rev, pp->kernels[i]);
-					(adv ? t->adv_ns : t->base_ns)[i * rounds + r] =
-						ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
-				}
+				put_kernel_times(rev, pp->kernels, nk, adv ? t->adv_ns : t->base_ns, rounds, r);
 			}
 			run_events_release(&ev);
 		}

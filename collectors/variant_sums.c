@@ -37,15 +37,19 @@ int variant_sums_add(struct variant_sums *s, const struct event_kernel *k, const
 		     int run)
 {
 	struct variant_sum *v = (struct variant_sum *)variant_sums_get(s, label);
-	double sum, samples = NAN;
+	double got[CAPTURE_NR_COUNTER_KEYS], samples = NAN;
 	uint64_t *ords;
 	double *hits;
 	size_t i, j, n;
 	int any = 0;
 
 	/* the variant was measured when any metric came back for it */
-	for (i = 0; i < CAPTURE_NR_COUNTER_KEYS && !any; i++)
-		any = event_kernel_variant(k, label, capture_counter_keys[i], &sum, &samples);
+	for (i = 0; i < CAPTURE_NR_COUNTER_KEYS; i++) {
+		if (event_kernel_variant(k, label, capture_counter_keys[i], &got[i], &samples))
+			any = 1;
+		else
+			got[i] = NAN;
+	}
 	if (!any)
 		return 0;
 	if (!v) {
@@ -58,8 +62,8 @@ int variant_sums_add(struct variant_sums *s, const struct event_kernel *k, const
 	}
 	v->run = run;
 	for (i = 0; i < CAPTURE_NR_COUNTER_KEYS; i++)
-		if (event_kernel_variant(k, label, capture_counter_keys[i], &sum, &samples))
-			v->sums[i] = (isnan(v->sums[i]) ? 0 : v->sums[i]) + sum;
+		if (!isnan(got[i]))
+			v->sums[i] = (isnan(v->sums[i]) ? 0 : v->sums[i]) + got[i];
 	v->samples += isnan(samples) ? 0 : samples;
 	n = event_kernel_variant_hits_at(k, label, &ords, &hits);
 	for (i = 0; i < n; i++) {

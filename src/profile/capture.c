@@ -59,16 +59,12 @@ static void record_variant(struct profile_ctx *c, const struct variant_run *r, u
 			k->hit_run[nodes[0]] = (int)run;
 			/* a job's ranks apart (issue 29): each rank's own launches */
 			for (rk = 0; ev->nr_rank_events >= 2 && rk < ev->nr_rank_events; rk++) {
-				struct event_kernel *rek = run_events_kernel(ev->rank_events[rk].ev,
-									     k->name);
+				struct run_events *rev = ev->rank_events[rk].ev;
+				struct event_kernel *rek = run_events_kernel(rev, k->name);
 				struct profile_rank_hits *rh = profile_rank_hits(k,
-									ev->rank_events[rk].rank);
+									ev->rank_events[rk].rank, rev);
 				double h = event_kernel_metric(rek, "l1_hits");
 
-				if (!rh->gpu && ev->rank_events[rk].ev->gpu)
-					rh->gpu = xstrdup(ev->rank_events[rk].ev->gpu);
-				if (rek->launches > rh->launches)
-					rh->launches = rek->launches;
 				if (!isnan(h) && rek->metric_launches) {
 					rh->hits[nodes[0]] += h;
 					rh->samples[nodes[0]] += rek->metric_launches;
@@ -157,7 +153,6 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 			  "max_counter_spread", spread, "notes", notes);
 	json_object_set_new(check, "output", output);
 	json_object_set_new(c->capture, "baseline_check", check);
-	c->baseline_checked = 1;
 }
 
 int profile_capture_variants(struct profile_ctx *c)

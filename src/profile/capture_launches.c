@@ -375,12 +375,8 @@ static void collect_ranks(struct profile_kernel *k, const struct kernel_measure 
 	for (r = 0; r < ev->nr_rank_events; r++) {
 		struct run_events *rev = ev->rank_events[r].ev;
 		struct event_kernel *rek = run_events_kernel(rev, k->name);
-		struct profile_rank_hits *rh = profile_rank_hits(k, ev->rank_events[r].rank);
+		struct profile_rank_hits *rh = profile_rank_hits(k, ev->rank_events[r].rank, rev);
 
-		if (!rh->gpu && rev->gpu)
-			rh->gpu = xstrdup(rev->gpu);
-		if (rek->launches > rh->launches)
-			rh->launches = rek->launches;
 		for (a = 0; a < k->vk.nr_measured; a++) {
 			double sum, samples;
 

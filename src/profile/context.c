@@ -130,20 +130,28 @@ const struct capture_kernel *profile_kernel_read(struct profile_ctx *c, struct p
 	return &k->typed;
 }
 
-struct profile_rank_hits *profile_rank_hits(struct profile_kernel *k, int rank)
+struct profile_rank_hits *profile_rank_hits(struct profile_kernel *k, int rank,
+					    struct run_events *rev)
 {
-	struct profile_rank_hits *r;
+	struct profile_rank_hits *r = NULL;
+	struct event_kernel *rek = run_events_kernel(rev, k->name);
 	size_t i;
 
-	for (i = 0; i < k->nr_ranks; i++)
+	for (i = 0; i < k->nr_ranks && !r; i++)
 		if (k->ranks[i].rank == rank)
-			return &k->ranks[i];
-	k->ranks = xrealloc(k->ranks, (k->nr_ranks + 1) * sizeof(*k->ranks));
-	r = &k->ranks[k->nr_ranks++];
-	memset(r, 0, sizeof(*r));
-	r->rank = rank;
-	r->hits = xcalloc(k->vk.nr_measured + 1, sizeof(*r->hits));
-	r->samples = xcalloc(k->vk.nr_measured + 1, sizeof(*r->samples));
+			r = &k->ranks[i];
+	if (!r) {
+		k->ranks = xrealloc(k->ranks, (k->nr_ranks + 1) * sizeof(*k->ranks));
+		r = &k->ranks[k->nr_ranks++];
+		memset(r, 0, sizeof(*r));
+		r->rank = rank;
+		r->hits = xcalloc(k->vk.nr_measured + 1, sizeof(*r->hits));
+		r->samples = xcalloc(k->vk.nr_measured + 1, sizeof(*r->samples));
+	}
+	if (!r->gpu && rev->gpu)
+		r->gpu = xstrdup(rev->gpu);
+	if (rek->launches > r->launches)
+		r->launches = rek->launches;
 	return r;
 }
 

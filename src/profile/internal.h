@@ -69,7 +69,7 @@ struct profile_kernel {
 				       resolved to 0 (count_resolve_noise), NAN none */
 	json_t *allocs_used;        /* [{"param","alloc","launches"}] over all launches */
 	json_t *l2_priority;        /* the kernel's "l2_priority" (--l2-priority), NULL none (owned) */
-	struct profile_rank_hits *ranks; /* a job's measured ranks apart, in-run capture (owned) */
+	struct profile_rank_hits *ranks; /* a job's measured ranks apart (owned) */
 	size_t nr_ranks;
 	unsigned long long advised; /* bit i: node i cached in the advice before verification */
 	uint64_t *mon;              /* monitor counters summed over launches, NULL if none */
@@ -107,7 +107,8 @@ struct profile_ctx {
 	 * written; their sources point into runs_json), in the order run. */
 	struct capture_run *runs;
 	size_t nr_runs, alloc_runs;
-	/* The runs the output check's baselines came from (baseline_check.runs). */
+	/* The runs the output check's baselines came from (baseline_check.runs);
+	 * NULL until profile_baseline_check() wrote the check. */
 	unsigned *reference_runs;
 	size_t nr_reference_runs;
 	char **gpu_names;           /* --gpus: each GPU's CUDA_VISIBLE_DEVICES value, nr_gpus of them */
@@ -127,7 +128,6 @@ struct profile_ctx {
 	} *launched;
 	size_t nr_launched;
 	json_t *options_json;       /* capture's "options" (borrowed) */
-	int baseline_checked;       /* capture.json has its "baseline_check" */
 	/* The in-run capture passes that ran a module per variant (their
 	 * program launches ran the unpatched modules: "measure".passes). */
 	unsigned *module_passes;
@@ -170,8 +170,10 @@ const struct capture_kernel *profile_kernel_read(struct profile_ctx *c, struct p
 /* The kernel's counters of a variant, NULL when not measured. */
 const struct capture_counters *profile_counters(const struct profile_kernel *k,
 						const char *variant);
-/* Kernel k's entry for a job's rank (created, with its arrays per measured load). */
-struct profile_rank_hits *profile_rank_hits(struct profile_kernel *k, int rank);
+/* Kernel k's entry for a job's rank (created, with its arrays per measured
+ * load), with the rank's GPU and its launches of k taken from its events rev. */
+struct profile_rank_hits *profile_rank_hits(struct profile_kernel *k, int rank,
+					    struct run_events *rev);
 /* Whether run `run` was an in-run capture pass with a module per variant
  * (its program launches ran the unpatched modules). */
 int profile_pass_used_modules(const struct profile_ctx *c, unsigned run);

@@ -269,7 +269,7 @@ static int run_steps(struct profile_ctx *c)
 			return ret;
 	}
 	/* in-run capture has no baseline runs of its own */
-	if (!c->baseline_checked)
+	if (!c->reference_runs)   /* no baseline_check written yet */
 		profile_reference_check(c);
 	profile_fill_kernels(c);
 	for (i = 0; i < c->nr_kernels; i++)
