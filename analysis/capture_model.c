@@ -178,21 +178,6 @@ static int rd_array(const struct rd *r, json_t *o, const char *path, const char 
 	return 0;
 }
 
-/* A section kept as written: an object, or absent/null (NULL). */
-static int rd_section(const struct rd *r, json_t *o, const char *path, const char *key,
-		      const struct capture_section **out)
-{
-	json_t *v = member(o, key);
-
-	*out = NULL;
-	if (!v)
-		return 0;
-	if (!json_is_object(v))
-		return fail(r, path, key, "not an object");
-	*out = SEC(v);
-	return 0;
-}
-
 static int rd_strings(const struct rd *r, json_t *o, const char *path, const char *key,
 		      char ***out, size_t *nr, int *has)
 {
@@ -838,11 +823,67 @@ static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 	return 0;
 }
 
+/* An oracle's kernel: oracle.kernels[] and a kernel's own "oracle". */
+static int read_oracle_kernel(const struct rd *r, json_t *v, const char *sub,
+			      struct capture_oracle_kernel *k)
+{
+	json_t *plans, *p;
+	char psub[300];
+	size_t j;
+	int ret;
+
+	k->source = SEC(v);
+	k->best_speedup = k->advised_speedup = k->ratio = NAN;
+	if ((ret = item_object(r, v, sub)) ||
+	    (ret = rd_str(r, v, sub, "kernel", &k->kernel, 1)) ||
+	    (ret = rd_int(r, v, sub, "loads", &k->loads, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_int(r, v, sub, "rounds", &k->rounds, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = rd_num(r, v, sub, "best_speedup", &k->best_speedup, NUM_COUNT)) ||
+	    (ret = rd_num(r, v, sub, "advised_speedup", &k->advised_speedup, NUM_COUNT)) ||
+	    (ret = rd_num(r, v, sub, "ratio", &k->ratio, NUM_COUNT)) ||
+	    (ret = rd_array(r, v, sub, "plans", &plans)))
+		return ret;
+	k->plans = xcalloc(json_array_size(plans) + 1, sizeof(*k->plans));
+	json_array_foreach(plans, j, p) {
+		struct capture_oracle_plan *pl = &k->plans[k->nr_plans++];
+
+		snprintf(psub, sizeof(psub), "%s.plans[%zu]", sub, j);
+		if ((ret = item_object(r, p, psub)) ||
+		    (ret = rd_ints(r, p, psub, "cached", &pl->cached, &pl->nr_cached, NULL, 0,
+				   CAPTURE_LIST_MAX)) ||
+		    (ret = rd_num(r, p, psub, "median_ns", &pl->median_ns, NUM_COUNT)) ||
+		    (ret = rd_num(r, p, psub, "speedup", &pl->speedup, NUM_COUNT)) ||
+		    (ret = rd_str(r, p, psub, "output", &pl->output, 0)))
+			return ret;
+	}
+	if ((ret = rd_int(r, v, sub, "best_plan", &k->best_plan, 0, (long long)k->nr_plans - 1, -1)))
+		return ret;
+	return rd_int(r, v, sub, "advised_plan", &k->advised_plan, 0, (long long)k->nr_plans - 1,
+		      -1);
+}
+
+/* "baseline_check" (its "output" is read with the other output checks). */
+static int read_baseline_check(const struct rd *r, json_t *o, struct capture_baseline_check *bc)
+{
+	int ret;
+
+	bc->source = SEC(o);
+	if ((ret = item_object(r, o, "baseline_check")) ||
+	    (ret = rd_ints(r, o, "baseline_check", "runs", &bc->runs, &bc->nr_runs, NULL, 0,
+			   0x7fffffff)) ||
+	    (ret = rd_bool(r, o, "baseline_check", "output_identical", &bc->output_identical)) ||
+	    (ret = rd_num(r, o, "baseline_check", "max_counter_spread", &bc->max_counter_spread,
+			  NUM_COUNT)))
+		return ret;
+	return rd_strings(r, o, "baseline_check", "notes", &bc->notes, &bc->nr_notes,
+			  &bc->has_notes);
+}
+
 static int read_oracle(const struct rd *r, json_t *o, struct capture_oracle *orc)
 {
-	json_t *arr, *v, *plans, *p;
-	char sub[64], psub[96];
-	size_t i, j;
+	json_t *arr, *v;
+	char sub[64];
+	size_t i;
 	int ret;
 
 	orc->source = SEC(o);
@@ -856,36 +897,8 @@ static int read_oracle(const struct rd *r, json_t *o, struct capture_oracle *orc
 		return ret;
 	orc->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*orc->kernels));
 	json_array_foreach(arr, i, v) {
-		struct capture_oracle_kernel *k = &orc->kernels[orc->nr_kernels++];
-
 		snprintf(sub, sizeof(sub), "oracle.kernels[%zu]", i);
-		k->best_speedup = k->advised_speedup = k->ratio = NAN;
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_str(r, v, sub, "kernel", &k->kernel, 1)) ||
-		    (ret = rd_int(r, v, sub, "loads", &k->loads, 0, CAPTURE_LIST_MAX, -1)) ||
-		    (ret = rd_int(r, v, sub, "rounds", &k->rounds, 0, CAPTURE_LIST_MAX, -1)) ||
-		    (ret = rd_num(r, v, sub, "best_speedup", &k->best_speedup, NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "advised_speedup", &k->advised_speedup, NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "ratio", &k->ratio, NUM_COUNT)) ||
-		    (ret = rd_array(r, v, sub, "plans", &plans)))
-			return ret;
-		k->plans = xcalloc(json_array_size(plans) + 1, sizeof(*k->plans));
-		json_array_foreach(plans, j, p) {
-			struct capture_oracle_plan *pl = &k->plans[k->nr_plans++];
-
-			snprintf(psub, sizeof(psub), "%s.plans[%zu]", sub, j);
-			if ((ret = item_object(r, p, psub)) ||
-			    (ret = rd_ints(r, p, psub, "cached", &pl->cached, &pl->nr_cached, NULL, 0,
-					   CAPTURE_LIST_MAX)) ||
-			    (ret = rd_num(r, p, psub, "median_ns", &pl->median_ns, NUM_COUNT)) ||
-			    (ret = rd_num(r, p, psub, "speedup", &pl->speedup, NUM_COUNT)) ||
-			    (ret = rd_str(r, p, psub, "output", &pl->output, 0)))
-				return ret;
-		}
-		if ((ret = rd_int(r, v, sub, "best_plan", &k->best_plan, 0, (long long)k->nr_plans - 1,
-				  -1)) ||
-		    (ret = rd_int(r, v, sub, "advised_plan", &k->advised_plan, 0,
-				  (long long)k->nr_plans - 1, -1)))
+		if ((ret = read_oracle_kernel(r, v, sub, &orc->kernels[orc->nr_kernels++])))
 			return ret;
 	}
 	return 0;
@@ -911,9 +924,14 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 			  1LL << 32, -1)) ||
 	    (ret = rd_intv(r, o, path, "registers", &k->registers, 0, 65536, -1)) ||
 	    (ret = rd_int(r, o, path, "left_out_loads", &k->left_out_loads, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_num(r, o, path, "monitor_gpu_time_ns", &k->monitor_gpu_time_ns, NUM_COUNT)) ||
-	    (ret = rd_section(r, o, path, "oracle", &k->oracle)))
+	    (ret = rd_num(r, o, path, "monitor_gpu_time_ns", &k->monitor_gpu_time_ns, NUM_COUNT)))
 		return ret;
+	if ((v = member(o, "oracle"))) {
+		snprintf(sub, sizeof(sub), "%s.oracle", path);
+		k->oracle = xcalloc(1, sizeof(*k->oracle));
+		if ((ret = read_oracle_kernel(r, v, sub, k->oracle)))
+			return ret;
+	}
 	if ((v = member(o, "software_cache"))) {
 		snprintf(sub, sizeof(sub), "%s.software_cache", path);
 		k->software_cache = xcalloc(1, sizeof(*k->software_cache));
@@ -1581,14 +1599,11 @@ allocs:
 				return fail(r, path, "seq", "allocation %lld is listed twice",
 					    cap->allocations[i].seq);
 			}
-	if (cap->baseline_check && cap->has_runs) {
-		json_t *runs = json_object_get(JS(cap->baseline_check), "runs"), *v;
-
-		json_array_foreach(runs, i, v)
-			if (!json_is_integer(v) || !capture_find_run(cap, (int)json_integer_value(v)))
+	if (cap->has_baseline_check && cap->has_runs)
+		for (i = 0; i < cap->baseline_check.nr_runs; i++)
+			if (!capture_find_run(cap, (int)cap->baseline_check.runs[i]))
 				return fail(r, "baseline_check", "runs",
 					    "item %zu is not the index of a run in \"runs\"", i);
-	}
 	return 0;
 }
 
@@ -1807,8 +1822,12 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 			return fail(&r, path, "bytes", "missing: every allocation has a size");
 		a->seq = seq;
 	}
-	if ((ret = rd_section(&r, doc, "", "baseline_check", &cap->baseline_check)) ||
-	    (ret = read_measure(&r, doc, cap)))
+	if ((o = member(doc, "baseline_check"))) {
+		cap->has_baseline_check = 1;
+		if ((ret = read_baseline_check(&r, o, &cap->baseline_check)))
+			return ret;
+	}
+	if ((ret = read_measure(&r, doc, cap)))
 		return ret;
 	if ((o = member(doc, "oracle"))) {
 		cap->oracle = xcalloc(1, sizeof(*cap->oracle));
@@ -1820,7 +1839,7 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 		if ((ret = read_cost(&r, o, &cap->cost)))
 			return ret;
 	}
-	if (cap->baseline_check && (o = member(JS(cap->baseline_check), "output"))) {
+	if (cap->has_baseline_check && (o = member(JS(cap->baseline_check.source), "output"))) {
 		cap->has_baseline_output = 1;
 		if ((ret = read_output_check(&r, o, "baseline_check.output", &cap->baseline_output)))
 			return ret;
@@ -2156,6 +2175,60 @@ static json_t *verification_json(const struct capture_verification *ver)
 	return o;
 }
 
+static json_t *oracle_kernel_json(const struct capture_oracle_kernel *k)
+{
+	json_t *o = start(k->source), *plans = json_array();
+	size_t i, j;
+
+	json_object_set_new(o, "kernel", json_string(k->kernel));
+	put_int(o, "loads", k->loads, -1);
+	put_int(o, "rounds", k->rounds, -1);
+	put_num(o, "best_speedup", k->best_speedup);
+	put_num(o, "advised_speedup", k->advised_speedup);
+	put_num(o, "ratio", k->ratio);
+	for (i = 0; i < k->nr_plans; i++) {
+		const struct capture_oracle_plan *pl = &k->plans[i];
+		json_t *old = json_array_get(json_object_get(o, "plans"), i);
+		json_t *p = json_is_object(old) ? json_copy(old) : json_object();
+		json_t *cached = json_array();
+
+		for (j = 0; j < pl->nr_cached; j++)
+			json_array_append_new(cached, json_integer(pl->cached[j]));
+		if (pl->nr_cached || json_object_get(p, "cached"))
+			json_object_set_new(p, "cached", cached);
+		else
+			json_decref(cached);
+		put_num(p, "median_ns", pl->median_ns);
+		put_num(p, "speedup", pl->speedup);
+		put_str(p, "output", pl->output);
+		json_array_append_new(plans, p);
+	}
+	if (k->nr_plans || json_object_get(o, "plans"))
+		json_object_set_new(o, "plans", plans);
+	else
+		json_decref(plans);
+	put_int(o, "best_plan", k->best_plan, -1);
+	put_int(o, "advised_plan", k->advised_plan, -1);
+	return o;
+}
+
+static json_t *oracle_json(const struct capture_oracle *orc)
+{
+	json_t *o = start(orc->source), *arr = json_array();
+	size_t i;
+
+	put_str(o, "status", orc->status);
+	put_int(o, "rounds", orc->rounds, -1);
+	put_int(o, "plans_output_rejected", orc->plans_output_rejected, -1);
+	for (i = 0; i < orc->nr_kernels; i++)
+		json_array_append_new(arr, oracle_kernel_json(&orc->kernels[i]));
+	if (orc->has_kernels || orc->nr_kernels)
+		json_object_set_new(o, "kernels", arr);
+	else
+		json_decref(arr);
+	return o;
+}
+
 static json_t *kernel_json(const struct capture_kernel *k)
 {
 	json_t *o = start(k->source), *arr;
@@ -2211,6 +2284,8 @@ static json_t *kernel_json(const struct capture_kernel *k)
 	}
 	if (k->verification)
 		json_object_set_new(o, "verification", verdict_json(k->verification));
+	if (k->oracle)
+		json_object_set_new(o, "oracle", oracle_kernel_json(k->oracle));
 	if (k->nr_ranks) {
 		arr = json_array();
 		for (i = 0; i < k->nr_ranks; i++) {
@@ -2469,12 +2544,26 @@ json_t *capture_to_json(const struct capture *cap)
 	if (cap->has_cost)
 		json_object_set_new(doc, "cost", capture_cost_to_json(&cap->cost));
 
-	if (cap->has_baseline_output && json_is_object(json_object_get(doc, "baseline_check"))) {
-		json_t *bc = json_copy(json_object_get(doc, "baseline_check"));
+	if (cap->has_baseline_check) {
+		const struct capture_baseline_check *b = &cap->baseline_check;
+		json_t *bc = start(b->source), *runs = json_array();
 
-		json_object_set_new(bc, "output", output_check_json(&cap->baseline_output));
+		for (i = 0; i < b->nr_runs; i++)
+			json_array_append_new(runs, json_integer(b->runs[i]));
+		if (b->nr_runs || json_object_get(bc, "runs"))
+			json_object_set_new(bc, "runs", runs);
+		else
+			json_decref(runs);
+		put_bool(bc, "output_identical", b->output_identical);
+		put_num(bc, "max_counter_spread", b->max_counter_spread);
+		if (b->has_notes)
+			json_object_set_new(bc, "notes", strings_json(b->notes, b->nr_notes));
+		if (cap->has_baseline_output)
+			json_object_set_new(bc, "output", output_check_json(&cap->baseline_output));
 		json_object_set_new(doc, "baseline_check", bc);
 	}
+	if (cap->oracle)
+		json_object_set_new(doc, "oracle", oracle_json(cap->oracle));
 	if (cap->has_verification)
 		json_object_set_new(doc, "verification", verification_json(&cap->verification));
 	if (cap->has_verification_output && json_is_object(json_object_get(doc, "verification"))) {
@@ -2675,21 +2764,27 @@ static void register_cache_release(struct capture_register_cache *rc)
 	free(rc->hints);
 }
 
+static void oracle_kernel_release(struct capture_oracle_kernel *k)
+{
+	size_t j;
+
+	for (j = 0; j < k->nr_plans; j++) {
+		free(k->plans[j].cached);
+		free(k->plans[j].output);
+	}
+	free(k->plans);
+	free(k->kernel);
+}
+
 static void oracle_release(struct capture_oracle *orc)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!orc)
 		return;
 	free(orc->status);
-	for (i = 0; i < orc->nr_kernels; i++) {
-		for (j = 0; j < orc->kernels[i].nr_plans; j++) {
-			free(orc->kernels[i].plans[j].cached);
-			free(orc->kernels[i].plans[j].output);
-		}
-		free(orc->kernels[i].plans);
-		free(orc->kernels[i].kernel);
-	}
+	for (i = 0; i < orc->nr_kernels; i++)
+		oracle_kernel_release(&orc->kernels[i]);
 	free(orc->kernels);
 	free(orc);
 }
@@ -2724,6 +2819,9 @@ void capture_kernel_release(struct capture_kernel *k)
 	verdict_release(k->verification);
 	free(k->verification);
 	software_cache_release(k->software_cache);
+	if (k->oracle)
+		oracle_kernel_release(k->oracle);
+	free(k->oracle);
 	free(k->software_cache);
 	register_cache_release(k->register_cache);
 	free(k->register_cache);
@@ -2758,6 +2856,8 @@ void capture_release(struct capture *cap)
 	device_model_release(&cap->device);
 	free(cap->device_partitioned);
 	oracle_release(cap->oracle);
+	free(cap->baseline_check.runs);
+	free_strings(cap->baseline_check.notes, cap->baseline_check.nr_notes);
 	free(cap->measure.method);
 	free(cap->options.model);
 	free(cap->options.bypass_form);

@@ -42,15 +42,17 @@
  * fields over it; an object built in memory (source NULL) gets its known
  * fields. write(read(x)) equals x (tests/unit/test_capture_model.c).
  *
- * Typed too: the software cache, register cache and oracle sections and
- * "measure" (method and samples). Kept as written (struct
- * capture_section, checked to be objects or null): baseline_check apart
- * from its output check, and a kernel's "oracle" (the top-level oracle's
- * kernels[] again). src/profile builds the document as JSON and reads back
+ * Every section is typed: the software cache, register cache and oracle
+ * sections (a kernel's own "oracle" read as the top-level oracle's
+ * kernels[] are), "baseline_check", and "measure" (method and samples;
+ * its per-kernel details are the in-run capture's working notes, kept as
+ * they were written). src/profile builds the document as JSON, reads back
  * what it needs through the part readers below (runs, counters, a kernel,
- * the l2 section, verdicts, output checks), never by key. NEEDSWORK: the
- * profile holding a struct capture and writing it with capture_to_json()
- * (its GPU tests are its only tests: with a GPU run to verify it).
+ * the l2 section, verdicts, output checks), never by key, and writes
+ * capture.json through this reader and capture_to_json(): what it writes
+ * is what the writer writes of what the reader accepted. NEEDSWORK: the
+ * profile holding a struct capture from the start (its GPU tests are its
+ * only tests: with a GPU run to verify it).
  */
 
 /* The largest count the reader accepts: 2^53. */
@@ -344,6 +346,7 @@ struct capture_oracle_kernel {
 	size_t nr_plans;
 	long long best_plan, advised_plan; /* indices into plans; -1 unknown */
 	double best_speedup, advised_speedup, ratio; /* NAN unknown */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
 /* "oracle": every plan of the small kernels timed (src/profile/oracle.c). */
@@ -394,8 +397,9 @@ struct capture_kernel {
 	struct capture_l2_priority *l2_priority; /* NULL: not measured */
 	struct capture_kernel_rank *ranks;       /* a job's measured ranks apart; none outside a job */
 	size_t nr_ranks;
-	const struct capture_section *oracle; /* the same numbers as the top-level oracle's
-						 kernels[]: kept as written */
+	/* the kernel's --oracle numbers, read as the top-level oracle's kernels[]
+	 * are; NULL: absent or null */
+	struct capture_oracle_kernel *oracle;
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
@@ -592,6 +596,22 @@ struct capture_allocation {
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
+/*
+ * "baseline_check": how alike the baseline runs were (src/profile: two
+ * baseline runs with counters, or the in-run capture's reference runs).
+ */
+struct capture_baseline_check {
+	long long *runs;            /* indices of runs in "runs", nr_runs of them */
+	size_t nr_runs;
+	int output_identical;       /* 1, 0, -1 not written */
+	double max_counter_spread;  /* largest relative difference of a counter, as a
+				       fraction (0.004 = 0.4%); NAN not written */
+	char **notes;               /* what differed, nr_notes of them */
+	size_t nr_notes;
+	int has_notes;
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
 /* "measure": how hit_i and hit_{i,j} were measured (docs/capture-json.md). */
 struct capture_measure {
 	char *method;               /* "launches" (in-run) | "runs"; NULL unknown */
@@ -647,7 +667,8 @@ struct capture {
 	struct capture_oracle *oracle; /* NULL: absent or null */
 	struct capture_measure measure;
 	int has_measure;
-	const struct capture_section *baseline_check;
+	struct capture_baseline_check baseline_check;
+	int has_baseline_check;
 	const struct capture_section *device_json; /* "device" as written */
 	/* The whole document as read (owned; every `source` and section points
 	 * into it), NULL when built. */

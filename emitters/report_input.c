@@ -453,7 +453,7 @@ static void collect_sections(struct report_input *in)
 					    NULL);
 			if (!strcmp(key, "oracle") && ck->oracle)
 				add_section(in, key, ck->name, "capture.json",
-					    capture_section_json(ck->oracle), NULL, NULL);
+					    capture_section_json(ck->oracle->source), NULL, NULL);
 		}
 	}
 }

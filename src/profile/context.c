@@ -679,22 +679,34 @@ static int capture_acceptable(struct profile_ctx *c, const char *path)
 	return 0;
 }
 
-/* What the profile cost so far, from the capture as its reader takes it:
- * the reports state it (issue 15). */
-static int set_cost(struct profile_ctx *c)
+/*
+ * Writes capture.json through the capture's one writer: the document as
+ * the reader takes it (typed, validated), with what the profile cost so
+ * far (the reports state it, issue 15), written by capture_to_json().
+ * c->capture gets the same cost, so it stays what was written.
+ */
+static int write_through_model(struct profile_ctx *c, const char *path)
 {
 	struct capture cap;
 	struct capture_cost cost;
+	json_t *doc = NULL;
 	int ret;
 
 	capture_init(&cap);
 	ret = capture_from_json(&cap, c->capture, "capture.json");
 	if (!ret) {
 		capture_cost_compute(&cap, profile_now() - c->started, &cost);
-		json_object_set_new(c->capture, "cost", capture_cost_to_json(&cost));
+		cap.cost = cost;
+		cap.has_cost = 1;
+		doc = capture_to_json(&cap);
+		json_object_set_new(c->capture, "cost", capture_cost_to_json(&cap.cost));
 	}
 	capture_release(&cap);
-	return ret ? error_prefix(CA_E_INTERNAL, "the capture being written") : 0;
+	if (ret || !doc)
+		return error_prefix(CA_E_INTERNAL, "the capture being written");
+	ret = json_file_write(path, doc);
+	json_decref(doc);
+	return ret;
 }
 
 int profile_write_capture(struct profile_ctx *c, const char *status)
@@ -705,9 +717,7 @@ int profile_write_capture(struct profile_ctx *c, const char *status)
 	json_object_set_new(c->capture, "status", json_string(status));
 	ret = capture_acceptable(c, path);
 	if (!ret)
-		ret = set_cost(c);
-	if (!ret)
-		ret = json_file_write(path, c->capture);
+		ret = write_through_model(c, path);
 	free(path);
 	return ret;
 }

@@ -6,6 +6,7 @@
  */
 #include <glob.h>
 #include <math.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -337,6 +338,92 @@ static void test_typed_sections(void)
 	json_decref(doc);
 }
 
+/*
+ * baseline_check and a kernel's own "oracle", typed since they were kept as
+ * written: read, validated with their paths, and written from memory.
+ */
+static void test_baseline_check_and_kernel_oracle(void)
+{
+	json_t *doc = load("capture-real/capture.json"), *k0, *bc, *orc, *back, *again;
+	struct capture cap, cap2;
+	int run0;
+
+	k0 = json_array_get(json_object_get(doc, "kernels"), 0);
+	run0 = (int)json_integer_value(json_object_get(json_array_get(json_object_get(doc, "runs"), 0),
+							"index"));
+	bc = json_pack("{s:[i], s:b, s:f, s:[s]}", "runs", run0, "output_identical", 0,
+		       "max_counter_spread", 0.061, "notes", "kernel k: l1_hits differs by 6.1%");
+	json_object_set_new(doc, "baseline_check", bc);
+	orc = json_pack("{s:s, s:i, s:i, s:[{s:[i], s:f, s:f}, {s:[], s:f, s:f, s:s}], s:i, s:i, "
+			"s:f, s:f, s:f}", "kernel", json_string_value(json_object_get(k0, "name")),
+			"loads", 2, "rounds", 5, "plans", "cached", 0, "median_ns", 1000.0, "speedup",
+			1.0, "cached", "median_ns", 900.0, "speedup", 1.11, "output", "identical",
+			"best_plan", 1, "advised_plan", 0, "best_speedup", 1.11, "advised_speedup", 1.0,
+			"ratio", 0.9);
+	json_object_set(k0, "oracle", orc);
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, doc, "typed"), 0);
+	CHECK(cap.has_baseline_check);
+	CHECK_INT(cap.baseline_check.nr_runs, 1);
+	CHECK_INT(cap.baseline_check.output_identical, 0);
+	CHECK_NEAR(cap.baseline_check.max_counter_spread, 0.061, 0);
+	CHECK_INT(cap.baseline_check.nr_notes, 1);
+	CHECK(cap.kernels[0].oracle != NULL);
+	if (cap.kernels[0].oracle) {
+		CHECK_INT(cap.kernels[0].oracle->nr_plans, 2);
+		CHECK_INT(cap.kernels[0].oracle->best_plan, 1);
+		CHECK_NEAR(cap.kernels[0].oracle->plans[1].speedup, 1.11, 0);
+		CHECK_STR(cap.kernels[0].oracle->plans[1].output, "identical");
+	}
+	back = capture_to_json(&cap);
+	CHECK(json_equal(back, doc));
+
+	/* built in memory (no source): the writer writes both from the types */
+	capture_init(&cap2);
+	cap2.schema = xstrdup(CAPTURE_SCHEMA);
+	cap2.has_baseline_check = 1;
+	cap2.baseline_check = cap.baseline_check;
+	cap2.baseline_check.source = NULL;
+	again = capture_to_json(&cap2);
+	CHECK(json_equal(json_object_get(again, "baseline_check"), bc));
+	cap2.has_baseline_check = 0;
+	memset(&cap2.baseline_check, 0, sizeof(cap2.baseline_check));
+	json_decref(again);
+	capture_release(&cap2);
+	json_decref(back);
+	capture_release(&cap);
+
+	/* refused, with the path */
+	json_array_set_new(json_object_get(bc, "runs"), 0, json_integer(4242));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "baseline_check.runs: item 0 is not the index of a run") != NULL);
+	json_array_set_new(json_object_get(bc, "runs"), 0, json_string("1"));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "baseline_check.runs: item 0 is not an integer") != NULL);
+	json_array_set_new(json_object_get(bc, "runs"), 0, json_integer(run0));
+	json_object_set_new(bc, "max_counter_spread", json_real(-0.5));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "baseline_check.max_counter_spread") != NULL);
+	json_object_set_new(bc, "max_counter_spread", json_real(0.061));
+	json_object_set_new(bc, "output_identical", json_string("yes"));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "baseline_check.output_identical: not true or false") != NULL);
+	json_object_set_new(bc, "output_identical", json_false());
+	json_object_set_new(orc, "best_plan", json_integer(2));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "kernels[0].oracle.best_plan: 2 is out of range") != NULL);
+	json_object_set_new(orc, "best_plan", json_integer(1));
+	json_object_set_new(json_array_get(json_object_get(orc, "plans"), 0), "speedup",
+			    json_real(-1));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "kernels[0].oracle.plans[0].speedup") != NULL);
+	json_object_set_new(json_array_get(json_object_get(orc, "plans"), 0), "speedup",
+			    json_real(1.0));
+	CHECK_INT(read_doc(doc), 0);
+	json_decref(orc);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	test_typed_sections();
@@ -345,5 +432,6 @@ int main(void)
 	test_typed_fields();
 	test_refusals();
 	test_built_round_trip();
+	test_baseline_check_and_kernel_oracle();
 	return check_done();
 }
