@@ -1,5 +1,7 @@
 #include "analysis/ptx.h"
 
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -521,17 +523,119 @@ out:
 	return ret;
 }
 
+/*
+ * The priority of a cache-policy constant as libcu++'s cuda::annotated_ptr
+ * writes it (no createpolicy: a 64-bit descriptor moved into the register).
+ * Measured with nvcc 13.0 for sm_90 (docs/l2-priority-ptx.md): ptxas turns
+ * createpolicy.fractional.L2::evict_{unchanged,first,last,normal} with
+ * fraction 1.0 into the descriptors 0x10f.., 0x12f.., 0x14f.., 0x16f..,
+ * and annotated_ptr's global, streaming, persisting and normal properties
+ * into the same ones: the top byte names the priority, the next nibble
+ * the fraction in fifteenths. L2_PRIORITY__COUNT for any other constant.
+ */
+static enum l2_priority policy_constant_priority(unsigned long long v)
+{
+	switch (v >> 56) {
+	case 0x10: return L2_PRIORITY_EVICT_UNCHANGED;
+	case 0x12: return L2_PRIORITY_EVICT_FIRST;
+	case 0x14: return L2_PRIORITY_EVICT_LAST;
+	case 0x16: return L2_PRIORITY_EVICT_NORMAL;
+	default: return L2_PRIORITY__COUNT;
+	}
+}
+
+/* An integer immediate of PTX (decimal, 0x hex, an optional U suffix) at
+ * *p, advancing past it; 0 when there is none. */
+static int read_immediate(const char **p, const char *end, unsigned long long *v)
+{
+	const char *s = *p;
+	char *stop;
+
+	while (s < end && (*s == ' ' || *s == '\t'))
+		s++;
+	if (s >= end || !isdigit((unsigned char)*s))
+		return 0;
+	errno = 0;
+	*v = strtoull(s, &stop, 0);
+	if (errno || stop == s || stop > end)
+		return 0;
+	if (stop < end && *stop == 'U')
+		stop++;
+	*p = stop;
+	return 1;
+}
+
+/*
+ * The priority an instruction that writes the policy register gives it:
+ * a createpolicy.fractional of a priority, or a mov or selp of constants
+ * that all decode to one (policy_constant_priority). ins points at the
+ * mnemonic, args just past it, end at the ';'.
+ */
+static enum l2_priority policy_writer_priority(const char *ins, const char *args,
+					       const char *end)
+{
+	unsigned long long v, w;
+	enum l2_priority pr;
+
+	if (!strncmp(ins, "createpolicy.fractional.", strlen("createpolicy.fractional."))) {
+		const char *pri = ins + strlen("createpolicy.fractional.");
+
+		return l2_priority_parse(pri, strcspn(pri, ". \t"), &pr) ? L2_PRIORITY__COUNT : pr;
+	}
+	if (!strncmp(ins, "mov.b64", 7) || !strncmp(ins, "mov.u64", 7)) {
+		if (!read_immediate(&args, end, &v))
+			return L2_PRIORITY__COUNT;
+		return policy_constant_priority(v);
+	}
+	if (!strncmp(ins, "selp.b64", 8) || !strncmp(ins, "selp.u64", 8)) {
+		if (!read_immediate(&args, end, &v) || *args != ',')
+			return L2_PRIORITY__COUNT;
+		args++;
+		if (!read_immediate(&args, end, &w))
+			return L2_PRIORITY__COUNT;
+		pr = policy_constant_priority(v);
+		return pr == policy_constant_priority(w) ? pr : L2_PRIORITY__COUNT;
+	}
+	return L2_PRIORITY__COUNT;
+}
+
+/* From p, past blanks, braces, comments, .loc lines and labels, to an instruction's
+ * first character (or its guard's '@'); end when none is before end. */
+static const char *skip_to_instruction(const char *p, const char *end)
+{
+	for (;;) {
+		size_t word;
+
+		while (p < end && strchr(" \t\n\r{}", *p))
+			p++;
+		/* a comment, or a .loc (a directive without a ';') */
+		if ((end - p >= 2 && p[0] == '/' && p[1] == '/') ||
+		    (end - p >= 5 && !strncmp(p, ".loc", 4) && strchr(" \t", p[4]))) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			p = nl ? nl : end;
+			continue;
+		}
+		word = strcspn(p, " \t\n;");
+		if (p < end && word && p[word - 1] == ':') {    /* a label */
+			p += word;
+			continue;
+		}
+		return p < end ? p : end;
+	}
+}
+
 enum l2_priority ptx_load_l2_priority(const struct ptx_module *m, const struct ptx_function *f,
 				      const struct ptx_load *ld)
 {
-	const char *t = m->text, *end, *close, *op, *hit = NULL, *p;
+	const char *t = m->text, *end, *close, *op, *p, *load = t + ld->text_offset;
 	enum l2_priority found = L2_PRIORITY__COUNT;
 	size_t oplen;
 
 	if (!strstr(ld->opcode, ".L2::cache_hint"))
 		return L2_PRIORITY_NONE;
-	end = memchr(t + ld->text_offset, ';', m->len - ld->text_offset);
-	close = end ? memchr(t + ld->text_offset, ']', (size_t)(end - t - ld->text_offset)) : NULL;
+	end = memchr(load, ';', m->len - ld->text_offset);
+	close = end ? memchr(load, ']', (size_t)(end - load)) : NULL;
 	op = close ? memchr(close, ',', (size_t)(end - close)) : NULL;
 	if (!op)
 		return L2_PRIORITY__COUNT;
@@ -541,32 +645,28 @@ enum l2_priority ptx_load_l2_priority(const struct ptx_module *m, const struct p
 		;
 	if (!oplen)
 		return L2_PRIORITY__COUNT;
-	/* the last createpolicy before the load that writes the register */
-	for (p = t + f->body_begin; (p = strstr(p, "createpolicy.")) && p < t + ld->text_offset;
-	     p++)
-		hit = p;
-	for (p = t + f->body_begin; p && p <= hit; p++) {
-		const char *q, *dst;
-		enum l2_priority pr;
+	/* the last instruction before the load whose destination is the register */
+	for (p = t + f->body_begin; p < load; ) {
+		const char *semi = memchr(p, ';', (size_t)(load - p)), *ins, *dst;
+		int guarded;
 
-		if (!(p = strstr(p, "createpolicy.")) || p > hit)
+		if (!semi)
 			break;
-		q = p + strlen("createpolicy.");
-		dst = strpbrk(q, " \t");
-		if (!dst)
-			break;
-		while (*dst == ' ' || *dst == '\t')
+		ins = skip_to_instruction(p, semi);
+		guarded = ins < semi && *ins == '@';
+		if (guarded)
+			ins = skip_to_instruction(ins + strcspn(ins, " \t"), semi);
+		dst = ins + strcspn(ins, " \t;");
+		while (dst < semi && (*dst == ' ' || *dst == '\t'))
 			dst++;
-		if (strncmp(dst, op, oplen) || (dst[oplen] != ',' && dst[oplen] != ' '))
-			continue;
-		found = L2_PRIORITY__COUNT;
-		if (!strncmp(q, "fractional.", strlen("fractional."))) {
-			const char *pri = q + strlen("fractional.");
-			size_t len = strcspn(pri, ". \t");
+		if ((size_t)(semi - dst) > oplen && !strncmp(dst, op, oplen) &&
+		    (dst[oplen] == ',' || dst[oplen] == ' ' || dst[oplen] == '\t')) {
+			const char *args = memchr(dst, ',', (size_t)(semi - dst));
 
-			if (!l2_priority_parse(pri, len, &pr))
-				found = pr;
+			found = guarded || !args ? L2_PRIORITY__COUNT :
+				policy_writer_priority(ins, args + 1, semi);
 		}
+		p = semi + 1;
 	}
 	return found;
 }

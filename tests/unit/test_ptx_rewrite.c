@@ -602,6 +602,83 @@ static void test_keep_one_entry(void)
 	ptx_module_free(m);
 }
 
+/*
+ * The priority a rebuilt load carries when it was written with libcu++'s
+ * cuda::annotated_ptr (tests/fixtures/ptx/annotated.ptx, nvcc 13.0): no
+ * createpolicy, a descriptor moved or selected into the register. A
+ * policy that is a parameter, or a createpolicy overwritten before the
+ * load, carries no priority the PTX shows.
+ */
+static void test_annotated_ptr(void)
+{
+	static const struct { const char *kernel; enum l2_priority l2; } want[] = {
+		{ "_Z12ap_streamingPKfPfi", L2_PRIORITY_EVICT_FIRST },
+		{ "_Z13ap_persistingPKfPfi", L2_PRIORITY_EVICT_LAST },
+		{ "_Z9ap_normalPKfPfi", L2_PRIORITY_EVICT_NORMAL },
+		{ "_Z9ap_globalPKfPfi", L2_PRIORITY_EVICT_UNCHANGED },
+		{ "_Z11ap_fractionPKfPfi", L2_PRIORITY_EVICT_LAST },
+		{ "_Z15ap_param_policyPKfPfyi", L2_PRIORITY__COUNT },
+		{ "_Z14ap_overwrittenPKfPfyi", L2_PRIORITY__COUNT },
+	};
+	struct strbuf sb = STRBUF_INIT;
+	struct ptx_module *m;
+	size_t i, j;
+
+	CHECK_INT(strbuf_read_file(&sb, check_source_path("tests/fixtures/ptx/annotated.ptx"), 0), 0);
+	m = parse("annotated.ptx", sb.buf, sb.len);
+	strbuf_release(&sb);
+	if (!m)
+		return;
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		const struct ptx_function *f = ptx_module_find(m, want[i].kernel);
+		size_t hinted = 0;
+
+		CHECK(f != NULL);
+		if (!f)
+			continue;
+		for (j = 0; j < f->nr_loads; j++) {
+			if (!strstr(f->loads[j].opcode, ".L2::cache_hint"))
+				continue;
+			hinted++;
+			if (ptx_load_l2_priority(m, f, &f->loads[j]) != want[i].l2)
+				fprintf(stderr, "%s load %zu: priority %d, want %d\n", want[i].kernel,
+					j, (int)ptx_load_l2_priority(m, f, &f->loads[j]),
+					(int)want[i].l2);
+			CHECK_INT(ptx_load_l2_priority(m, f, &f->loads[j]), want[i].l2);
+		}
+		CHECK_INT(hinted, 1);
+	}
+	ptx_module_free(m);
+
+	/* a guarded createpolicy is no priority the load surely carries; the
+	 * same unguarded one is, through a comment, a .loc and a label */
+	{
+		static const char text[] =
+			".version 8.0\n.target sm_90\n.address_size 64\n"
+			".visible .entry k(.param .u64 k_param_0, .param .u32 k_param_1)\n{\n"
+			"\t.reg .pred %p<2>;\n\t.reg .b32 %r<2>;\n\t.reg .b64 %rd<4>;\n\t.reg .f32 %f<3>;\n"
+			"\tld.param.u64 %rd1, [k_param_0];\n\tld.param.u32 %r1, [k_param_1];\n"
+			"\tsetp.eq.s32 %p1, %r1, 0;\n\tcvta.to.global.u64 %rd2, %rd1;\n"
+			"\tcreatepolicy.fractional.L2::evict_first.b64 %rd3, 1.0;\n"
+			"$L__x:\n\t// begin inline asm\n\t.loc 1 7 3\n"
+			"\tld.global.L2::cache_hint.f32 %f1, [%rd2], %rd3;\n"
+			"\t@%p1 createpolicy.fractional.L2::evict_last.b64 %rd3, 1.0;\n"
+			"\tld.global.L2::cache_hint.f32 %f2, [%rd2], %rd3;\n\tret;\n}\n";
+		const struct ptx_function *g;
+
+		m = parse("g.ptx", text, sizeof(text) - 1);
+		if (m) {
+			g = ptx_module_find(m, "k");
+			CHECK(g && g->nr_loads == 2);
+			if (g && g->nr_loads == 2) {
+				CHECK_INT(ptx_load_l2_priority(m, g, &g->loads[0]), L2_PRIORITY_EVICT_FIRST);
+				CHECK_INT(ptx_load_l2_priority(m, g, &g->loads[1]), L2_PRIORITY__COUNT);
+			}
+			ptx_module_free(m);
+		}
+	}
+}
+
 int main(void)
 {
 	test_form_names();
@@ -611,5 +688,6 @@ int main(void)
 	test_table();
 	test_errors();
 	test_fixtures();
+	test_annotated_ptr();
 	return check_done();
 }
