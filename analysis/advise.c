@@ -13,6 +13,7 @@
 #include "base/error.h"
 #include "analysis/capture_model.h"
 #include "analysis/graph.h"
+#include "analysis/load_sites.h"
 #include "analysis/multi_choice.h"
 #include "analysis/ptx.h"
 #include "analysis/solver.h"
@@ -330,8 +331,8 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 	struct multi_choice mc;
 	struct multi_choice_result res;
 	enum l2_priority *prio;
-	unsigned *forms;
-	size_t *idx, n = 0, i, f;
+	unsigned *forms, *ordinals;
+	size_t *idx, *group, nr_sites, n = 0, i, f;
 	double noise = isnan(lp->noise_dram_bytes) ? 0 : lp->noise_dram_bytes;
 	int ret;
 
@@ -404,7 +405,32 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 	}
 	multi_choice_options_init(&mopt);
 	mopt.time_limit_seconds = opt->time_limit_seconds;
-	ret = multi_choice_bnb(&mc, &mopt, &res);
+	/* the loads of one tl.load take one priority: solve on their sites */
+	ordinals = xcalloc(n + 1, sizeof(*ordinals));
+	group = xcalloc(n + 1, sizeof(*group));
+	for (i = 0; i < n; i++)
+		ordinals[i] = lp->loads[idx[i]].ordinal;
+	nr_sites = load_sites_group(ck, ordinals, n, group);
+	if (nr_sites < n) {
+		struct multi_choice sites;
+		struct multi_choice_result on_sites;
+
+		load_sites_merge_choices(&mc, group, nr_sites, &sites);
+		ret = multi_choice_bnb(&sites, &mopt, &on_sites);
+		if (!ret) {
+			res = on_sites;
+			res.form = xcalloc(n + 1, sizeof(*res.form));
+			for (i = 0; i < n; i++)
+				res.form[i] = on_sites.form[group[i]];
+			res.objective = multi_choice_value(&mc, res.form);
+			multi_choice_result_release(&on_sites);
+		}
+		multi_choice_release(&sites);
+	} else {
+		ret = multi_choice_bnb(&mc, &mopt, &res);
+	}
+	free(ordinals);
+	free(group);
 	if (!ret) {
 		ak->l2_optimal = res.optimal;
 		ak->l2_saved_dram_bytes = res.objective;
@@ -436,12 +462,41 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 	return ret;
 }
 
+/* The sites of the graph's nodes (load_sites_group): group[v] per node. */
+static size_t node_sites(const struct kernel_in *k, size_t *group)
+{
+	unsigned *ordinals = xcalloc(k->g.n + 1, sizeof(*ordinals));
+	size_t i, nr;
+
+	for (i = 0; i < k->nr_loads; i++)
+		if (k->loads[i].node >= 0)
+			ordinals[k->loads[i].node] = k->loads[i].ordinal;
+	nr = load_sites_group(k->ck, ordinals, k->g.n, group);
+	free(ordinals);
+	return nr;
+}
+
+/* A result on the sites' graph given to every load of each site. */
+static void expand_result(const struct graph *g, const size_t *group, struct solver_result *res)
+{
+	unsigned char *cached = xcalloc(g->n + 1, 1);
+	size_t v;
+
+	for (v = 0; v < g->n; v++)
+		cached[v] = res->cached[group[v]];
+	free(res->cached);
+	res->cached = cached;
+	res->objective = graph_objective(g, cached);
+}
+
 static int advise_kernel(const struct capture_kernel *ck, const struct advise_options *opt,
 			 const struct geometry *geo, struct plan *plan, struct analysis_kernel *ak)
 {
 	struct kernel_in k;
 	struct solver_options sopt;
-	size_t i;
+	struct graph sites;
+	const struct graph *solved;
+	size_t i, nr_sites, *group = NULL;
 	int ret;
 
 	memset(&k, 0, sizeof(k));
@@ -459,22 +514,35 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	solver_options_init(&sopt);
 	sopt.time_limit_seconds = opt->time_limit_seconds;
 	sopt.exhaustive_max_n = opt->exhaustive_max_n;
+	/* the loads of one tl.load are one decision: solve on their sites */
+	group = xcalloc(k.g.n + 1, sizeof(*group));
+	nr_sites = node_sites(&k, group);
+	graph_init(&sites);
+	if (nr_sites < k.g.n) {
+		load_sites_merge_graph(&k.g, group, nr_sites, &sites);
+		ak->site_loads = k.g.n;
+		ak->sites = nr_sites;
+	}
+	solved = nr_sites < k.g.n ? &sites : &k.g;
 	for (i = 0; solver_table[i]; i++)
 		;
 	ak->solutions = xcalloc(i + 1, sizeof(*ak->solutions));
 	for (i = 0; solver_table[i]; i++) {
 		const struct solver *s = solver_table[i];
 
-		if (!strcmp(s->name, "exhaustive") && k.g.n > opt->exhaustive_max_n)
+		if (!strcmp(s->name, "exhaustive") && solved->n > opt->exhaustive_max_n)
 			continue;
 		/* a cross-check where GLPK proves quickly, unless it decides */
-		if (!strcmp(s->name, "ilp") && k.g.n > opt->ilp_max_n && strcmp(opt->method, "ilp"))
+		if (!strcmp(s->name, "ilp") && solved->n > opt->ilp_max_n &&
+		    strcmp(opt->method, "ilp"))
 			continue;
-		ret = s->solve(&k.g, &sopt, &ak->solutions[ak->nr_solutions]);
+		ret = s->solve(solved, &sopt, &ak->solutions[ak->nr_solutions]);
 		if (ret) {
 			error_prefix(ret, "kernel '%s' (module %s): %s", k.name, k.module, s->name);
 			goto out;
 		}
+		if (solved != &k.g)
+			expand_result(&k.g, group, &ak->solutions[ak->nr_solutions]);
 		if (!strcmp(s->name, opt->method))
 			ak->chosen = &ak->solutions[ak->nr_solutions];
 		ak->nr_solutions++;
@@ -495,6 +563,9 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	ak->g = k.g;
 	graph_init(&k.g);
 out:
+	if (group)
+		graph_release(&sites);
+	free(group);
 	kernel_release(&k);
 	return ret;
 }
@@ -659,6 +730,9 @@ static json_t *kernel_to_json(const struct analysis_kernel *k)
 	json_object_set_new(ko, "loads", loads);
 	json_object_set_new(ko, "left_out", left_out);
 	json_object_set_new(ko, "pairs_missing", json_integer((json_int_t)k->pairs_missing));
+	if (k->sites)
+		json_object_set_new(ko, "sites", json_pack("{s:I, s:I}", "loads",
+			(json_int_t)k->site_loads, "calls", (json_int_t)k->sites));
 	json_object_set_new(ko, "expected_l2_traffic_saved_bytes",
 			    graph_weight_json(k->chosen->objective));
 	if (k->l2_method)

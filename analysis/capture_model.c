@@ -385,6 +385,7 @@ static int read_load(const struct rd *r, json_t *o, const char *path, struct cap
 	    (ret = rd_intv(r, o, path, "bits", &l->bits, 0, 4096, -1)) ||
 	    (ret = rd_str(r, o, path, "file", &l->file, 0)) ||
 	    (ret = rd_int(r, o, path, "line", &line, 1, 0x7fffffff, 0)) ||
+	    (ret = rd_intv(r, o, path, "column", &l->column, 1, 0x7fffffff, 0)) ||
 	    (ret = rd_intv(r, o, path, "param", &l->param, 0, 0xffff, -1)) ||
 	    (ret = rd_bool(r, o, path, "read_only", &l->read_only)) ||
 	    (ret = rd_bool(r, o, path, "patchable", &l->patchable)) ||
@@ -2042,6 +2043,7 @@ static json_t *load_json(const struct capture_load *l)
 	put_int(o, "bits", l->bits, -1);
 	put_str(o, "file", l->file);
 	put_int(o, "line", l->line, 0);
+	put_int(o, "column", l->column, 0);
 	put_int(o, "param", l->param, -1);
 	put_bool(o, "read_only", l->read_only);
 	put_bool(o, "patchable", l->patchable);

@@ -160,6 +160,8 @@ struct capture_load {
 	int vector, bits;           /* -1 unknown */
 	char *file;                 /* -lineinfo source file, NULL without */
 	long line;                  /* from 1; 0 unknown (JSON null) */
+	int column;                 /* of the .loc, from 1; 0 unknown: the PTX loads of one
+				       source expression (a Triton tl.load) share it */
 	int param;                  /* kernel parameter index, -1 unknown */
 	int read_only;              /* 1, 0, -1 unknown */
 	int patchable;              /* 1, 0, -1 unknown (treated as patchable) */

@@ -591,6 +591,9 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 	json_object_set_new(o, "chosen", str_or_null(k->chosen));
 	json_object_set_new(o, "optimal", k->optimal < 0 ? json_null() : json_boolean(k->optimal));
 	json_object_set_new(o, "expected_l2_traffic_saved_bytes", num(k->expected_saved_bytes));
+	if (k->analysis && k->analysis->sites)
+		json_object_set_new(o, "sites", json_pack("{s:I, s:I}", "loads",
+			(json_int_t)k->analysis->site_loads, "calls", (json_int_t)k->analysis->sites));
 	json_object_set_new(o, "label", json_string(label));
 	json_object_set_new(o, "l1_hit_rate", num(k->l1_hit_rate));
 	json_object_set_new(jit, "change", num(k->jit_vs_cubin));

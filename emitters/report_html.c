@@ -524,6 +524,10 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 		strbuf_addf(out, "%s, expected L2 traffic saved <strong>%s</strong>. ",
 			    k->optimal == 1 ? " (proven optimal)" : k->optimal == 0 ?
 			    " (not proven optimal)" : "", saved);
+		if (k->analysis->sites)
+			strbuf_addf(out, "Decided per call: %zu PTX loads are %zu source calls (a "
+				    "tl.load's loads take one decision). ", k->analysis->site_loads,
+				    k->analysis->sites);
 	} else {
 		strbuf_addstr(out, "Not analysed. ");
 	}

@@ -392,11 +392,15 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 		if (!k->provenance)
 			strbuf_addstr(out, "    (Inductor's output code naming it was not found)\n");
 	}
-	if (k->analysis)
+	if (k->analysis) {
 		strbuf_addf(out, "  plan: %s%s, expected L2 traffic saved %s\n",
 			    k->chosen ? k->chosen : "?", k->optimal == 1 ? " (proven optimal)" :
 			    k->optimal == 0 ? " (not proven optimal)" : "", saved);
-	else
+		if (k->analysis->sites)
+			strbuf_addf(out, "  decided per call: %zu PTX loads are %zu source calls "
+				    "(a tl.load's loads take one decision)\n",
+				    k->analysis->site_loads, k->analysis->sites);
+	} else
 		strbuf_addstr(out, "  not analysed\n");
 	if (k->analysis && k->analysis->l2_method) {
 		char *dram = report_human_bytes(k->analysis->l2_saved_dram_bytes);

@@ -366,6 +366,8 @@ void profile_fill_kernels(struct profile_ctx *c)
 				"vector", l->vector, "bits", l->bits);
 			json_object_set_new(lj, "file", l->file ? json_string(l->file) : json_null());
 			json_object_set_new(lj, "line", l->line ? json_integer(l->line) : json_null());
+			if (l->line && l->column > 0)
+				json_object_set_new(lj, "column", json_integer(l->column));
 			json_object_set_new(lj, "param", l->param >= 0 ? json_integer(l->param) : json_null());
 			json_object_set_new(lj, "read_only", l->read_only < 0 ? json_null() :
 					    json_boolean(l->read_only));

@@ -71,7 +71,7 @@ expect_line '+        x = tl.load(X + row * N + cols, mask=cols < N, other=0.0, 
 expect_line '+        w = tl.load(W + cols, mask=cols < N, eviction_policy="evict_first")' "$patch"
 expect_line '+    i = tl.load(Idx + offs, mask=m, cache_modifier=".cg"); s = tl.load(S + offs, mask=m, eviction_policy="evict_first")' "$patch"
 # line 37's form has no Triton spelling: not in the patch, and the report says why
-expect_no_grep '^+    t = tl.load' "$patch"
+expect_no_grep '^\+    t = tl.load' "$patch"
 "$CACHEADVISE" report "$TMP/cap" --source-root "$TMP/src" >"$TMP/report.txt" 2>&1
 expect_grep "has no Triton form" "$TMP/report.txt"
 expect_grep 'the tl.load at kernels.py:17:20' "$TMP/report.txt"
@@ -152,6 +152,41 @@ expect_line "      add => add" "$TMP/out"
 expect_grep 'not rewritten: torch.compile generated this kernel' "$TMP/out"
 expect_status 0 "$CACHEADVISE" report "$TMP/cap2" --all
 if [ -s "$TMP/cap2/source.patch" ]; then not_ok "source.patch rewrites a generated kernel: $(head -5 "$TMP/cap2/source.patch")"; else ok; fi
+
+# the PTX loads of one tl.load are one decision: with the loads' columns in
+# the capture, the analysis decides per call, and the reports say so
+mkdir -p "$TMP/cap3"
+cp -r "$TMP/cap/modules" "$TMP/cap3/"
+python3 - "$CACHEADVISE" "$TMP/cap" "$TMP/cap3" >"$TMP/sites.want" <<'PY'
+import json, subprocess, sys
+tool, cap, cap3 = sys.argv[1:4]
+doc = json.load(open(cap + "/capture.json"))
+for k in doc["kernels"]:
+    m = [m for m in doc["modules"] if m["id"] == k["module"]][0]
+    cols = json.loads(subprocess.check_output([tool, "inspect", "--json",
+                      cap + "/" + m["ptx"]]))["modules"][0]["functions"][0]["loads"]
+    for l in k["loads"]:
+        l["column"] = cols[l["ordinal"]]["column"]
+    nodes = [l for l in k["loads"] if l["patchable"] and l["hit"] is not None]
+    calls = {(l["line"], l["column"]) for l in nodes}
+    print(k["name"], len(nodes), len(calls))
+json.dump(doc, open(cap3 + "/capture.json", "w"))
+PY
+"$CACHEADVISE" report "$TMP/cap3" --format json -o "$TMP/cap3.json" 2>"$TMP/err" && ok ||
+	not_ok "report --format json of the capture with columns: $(head -c 300 "$TMP/err")"
+python3 - "$TMP/cap3.json" >"$TMP/sites.got" <<'PY'
+import json, sys
+for k in json.load(open(sys.argv[1]))["kernels"]:
+    s = k.get("sites") or {"loads": 0, "calls": 0}
+    print(k["name"], s["loads"], s["calls"])
+PY
+if cmp -s "$TMP/sites.want" "$TMP/sites.got"; then ok; else
+	not_ok "sites: want $(cat "$TMP/sites.want" | tr '\n' ';') got $(cat "$TMP/sites.got" | tr '\n' ';')"; fi
+# every kernel has a tl.load of several PTX loads (vector chunks): fewer calls than loads
+awk '$3 >= $2 || $2 == 0 { bad = 1 } END { exit bad }' "$TMP/sites.want" && ok ||
+	not_ok "a fixture kernel has no tl.load of several PTX loads: $(cat "$TMP/sites.want")"
+"$CACHEADVISE" report "$TMP/cap3" >"$TMP/cap3.txt" 2>&1
+expect_grep 'decided per call: [0-9]+ PTX loads are [0-9]+ source calls' "$TMP/cap3.txt"
 
 # the Triton sample is Python that parses (it needs torch and a GPU to run)
 python3 -m py_compile "$CA_SOURCE_DIR/samples/triton_rownorm.py" 2>"$TMP/pyc" && ok ||

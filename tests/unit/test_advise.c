@@ -580,8 +580,89 @@ static void test_l2_priority(void)
 	json_decref(cap);
 }
 
+/* Sets a load's source location in a capture document's kernel k. */
+static void set_site(json_t *cap, size_t k, size_t load, const char *file, int line, int column)
+{
+	json_t *l = json_array_get(json_object_get(json_array_get(json_object_get(cap, "kernels"), k),
+						   "loads"), load);
+
+	json_object_set_new(l, "file", json_string(file));
+	json_object_set_new(l, "line", json_integer(line));
+	json_object_set_new(l, "column", json_integer(column));
+}
+
+/*
+ * The PTX loads of one Triton tl.load are one decision (issue 27): loads 0
+ * and 4 of 'stream' at k.py:10:12. Per load the optimum caches ld0 and ld1
+ * and bypasses ld4 (6400 bytes); as one call {ld0, ld4} weighs 3200 + 2560
+ * - 2880 = 2880 with an edge of 1600 to ld1, so the best is all three
+ * cached (2880 + 1600 + 1600 = 6080), ld4 with them. In L2, loads 0 and 4
+ * each save 100 with evict_last alone and 50 together: per load one of
+ * them takes it (400 with load 2's 300); as one call both do (350). The
+ * same locations in a .cu file change nothing.
+ */
+static void test_load_sites(void)
+{
+	json_t *cap = load_fixture("capture-basic.json"), *an = NULL, *k, *sites;
+	struct advise_options opt;
+	struct plan plan;
+	json_error_t err;
+
+	if (!cap) {
+		CHECK(0);
+		return;
+	}
+	json_object_set_new(json_array_get(json_object_get(cap, "kernels"), 0), "l2_priority",
+		json_loads("{\"forms\": [\"L2::evict_first\", \"L2::evict_last\"],"
+			   " \"baseline_dram_bytes\": 1000, \"noise_dram_bytes\": 10,"
+			   " \"loads\": [{\"ordinal\": 0, \"dram_bytes\": [1050, 900]},"
+			   "   {\"ordinal\": 2, \"dram_bytes\": [700, 1100]},"
+			   "   {\"ordinal\": 4, \"dram_bytes\": [1200, 900]}],"
+			   " \"pairs\": [{\"i\": 0, \"j\": 4, \"forms\": [1, 1], \"dram_bytes\": 950}]}",
+			   0, &err));
+	set_site(cap, 0, 0, "k.py", 10, 12);
+	set_site(cap, 0, 4, "k.py", 10, 12);
+	set_site(cap, 0, 1, "k.py", 11, 12);
+	set_site(cap, 0, 2, "k.py", 10, 30);
+	advise_options_init(&opt);
+	plan_init(&plan);
+	CHECK_INT(advise_json(cap, &opt, &plan, &an), 0);
+	k = kernel(an, "stream");
+	CHECK(k != NULL);
+	sites = json_object_get(k, "sites");
+	CHECK_NEAR(num(sites, "loads"), 4, 0);
+	CHECK_NEAR(num(sites, "calls"), 3, 0);
+	CHECK_NEAR(num(k, "expected_l2_traffic_saved_bytes"), 6080, 1e-9);
+	CHECK_STR(str(load(k, 4), "decision"), "cache");
+	CHECK_STR(str(load(k, 0), "decision"), "cache");
+	/* every solver answers per call: the exhaustive per-load optimum is not among them */
+	CHECK_NEAR(num(solution(k, "exhaustive"), "objective"), 6080, 1e-9);
+	CHECK_NEAR(num(solution(k, "heuristic"), "objective"), 6080, 1e-9);
+	CHECK_NEAR(num(json_object_get(k, "l2_priority"), "expected_dram_bytes_saved"), 350, 1e-9);
+	CHECK(strstr(plan_form(&plan, "stream", 0), "L2::evict_last") != NULL);
+	CHECK(strstr(plan_form(&plan, "stream", 4), "L2::evict_last") != NULL);
+	CHECK(strstr(plan_form(&plan, "stream", 2), "L2::evict_first") != NULL);
+	json_decref(an);
+	plan_release(&plan);
+
+	/* CUDA C++: the same lines and columns are loads decided one by one */
+	set_site(cap, 0, 0, "k.cu", 10, 12);
+	set_site(cap, 0, 4, "k.cu", 10, 12);
+	plan_init(&plan);
+	CHECK_INT(advise_json(cap, &opt, &plan, &an), 0);
+	k = kernel(an, "stream");
+	CHECK(json_object_get(k, "sites") == NULL);
+	CHECK_NEAR(num(k, "expected_l2_traffic_saved_bytes"), 6400, 1e-9);
+	CHECK_STR(str(load(k, 4), "decision"), "bypass");
+	CHECK_NEAR(num(json_object_get(k, "l2_priority"), "expected_dram_bytes_saved"), 400, 1e-9);
+	json_decref(an);
+	plan_release(&plan);
+	json_decref(cap);
+}
+
 int main(void)
 {
+	test_load_sites();
 	test_l2_priority();
 	test_never_ran();
 	test_basic();

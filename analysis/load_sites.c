@@ -1,0 +1,148 @@
+/*
+ * Source sites that are one decision: see load_sites.h.
+ */
+#include "analysis/load_sites.h"
+
+#include <string.h>
+
+#include "base/xalloc.h"
+
+static int is_python(const char *file)
+{
+	size_t n = file ? strlen(file) : 0;
+
+	return n > 3 && !strcmp(file + n - 3, ".py");
+}
+
+size_t load_sites_group(const struct capture_kernel *k, const unsigned *ordinals, size_t n,
+			size_t *group)
+{
+	const struct capture_load **first = xcalloc(n + 1, sizeof(*first));
+	size_t nr = 0, i, s;
+
+	for (i = 0; i < n; i++) {
+		const struct capture_load *l = capture_kernel_find_load(k, ordinals[i]);
+		int sited = l && is_python(l->file) && l->line > 0 && l->column > 0;
+
+		for (s = 0; sited && s < nr; s++)
+			if (first[s] && first[s]->line == l->line && first[s]->column == l->column &&
+			    !strcmp(first[s]->file, l->file))
+				break;
+		if (!sited || s == nr) {
+			first[nr] = sited ? l : NULL;
+			s = nr++;
+		}
+		group[i] = s;
+	}
+	free(first);
+	return nr;
+}
+
+void load_sites_merge_graph(const struct graph *g, const size_t *group, size_t nr_sites,
+			    struct graph *out)
+{
+	double *w = xcalloc(nr_sites + 1, sizeof(*w));
+	double *e = xcalloc(nr_sites * nr_sites + 1, sizeof(*e));
+	long *first = xcalloc(nr_sites + 1, sizeof(*first));
+	size_t u, v, a, b;
+
+	for (a = 0; a < nr_sites; a++)
+		first[a] = -1;
+	for (u = 0; u < g->n; u++) {
+		w[group[u]] += g->nodes[u].weight;
+		if (first[group[u]] < 0)
+			first[group[u]] = (long)u;
+	}
+	for (u = 0; u < g->n; u++)
+		for (v = u + 1; v < g->n; v++) {
+			double x = graph_edge(g, u, v);
+
+			a = group[u];
+			b = group[v];
+			if (a == b) {
+				w[a] += x;              /* both members: counted when the site caches */
+			} else {
+				e[a * nr_sites + b] += x;
+				e[b * nr_sites + a] += x;
+			}
+		}
+	for (a = 0; a < nr_sites; a++)
+		graph_add_node(out, first[a] >= 0 ? g->nodes[first[a]].id : "site", w[a]);
+	for (a = 0; a < nr_sites; a++)
+		for (b = a + 1; b < nr_sites; b++)
+			if (e[a * nr_sites + b] != 0)
+				graph_set_edge(out, a, b, e[a * nr_sites + b]);
+	free(first);
+	free(e);
+	free(w);
+}
+
+/* p_ij(s, t) for any order (0 when the pair has none). */
+static double pair_at(const struct multi_choice *mc, size_t i, unsigned s, size_t j, unsigned t)
+{
+	const double *m;
+
+	if (i > j)
+		return pair_at(mc, j, t, i, s);
+	m = mc->pair[i * mc->n + j];
+	return m ? m[(size_t)s * mc->forms[j] + t] : 0;
+}
+
+void load_sites_merge_choices(const struct multi_choice *mc, const size_t *group,
+			      size_t nr_sites, struct multi_choice *out)
+{
+	unsigned *forms = xcalloc(nr_sites + 1, sizeof(*forms));
+	double *acc;
+	size_t a, b, i, j;
+	unsigned s, t, max = 0;
+
+	for (i = 0; i < mc->n; i++) {
+		a = group[i];
+		if (!forms[a] || mc->forms[i] < forms[a])
+			forms[a] = mc->forms[i];
+	}
+	for (a = 0; a < nr_sites; a++)
+		if (forms[a] > max)
+			max = forms[a];
+	multi_choice_init(out, nr_sites, forms);
+	for (i = 0; i < mc->n; i++)
+		for (s = 0; s < forms[group[i]]; s++)
+			out->unary[group[i]][s] += mc->unary[i][s];
+	acc = xcalloc((size_t)max * max + 1, sizeof(*acc));
+	for (a = 0; a < nr_sites; a++) {
+		for (b = a; b < nr_sites; b++) {
+			int any = 0;
+
+			memset(acc, 0, (size_t)max * max * sizeof(*acc));
+			for (i = 0; i < mc->n; i++) {
+				if (group[i] != a)
+					continue;
+				for (j = 0; j < mc->n; j++) {
+					if (group[j] != b || j == i || (a == b && j < i))
+						continue;
+					if (!mc->pair[i < j ? i * mc->n + j : j * mc->n + i])
+						continue;
+					any = 1;
+					for (s = 0; s < forms[a]; s++)
+						for (t = 0; t < forms[b]; t++)
+							acc[(size_t)s * forms[b] + t] +=
+								pair_at(mc, i, s, j, t);
+				}
+			}
+			if (!any)
+				continue;
+			if (a == b) {
+				/* members of one site take one form: p_uv(s, s) is the site's */
+				for (s = 0; s < forms[a]; s++)
+					out->unary[a][s] += acc[(size_t)s * forms[a] + s];
+				continue;
+			}
+			for (s = 0; s < forms[a]; s++)
+				for (t = 0; t < forms[b]; t++)
+					multi_choice_set_pair(out, a, s, b, t,
+							      acc[(size_t)s * forms[b] + t]);
+		}
+	}
+	free(acc);
+	free(forms);
+}

@@ -1,0 +1,188 @@
+/*
+ * Source sites that are one decision (analysis/load_sites.c): which loads
+ * share a site, and that the merged graph and the merged several-forms
+ * problem are exact: on random instances, every choice per site scores on
+ * the merged problem what the per-load problem scores with that choice
+ * given to every member.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/capture_model.h"
+#include "analysis/graph.h"
+#include "analysis/load_sites.h"
+#include "analysis/multi_choice.h"
+#include "base/xalloc.h"
+#include "tests/unit/check.h"
+
+static uint64_t rng_state = 7;
+
+static uint64_t rng_next(void)
+{
+	/* splitmix64 */
+	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static long rng_int(long lo, long hi)
+{
+	return lo + (long)(rng_next() % (uint64_t)(hi - lo + 1));
+}
+
+static void set_load(struct capture_load *l, unsigned ordinal, const char *file, long line,
+		     int column)
+{
+	l->ordinal = ordinal;
+	l->file = file ? xstrdup(file) : NULL;
+	l->line = line;
+	l->column = column;
+}
+
+static void test_group(void)
+{
+	struct capture_kernel k;
+	unsigned ordinals[] = { 0, 1, 2, 3, 4, 5, 6, 7, 9 };
+	size_t group[9];
+
+	memset(&k, 0, sizeof(k));
+	k.nr_loads = 8;
+	k.loads = xcalloc(8, sizeof(*k.loads));
+	set_load(&k.loads[0], 0, "k.py", 10, 12);
+	set_load(&k.loads[1], 1, "k.py", 10, 12);   /* the same call */
+	set_load(&k.loads[2], 2, "k.py", 10, 30);   /* another call on the line */
+	set_load(&k.loads[3], 3, "other.py", 10, 12);
+	set_load(&k.loads[4], 4, "k.cu", 10, 12);   /* CUDA: each load its own */
+	set_load(&k.loads[5], 5, "k.cu", 10, 12);
+	set_load(&k.loads[6], 6, "k.py", 10, 0);    /* no column: its own */
+	set_load(&k.loads[7], 7, "k.py", 10, 12);   /* the first call again */
+	/* ordinal 9 is no load of the kernel: its own */
+	CHECK_INT(load_sites_group(&k, ordinals, 9, group), 7);
+	CHECK_INT(group[0], 0);
+	CHECK_INT(group[1], 0);
+	CHECK_INT(group[2], 1);
+	CHECK_INT(group[3], 2);
+	CHECK_INT(group[4], 3);
+	CHECK_INT(group[5], 4);
+	CHECK_INT(group[6], 5);
+	CHECK_INT(group[7], 0);
+	CHECK_INT(group[8], 6);
+	/* nothing shared: as many sites as loads */
+	CHECK_INT(load_sites_group(&k, ordinals + 3, 4, group), 4);
+	capture_kernel_release(&k);
+}
+
+/* Random groups of n items into m sites, each site used. */
+static size_t random_groups(size_t n, size_t *group)
+{
+	size_t m = (size_t)rng_int(1, (long)n), i;
+
+	for (i = 0; i < n; i++)
+		group[i] = i < m ? i : (size_t)rng_int(0, (long)m - 1);
+	/* shuffle, so a site's members are anywhere */
+	for (i = n; i > 1; i--) {
+		size_t j = (size_t)rng_int(0, (long)i - 1), t = group[i - 1];
+
+		group[i - 1] = group[j];
+		group[j] = t;
+	}
+	return m;
+}
+
+static void test_merge_graph_exact(void)
+{
+	int round;
+
+	for (round = 0; round < 200; round++) {
+		size_t n = (size_t)rng_int(1, 9), group[9], m, u, v, mask;
+		struct graph g, merged;
+		int exact = 1;
+
+		graph_init(&g);
+		graph_init(&merged);
+		for (u = 0; u < n; u++) {
+			char id[32];
+
+			snprintf(id, sizeof(id), "ld%zu", u);
+			graph_add_node(&g, id, (double)rng_int(-500, 500));
+		}
+		for (u = 0; u < n; u++)
+			for (v = u + 1; v < n; v++)
+				if (rng_int(0, 2))
+					graph_set_edge(&g, u, v, (double)rng_int(-500, 500));
+		m = random_groups(n, group);
+		load_sites_merge_graph(&g, group, m, &merged);
+		CHECK_INT(merged.n, m);
+		for (mask = 0; mask < ((size_t)1 << m); mask++) {
+			unsigned char per_load[9], per_site[9];
+
+			for (v = 0; v < m; v++)
+				per_site[v] = (mask >> v) & 1;
+			for (u = 0; u < n; u++)
+				per_load[u] = per_site[group[u]];
+			if (graph_objective(&merged, per_site) != graph_objective(&g, per_load))
+				exact = 0;
+		}
+		CHECK(exact);
+		graph_release(&merged);
+		graph_release(&g);
+	}
+}
+
+static void test_merge_choices_exact(void)
+{
+	int round;
+
+	for (round = 0; round < 200; round++) {
+		size_t n = (size_t)rng_int(1, 6), group[6], m, i, j, c, total = 1;
+		unsigned forms[6], k = (unsigned)rng_int(1, 3), s, t;
+		struct multi_choice mc, merged;
+		int exact = 1;
+
+		for (i = 0; i < n; i++)
+			forms[i] = k;
+		multi_choice_init(&mc, n, forms);
+		for (i = 0; i < n; i++)
+			for (s = 0; s < k; s++)
+				multi_choice_set_unary(&mc, i, s, (double)rng_int(-100, 100));
+		for (i = 0; i < n; i++)
+			for (j = i + 1; j < n; j++)
+				if (rng_int(0, 1))
+					for (s = 0; s < k; s++)
+						for (t = 0; t < k; t++)
+							multi_choice_set_pair(&mc, i, s, j, t,
+									      (double)rng_int(-100, 100));
+		m = random_groups(n, group);
+		load_sites_merge_choices(&mc, group, m, &merged);
+		CHECK_INT(merged.n, m);
+		for (i = 0; i < m; i++)
+			total *= k;
+		for (c = 0; c < total; c++) {
+			unsigned per_site[6], per_load[6];
+			size_t x = c;
+
+			for (i = 0; i < m; i++) {
+				per_site[i] = (unsigned)(x % k);
+				x /= k;
+			}
+			for (i = 0; i < n; i++)
+				per_load[i] = per_site[group[i]];
+			if (multi_choice_value(&merged, per_site) != multi_choice_value(&mc, per_load))
+				exact = 0;
+		}
+		CHECK(exact);
+		multi_choice_release(&merged);
+		multi_choice_release(&mc);
+	}
+}
+
+int main(void)
+{
+	test_group();
+	test_merge_graph_exact();
+	test_merge_choices_exact();
+	return check_done();
+}
