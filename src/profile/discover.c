@@ -106,8 +106,7 @@ static void describe_no_ptx(struct profile_ctx *c, struct profile_module *m,
 	free(names);
 }
 
-/* Moves runs/000.d/seen/<id>.ptx to modules/<id>.ptx and parses it. */
-static int adopt_module(struct profile_ctx *c, const struct event_module *em, const char *seen_dir)
+int profile_adopt_module(struct profile_ctx *c, const struct event_module *em, const char *seen_dir)
 {
 	struct profile_module *m;
 	char *from, *to;
@@ -174,8 +173,7 @@ static int by_gpu_time(const void *a, const void *b)
 }
 
 
-/* Takes the kernel for measuring; returns 0 (noted) when it has no PTX. */
-static int take_kernel(struct profile_ctx *c, struct event_kernel *ek, const struct run_events *ev)
+int profile_take_kernel(struct profile_ctx *c, struct event_kernel *ek, const struct run_events *ev)
 {
 	struct profile_module *m = find_module(c, ek->module);
 	const struct ptx_function *fn = m && m->pm ? ptx_module_find(m->pm, ek->name) : NULL;
@@ -327,7 +325,7 @@ int profile_discover(struct profile_ctx *c)
 		free(evdir);
 	}
 	for (i = 0; i < ev.nr_modules && !ret; i++)
-		ret = adopt_module(c, &ev.modules[i], seen);
+		ret = profile_adopt_module(c, &ev.modules[i], seen);
 	free(seen);
 	for (i = 0; i < c->nr_modules; i++)
 		if (!c->modules[i].has_ptx)
@@ -388,7 +386,7 @@ int profile_discover(struct profile_ctx *c)
 		}
 		/* --top counts the kernels that can be measured: a library's cubin-only
 		 * kernels (cuBLAS, PyTorch) do not take the places of the program's own */
-		taken += take_kernel(c, order[i], &ev);
+		taken += profile_take_kernel(c, order[i], &ev);
 	}
 	if (have_re && !taken)
 		profile_note(c, "no kernel matches --kernels '%s'", c->opt->kernels_regex);

@@ -237,10 +237,25 @@ int profile_write_capture(struct profile_ctx *c, const char *status);
  */
 char *profile_write_substitutes(struct profile_ctx *c, const char *label, const struct plan *plan);
 
+/* ---- profile.c: the context ---------------------------------------------- */
+
+/* capture.json as it starts (c->capture and its borrowed parts): what was
+ * run, where, on what GPU (c->dm), with which options. */
+void profile_start_capture(struct profile_ctx *c);
+/* Frees everything c owns (c itself is the caller's). */
+void profile_ctx_release(struct profile_ctx *c);
+
 /* ---- the steps, in the order profile.c runs them ------------------------ */
 
 /* discover.c: the discovery run, modules, the kernels to measure. */
 int profile_discover(struct profile_ctx *c);
+/* discover.c: a module the discovery run saw: seen_dir/<id>.ptx moves to
+ * modules/<id>.ptx and is parsed (a module whose PTX does not parse is
+ * noted and kept without kernels). */
+int profile_adopt_module(struct profile_ctx *c, const struct event_module *em, const char *seen_dir);
+/* discover.c: takes a kernel the discovery run launched (ek's contents move
+ * into it) for measuring; returns 0 (noted) when its module has no PTX. */
+int profile_take_kernel(struct profile_ctx *c, struct event_kernel *ek, const struct run_events *ev);
 /* discover.c: after an early monitor run, measure the busiest loads. */
 void profile_choose_measured_loads(struct profile_ctx *c);
 /* monitor.c: the instrumented run (exact per-load counts). */

@@ -99,7 +99,7 @@ static void kernel_release(struct profile_kernel *k)
 	free(k->ranks);
 }
 
-static void free_ctx(struct profile_ctx *c)
+void profile_ctx_release(struct profile_ctx *c)
 {
 	size_t i;
 
@@ -178,8 +178,7 @@ static int setup_device(struct profile_ctx *c)
 	return ret;
 }
 
-/* capture.json as it starts: what was run, where, on what, with which options. */
-static void start_capture(struct profile_ctx *c)
+void profile_start_capture(struct profile_ctx *c)
 {
 	const struct profile_options *opt = c->opt;
 	char stamp[32], cwd[4096];
@@ -390,7 +389,7 @@ int profile_run(const struct profile_options *opt, const struct profile_progress
 	ret = capture_layout_create(c.dir);
 	if (ret)
 		goto out;
-	start_capture(&c);
+	profile_start_capture(&c);
 	choose_ranks(&c);
 	choose_gpus(&c);
 	ret = profile_write_capture(&c, "incomplete");
@@ -421,6 +420,6 @@ int profile_run(const struct profile_options *opt, const struct profile_progress
 	c.step = PROFILE_STEP_DONE;
 	profile_report_event(&c, PROFILE_EVENT_DONE);
 out:
-	free_ctx(&c);
+	profile_ctx_release(&c);
 	return ret;
 }

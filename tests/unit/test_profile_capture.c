@@ -1,0 +1,301 @@
+/*
+ * The profile's steps after measuring, on the CPU (src/profile): what a
+ * profile writes from its measurements, without the GPU runs that produce
+ * them. A module as the discovery run saves it (nvcc's PTX of
+ * tests/fixtures/ptx/loop.cu) is adopted, its two kernels are taken as the
+ * discovery run's events give them, hit_i and hit_{i,j} are set as the
+ * capture step sets them, and then the profile's own code writes
+ * capture.json (through the capture's one reader and writer), analyses it
+ * and emits the plan and the reports. Checked: what the reader reads back
+ * is what was measured (a load's .loc column too), a pair resolved from
+ * noise says so, a kernel with a number no capture can hold loses its
+ * numbers with a note and does not stop the profile, and the plan and
+ * reports follow from the numbers.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/capture_model.h"
+#include "base/error.h"
+#include "base/json_file.h"
+#include "base/strbuf.h"
+#include "base/xalloc.h"
+#include "collectors/events.h"
+#include "emitters/capture_layout.h"
+#include "src/profile/internal.h"
+#include "tests/unit/check.h"
+
+#define MODULE_ID "be99bbd36c78ec5d"
+#define WALK "_Z4walkPKfS0_Pf"
+#define GRID_STRIDE "_Z11grid_stridePKfPKiS0_Pfi"
+
+static char *read_text(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	if (strbuf_read_file(&sb, path, 0)) {
+		strbuf_release(&sb);
+		return NULL;
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static void write_text(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+/* The discovery run's event for a kernel of the module. */
+static void kernel_event(struct event_kernel *ek, const char *name, unsigned launches)
+{
+	memset(ek, 0, sizeof(*ek));
+	ek->name = xstrdup(name);
+	ek->module = xstrdup(MODULE_ID);
+	ek->launches = launches;
+	ek->grid[0] = 132;
+	ek->grid[1] = ek->grid[2] = 1;
+	ek->block[0] = 256;
+	ek->block[1] = ek->block[2] = 1;
+	ek->static_shared = 0;
+	ek->registers = 32;
+	ek->gpu_time_ns = 1000000;
+}
+
+static struct profile_kernel *find_kernel(struct profile_ctx *c, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < c->nr_kernels; i++)
+		if (!strcmp(c->kernels[i].name, name))
+			return &c->kernels[i];
+	return NULL;
+}
+
+static const struct capture_kernel *model_kernel(const struct capture *cap, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < cap->nr_kernels; i++)
+		if (!strcmp(cap->kernels[i].name, name))
+			return &cap->kernels[i];
+	return NULL;
+}
+
+static int has_note(const struct capture *cap, const char *part)
+{
+	size_t i;
+
+	for (i = 0; i < cap->nr_notes; i++)
+		if (strstr(cap->notes[i], part))
+			return 1;
+	return 0;
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/ca-profile-capture-XXXXXX";
+	char *dir = mkdtemp(tmpl), *seen, *ptx, *text, *path, *report;
+	char *argv[] = { "/bin/true", "--size", "big", NULL };
+	struct profile_options opt;
+	struct profile_ctx c;
+	struct event_module em;
+	struct event_kernel ek;
+	struct run_events ev;
+	struct profile_kernel *gs, *walk;
+	struct capture cap;
+	const struct capture_kernel *mk;
+	json_t *doc;
+	size_t i, n;
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return check_done();
+	memset(&opt, 0, sizeof(opt));
+	opt.argv = argv;
+	opt.top = 5;
+	opt.min_share = 1;
+	opt.max_loads = 24;
+	opt.timeout = 300;
+	opt.repeat = 5;
+	opt.model = "sector";
+	opt.bypass_form = "no_allocate";
+	memset(&c, 0, sizeof(c));
+	c.opt = &opt;
+	c.started = profile_now();
+	device_model_init(&c.dm);
+	free(c.dm.name);
+	c.dm.name = xstrdup("NVIDIA H100 80GB HBM3");
+	c.program = xstrdup("/bin/true");
+	c.dir = xasprintf("%s/cap", dir);
+	CHECK_INT(capture_layout_create(c.dir), 0);
+	profile_start_capture(&c);
+
+	/* the module as the discovery run saved it */
+	seen = xasprintf("%s/seen", dir);
+	CHECK_INT(mkdir(seen, 0755), 0);
+	text = read_text(check_source_path("tests/fixtures/ptx/loop.ptx"));
+	CHECK(text != NULL);
+	ptx = capture_layout_subst_ptx(seen, MODULE_ID);
+	write_text(ptx, text ? text : "");
+	free(text);
+	memset(&em, 0, sizeof(em));
+	em.id = MODULE_ID;
+	em.origin = "loop#fatbin0";
+	em.has_ptx = 1;
+	CHECK_INT(profile_adopt_module(&c, &em, seen), 0);
+	CHECK_INT(c.nr_modules, 1);
+	CHECK(c.modules[0].pm != NULL);
+	run_events_init(&ev);
+	kernel_event(&ek, GRID_STRIDE, 11);
+	CHECK_INT(profile_take_kernel(&c, &ek, &ev), 1);
+	kernel_event(&ek, WALK, 11);
+	CHECK_INT(profile_take_kernel(&c, &ek, &ev), 1);
+	free(ek.name);
+	free(ek.module);
+	/* a kernel of a module the run never saw: noted, not taken */
+	kernel_event(&ek, "_Z7missingv", 1);
+	free(ek.module);
+	ek.module = xstrdup("0000000000000000");
+	CHECK_INT(profile_take_kernel(&c, &ek, &ev), 0);
+	free(ek.name);
+	free(ek.module);
+	run_events_release(&ev);
+	if (c.nr_kernels != 2 || !c.modules[0].pm)
+		return check_done();
+
+	/* what the capture step measured: grid_stride's four loads, with load
+	 * 1 and 2 reusing each other, load 3 conflicting with the three others,
+	 * and the pair (0, 2) resolved from noise as the capture step resolves
+	 * it (hit 0: a conflict of 32 * (0 - 140) = -4480 bytes) */
+	gs = find_kernel(&c, GRID_STRIDE);
+	walk = find_kernel(&c, WALK);
+	CHECK(gs && walk && gs->vk.nr_measured == 4 && walk->vk.nr_measured == 1);
+	if (!gs || !walk || gs->vk.nr_measured != 4 || walk->vk.nr_measured != 1)
+		return check_done();
+	n = gs->vk.nr_measured;
+	gs->hit[0] = 100;
+	gs->hit[1] = 50;
+	gs->hit[2] = 40;
+	gs->hit[3] = 80;
+	for (i = 0; i < n * n; i++)
+		gs->pair_hit[i] = NAN;
+	gs->pair_hit[0 * n + 1] = 150;
+	gs->pair_hit[0 * n + 2] = 0;
+	gs->pair_noise[0 * n + 2] = -13.3;
+	gs->pair_hit[0 * n + 3] = 90;
+	gs->pair_hit[1 * n + 2] = 190;
+	gs->pair_hit[1 * n + 3] = 60;
+	gs->pair_hit[2 * n + 3] = 50;
+	/* walk: a number no capture holds (above 2^53) */
+	walk->hit[0] = 1e300;
+
+	profile_fill_kernels(&c);
+	CHECK_INT(profile_write_capture(&c, "complete"), 0);
+
+	/* what `report` will read */
+	path = capture_layout_file(c.dir, CAPTURE_LAYOUT_CAPTURE);
+	doc = json_file_load(path);
+	CHECK(doc != NULL);
+	capture_init(&cap);
+	error_clear();
+	CHECK_INT(capture_from_json(&cap, doc, path), 0);
+	CHECK_STR(cap.status, "complete");
+	CHECK(cap.has_cost && cap.cost.program_runs == 0);
+	CHECK_INT(cap.nr_modules, 1);
+	CHECK_STR(cap.modules[0].ptx, "modules/" MODULE_ID ".ptx");
+	CHECK_INT(cap.program.nr_args, 2);
+	mk = model_kernel(&cap, GRID_STRIDE);
+	CHECK(mk != NULL);
+	if (mk) {
+		CHECK_INT(mk->nr_loads, 4);
+		CHECK_INT(mk->launches, 11);
+		CHECK_NEAR(mk->loads[0].hit, 100, 0);
+		CHECK_NEAR(mk->loads[3].hit, 80, 0);
+		/* -lineinfo's .loc: loop.cu, its line and column */
+		CHECK(mk->loads[0].file && strstr(mk->loads[0].file, "loop.cu") != NULL);
+		CHECK_INT(mk->loads[0].line, 14);
+		CHECK(mk->loads[0].column > 0);
+		CHECK_INT(mk->nr_pairs, 6);
+		for (i = 0; i < mk->nr_pairs; i++)
+			if (mk->pairs[i].i == 0 && mk->pairs[i].j == 2) {
+				CHECK_NEAR(mk->pairs[i].hit, 0, 0);
+				CHECK_NEAR(mk->pairs[i].noise_measured, -13.3, 1e-9);
+			}
+	}
+	/* walk lost its numbers, with a note; the profile went on */
+	mk = model_kernel(&cap, WALK);
+	CHECK(mk && mk->nr_loads == 1 && isnan(mk->loads[0].hit));
+	CHECK(has_note(&cap, "kernel " WALK " is not analysed"));
+	CHECK(has_note(&cap, "kernel _Z7missingv: its module is unknown"));
+	capture_release(&cap);
+	/* written by the one writer: what it writes of what the reader took */
+	{
+		struct capture again;
+		json_t *back;
+
+		capture_init(&again);
+		CHECK_INT(capture_from_json(&again, doc, path), 0);
+		back = capture_to_json(&again);
+		CHECK(json_equal(back, doc));
+		json_decref(back);
+		capture_release(&again);
+	}
+	json_decref(doc);
+	free(path);
+
+	/* the analysis and the files, from the profile's own state: caching
+	 * loads 1 and 2 together pays (W = 1600 + 1280 + 32 * (190 - 90) =
+	 * 6080 bytes); load 0 with them adds 3200 + 0 - 4480 = -1280, load 3
+	 * adds 2560 + 32 * (60 - 130) + 32 * (50 - 120) = -1920, and no other
+	 * set does better (load 0 alone 3200, with 1 4800), so 1 and 2 are
+	 * cached */
+	CHECK_INT(profile_analyse(&c), 0);
+	CHECK_INT(profile_emit(&c), 0);
+	path = capture_layout_file(c.dir, "plan.json");
+	CHECK(access(path, R_OK) == 0);
+	free(path);
+	report = xasprintf("%s/report.txt", c.dir);
+	text = read_text(report);
+	CHECK(text != NULL);
+	if (text) {
+		CHECK(strstr(text, "grid_stride") != NULL);
+		CHECK(strstr(text, "bnb (proven optimal)") != NULL);
+		free(text);
+	}
+	free(report);
+	{
+		const struct analysis_kernel *ak = analysis_find_kernel(&c.analysis, MODULE_ID,
+									GRID_STRIDE);
+
+		CHECK(ak != NULL);
+		if (ak) {
+			CHECK_STR(analysis_kernel_load(ak, 1)->decision, "cache");
+			CHECK_STR(analysis_kernel_load(ak, 2)->decision, "cache");
+			CHECK_STR(analysis_kernel_load(ak, 3)->decision, "bypass");
+			CHECK_STR(analysis_kernel_load(ak, 0)->decision, "bypass");
+			CHECK_NEAR(ak->chosen->objective, 6080, 1e-9);
+		}
+	}
+
+	free(ptx);
+	free(seen);
+	profile_ctx_release(&c);
+	{
+		char *rm = xasprintf("rm -rf '%s'", dir);
+
+		if (system(rm) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+		free(rm);
+	}
+	return check_done();
+}
