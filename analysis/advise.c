@@ -331,32 +331,42 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 	struct multi_choice mc;
 	struct multi_choice_result res;
 	enum l2_priority *prio;
+	enum load_action *act;
 	unsigned *forms, *ordinals;
 	size_t *idx, *group, nr_sites, n = 0, i, f;
 	double noise = isnan(lp->noise_dram_bytes) ? 0 : lp->noise_dram_bytes;
 	int ret;
 
 	prio = xcalloc(lp->nr_forms + 1, sizeof(*prio));
+	act = xcalloc(lp->nr_forms + 1, sizeof(*act));
 	for (f = 0; f < lp->nr_forms; f++) {
-		enum load_action a;
-
-		if (load_form_parse(lp->forms[f], &a, &prio[f]) || a != LOAD_ACTION_AS_BUILT ||
+		/* an L2 priority, or an L1 form with one (Triton's eviction_policy) */
+		if (load_form_parse(lp->forms[f], &act[f], &prio[f]) ||
 		    prio[f] == L2_PRIORITY_NONE) {
 			free(prio);
+			free(act);
 			return error_set(CA_E_INPUT, "kernel '%s': l2_priority.forms[%zu] '%s' is "
 					 "not an L2 priority", ck->name, f, lp->forms[f]);
 		}
 	}
-	/* the loads a priority can be given: patchable, and no bare L2 eviction
-	 * qualifier of their own. A cache hint of their own (Triton's
-	 * eviction_policy) is what they are "as built": a measured priority that
-	 * does better replaces its policy (ptx_load_l2_refused) */
+	/* the entries a priority can be given: every load of them patchable,
+	 * and none with a bare L2 eviction qualifier of its own. A cache hint
+	 * of their own (Triton's eviction_policy) is what they are "as built":
+	 * a measured priority that does better replaces its policy
+	 * (ptx_load_l2_refused) */
 	idx = xcalloc(lp->nr_loads + 1, sizeof(*idx));
 	for (i = 0; i < lp->nr_loads; i++) {
-		const struct capture_load *cl = capture_kernel_find_load(ck, lp->loads[i].ordinal);
+		const struct capture_l2_load *l = &lp->loads[i];
+		size_t m;
 
-		if (cl && cl->patchable != 0 &&
-		    !(cl->instruction && strstr(cl->instruction, "L2::evict_")))
+		for (m = 0; m < l->nr_ordinals; m++) {
+			const struct capture_load *cl = capture_kernel_find_load(ck, l->ordinals[m]);
+
+			if (!cl || cl->patchable == 0 ||
+			    (cl->instruction && strstr(cl->instruction, "L2::evict_")))
+				break;
+		}
+		if (m == l->nr_ordinals)
 			idx[n++] = i;
 	}
 	ak->l2_method = "bnb";
@@ -365,6 +375,7 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 		ak->l2_note = "no load measured with an L2 priority can take one";
 		free(idx);
 		free(prio);
+		free(act);
 		return 0;
 	}
 	forms = xcalloc(n + 1, sizeof(*forms));
@@ -436,17 +447,30 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 		ak->l2_saved_dram_bytes = res.objective;
 		for (i = 0; i < n; i++) {
 			const struct capture_l2_load *l = &lp->loads[idx[i]];
-			struct analysis_load *al = (struct analysis_load *)analysis_kernel_load(ak,
-											 l->ordinal);
 			unsigned s = res.form[i];
+			size_t m;
 
 			if (!s)
 				continue;
-			plan_set_l2(plan, *ck->module ? ck->module : NULL, ck->name, l->ordinal,
-				    prio[s - 1]);
-			if (al) {
+			/* every load of the entry (a site's loads: one tl.load) */
+			for (m = 0; m < l->nr_ordinals; m++) {
+				struct analysis_load *al = (struct analysis_load *)
+					analysis_kernel_load(ak, l->ordinals[m]);
+				const char *mod = *ck->module ? ck->module : NULL;
+
+				/* a form with an L1 part (Triton's) is measured whole: it
+				 * replaces the L1 decision */
+				if (act[s - 1] != LOAD_ACTION_AS_BUILT)
+					plan_set(plan, mod, ck->name, l->ordinals[m], act[s - 1]);
+				plan_set_l2(plan, mod, ck->name, l->ordinals[m], prio[s - 1]);
+				if (!al)
+					continue;
+				if (act[s - 1] != LOAD_ACTION_AS_BUILT)
+					al->action = load_action_name(act[s - 1]);
 				al->l2_action = l2_priority_name(prio[s - 1]);
-				al->l2_saved_dram_bytes = lp->baseline_dram_bytes - l->dram_bytes[s - 1];
+				/* the entry's saving, on its first load (the rest add nothing) */
+				al->l2_saved_dram_bytes = m ? 0 : lp->baseline_dram_bytes -
+								   l->dram_bytes[s - 1];
 			}
 		}
 		if (res.objective <= 0)
@@ -459,6 +483,7 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 	free(forms);
 	free(idx);
 	free(prio);
+	free(act);
 	return ret;
 }
 

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "analysis/ptx.h"
 #include "base/error.h"
 #include "base/json_file.h"
 #include "base/xalloc.h"
@@ -731,12 +732,64 @@ static int read_ranks(const struct rd *r, json_t *arr, const char *path, struct 
 	return 0;
 }
 
+/*
+ * An l2_priority entry's loads: "ordinals" (a site measured as one, its
+ * "ordinal" first) or the one "ordinal"; each a load of the kernel, and no
+ * load in two entries of the section.
+ */
+static int read_l2_site(const struct rd *r, json_t *v, const char *sub,
+			const struct capture_kernel *k, const struct capture_l2_priority *lp,
+			struct capture_l2_load *l)
+{
+	long long *ords = NULL;
+	size_t n = 0, i, a, b;
+	int has, ret;
+
+	if ((ret = rd_ints(r, v, sub, "ordinals", &ords, &n, &has, 0, 0x7fffffff))) {
+		free(ords);
+		return ret;
+	}
+	if (has && (!n || (unsigned)ords[0] != l->ordinal)) {
+		free(ords);
+		return fail(r, sub, "ordinals", "must start with the entry's ordinal (%u)",
+			    l->ordinal);
+	}
+	l->ordinals = xcalloc(n + 2, sizeof(*l->ordinals));
+	if (!has)
+		l->ordinals[l->nr_ordinals++] = l->ordinal;
+	for (i = 0; i < n; i++) {
+		if (!capture_kernel_find_load(k, (unsigned)ords[i])) {
+			long long bad = ords[i];
+
+			free(ords);
+			return fail(r, sub, "ordinals", "item %zu (%lld) is not a load of the "
+				    "kernel", i, bad);
+		}
+		l->ordinals[l->nr_ordinals++] = (unsigned)ords[i];
+	}
+	free(ords);
+	/* this entry's loads against every entry's, this one's included */
+	for (a = 0; a < lp->nr_loads; a++) {
+		const struct capture_l2_load *o = &lp->loads[a];
+
+		for (i = 0; i < l->nr_ordinals; i++)
+			for (b = 0; b < o->nr_ordinals; b++) {
+				if (o == l && b >= i)
+					break;
+				if (o->ordinals[b] == l->ordinals[i])
+					return fail(r, sub, has ? "ordinals" : "ordinal",
+						    "load %u is listed twice", l->ordinals[i]);
+			}
+	}
+	return 0;
+}
+
 static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 			    const struct capture_kernel *k, struct capture_l2_priority *lp)
 {
 	json_t *arr, *v, *d, *x;
 	char sub[240];
-	size_t i, f, a;
+	size_t i, f;
 	int ret;
 
 	lp->source = SEC(o);
@@ -748,10 +801,15 @@ static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 		return ret;
 	if (!lp->nr_forms)
 		return fail(r, path, "forms", "missing or empty: the L2 priorities measured");
-	for (f = 0; f < lp->nr_forms; f++)
-		if (strncmp(lp->forms[f], "L2::evict_", 10))
+	for (f = 0; f < lp->nr_forms; f++) {
+		enum load_action act;
+		enum l2_priority pr;
+
+		if (load_form_parse(lp->forms[f], &act, &pr) || pr == L2_PRIORITY_NONE)
 			return fail(r, path, "forms", "item %zu, '%s', is not an L2 priority "
-				    "(L2::evict_first, ...)", f, lp->forms[f]);
+				    "(L2::evict_first, ..., or an L1 form and one: "
+				    "L1::evict_first+L2::evict_first)", f, lp->forms[f]);
+	}
 	if (isnan(lp->baseline_dram_bytes))
 		return fail(r, path, "baseline_dram_bytes", "missing: every gain is against it");
 	if ((ret = rd_array(r, o, path, "loads", &arr)))
@@ -769,9 +827,8 @@ static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 		if (ord < 0 || !capture_kernel_find_load(k, (unsigned)ord))
 			return fail(r, sub, "ordinal", "not a load of the kernel");
 		l->ordinal = (unsigned)ord;
-		for (a = 0; a + 1 < lp->nr_loads; a++)
-			if (lp->loads[a].ordinal == l->ordinal)
-				return fail(r, sub, "ordinal", "load %u is listed twice", l->ordinal);
+		if ((ret = read_l2_site(r, v, sub, k, lp, l)))
+			return ret;
 		d = member(v, "dram_bytes");
 		if (!json_is_array(d) || json_array_size(d) != lp->nr_forms)
 			return fail(r, sub, "dram_bytes", "not an array of one count per form (%zu)",
@@ -2834,8 +2891,10 @@ void capture_kernel_release(struct capture_kernel *k)
 	free(k->ranks);
 	if (k->l2_priority) {
 		free_strings(k->l2_priority->forms, k->l2_priority->nr_forms);
-		for (i = 0; i < k->l2_priority->nr_loads; i++)
+		for (i = 0; i < k->l2_priority->nr_loads; i++) {
 			free(k->l2_priority->loads[i].dram_bytes);
+			free(k->l2_priority->loads[i].ordinals);
+		}
 		free(k->l2_priority->loads);
 		free(k->l2_priority->pairs);
 		free(k->l2_priority);

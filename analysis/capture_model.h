@@ -210,6 +210,11 @@ struct capture_data_structure {
  */
 struct capture_l2_load {
 	unsigned ordinal;
+	/* The loads measured together as one site (the PTX loads of one Triton
+	 * tl.load, analysis/load_sites.h), ordinal first; nr_ordinals 1 for a
+	 * load measured alone ("ordinals" not written). */
+	unsigned *ordinals;
+	size_t nr_ordinals;
 	double *dram_bytes;         /* per form of the section; NAN: not measured */
 };
 
@@ -220,7 +225,10 @@ struct capture_l2_pair {
 };
 
 struct capture_l2_priority {
-	char **forms;               /* "L2::evict_first", "L2::evict_last", ... (plan.json spelling) */
+	/* "L2::evict_first", "L2::evict_last", or with an L1 part for Triton's
+	 * forms ("L1::evict_first+L2::evict_first": what eviction_policy=
+	 * writes), in plan.json spelling */
+	char **forms;
 	size_t nr_forms;
 	double baseline_dram_bytes; /* every load as built */
 	double noise_dram_bytes;    /* the baseline's spread over its repeats; NAN unknown */

@@ -25,10 +25,12 @@ struct measure_variant {
 	char label[48];             /* "all", "none", "3", "3,7" (capture.json labels) */
 	int when_hits[2];           /* measured only if load a or b hits alone; -1: always */
 	/* An L2-priority variant (issue 26): every load as built but nr_l2
-	 * measured loads (node indices) given the L2 priorities l2_form (indices
+	 * parts, each a set of measured loads (bit b = node b: one load, or the
+	 * loads of one site measured as one) given the form l2_form (an index
 	 * into the pass's forms); 0: an L1 variant as above. */
 	unsigned char nr_l2;
-	unsigned char l2_node[2], l2_form[2];
+	uint64_t l2_nodes[2];
+	unsigned char l2_form[2];
 };
 
 /*

@@ -7,34 +7,75 @@
 
 #include "base/xalloc.h"
 
-static int is_python(const char *file)
+int load_sites_is_python(const char *file)
 {
 	size_t n = file ? strlen(file) : 0;
 
 	return n > 3 && !strcmp(file + n - 3, ".py");
 }
 
-size_t load_sites_group(const struct capture_kernel *k, const unsigned *ordinals, size_t n,
-			size_t *group)
+/* Where a load's .loc puts it: a site when it is Python with a line and
+ * a column. */
+struct site_key {
+	const char *file;
+	long line;
+	int column;
+};
+
+static size_t group_keys(const struct site_key *keys, size_t n, size_t *group)
 {
-	const struct capture_load **first = xcalloc(n + 1, sizeof(*first));
+	const struct site_key **first = xcalloc(n + 1, sizeof(*first));
 	size_t nr = 0, i, s;
 
 	for (i = 0; i < n; i++) {
-		const struct capture_load *l = capture_kernel_find_load(k, ordinals[i]);
-		int sited = l && is_python(l->file) && l->line > 0 && l->column > 0;
+		const struct site_key *k = &keys[i];
+		int sited = load_sites_is_python(k->file) && k->line > 0 && k->column > 0;
 
 		for (s = 0; sited && s < nr; s++)
-			if (first[s] && first[s]->line == l->line && first[s]->column == l->column &&
-			    !strcmp(first[s]->file, l->file))
+			if (first[s] && first[s]->line == k->line && first[s]->column == k->column &&
+			    !strcmp(first[s]->file, k->file))
 				break;
 		if (!sited || s == nr) {
-			first[nr] = sited ? l : NULL;
+			first[nr] = sited ? k : NULL;
 			s = nr++;
 		}
 		group[i] = s;
 	}
 	free(first);
+	return nr;
+}
+
+size_t load_sites_group(const struct capture_kernel *k, const unsigned *ordinals, size_t n,
+			size_t *group)
+{
+	struct site_key *keys = xcalloc(n + 1, sizeof(*keys));
+	size_t i, nr;
+
+	for (i = 0; i < n; i++) {
+		const struct capture_load *l = capture_kernel_find_load(k, ordinals[i]);
+
+		if (l)
+			keys[i] = (struct site_key){ l->file, l->line, l->column };
+	}
+	nr = group_keys(keys, n, group);
+	free(keys);
+	return nr;
+}
+
+size_t load_sites_group_ptx(const struct ptx_function *fn, const unsigned *ordinals, size_t n,
+			    size_t *group)
+{
+	struct site_key *keys = xcalloc(n + 1, sizeof(*keys));
+	size_t i, nr;
+
+	for (i = 0; i < n; i++)
+		if (ordinals[i] < fn->nr_loads) {
+			const struct ptx_load *l = &fn->loads[ordinals[i]];
+
+			keys[i] = (struct site_key){ l->file, l->line, l->column };
+		}
+	nr = group_keys(keys, n, group);
+	free(keys);
 	return nr;
 }
 

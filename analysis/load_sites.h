@@ -6,6 +6,7 @@
 #include "analysis/capture_model.h"
 #include "analysis/graph.h"
 #include "analysis/multi_choice.h"
+#include "analysis/ptx.h"
 
 /*
  * Source sites that are one decision (issue 27, "Load sites"): a Triton
@@ -33,6 +34,14 @@
  */
 size_t load_sites_group(const struct capture_kernel *k, const unsigned *ordinals, size_t n,
 			size_t *group);
+
+/* The same for loads of a PTX function (the profile, before any capture):
+ * by the .loc of fn->loads[ordinals[i]]. */
+size_t load_sites_group_ptx(const struct ptx_function *fn, const unsigned *ordinals, size_t n,
+			    size_t *group);
+
+/* Whether a source file is one whose loads are decided per site (".py"). */
+int load_sites_is_python(const char *file);
 
 /* The graph of nr_sites nodes that merges g's nodes by group (node ids:
  * the first member's id). out must be freshly initialised. */

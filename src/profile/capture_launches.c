@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "analysis/launch_sampling.h"
+#include "analysis/load_sites.h"
 #include "analysis/plan.h"
 #include "analysis/ptx_switch.h"
 #include "base/atomic_file.h"
@@ -51,10 +52,26 @@ struct kernel_measure {
 	size_t pairs_skipped;
 };
 
-/* The L2 priorities the --l2-priority pass measures, in this order (the
- * forms of a kernel's "l2_priority"). */
-static const enum l2_priority l2_pass_forms[] = { L2_PRIORITY_EVICT_FIRST, L2_PRIORITY_EVICT_LAST };
-#define NR_L2_FORMS (sizeof(l2_pass_forms) / sizeof(l2_pass_forms[0]))
+/* A form the --l2-priority pass gives a load: an L2 priority, with the L1
+ * form as built or (Triton) the one eviction_policy= writes with it. */
+struct l2_pass_form {
+	enum load_action action;
+	enum l2_priority l2;
+};
+/* The forms measured, in this order (the forms of a kernel's "l2_priority"):
+ * the priorities alone for CUDA C++; for a Triton kernel the two forms its
+ * tl.load can write (eviction_policy="evict_first" sets L1::evict_first and
+ * L2::evict_first at once, docs/triton.md), so that what is measured is
+ * what the Python patch delivers. */
+static const struct l2_pass_form l2_cuda_forms[] = {
+	{ LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_FIRST },
+	{ LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST },
+};
+static const struct l2_pass_form l2_triton_forms[] = {
+	{ LOAD_ACTION_EVICT_FIRST, L2_PRIORITY_EVICT_FIRST },
+	{ LOAD_ACTION_EVICT_LAST, L2_PRIORITY_EVICT_LAST },
+};
+#define NR_L2_FORMS 2
 /* Loads whose best priority gained beyond the noise are paired, at most these many. */
 #define MAX_L2_PAIRED_LOADS 8
 
@@ -141,6 +158,21 @@ static int only_kernel(const char *kernel, struct strbuf *text)
 	return ret;
 }
 
+/* The forms the L2 pass measures for k: Triton's where its loads are
+ * Python's (their .loc names a .py file), else the priorities alone. */
+static const struct l2_pass_form *l2_forms_of(const struct profile_kernel *k)
+{
+	size_t a;
+
+	for (a = 0; a < k->vk.nr_measured; a++) {
+		unsigned ord = k->vk.measured[a];
+
+		if (ord < k->fn->nr_loads && load_sites_is_python(k->fn->loads[ord].file))
+			return l2_triton_forms;
+	}
+	return l2_cuda_forms;
+}
+
 /*
  * With --variant-form modules: the module of kernel k patched as variant v
  * (loads outside v's mask L1::no_allocate), written under subst/variants/.
@@ -157,12 +189,22 @@ static char *write_variant_module(struct profile_ctx *c, size_t ki, const struct
 
 	plan_init(&plan);
 	if (v->nr_l2) {
-		/* every load as built, the variant's loads with their L2 priority */
-		size_t x;
+		/* every load as built, the variant's loads with their form */
+		const struct l2_pass_form *forms = l2_forms_of(k);
+		size_t x, b;
 
 		for (x = 0; x < v->nr_l2; x++)
-			plan_set_l2(&plan, k->vk.module_id, k->vk.function,
-				    k->vk.measured[v->l2_node[x]], l2_pass_forms[v->l2_form[x]]);
+			for (b = 0; b < k->vk.nr_measured && b < 64; b++) {
+				const struct l2_pass_form *f = &forms[v->l2_form[x]];
+
+				if (!(v->l2_nodes[x] >> b & 1))
+					continue;
+				if (f->action != LOAD_ACTION_AS_BUILT)
+					plan_set(&plan, k->vk.module_id, k->vk.function,
+						 k->vk.measured[b], f->action);
+				plan_set_l2(&plan, k->vk.module_id, k->vk.function,
+					    k->vk.measured[b], f->l2);
+			}
 	} else {
 		variant_add_mask_to_plan(&k->vk, v->mask, LOAD_ACTION_NO_ALLOCATE, &plan);
 	}
@@ -798,7 +840,7 @@ static int l2_candidate(const struct profile_kernel *k, size_t a)
 }
 
 static void add_l2_variant(struct kernel_measure *m, uint64_t all, const char *label,
-			   unsigned char n, const unsigned char *node, const unsigned char *form)
+			   unsigned char n, const uint64_t *nodes, const unsigned char *form)
 {
 	struct measure_variant *v;
 
@@ -809,25 +851,57 @@ static void add_l2_variant(struct kernel_measure *m, uint64_t all, const char *l
 	snprintf(v->label, sizeof(v->label), "%s", label);
 	v->when_hits[0] = v->when_hits[1] = -1;
 	v->nr_l2 = n;
-	memcpy(v->l2_node, node, n);
+	memcpy(v->l2_nodes, nodes, n * sizeof(*nodes));
 	memcpy(v->l2_form, form, n);
 }
 
 /*
+ * The sites of k's measured loads that can take a priority (the first 64
+ * nodes): nodes[s] the measured loads of site s (bit b = node b), first[s]
+ * its lowest node, which names it in the variants' labels. The PTX loads of
+ * one Triton tl.load are one site, measured as one (analysis/load_sites.h:
+ * Python can only set the call's eviction_policy, and one chunk of a block
+ * alone moves too little to measure); every other load is a site alone.
+ */
+static size_t l2_sites(const struct profile_kernel *k, uint64_t nodes[64], size_t first[64])
+{
+	size_t nm = k->vk.nr_measured < 64 ? k->vk.nr_measured : 64, n = 0, a, nr;
+	unsigned ords[64];
+	size_t node[64], group[64];
+
+	for (a = 0; a < nm; a++)
+		if (l2_candidate(k, a)) {
+			node[n] = a;
+			ords[n++] = k->vk.measured[a];
+		}
+	nr = load_sites_group_ptx(k->fn, ords, n, group);
+	for (a = 0; a < nr; a++) {
+		nodes[a] = 0;
+		first[a] = 64;
+	}
+	for (a = 0; a < n; a++) {
+		nodes[group[a]] |= (uint64_t)1 << node[a];
+		if (first[group[a]] == 64)
+			first[group[a]] = node[a];
+	}
+	return nr;
+}
+
+/*
  * The singles: two more replays of the kernel as built ("l2:base1",
- * "l2:base2", with "all" they give the baseline's spread) and each measured
- * load in each priority ("l2:<node>:<form>"). Only kernels that can be
- * replayed, in a module that takes L2 hints.
+ * "l2:base2", with "all" they give the baseline's spread) and each site in
+ * each form ("l2:<first node>:<form>"). Only kernels that can be replayed,
+ * in a module that takes L2 hints.
  */
 static size_t l2_singles(struct profile_ctx *c, struct kernel_measure *km)
 {
-	size_t i, a, f, n = 0;
+	size_t i, s, f, n = 0;
 
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		struct kernel_measure *m = &km[i];
-		size_t nm = k->vk.nr_measured;
-		uint64_t all = nm >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << nm) - 1);
+		size_t nm = k->vk.nr_measured, nr, first[64];
+		uint64_t all = nm >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << nm) - 1), nodes[64];
 		char label[48];
 
 		free(m->pending);
@@ -837,16 +911,14 @@ static size_t l2_singles(struct profile_ctx *c, struct kernel_measure *km)
 			continue;
 		add_l2_variant(m, all, "l2:base1", 0, NULL, NULL);
 		add_l2_variant(m, all, "l2:base2", 0, NULL, NULL);
-		for (a = 0; a < nm && a < 64; a++) {
-			if (!l2_candidate(k, a))
-				continue;
+		nr = l2_sites(k, nodes, first);
+		for (s = 0; s < nr; s++)
 			for (f = 0; f < NR_L2_FORMS; f++) {
-				unsigned char node = (unsigned char)a, form = (unsigned char)f;
+				unsigned char form = (unsigned char)f;
 
-				snprintf(label, sizeof(label), "l2:%zu:%zu", a, f);
-				add_l2_variant(m, all, label, 1, &node, &form);
+				snprintf(label, sizeof(label), "l2:%zu:%zu", first[s], f);
+				add_l2_variant(m, all, label, 1, &nodes[s], &form);
 			}
-		}
 		n += m->nr_pending;
 	}
 	return n;
@@ -881,8 +953,8 @@ static void l2_baseline(const struct profile_kernel *k, const struct kernel_meas
 	*noise = n > 1 ? hi - lo : NAN;
 }
 
-/* The pairs: the loads whose best priority gained beyond the noise, each
- * with that priority, two by two ("l2:<a>:<s>,<b>:<t>"). */
+/* The pairs: the sites whose best form gained beyond the noise, each in
+ * that form, two by two ("l2:<a>:<s>,<b>:<t>", a and b their first nodes). */
 static size_t l2_pairs(struct profile_ctx *c, struct kernel_measure *km)
 {
 	size_t i, a, b, f, n = 0;
@@ -890,9 +962,10 @@ static size_t l2_pairs(struct profile_ctx *c, struct kernel_measure *km)
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		struct kernel_measure *m = &km[i];
-		size_t nm = k->vk.nr_measured, nb = 0;
-		uint64_t all = nm >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << nm) - 1);
-		unsigned char best_node[MAX_L2_PAIRED_LOADS], best_form[MAX_L2_PAIRED_LOADS];
+		size_t nm = k->vk.nr_measured, nb = 0, nr, first[64];
+		uint64_t all = nm >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << nm) - 1), nodes[64];
+		size_t best_site[MAX_L2_PAIRED_LOADS];
+		unsigned char best_form[MAX_L2_PAIRED_LOADS];
 		double base, noise;
 		char label[48];
 
@@ -902,14 +975,15 @@ static size_t l2_pairs(struct profile_ctx *c, struct kernel_measure *km)
 		l2_baseline(k, m, &base, &noise);
 		if (isnan(base))
 			continue;
-		for (a = 0; a < nm && a < 64 && nb < MAX_L2_PAIRED_LOADS; a++) {
+		nr = l2_sites(k, nodes, first);
+		for (a = 0; a < nr && nb < MAX_L2_PAIRED_LOADS; a++) {
 			double best = isnan(noise) ? 0 : noise;
 			int bf = -1;
 
 			for (f = 0; f < NR_L2_FORMS; f++) {
 				double d;
 
-				snprintf(label, sizeof(label), "l2:%zu:%zu", a, f);
+				snprintf(label, sizeof(label), "l2:%zu:%zu", first[a], f);
 				d = l2_dram(k, m, label);
 				if (!isnan(d) && base - d > best) {
 					best = base - d;
@@ -917,25 +991,26 @@ static size_t l2_pairs(struct profile_ctx *c, struct kernel_measure *km)
 				}
 			}
 			if (bf >= 0) {
-				best_node[nb] = (unsigned char)a;
+				best_site[nb] = a;
 				best_form[nb++] = (unsigned char)bf;
 			}
 		}
 		for (a = 0; a < nb; a++)
 			for (b = a + 1; b < nb; b++) {
-				unsigned char node[2] = { best_node[a], best_node[b] };
+				uint64_t part[2] = { nodes[best_site[a]], nodes[best_site[b]] };
 				unsigned char form[2] = { best_form[a], best_form[b] };
 
-				snprintf(label, sizeof(label), "l2:%u:%u,%u:%u", node[0], form[0],
-					 node[1], form[1]);
-				add_l2_variant(m, all, label, 2, node, form);
+				snprintf(label, sizeof(label), "l2:%zu:%u,%zu:%u", first[best_site[a]],
+					 form[0], first[best_site[b]], form[1]);
+				add_l2_variant(m, all, label, 2, part, form);
 			}
 		n += m->nr_pending;
 	}
 	return n;
 }
 
-/* Each kernel's "l2_priority" (docs/capture-json.md) from what was measured. */
+/* Each kernel's "l2_priority" (docs/capture-json.md) from what was measured:
+ * an entry per site ("ordinals" where a site is several loads). */
 static void l2_record(struct profile_ctx *c, struct kernel_measure *km)
 {
 	size_t i, a, b, f, g;
@@ -943,7 +1018,9 @@ static void l2_record(struct profile_ctx *c, struct kernel_measure *km)
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		struct kernel_measure *m = &km[i];
-		size_t nm = k->vk.nr_measured;
+		const struct l2_pass_form *pf = l2_forms_of(k);
+		size_t nr, first[64];
+		uint64_t nodes[64];
 		json_t *forms = json_array(), *loads = json_array(), *pairs = json_array(), *lp;
 		double base, noise;
 		char label[48];
@@ -956,39 +1033,53 @@ static void l2_record(struct profile_ctx *c, struct kernel_measure *km)
 			continue;
 		}
 		for (f = 0; f < NR_L2_FORMS; f++)
-			json_array_append_new(forms, json_string(l2_priority_name(l2_pass_forms[f])));
-		for (a = 0; a < nm && a < 64; a++) {
-			json_t *d = json_array();
+			json_array_append_new(forms, json_string(load_form_name(pf[f].action,
+										pf[f].l2)));
+		nr = l2_sites(k, nodes, first);
+		for (a = 0; a < nr; a++) {
+			json_t *d = json_array(), *entry;
 			int any = 0;
 
 			for (f = 0; f < NR_L2_FORMS; f++) {
 				double v;
 
-				snprintf(label, sizeof(label), "l2:%zu:%zu", a, f);
+				snprintf(label, sizeof(label), "l2:%zu:%zu", first[a], f);
 				v = l2_dram(k, m, label);
 				json_array_append_new(d, isnan(v) ? json_null() : json_real(v));
 				any |= !isnan(v);
 			}
-			if (any)
-				json_array_append_new(loads, json_pack("{s:i, s:o}", "ordinal",
-					(int)k->vk.measured[a], "dram_bytes", d));
-			else
+			if (!any) {
 				json_decref(d);
+				continue;
+			}
+			entry = json_pack("{s:i, s:o}", "ordinal", (int)k->vk.measured[first[a]],
+					  "dram_bytes", d);
+			if (nodes[a] & (nodes[a] - 1)) {   /* more than one load */
+				json_t *ords = json_array();
+
+				for (b = 0; b < 64; b++)
+					if (nodes[a] >> b & 1)
+						json_array_append_new(ords,
+							json_integer(k->vk.measured[b]));
+				json_object_set_new(entry, "ordinals", ords);
+			}
+			json_array_append_new(loads, entry);
 		}
-		for (a = 0; a < nm && a < 64; a++)
-			for (b = a + 1; b < nm && b < 64; b++)
+		for (a = 0; a < nr; a++)
+			for (b = a + 1; b < nr; b++)
 				for (f = 0; f < NR_L2_FORMS; f++)
 					for (g = 0; g < NR_L2_FORMS; g++) {
 						double v;
 
-						snprintf(label, sizeof(label), "l2:%zu:%zu,%zu:%zu", a, f, b, g);
+						snprintf(label, sizeof(label), "l2:%zu:%zu,%zu:%zu",
+							 first[a], f, first[b], g);
 						v = l2_dram(k, m, label);
 						if (!isnan(v))
 							json_array_append_new(pairs, json_pack(
 								"{s:i, s:i, s:[i,i], s:f}", "i",
-								(int)k->vk.measured[a], "j",
-								(int)k->vk.measured[b], "forms", (int)f,
-								(int)g, "dram_bytes", v));
+								(int)k->vk.measured[first[a]], "j",
+								(int)k->vk.measured[first[b]], "forms",
+								(int)f, (int)g, "dram_bytes", v));
 					}
 		lp = json_pack("{s:o, s:f, s:o, s:o}", "forms", forms, "baseline_dram_bytes", base,
 			       "loads", loads, "pairs", pairs);

@@ -136,6 +136,36 @@ got=$(grep -c 'L2::cache_hint.*\], %ca_l2p_last;' "$TMP/triton.out.ptx" || true)
 [ "$(grep -c 'L2::cache_hint' "$TMP/triton.out.ptx")" = "$(grep -c 'L2::cache_hint' "$tptx")" ] && ok ||
 	not_ok "Triton: the number of cache hints changed"
 
+# Triton's forms on whole tl.load calls (what `profile --l2-priority` measures
+# for a Triton kernel: every PTX load of a call in the form eviction_policy=
+# writes, L1 part and all): ptxas accepts each kernel so patched, and each
+# load carries its form
+for tptx in "$CA_SOURCE_DIR"/tests/fixtures/triton/cache/*/*_kernel.ptx; do
+	name=$(basename "$tptx" .ptx)
+	for form in L1::evict_first+L2::evict_first L1::evict_last+L2::evict_last; do
+		"$CACHEADVISE" inspect --json "$tptx" >"$TMP/t.json"
+		n=$(python3 - "$TMP/t.json" "$form" "$TMP/tplan.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))["modules"][0]
+f = m["functions"][0]
+loads = [l for l in f["loads"] if l["patchable"] and "L2::evict" not in l["instruction"]]
+json.dump({"schema": "cacheadvise.plan/1", "modules": [{"id": m["id"], "functions": [
+    {"name": f["name"], "loads": [{"ordinal": l["ordinal"], "action": sys.argv[2]} for l in loads]}]}]},
+    open(sys.argv[3], "w"))
+print(len(loads))
+PY
+)
+		[ "$n" -gt 0 ] || continue
+		if ! "$CACHEADVISE" patch --plan "$TMP/tplan.json" -o "$TMP/t.out.ptx" "$tptx" 2>"$TMP/err"; then
+			not_ok "$name/$form: patch failed: $(head -c 300 "$TMP/err")"; continue; fi
+		if ptxas -arch=sm_90a -c "$TMP/t.out.ptx" -o /dev/null 2>"$TMP/err"; then ok; else
+			not_ok "$name/$form: ptxas refused: $(head -c 300 "$TMP/err")"; fi
+		l1=${form%%+*}
+		got=$(grep -c "ld\.global\.${l1//./\.}[.a-z0-9:]*\.L2::cache_hint" "$TMP/t.out.ptx" || true)
+		[ "$got" -ge "$n" ] && ok || not_ok "$name/$form: $got loads carry $l1 with a hint, want $n"
+	done
+done
+
 # a plan with an L2 priority on a module for sm_75 is refused, saying why, and writes nothing
 sed -e 's/^\.target sm_90/.target sm_75/' -e 's/^\.version 9\.0/.version 7.0/' \
 	"$CA_SOURCE_DIR/tests/fixtures/ptx/loop.ptx" >"$TMP/old.ptx"

@@ -645,7 +645,37 @@ static void test_load_sites(void)
 	json_decref(an);
 	plan_release(&plan);
 
+	/* measured as one site in Triton's forms (the profile's --l2-priority on a
+	 * Triton kernel): the entry's ordinals all take the form, L1 part and all */
+	json_object_set_new(json_array_get(json_object_get(cap, "kernels"), 0), "l2_priority",
+		json_loads("{\"forms\": [\"L1::evict_first+L2::evict_first\","
+			   "   \"L1::evict_last+L2::evict_last\"],"
+			   " \"baseline_dram_bytes\": 1000, \"noise_dram_bytes\": 10,"
+			   " \"loads\": [{\"ordinal\": 0, \"ordinals\": [0, 4], \"dram_bytes\": [1050, 880]},"
+			   "   {\"ordinal\": 2, \"dram_bytes\": [700, 1100]}],"
+			   " \"pairs\": []}", 0, &err));
+	plan_init(&plan);
+	CHECK_INT(advise_json(cap, &opt, &plan, &an), 0);
+	k = kernel(an, "stream");
+	CHECK_NEAR(num(json_object_get(k, "l2_priority"), "expected_dram_bytes_saved"), 420, 1e-9);
+	CHECK_STR(plan_form(&plan, "stream", 0), "L1::evict_last+L2::evict_last");
+	CHECK_STR(plan_form(&plan, "stream", 4), "L1::evict_last+L2::evict_last");
+	CHECK_STR(plan_form(&plan, "stream", 2), "L1::evict_first+L2::evict_first");
+	CHECK_STR(str(load(k, 4), "l2_action"), "L2::evict_last");
+	CHECK_NEAR(num(load(k, 0), "l2_saved_dram_bytes"), 120, 1e-9);
+	CHECK_NEAR(num(load(k, 4), "l2_saved_dram_bytes"), 0, 0);
+	json_decref(an);
+	plan_release(&plan);
+
 	/* CUDA C++: the same lines and columns are loads decided one by one */
+	json_object_set_new(json_array_get(json_object_get(cap, "kernels"), 0), "l2_priority",
+		json_loads("{\"forms\": [\"L2::evict_first\", \"L2::evict_last\"],"
+			   " \"baseline_dram_bytes\": 1000, \"noise_dram_bytes\": 10,"
+			   " \"loads\": [{\"ordinal\": 0, \"dram_bytes\": [1050, 900]},"
+			   "   {\"ordinal\": 2, \"dram_bytes\": [700, 1100]},"
+			   "   {\"ordinal\": 4, \"dram_bytes\": [1200, 900]}],"
+			   " \"pairs\": [{\"i\": 0, \"j\": 4, \"forms\": [1, 1], \"dram_bytes\": 950}]}",
+			   0, &err));
 	set_site(cap, 0, 0, "k.cu", 10, 12);
 	set_site(cap, 0, 4, "k.cu", 10, 12);
 	plan_init(&plan);

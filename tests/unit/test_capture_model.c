@@ -424,6 +424,51 @@ static void test_baseline_check_and_kernel_oracle(void)
 	json_decref(doc);
 }
 
+/* An l2_priority entry measured as one site: its ordinals read, and refused
+ * where they do not start with its ordinal, name no load, or repeat one. */
+static void test_l2_sites(void)
+{
+	json_t *doc = load("capture-real/capture.json"), *k0, *lp, *l0;
+	struct capture cap;
+	const struct capture_l2_priority *p;
+
+	k0 = json_array_get(json_object_get(doc, "kernels"), 0);
+	lp = json_pack("{s:[s,s], s:f, s:[{s:i, s:[i,i], s:[f,f]}, {s:i, s:[f,f]}], s:[]}", "forms",
+		       "L1::evict_first+L2::evict_first", "L1::evict_last+L2::evict_last",
+		       "baseline_dram_bytes", 1000.0, "loads", "ordinal", 0, "ordinals", 0, 2,
+		       "dram_bytes", 990.0, 900.0, "ordinal", 1, "dram_bytes", 1000.0, 1010.0, "pairs");
+	json_object_set_new(k0, "l2_priority", lp);
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, doc, "sites"), 0);
+	p = cap.kernels[0].l2_priority;
+	CHECK(p && p->nr_loads == 2);
+	if (p && p->nr_loads == 2) {
+		CHECK_INT(p->loads[0].nr_ordinals, 2);
+		CHECK_INT(p->loads[0].ordinals[1], 2);
+		CHECK_INT(p->loads[1].nr_ordinals, 1);
+		CHECK_INT(p->loads[1].ordinals[0], 1);
+	}
+	capture_release(&cap);
+	l0 = json_array_get(json_object_get(lp, "loads"), 0);
+	json_object_set_new(l0, "ordinals", json_pack("[i,i]", 2, 0));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "l2_priority.loads[0].ordinals: must start with the entry's ordinal") != NULL);
+	json_object_set_new(l0, "ordinals", json_pack("[i,i]", 0, 99));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "item 1 (99) is not a load of the kernel") != NULL);
+	json_object_set_new(l0, "ordinals", json_pack("[i,i]", 0, 1));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "l2_priority.loads[1].ordinal: load 1 is listed twice") != NULL);
+	json_object_set_new(l0, "ordinals", json_pack("[i,i]", 0, 0));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "l2_priority.loads[0].ordinals: load 0 is listed twice") != NULL);
+	json_object_set_new(l0, "ordinals", json_pack("[i,i]", 0, 2));
+	json_array_set_new(json_object_get(lp, "forms"), 0, json_string("L1::evict_first"));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "l2_priority.forms: item 0, 'L1::evict_first', is not an L2 priority") != NULL);
+	json_decref(doc);
+}
+
 int main(void)
 {
 	test_typed_sections();
@@ -433,5 +478,6 @@ int main(void)
 	test_refusals();
 	test_built_round_trip();
 	test_baseline_check_and_kernel_oracle();
+	test_l2_sites();
 	return check_done();
 }

@@ -5,7 +5,9 @@
  * the merged problem what the per-load problem scores with that choice
  * given to every member.
  */
+#include <glob.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +15,7 @@
 #include "analysis/graph.h"
 #include "analysis/load_sites.h"
 #include "analysis/multi_choice.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "tests/unit/check.h"
 
@@ -179,9 +182,65 @@ static void test_merge_choices_exact(void)
 	}
 }
 
+/* The Triton fixture's kernels as the profile sees them (their PTX): the
+ * PTX loads of each tl.load share its line and column. */
+static void test_group_ptx(void)
+{
+	static const struct { const char *kernel; size_t loads, sites; } want[] = {
+		{ "rownorm_kernel", 24, 3 },
+		{ "gather_kernel", 24, 3 },
+	};
+	size_t w;
+
+	for (w = 0; w < ARRAY_SIZE(want); w++) {
+		char *pattern = xasprintf("%s/tests/fixtures/triton/cache/*/%s.ptx",
+					  getenv("CA_SOURCE_DIR") ? getenv("CA_SOURCE_DIR") : ".",
+					  want[w].kernel);
+		struct strbuf sb = STRBUF_INIT;
+		struct ptx_module *m = NULL;
+		const struct ptx_function *f;
+		unsigned ords[64];
+		size_t group[64], i, n = 0;
+		glob_t g;
+
+		CHECK(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1);
+		free(pattern);
+		if (g.gl_pathc != 1) {
+			globfree(&g);
+			continue;
+		}
+		CHECK_INT(strbuf_read_file(&sb, g.gl_pathv[0], 0), 0);
+		CHECK_INT(ptx_parse(g.gl_pathv[0], sb.buf, sb.len, &m), 0);
+		globfree(&g);
+		f = m ? ptx_module_find(m, want[w].kernel) : NULL;
+		CHECK(f != NULL);
+		if (f) {
+			for (i = 0; i < f->nr_loads && n < 64; i++)
+				ords[n++] = f->loads[i].ordinal;
+			CHECK_INT(n, want[w].loads);
+			CHECK_INT(load_sites_group_ptx(f, ords, n, group), want[w].sites);
+			/* loads share a site exactly when they share the tl.load's
+			 * line and column */
+			for (i = 0; i < n; i++) {
+				size_t j;
+
+				for (j = 0; j < n; j++) {
+					int same = f->loads[i].line == f->loads[j].line &&
+						   f->loads[i].column == f->loads[j].column;
+
+					CHECK(same == (group[i] == group[j]));
+				}
+			}
+		}
+		ptx_module_free(m);
+		strbuf_release(&sb);
+	}
+}
+
 int main(void)
 {
 	test_group();
+	test_group_ptx();
 	test_merge_graph_exact();
 	test_merge_choices_exact();
 	return check_done();
