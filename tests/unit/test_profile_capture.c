@@ -13,6 +13,7 @@
  * reports follow from the numbers.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "analysis/capture_model.h"
+#include "analysis/ptx_instrument.h"
 #include "base/error.h"
 #include "base/json_file.h"
 #include "base/strbuf.h"
@@ -200,6 +202,40 @@ int main(void)
 	walk->hit[0] = 1e300;
 
 	profile_fill_kernels(&c);
+	/* the monitor run: the module instrumented as the monitor run's is, and
+	 * its counters as the injection library sums them over launches (load
+	 * o: 100 (o + 1) requests, 400 (o + 1) sectors, 100 (o + 1) lines;
+	 * every data structure 40 simulated hits of 100 accesses) */
+	{
+		struct strbuf instrumented = STRBUF_INIT;
+		json_t *fnl, *ld, *ds;
+		size_t f, j;
+
+		CHECK_INT(ptx_instrument(c.modules[0].pm, NULL, &instrumented, &gs->layout), 0);
+		strbuf_release(&instrumented);
+		gs->nr_mon = (size_t)json_integer_value(json_object_get(gs->layout, "slots"));
+		gs->mon = xcalloc(gs->nr_mon + 1, sizeof(*gs->mon));
+		gs->monitor_gpu_ns = 2500000;
+		json_array_foreach(json_object_get(gs->layout, "functions"), f, fnl) {
+			if (strcmp(json_string_value(json_object_get(fnl, "name")), GRID_STRIDE))
+				continue;
+			json_array_foreach(json_object_get(fnl, "loads"), j, ld) {
+				uint64_t o = (uint64_t)json_integer_value(json_object_get(ld, "ordinal"));
+
+				gs->mon[json_integer_value(json_object_get(ld, "requests"))] = 100 * (o + 1);
+				gs->mon[json_integer_value(json_object_get(ld, "sectors"))] = 400 * (o + 1);
+				gs->mon[json_integer_value(json_object_get(ld, "lines"))] = 100 * (o + 1);
+				gs->mon[json_integer_value(json_object_get(ld, "bytes"))] = 12800 * (o + 1);
+			}
+			json_array_foreach(json_object_get(fnl, "data_structures"), j, ds) {
+				gs->mon[json_integer_value(json_object_get(ds, "hits"))] = 40;
+				gs->mon[json_integer_value(json_object_get(ds, "accesses"))] = 100;
+			}
+		}
+		gs->disc.counter_launches = 11;
+	}
+	for (i = 0; i < c.nr_kernels; i++)
+		profile_apply_monitor(&c, &c.kernels[i]);
 	CHECK_INT(profile_write_capture(&c, "complete"), 0);
 
 	/* what `report` will read */
@@ -225,6 +261,13 @@ int main(void)
 		CHECK(mk->loads[0].file && strstr(mk->loads[0].file, "loop.cu") != NULL);
 		CHECK_INT(mk->loads[0].line, 14);
 		CHECK(mk->loads[0].column > 0);
+		/* the monitor's exact counts: access_i and the rest */
+		CHECK_NEAR(mk->loads[0].access, 400, 0);
+		CHECK_NEAR(mk->loads[3].access, 1600, 0);
+		CHECK_NEAR(mk->loads[2].requests, 300, 0);
+		CHECK_NEAR(mk->loads[1].lines, 200, 0);
+		CHECK_NEAR(mk->monitor_gpu_time_ns, 2500000, 0);
+		CHECK(mk->software_cache != NULL);
 		CHECK_INT(mk->nr_pairs, 6);
 		for (i = 0; i < mk->nr_pairs; i++)
 			if (mk->pairs[i].i == 0 && mk->pairs[i].j == 2) {
