@@ -4,7 +4,8 @@
 # cache, measures their loads and verifies the advice; the capture's modules
 # name the PTX file and Triton's metadata; the source patch rewrites tl.load
 # calls in a copy of the sample, which still runs and prints the same
-# checksum; `check --static` finds the rerun kernels' advised forms; the
+# checksum; `check --static` finds the rerun kernels' advised forms; with
+# --l2-priority each tl.load is measured as one site in Triton's forms; the
 # report's figures and `run --plan`'s are reported. Skipped without
 # PyTorch and Triton. Written without a GPU (2026-11-26): not yet run.
 . "$(dirname "$0")/lib.sh"
@@ -18,7 +19,8 @@ want=$(python3 "$src/triton_rownorm.py" iters=3 2>/dev/null | grep checksum)
 [ -n "$want" ] && ok || { not_ok "the sample does not run: $(python3 "$src/triton_rownorm.py" iters=3 2>&1 | tail -3)"; finish; }
 
 cap="$WORK/cap"
-"$CACHEADVISE" profile --out "$cap" -- python3 "$src/triton_rownorm.py" iters=5 >"$WORK/profile.out" 2>&1
+"$CACHEADVISE" profile --l2-priority --out "$cap" -- python3 "$src/triton_rownorm.py" iters=5 \
+	>"$WORK/profile.out" 2>&1
 rc=$?
 [ "$rc" = 0 ] && ok || { not_ok "profile exited $rc: $(tail -5 "$WORK/profile.out")"; finish; }
 check "a module read from Triton's cache, with its PTX" \
@@ -28,7 +30,12 @@ check "Triton's metadata recorded" \
 check "both Triton kernels measured" \
 	'all(any(k["name"] == n and any(l.get("hit") is not None for l in k.get("loads", [])) for k in j["kernels"]) for n in ("rownorm_kernel", "gather_kernel"))' \
 	"$cap/capture.json"
-grep -E 'kernel (rownorm|gather)_kernel|verified|L2 priorities' "$cap/report.txt" | head -8 | sed 's/^ */RESULT: /'
+# --l2-priority on Triton: each tl.load's PTX loads measured as one site, in
+# the two forms eviction_policy= writes
+check "L2 priorities measured per tl.load, in Triton's forms" \
+	'any(k.get("l2_priority") and "L1::evict_last+L2::evict_last" in k["l2_priority"]["forms"] and any(len(l.get("ordinals", [])) > 1 for l in k["l2_priority"]["loads"]) for k in j["kernels"])' \
+	"$cap/capture.json"
+grep -E 'kernel (rownorm|gather)_kernel|verified|L2 priorities|decided per call' "$cap/report.txt" | head -10 | sed 's/^ */RESULT: /'
 
 # the source patch: tl.load arguments in the copy, which still runs the same
 if [ -s "$cap/source.patch" ]; then
