@@ -881,6 +881,42 @@ static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 	return 0;
 }
 
+/* An L2 oracle plan's "l2": [{"ordinal", "form"}], each form an L2
+ * priority (with or without an L1 part), each load once. */
+static int read_oracle_l2(const struct rd *r, json_t *p, const char *psub,
+			  struct capture_oracle_plan *pl)
+{
+	json_t *arr, *v;
+	char sub[340];
+	size_t i, a;
+	int ret;
+
+	if ((ret = rd_array(r, p, psub, "l2", &arr)) || !arr)
+		return ret;
+	pl->l2 = xcalloc(json_array_size(arr) + 1, sizeof(*pl->l2));
+	json_array_foreach(arr, i, v) {
+		struct capture_oracle_l2 *e = &pl->l2[pl->nr_l2++];
+		enum load_action act;
+		enum l2_priority pr;
+		long long ord;
+
+		snprintf(sub, sizeof(sub), "%s.l2[%zu]", psub, i);
+		if ((ret = item_object(r, v, sub)) ||
+		    (ret = rd_int(r, v, sub, "ordinal", &ord, 0, 0x7fffffff, -1)) ||
+		    (ret = rd_str(r, v, sub, "form", &e->form, 1)))
+			return ret;
+		if (ord < 0)
+			return fail(r, sub, "ordinal", "missing");
+		if (load_form_parse(e->form, &act, &pr) || pr == L2_PRIORITY_NONE)
+			return fail(r, sub, "form", "'%s' is not an L2 priority", e->form);
+		e->ordinal = (unsigned)ord;
+		for (a = 0; a + 1 < pl->nr_l2; a++)
+			if (pl->l2[a].ordinal == e->ordinal)
+				return fail(r, sub, "ordinal", "load %u is listed twice", e->ordinal);
+	}
+	return 0;
+}
+
 /* An oracle's kernel: oracle.kernels[] and a kernel's own "oracle". */
 static int read_oracle_kernel(const struct rd *r, json_t *v, const char *sub,
 			      struct capture_oracle_kernel *k)
@@ -894,6 +930,7 @@ static int read_oracle_kernel(const struct rd *r, json_t *v, const char *sub,
 	k->best_speedup = k->advised_speedup = k->ratio = NAN;
 	if ((ret = item_object(r, v, sub)) ||
 	    (ret = rd_str(r, v, sub, "kernel", &k->kernel, 1)) ||
+	    (ret = rd_str(r, v, sub, "dimension", &k->dimension, 0)) ||
 	    (ret = rd_int(r, v, sub, "loads", &k->loads, 0, CAPTURE_LIST_MAX, -1)) ||
 	    (ret = rd_int(r, v, sub, "rounds", &k->rounds, 0, CAPTURE_LIST_MAX, -1)) ||
 	    (ret = rd_num(r, v, sub, "best_speedup", &k->best_speedup, NUM_COUNT)) ||
@@ -911,7 +948,8 @@ static int read_oracle_kernel(const struct rd *r, json_t *v, const char *sub,
 				   CAPTURE_LIST_MAX)) ||
 		    (ret = rd_num(r, p, psub, "median_ns", &pl->median_ns, NUM_COUNT)) ||
 		    (ret = rd_num(r, p, psub, "speedup", &pl->speedup, NUM_COUNT)) ||
-		    (ret = rd_str(r, p, psub, "output", &pl->output, 0)))
+		    (ret = rd_str(r, p, psub, "output", &pl->output, 0)) ||
+		    (ret = read_oracle_l2(r, p, psub, pl)))
 			return ret;
 	}
 	if ((ret = rd_int(r, v, sub, "best_plan", &k->best_plan, 0, (long long)k->nr_plans - 1, -1)))
@@ -2240,6 +2278,7 @@ static json_t *oracle_kernel_json(const struct capture_oracle_kernel *k)
 	size_t i, j;
 
 	json_object_set_new(o, "kernel", json_string(k->kernel));
+	put_str(o, "dimension", k->dimension);
 	put_int(o, "loads", k->loads, -1);
 	put_int(o, "rounds", k->rounds, -1);
 	put_num(o, "best_speedup", k->best_speedup);
@@ -2260,6 +2299,14 @@ static json_t *oracle_kernel_json(const struct capture_oracle_kernel *k)
 		put_num(p, "median_ns", pl->median_ns);
 		put_num(p, "speedup", pl->speedup);
 		put_str(p, "output", pl->output);
+		if (pl->nr_l2 || json_object_get(p, "l2")) {
+			json_t *l2 = json_array();
+
+			for (j = 0; j < pl->nr_l2; j++)
+				json_array_append_new(l2, json_pack("{s:i, s:s}", "ordinal",
+					(int)pl->l2[j].ordinal, "form", pl->l2[j].form));
+			json_object_set_new(p, "l2", l2);
+		}
 		json_array_append_new(plans, p);
 	}
 	if (k->nr_plans || json_object_get(o, "plans"))
@@ -2825,14 +2872,18 @@ static void register_cache_release(struct capture_register_cache *rc)
 
 static void oracle_kernel_release(struct capture_oracle_kernel *k)
 {
-	size_t j;
+	size_t j, e;
 
 	for (j = 0; j < k->nr_plans; j++) {
 		free(k->plans[j].cached);
 		free(k->plans[j].output);
+		for (e = 0; e < k->plans[j].nr_l2; e++)
+			free(k->plans[j].l2[e].form);
+		free(k->plans[j].l2);
 	}
 	free(k->plans);
 	free(k->kernel);
+	free(k->dimension);
 }
 
 static void oracle_release(struct capture_oracle *orc)

@@ -341,16 +341,29 @@ struct capture_register_cache {
 	const struct capture_section *source;
 };
 
+/* A load's form in an L2 oracle plan. */
+struct capture_oracle_l2 {
+	unsigned ordinal;
+	char *form;                 /* "L2::evict_last", "L1::evict_first+L2::evict_first" */
+};
+
 /* --oracle: one plan of a kernel and what it measured. */
 struct capture_oracle_plan {
 	long long *cached;          /* node indices cached */
 	size_t nr_cached;
+	/* an L2 plan (the kernel's dimension "l2"): the loads given a form,
+	 * the others as the advice has them in L1, with no priority */
+	struct capture_oracle_l2 *l2;
+	size_t nr_l2;
 	double median_ns, speedup;  /* NAN: not measured */
 	char *output;               /* its output check's status; NULL */
 };
 
 struct capture_oracle_kernel {
 	char *kernel;               /* mangled */
+	/* "l1" (NULL: not written): every L1 plan; "l2": every L2 form of each
+	 * measured load, the L1 side as advised (--l2-priority) */
+	char *dimension;
 	long long loads, rounds;    /* -1 unknown */
 	struct capture_oracle_plan *plans;
 	size_t nr_plans;

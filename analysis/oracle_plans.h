@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "analysis/plan.h"
+#include "analysis/ptx.h"
 
 /* Plans to time for the kernels: 2^max_n. 0 when max_n is 0. */
 size_t oracle_plan_count(unsigned max_n);
@@ -24,6 +25,35 @@ size_t oracle_plan_count(unsigned max_n);
  */
 int oracle_plan_add(struct plan *plan, const char *module, const char *fn,
 		    const unsigned *measured, size_t n, size_t p);
+
+/*
+ * The L2 oracle (with --l2-priority): for a kernel whose L2 priorities were
+ * measured, every choice of a form per measured load, the L1 side as the
+ * advice has it. A load takes digit d of plan p in base 1 + nr_forms: 0
+ * the advice's L1 action and no L2 priority, d > 0 forms[d - 1] (an L2
+ * priority, with the advice's L1 action, or a form with an L1 part of its
+ * own: Triton's). Plan 0 is the advice's L1 alone.
+ */
+struct oracle_l2_form {
+	enum load_action action;    /* LOAD_ACTION_AS_BUILT: the advice's L1 action */
+	enum l2_priority l2;
+};
+
+/* (1 + nr_forms)^n, or 0 when that exceeds max_plans (or n is 0). */
+size_t oracle_l2_plan_count(size_t n, size_t nr_forms, size_t max_plans);
+/* Load b's digit in plan p: 0 as advised in L1, d > 0 form d - 1. */
+unsigned oracle_l2_digit(size_t p, size_t b, size_t nr_forms);
+/*
+ * Adds plan p (p < oracle_l2_plan_count) of one kernel to plan: each
+ * measured[b] with l1[b] (the advice's L1 action, LOAD_ACTION_AS_BUILT for
+ * none) and its digit's form. Returns 1, or 0 (nothing added) when p is
+ * beyond the kernel's plans.
+ */
+int oracle_l2_plan_add(struct plan *plan, const char *module, const char *fn,
+		       const unsigned *measured, const enum load_action *l1, size_t n,
+		       const struct oracle_l2_form *forms, size_t nr_forms, size_t p);
+/* The plan index of digits[0..n) (each <= nr_forms). */
+size_t oracle_l2_plan_index(const unsigned *digits, size_t n, size_t nr_forms);
 
 /*
  * The fastest plan: median_ns[p] for p < nplans (NAN: not measured) against

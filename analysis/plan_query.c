@@ -2,7 +2,9 @@
 
 #include <string.h>
 
-int plan_action(const struct plan *p, const char *module, const char *fn, unsigned ordinal)
+/* The plan's entry for a load, NULL when it has none. */
+static const struct plan_load *plan_load_of(const struct plan *p, const char *module,
+					    const char *fn, unsigned ordinal)
 {
 	size_t m, f, l;
 
@@ -15,10 +17,24 @@ int plan_action(const struct plan *p, const char *module, const char *fn, unsign
 				continue;
 			for (l = 0; l < pf->nr_loads; l++)
 				if (pf->loads[l].ordinal == ordinal)
-					return (int)pf->loads[l].action;
+					return &pf->loads[l];
 		}
 	}
-	return -1;
+	return NULL;
+}
+
+int plan_action(const struct plan *p, const char *module, const char *fn, unsigned ordinal)
+{
+	const struct plan_load *l = plan_load_of(p, module, fn, ordinal);
+
+	return l ? (int)l->action : -1;
+}
+
+int plan_l2(const struct plan *p, const char *module, const char *fn, unsigned ordinal)
+{
+	const struct plan_load *l = plan_load_of(p, module, fn, ordinal);
+
+	return l ? (int)l->l2 : -1;
 }
 
 int plan_action_bypasses(int action)

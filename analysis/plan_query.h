@@ -13,6 +13,9 @@
  * entry without an id matches every module), or -1 when it has none. */
 int plan_action(const struct plan *p, const char *module, const char *fn, unsigned ordinal);
 
+/* The L2 priority the plan gives that load (L2_PRIORITY_NONE: as built),
+ * or -1 when it has no entry for it. */
+int plan_l2(const struct plan *p, const char *module, const char *fn, unsigned ordinal);
 /* Whether an action keeps the load out of L1 (no_allocate or .cg). */
 int plan_action_bypasses(int action);
 

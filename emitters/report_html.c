@@ -759,6 +759,7 @@ static void oracle_html(struct strbuf *out, const struct report_input *in,
 		const struct capture_oracle_kernel *k = &oracle->kernels[i];
 		size_t n = k->nr_plans, j, r;
 		double top = k->best_speedup;
+		int l2;
 		unsigned char *used = xcalloc(n + 1, 1);
 		char *label = report_label_of(in, k->kernel);
 
@@ -768,7 +769,9 @@ static void oracle_html(struct strbuf *out, const struct report_input *in,
 		strbuf_addf(out, "</code>: %zu plans, %lld rounds each; the advised plan reaches "
 			    "<strong>%.1f%%</strong> of the best measured one.</p>\n", n,
 			    k->rounds < 0 ? 0 : k->rounds, 100 * k->ratio);
-		strbuf_addstr(out, "<table><tr><th>loads cached</th><th>speedup</th><th></th><th></th></tr>\n");
+		l2 = k->dimension && !strcmp(k->dimension, "l2");
+		strbuf_addf(out, "<table><tr><th>%s</th><th>speedup</th><th></th><th></th></tr>\n",
+			    l2 ? "L2 priorities (the rest as advised)" : "loads cached");
 		for (r = 0; r < n; r++) {
 			const struct capture_oracle_plan *p;
 			size_t pick = n;
@@ -783,8 +786,15 @@ static void oracle_html(struct strbuf *out, const struct report_input *in,
 			used[pick] = 1;
 			p = &k->plans[pick];
 			strbuf_addstr(out, "<tr><td>{");
-			for (j = 0; j < p->nr_cached; j++)
-				strbuf_addf(out, "%s%lld", j ? ", " : "", p->cached[j]);
+			if (l2) {
+				for (j = 0; j < p->nr_l2; j++) {
+					strbuf_addf(out, "%sload %u ", j ? ", " : "", p->l2[j].ordinal);
+					esc(out, p->l2[j].form);
+				}
+			} else {
+				for (j = 0; j < p->nr_cached; j++)
+					strbuf_addf(out, "%s%lld", j ? ", " : "", p->cached[j]);
+			}
 			strbuf_addf(out, "}</td><td>%.3fx</td><td><span class=\"bar\"><span style=\"width:%.0f%%\">"
 				    "</span></span></td><td>%s%s</td></tr>\n", p->speedup,
 				    top > 0 ? fmax(0, fmin(100, 100 * p->speedup / top)) : 0,

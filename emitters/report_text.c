@@ -569,6 +569,15 @@ static void plan_bits(struct strbuf *out, const struct capture_oracle_kernel *k,
 					      &k->plans[plan] : NULL;
 	size_t i;
 
+	if (k->dimension && !strcmp(k->dimension, "l2")) {
+		/* an L2 plan: each load given a form; the rest as advised */
+		strbuf_addch(out, '{');
+		for (i = 0; p && i < p->nr_l2; i++)
+			strbuf_addf(out, "%sload %u %s", i ? ", " : "", p->l2[i].ordinal,
+				    p->l2[i].form);
+		strbuf_addstr(out, p && p->nr_l2 ? "}" : "as advised in L1}");
+		return;
+	}
 	strbuf_addch(out, '{');
 	for (i = 0; p && i < p->nr_cached; i++)
 		strbuf_addf(out, "%s%lld", i ? ", " : "", p->cached[i]);
@@ -587,8 +596,10 @@ static void oracle_text(struct strbuf *out, const struct report_input *in,
 		unsigned char *used = xcalloc(n + 1, 1);
 		char *label = report_label_of(in, k->kernel);
 
-		strbuf_addf(out, "  %s: %lld loads, %lld plans x %lld rounds\n", label,
-			    k->loads < 0 ? 0 : k->loads, (long long)n, k->rounds < 0 ? 0 : k->rounds);
+		strbuf_addf(out, "  %s: %lld loads, %lld %splans x %lld rounds\n", label,
+			    k->loads < 0 ? 0 : k->loads, (long long)n,
+			    k->dimension && !strcmp(k->dimension, "l2") ? "L2 priority " : "",
+			    k->rounds < 0 ? 0 : k->rounds);
 		free(label);
 		strbuf_addstr(out, "    advised plan ");
 		plan_bits(out, k, k->advised_plan);
@@ -605,7 +616,8 @@ static void oracle_text(struct strbuf *out, const struct report_input *in,
 			if (best == n)
 				break;
 			used[best] = 1;
-			strbuf_addstr(out, "      cached ");
+			strbuf_addstr(out, k->dimension && !strcmp(k->dimension, "l2") ?
+				      "      L2 " : "      cached ");
 			plan_bits(out, k, (long long)best);
 			strbuf_addf(out, ": %.3fx\n", k->plans[best].speedup);
 		}

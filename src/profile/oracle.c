@@ -12,6 +12,7 @@
 #include "analysis/ab_verdict.h"
 #include "analysis/oracle_plans.h"
 #include "analysis/plan.h"
+#include "analysis/plan_query.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "src/profile/internal.h"
@@ -71,10 +72,97 @@ static size_t judge_plans(struct profile_ctx *c, json_t *ids, size_t nplans, cha
 	return failed;
 }
 
+/* L2 oracle plans of a kernel at most: beyond them it gets the L1 oracle. */
+#define ORACLE_MAX_L2_PLANS 81
+
+/*
+ * The L2 oracle of one kernel (--l2-priority, docs/cmd-profile.md): its
+ * measured forms, each measured load's L1 action as advised (without the
+ * L1 part of a Triton form the advice chose: digit 0 is the load without
+ * a priority), and the advised plan's index. Returns the kernel's number
+ * of L2 plans, 0 when it gets the L1 oracle.
+ */
+struct l2_oracle {
+	struct oracle_l2_form *forms;
+	size_t nr_forms;
+	enum load_action *l1;
+	size_t nplans, advised;
+};
+
+static size_t l2_oracle_of(struct profile_ctx *c, struct profile_kernel *k, struct l2_oracle *o)
+{
+	const struct capture_kernel *ck;
+	const struct capture_l2_priority *lp;
+	size_t n = k->vk.nr_measured, b, f;
+	unsigned *digits;
+
+	memset(o, 0, sizeof(*o));
+	if (!c->opt->l2_priority || !k->l2_priority || !(ck = profile_kernel_read(c, k)) ||
+	    !(lp = ck->l2_priority) || !lp->nr_forms)
+		return 0;
+	o->nplans = oracle_l2_plan_count(n, lp->nr_forms, ORACLE_MAX_L2_PLANS);
+	if (!o->nplans)
+		return 0;
+	o->forms = xcalloc(lp->nr_forms + 1, sizeof(*o->forms));
+	for (f = 0; f < lp->nr_forms; f++)
+		if (load_form_parse(lp->forms[f], &o->forms[f].action, &o->forms[f].l2)) {
+			free(o->forms);
+			memset(o, 0, sizeof(*o));
+			return 0;
+		}
+	o->nr_forms = lp->nr_forms;
+	o->l1 = xcalloc(n + 1, sizeof(*o->l1));
+	digits = xcalloc(n + 1, sizeof(*digits));
+	for (b = 0; b < n; b++) {
+		int a = plan_action(c->plan, k->module->id, k->name, k->vk.measured[b]);
+		int l2 = plan_l2(c->plan, k->module->id, k->name, k->vk.measured[b]);
+
+		o->l1[b] = a < 0 ? LOAD_ACTION_AS_BUILT : (enum load_action)a;
+		for (f = 0; l2 > 0 && f < o->nr_forms; f++) {
+			if (o->forms[f].l2 != (enum l2_priority)l2)
+				continue;
+			if (o->forms[f].action != LOAD_ACTION_AS_BUILT) {
+				if (o->forms[f].action != o->l1[b])
+					continue;
+				o->l1[b] = LOAD_ACTION_AS_BUILT;   /* the form's own L1 part */
+			}
+			digits[b] = (unsigned)f + 1;
+			break;
+		}
+	}
+	o->advised = oracle_l2_plan_index(digits, n, o->nr_forms);
+	free(digits);
+	return o->nplans;
+}
+
+static void l2_oracle_release(struct l2_oracle *o)
+{
+	free(o->forms);
+	free(o->l1);
+}
+
+/* An L2 plan's loads and forms: [{"ordinal", "form"}] for digits > 0. */
+static json_t *l2_plan_json(const struct profile_kernel *k, const struct l2_oracle *o, size_t p)
+{
+	json_t *arr = json_array();
+	size_t b;
+
+	for (b = 0; b < k->vk.nr_measured; b++) {
+		unsigned d = oracle_l2_digit(p, b, o->nr_forms);
+
+		if (d)
+			json_array_append_new(arr, json_pack("{s:i, s:s}", "ordinal",
+				(int)k->vk.measured[b], "form",
+				load_form_name(o->forms[d - 1].action, o->forms[d - 1].l2)));
+	}
+	return arr;
+}
+
 int profile_oracle(struct profile_ctx *c)
 {
 	unsigned rounds = c->opt->repeat < 3 ? (c->opt->repeat ? c->opt->repeat : 1) : 3;
-	size_t nk = c->nr_kernels, i, maxn = 0, nplans, p, b;
+	size_t nk = c->nr_kernels, i, maxn = 0, nplans = 0, p, b;
+	struct l2_oracle *l2o;
 	unsigned r;
 	double *t, *base;
 	char *base_dir = NULL;
@@ -84,17 +172,29 @@ int profile_oracle(struct profile_ctx *c)
 	size_t output_failed = 0;
 	int ret = 0;
 
-	for (i = 0; i < nk; i++)
-		if (c->kernels[i].vk.nr_measured <= c->opt->oracle_max &&
-		    c->kernels[i].vk.nr_measured > maxn)
+	l2o = xcalloc(nk + 1, sizeof(*l2o));
+	for (i = 0; i < nk; i++) {
+		size_t kp;
+
+		if (c->kernels[i].vk.nr_measured > c->opt->oracle_max)
+			continue;
+		kp = l2_oracle_of(c, &c->kernels[i], &l2o[i]);
+		if (!kp)
+			kp = oracle_plan_count((unsigned)c->kernels[i].vk.nr_measured);
+		if (kp > nplans)
+			nplans = kp;
+		if (c->kernels[i].vk.nr_measured > maxn)
 			maxn = c->kernels[i].vk.nr_measured;
+	}
 	if (!maxn) {
 		json_object_set_new(c->capture, "oracle", json_pack("{s:s}", "status",
 			"no measured kernel has few enough loads for --oracle"));
 		json_decref(out);
+		for (i = 0; i < nk; i++)
+			l2_oracle_release(&l2o[i]);
+		free(l2o);
 		return 0;
 	}
-	nplans = oracle_plan_count((unsigned)maxn);
 	t = xcalloc(nk * nplans * rounds + 1, sizeof(double));
 	base = xcalloc(nk * rounds + 1, sizeof(double));
 	for (i = 0; i < nk * nplans * rounds; i++)
@@ -123,9 +223,17 @@ int profile_oracle(struct profile_ctx *c)
 				plan_init(&plan);
 				for (i = 0; i < nk; i++) {
 					struct profile_kernel *k = &c->kernels[i];
-					if (k->vk.nr_measured <= c->opt->oracle_max)
-						oracle_plan_add(&plan, k->module->id, k->name, k->vk.measured,
-								k->vk.nr_measured, p);
+
+					if (k->vk.nr_measured > c->opt->oracle_max)
+						continue;
+					if (l2o[i].nplans)
+						oracle_l2_plan_add(&plan, k->module->id, k->name,
+								   k->vk.measured, l2o[i].l1,
+								   k->vk.nr_measured, l2o[i].forms,
+								   l2o[i].nr_forms, p);
+					else
+						oracle_plan_add(&plan, k->module->id, k->name,
+								k->vk.measured, k->vk.nr_measured, p);
 				}
 				snprintf(label, sizeof(label), "oracle-%zu", p);
 				dir = profile_write_substitutes(c, label, &plan);
@@ -169,23 +277,25 @@ int profile_oracle(struct profile_ctx *c)
 	output_failed = judge_plans(c, ids, nplans, status, plan_ok);
 	for (i = 0; i < nk; i++) {
 		struct profile_kernel *k = &c->kernels[i];
-		size_t n = k->vk.nr_measured, best = 0;
+		size_t n = k->vk.nr_measured, best = 0, kplans, advised;
 		double best_sp = -1, advised_sp = NAN, bt[8], med_base, *med;
 		size_t nb = 0;
 		json_t *plans, *kj;
 
 		if (n > c->opt->oracle_max)
 			continue;
+		kplans = l2o[i].nplans ? l2o[i].nplans : (size_t)1 << n;
+		advised = l2o[i].nplans ? l2o[i].advised : (size_t)k->advised;
 		plans = json_array();
-		med = xcalloc(((size_t)1 << n) + 1, sizeof(*med));
+		med = xcalloc(kplans + 1, sizeof(*med));
 		for (r = 0; r < rounds; r++)
 			if (!isnan(base[i * rounds + r]))
 				bt[nb++] = base[i * rounds + r];
 		med_base = ab_median(bt, nb);
-		for (p = 0; p < ((size_t)1 << n); p++) {
+		for (p = 0; p < kplans; p++) {
 			double v[8], m;
 			size_t nv = 0;
-			json_t *cached = json_array();
+			json_t *cached = json_array(), *pj;
 
 			for (r = 0; r < rounds; r++)
 				if (!isnan(t[(i * nplans + p) * rounds + r]))
@@ -194,23 +304,29 @@ int profile_oracle(struct profile_ctx *c)
 			/* plan p of every kernel ran in the runs of plan index p */
 			if (!plan_ok[p])
 				med[p] = NAN;
-			for (b = 0; b < n; b++)
+			/* an L1 plan: the loads it caches; an L2 plan: the loads it
+			 * gives a form (the L1 side as advised) */
+			for (b = 0; b < n && !l2o[i].nplans; b++)
 				if (p & ((size_t)1 << b))
 					json_array_append_new(cached, json_integer(k->vk.measured[b]));
-			json_array_append_new(plans, json_pack("{s:o, s:o, s:o, s:O}", "cached", cached,
+			pj = json_pack("{s:o, s:o, s:o, s:o}", "cached", cached,
 				"median_ns", isnan(m) ? json_null() : json_real(m), "speedup",
 				isnan(m) || isnan(med_base) ? json_null() : json_real(med_base / m),
-				"output", status[p] ? json_string(status[p]) : json_null()));
-			if (p == k->advised && !isnan(m) && !isnan(med_base))
+				"output", status[p] ? json_string(status[p]) : json_null());
+			if (l2o[i].nplans)
+				json_object_set_new(pj, "l2", l2_plan_json(k, &l2o[i], p));
+			json_array_append_new(plans, pj);
+			if (p == advised && !isnan(m) && !isnan(med_base))
 				advised_sp = med_base / m;
 		}
-		best = oracle_best_plan(med, (size_t)1 << n, med_base, &best_sp);
+		best = oracle_best_plan(med, kplans, med_base, &best_sp);
 		free(med);
-		kj = json_pack("{s:s, s:i, s:i, s:o}", "kernel", k->name, "loads", (int)n,
-			       "rounds", rounds, "plans", plans);
+		kj = json_pack("{s:s, s:s, s:i, s:i, s:o}", "kernel", k->name, "dimension",
+			       l2o[i].nplans ? "l2" : "l1", "loads", (int)n, "rounds", rounds,
+			       "plans", plans);
 		json_object_set_new(kj, "best_plan", json_integer((json_int_t)best));
 		json_object_set_new(kj, "best_speedup", best_sp < 0 ? json_null() : json_real(best_sp));
-		json_object_set_new(kj, "advised_plan", json_integer((json_int_t)k->advised));
+		json_object_set_new(kj, "advised_plan", json_integer((json_int_t)advised));
 		json_object_set_new(kj, "advised_speedup", isnan(advised_sp) ? json_null() : json_real(advised_sp));
 		json_object_set_new(kj, "ratio", isnan(advised_sp) || best_sp <= 0 ? json_null() :
 				    json_real(advised_sp / best_sp));
@@ -221,6 +337,9 @@ int profile_oracle(struct profile_ctx *c)
 		"rounds", rounds, "kernels", out, "plans_output_rejected", (json_int_t)output_failed));
 	ret = profile_write_capture(c, "complete");
 out:
+	for (i = 0; i < nk; i++)
+		l2_oracle_release(&l2o[i]);
+	free(l2o);
 	json_decref(out);
 	json_decref(ids);
 	for (i = 0; status && i < nplans; i++)

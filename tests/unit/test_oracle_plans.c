@@ -51,8 +51,73 @@ static void test_best(void)
 	CHECK_NEAR(sp, -1, 0);
 }
 
+/*
+ * The L2 oracle: every form per load, each plan once; digit and index
+ * invert each other; the advice's L1 action stays unless a form has an L1
+ * part of its own (Triton's); the count is refused above the limit.
+ */
+static void test_l2_enumeration(void)
+{
+	static const struct oracle_l2_form cuda[] = {
+		{ LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_FIRST },
+		{ LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST },
+	};
+	static const struct oracle_l2_form triton[] = {
+		{ LOAD_ACTION_EVICT_FIRST, L2_PRIORITY_EVICT_FIRST },
+		{ LOAD_ACTION_EVICT_LAST, L2_PRIORITY_EVICT_LAST },
+	};
+	unsigned measured[] = { 2, 5, 9 }, digits[3];
+	enum load_action l1[] = { LOAD_ACTION_NO_ALLOCATE, LOAD_ACTION_AS_BUILT,
+				  LOAD_ACTION_AS_BUILT };
+	size_t p, b, n = oracle_l2_plan_count(3, 2, 1000);
+	unsigned char seen[27] = { 0 };
+
+	CHECK_INT(n, 27);
+	CHECK_INT(oracle_l2_plan_count(3, 2, 26), 0);
+	CHECK_INT(oracle_l2_plan_count(0, 2, 1000), 0);
+	CHECK_INT(oracle_l2_plan_count(41, 2, (size_t)-1), 0);   /* 3^41 > 2^64 */
+	for (p = 0; p < n; p++) {
+		struct plan plan;
+
+		plan_init(&plan);
+		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, cuda, 2, p), 1);
+		for (b = 0; b < 3; b++) {
+			int l2 = plan_l2(&plan, "m", "k", measured[b]);
+
+			digits[b] = oracle_l2_digit(p, b, 2);
+			/* no priority, or the digit's */
+			CHECK_INT(l2 < 0 ? 0 : l2 == L2_PRIORITY_NONE ? 0 :
+				  l2 == L2_PRIORITY_EVICT_FIRST ? 1 : 2, digits[b]);
+		}
+		/* the advice's L1 action on load 2, in every plan */
+		CHECK_INT(plan_action(&plan, "m", "k", 2), LOAD_ACTION_NO_ALLOCATE);
+		CHECK_INT(oracle_l2_plan_index(digits, 3, 2), p);
+		seen[p]++;
+		plan_release(&plan);
+	}
+	for (p = 0; p < 27; p++)
+		CHECK_INT(seen[p], 1);
+	/* Triton's forms carry their L1 part: digit 2 on load 2 is evict_last
+	 * in both levels, replacing the advice's no_allocate */
+	{
+		struct plan plan;
+		unsigned d[3] = { 2, 0, 1 };
+
+		plan_init(&plan);
+		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, triton, 2,
+					     oracle_l2_plan_index(d, 3, 2)), 1);
+		CHECK_INT(plan_action(&plan, "m", "k", 2), LOAD_ACTION_EVICT_LAST);
+		CHECK_INT(plan_l2(&plan, "m", "k", 2), L2_PRIORITY_EVICT_LAST);
+		CHECK_INT(plan_action(&plan, "m", "k", 5), -1);
+		CHECK_INT(plan_action(&plan, "m", "k", 9), LOAD_ACTION_EVICT_FIRST);
+		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, triton, 2, 27), 0);
+		plan_release(&plan);
+	}
+}
+
 int main(void)
 {
+	test_l2_enumeration();
 	test_enumeration();
 	test_smaller_kernel();
 	test_best();

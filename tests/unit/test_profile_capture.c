@@ -200,6 +200,14 @@ int main(void)
 	gs->pair_hit[2 * n + 3] = 50;
 	/* walk: a number no capture holds (above 2^53) */
 	walk->hit[0] = 1e300;
+	/* --l2-priority: load 1 reads 200 bytes less with evict_last */
+	gs->l2_priority = json_loads("{\"forms\": [\"L2::evict_first\", \"L2::evict_last\"],"
+		" \"baseline_dram_bytes\": 1000, \"noise_dram_bytes\": 10, \"loads\": ["
+		"{\"ordinal\": 0, \"dram_bytes\": [1000, 1000]},"
+		"{\"ordinal\": 1, \"dram_bytes\": [1100, 800]},"
+		"{\"ordinal\": 2, \"dram_bytes\": [1000, 1000]},"
+		"{\"ordinal\": 3, \"dram_bytes\": [1000, 1000]}], \"pairs\": []}", 0, NULL);
+	CHECK(gs->l2_priority != NULL);
 
 	profile_fill_kernels(&c);
 	/* the monitor run: the module instrumented as the monitor run's is, and
@@ -328,6 +336,71 @@ int main(void)
 			CHECK_STR(analysis_kernel_load(ak, 0)->decision, "bypass");
 			CHECK_NEAR(ak->chosen->objective, 6080, 1e-9);
 		}
+	}
+
+	/*
+	 * --oracle with --l2-priority, run for real with a program that has no
+	 * kernels (/bin/true: every time is unmeasured, so nothing is timed):
+	 * grid_stride gets the L2 oracle, 3^4 plans of its four loads' forms
+	 * with the advised L1 side, walk (no L2 measurement) the L1 oracle, and
+	 * each plan's PTX is written as the plan says.
+	 */
+	{
+		char *subst;
+		const struct capture_oracle_kernel *ok = NULL, *wk = NULL;
+		size_t nruns;
+
+		CHECK_INT(chdir(dir), 0);
+		opt.oracle_max = 4;
+		opt.l2_priority = 1;
+		opt.repeat = 1;
+		profile_note_advised(&c);
+		nruns = c.nr_runs;
+		CHECK_INT(profile_oracle(&c), 0);
+		CHECK_INT(c.nr_runs - nruns, 82);   /* 81 plans and the baseline, one round */
+		path = capture_layout_file(c.dir, CAPTURE_LAYOUT_CAPTURE);
+		doc = json_file_load(path);
+		capture_init(&cap);
+		CHECK_INT(capture_from_json(&cap, doc, path), 0);
+		CHECK(cap.oracle != NULL);
+		for (i = 0; cap.oracle && i < cap.oracle->nr_kernels; i++) {
+			if (!strcmp(cap.oracle->kernels[i].kernel, GRID_STRIDE))
+				ok = &cap.oracle->kernels[i];
+			if (!strcmp(cap.oracle->kernels[i].kernel, WALK))
+				wk = &cap.oracle->kernels[i];
+		}
+		CHECK(ok && wk);
+		if (ok && wk) {
+			CHECK_STR(ok->dimension, "l2");
+			CHECK_INT(ok->nr_plans, 81);
+			/* load 1 (node 1) in form 2 (evict_last): plan 2 * 3 */
+			CHECK_INT(ok->advised_plan, 6);
+			CHECK_INT(ok->plans[6].nr_l2, 1);
+			if (ok->plans[6].nr_l2 == 1) {
+				CHECK_INT(ok->plans[6].l2[0].ordinal, 1);
+				CHECK_STR(ok->plans[6].l2[0].form, "L2::evict_last");
+			}
+			CHECK_INT(ok->plans[80].nr_l2, 4);
+			CHECK(isnan(ok->plans[6].speedup));
+			CHECK_STR(wk->dimension, "l1");
+			CHECK_INT(wk->nr_plans, 2);
+		}
+		capture_release(&cap);
+		json_decref(doc);
+		free(path);
+		/* plan 6's PTX: load 1 with the policy, the advised L1 side kept */
+		subst = capture_layout_subst_dir(c.dir, "oracle-6");
+		path = capture_layout_subst_ptx(subst, MODULE_ID);
+		text = read_text(path);
+		CHECK(text != NULL);
+		if (text) {
+			CHECK(strstr(text, "createpolicy.fractional.L2::evict_last.b64") != NULL);
+			CHECK(strstr(text, "L2::cache_hint") != NULL);
+			CHECK(strstr(text, "ld.global.L1::no_allocate") != NULL);
+			free(text);
+		}
+		free(path);
+		free(subst);
 	}
 
 	free(ptx);
