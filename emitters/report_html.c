@@ -766,9 +766,15 @@ static void oracle_html(struct strbuf *out, const struct report_input *in,
 		strbuf_addstr(out, "<p><code>");
 		esc(out, label);
 		free(label);
-		strbuf_addf(out, "</code>: %zu plans, %lld rounds each; the advised plan reaches "
-			    "<strong>%.1f%%</strong> of the best measured one.</p>\n", n,
-			    k->rounds < 0 ? 0 : k->rounds, 100 * k->ratio);
+		if (isnan(k->ratio))
+			strbuf_addf(out, "</code>: %zu plans, %lld rounds each; %s.</p>\n", n,
+				    k->rounds < 0 ? 0 : k->rounds, isnan(k->best_speedup) ?
+				    "no plan was timed (the kernel ran no timed launch in the "
+				    "oracle's runs)" : "the advised plan was not timed");
+		else
+			strbuf_addf(out, "</code>: %zu plans, %lld rounds each; the advised plan "
+				    "reaches <strong>%.1f%%</strong> of the best measured one.</p>\n",
+				    n, k->rounds < 0 ? 0 : k->rounds, 100 * k->ratio);
 		l2 = k->dimension && !strcmp(k->dimension, "l2");
 		strbuf_addf(out, "<table><tr><th>%s</th><th>speedup</th><th></th><th></th></tr>\n",
 			    l2 ? "L2 priorities (the rest as advised)" : "loads cached");

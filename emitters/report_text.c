@@ -603,10 +603,22 @@ static void oracle_text(struct strbuf *out, const struct report_input *in,
 		free(label);
 		strbuf_addstr(out, "    advised plan ");
 		plan_bits(out, k, k->advised_plan);
-		strbuf_addf(out, " %.3fx, best plan ", k->advised_speedup);
+		if (isnan(k->best_speedup)) {
+			strbuf_addstr(out, ": no plan was timed (the kernel ran no timed launch "
+				      "in the oracle's runs)\n");
+			free(used);
+			continue;
+		}
+		if (isnan(k->advised_speedup))
+			strbuf_addstr(out, " not timed, best plan ");
+		else
+			strbuf_addf(out, " %.3fx, best plan ", k->advised_speedup);
 		plan_bits(out, k, k->best_plan);
-		strbuf_addf(out, " %.3fx: the advice reaches %.1f%% of the best\n",
-			    k->best_speedup, 100 * k->ratio);
+		if (isnan(k->ratio))
+			strbuf_addf(out, " %.3fx\n", k->best_speedup);
+		else
+			strbuf_addf(out, " %.3fx: the advice reaches %.1f%% of the best\n",
+				    k->best_speedup, 100 * k->ratio);
 		for (shown = 0; shown < 5 && shown < n; shown++) {
 			size_t best = n;
 			for (j = 0; j < n; j++)

@@ -401,6 +401,18 @@ int main(void)
 		}
 		free(path);
 		free(subst);
+		/* the report says what the oracle did, and that nothing was timed */
+		CHECK_INT(profile_emit(&c), 0);
+		report = xasprintf("%s/report.txt", c.dir);
+		text = read_text(report);
+		CHECK(text != NULL);
+		if (text) {
+			CHECK(strstr(text, "4 loads, 81 L2 priority plans x 1 rounds") != NULL);
+			CHECK(strstr(text, "advised plan {load 1 L2::evict_last}: no plan was timed") != NULL);
+			CHECK(strstr(text, "nan") == NULL);
+			free(text);
+		}
+		free(report);
 	}
 
 	free(ptx);
