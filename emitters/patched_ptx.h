@@ -38,7 +38,9 @@ int patched_ptx_render_module(const struct ptx_module *pm, const char *id,
 /*
  * Writes path (atomically) with module pm as plan patches it (plan may be
  * NULL: no edits). A module the plan leaves unchanged gets a symbolic link
- * to unpatched when that is given, and no file otherwise. Returns the
+ * to unpatched when that is given, and no file otherwise; a patched one
+ * replaces whatever path was (a link to unpatched is never written
+ * through). Returns the
  * number of edits (>= 0), or a negative CA_E_* code with the message set.
  */
 int patched_ptx_write_module(const struct ptx_module *pm, const char *id,

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analysis/ptx_softcache.h"
 #include "analysis/softcache_rank.h"
@@ -141,6 +142,9 @@ static int rewrite_module(struct profile_ctx *c, size_t mi, struct sc_kernel *ks
 		goto out;
 	}
 	path = capture_layout_subst_ptx(sc_dir, m->id);
+	/* the substitute directory links the unpatched module: replace the
+	 * link, or the capture's modules/<id>.ptx would become the rewrite */
+	unlink(path);
 	ret = write_file_atomic(path, out.buf, out.len);
 	free(path);
 	if (!ret) {

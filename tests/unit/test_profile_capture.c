@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "analysis/capture_model.h"
+#include "analysis/plan_query.h"
 #include "analysis/ptx_instrument.h"
 #include "base/error.h"
 #include "base/json_file.h"
@@ -415,13 +416,75 @@ int main(void)
 		free(report);
 	}
 
+	/*
+	 * The steps after the analysis, run for real on a program without
+	 * kernels: nothing is timed, so verification keeps nothing and says
+	 * why; the software cache rewrites the module (its ranking chose
+	 * structures) and times it in program runs; the L2 step finds no
+	 * persisting L2 on an unknown GPU. After each the files are written
+	 * again, and the capture's own module stays byte for byte what the
+	 * discovery run saved (the rewrite once wrote through the substitute
+	 * directory's link into it).
+	 */
+	{
+		const char *const steps[] = { "verify", "carveout", "softcache", "l2", "verify runs" };
+		char *module_path = capture_layout_module_ptx(c.dir, MODULE_ID), *now, *orig;
+		size_t st;
+
+		orig = read_text(check_source_path("tests/fixtures/ptx/loop.ptx"));
+		for (st = 0; st < ARRAY_SIZE(steps); st++) {
+			int ret;
+
+			error_clear();
+			opt.measure_runs = st == 4;
+			ret = st == 1 ? profile_carveout(&c) : st == 2 ? profile_softcache(&c) :
+			      st == 3 ? profile_l2(&c) : profile_verify(&c);
+			if (ret)
+				fprintf(stderr, "%s: %s\n", steps[st], error_message());
+			CHECK_INT(ret, 0);
+			CHECK_INT(profile_emit(&c), 0);
+			now = read_text(module_path);
+			CHECK(now && orig && !strcmp(now, orig));
+			free(now);
+		}
+		free(orig);
+		free(module_path);
+		path = capture_layout_file(c.dir, CAPTURE_LAYOUT_CAPTURE);
+		doc = json_file_load(path);
+		capture_init(&cap);
+		CHECK_INT(capture_from_json(&cap, doc, path), 0);
+		free(path);
+		mk = model_kernel(&cap, GRID_STRIDE);
+		/* the rewrite was written, or (a build without nvcc: no read
+		 * functions to call) refused saying so */
+		path = capture_layout_softcache_ptx(c.dir, MODULE_ID);
+		if (mk && mk->software_cache && mk->software_cache->has_verification &&
+		    mk->software_cache->verification.has_rewrite)
+			CHECK(access(path, R_OK) == 0);
+		else
+			CHECK(mk && mk->software_cache && mk->software_cache->verification.reason &&
+			      strstr(mk->software_cache->verification.reason, "not built with nvcc"));
+		free(path);
+		path = NULL;
+		CHECK(mk && mk->verification && mk->verification->kept == 0);
+		if (mk && mk->verification)
+			CHECK_STR(mk->verification->reason, "no kernel times were measured");
+		CHECK(mk && mk->software_cache && mk->software_cache->has_verification);
+		CHECK(cap.has_l2 && cap.l2.status && !strcmp(cap.l2.status, "none"));
+		/* nothing kept: the plan no longer changes grid_stride */
+		CHECK(!plan_mentions(c.plan, GRID_STRIDE));
+		capture_release(&cap);
+		json_decref(doc);
+		free(path);
+	}
+
 	free(ptx);
 	free(seen);
 	profile_ctx_release(&c);
 	{
 		char *rm = xasprintf("rm -rf '%s'", dir);
 
-		if (system(rm) != 0)
+		if (getenv("KEEP")) fprintf(stderr, "kept %s\n", dir); else if (system(rm) != 0)
 			fprintf(stderr, "could not remove %s\n", dir);
 		free(rm);
 	}
