@@ -851,8 +851,10 @@ static void add_l2_variant(struct kernel_measure *m, uint64_t all, const char *l
 	snprintf(v->label, sizeof(v->label), "%s", label);
 	v->when_hits[0] = v->when_hits[1] = -1;
 	v->nr_l2 = n;
-	memcpy(v->l2_nodes, nodes, n * sizeof(*nodes));
-	memcpy(v->l2_form, form, n);
+	if (n) {   /* the base replays have no parts (and NULL arrays) */
+		memcpy(v->l2_nodes, nodes, n * sizeof(*nodes));
+		memcpy(v->l2_form, form, n);
+	}
 }
 
 /*

@@ -478,6 +478,44 @@ int main(void)
 		free(path);
 	}
 
+	/*
+	 * The measuring steps themselves, run for real on a program with no
+	 * kernels: the monitor run, the in-run capture (with --l2-priority) and
+	 * one run per variant end without a number, record their runs and say
+	 * what was not measured, and the capture they leave still reads.
+	 */
+	{
+		static const char *const variants[] = { "monitor", "capture", "single", "pair" };
+		size_t from = c.nr_runs, v, r;
+
+		opt.l2_priority = 1;
+		CHECK_INT(profile_monitor(&c), 0);
+		CHECK_INT(profile_capture_launches(&c), 0);
+		CHECK_INT(profile_capture_runs(&c), 0);
+		profile_fill_kernels(&c);
+		CHECK_INT(profile_write_capture(&c, "complete"), 0);
+		for (v = 0; v < ARRAY_SIZE(variants); v++) {
+			int seen_variant = 0;
+
+			for (r = from; r < c.nr_runs; r++)
+				seen_variant |= !strcmp(c.runs[r].variant, variants[v]);
+			if (!seen_variant)
+				fprintf(stderr, "no %s run\n", variants[v]);
+			CHECK(seen_variant);
+		}
+		path = capture_layout_file(c.dir, CAPTURE_LAYOUT_CAPTURE);
+		doc = json_file_load(path);
+		capture_init(&cap);
+		CHECK_INT(capture_from_json(&cap, doc, path), 0);
+		CHECK(cap.has_measure && cap.measure.method && !strcmp(cap.measure.method, "launches"));
+		mk = model_kernel(&cap, GRID_STRIDE);
+		CHECK(mk && mk->nr_loads == 4 && isnan(mk->loads[0].hit) && isnan(mk->loads[3].hit));
+		CHECK(has_note(&cap, "no counters for kernel " GRID_STRIDE));
+		capture_release(&cap);
+		json_decref(doc);
+		free(path);
+	}
+
 	free(ptx);
 	free(seen);
 	profile_ctx_release(&c);
