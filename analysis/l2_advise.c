@@ -267,7 +267,8 @@ json_t *l2_advise(const struct capture *cap)
 	json_object_set_new(out, "footprint_bytes", json_integer((json_int_t)footprint));
 	lim.l2 = l2;
 	lim.set_aside = set_aside;
-	qsort_r(cs, n, sizeof(*cs), by_score_desc, &lim);
+	if (n)   /* no allocation re-read: cs is NULL */
+		qsort_r(cs, n, sizeof(*cs), by_score_desc, &lim);
 	cands = json_array();
 	for (i = 0; i < n; i++)
 		json_array_append_new(cands, json_pack("{s:I, s:I, s:f, s:I, s:f, s:O, s:o, s:f}",

@@ -138,6 +138,11 @@ int main(void)
 	device_model_init(&c.dm);
 	free(c.dm.name);
 	c.dm.name = xstrdup("NVIDIA H100 80GB HBM3");
+	/* what the driver says of an H100's L2 (the L2 window step reads it) */
+	free(c.dm.cc);
+	c.dm.cc = xstrdup("9.0");
+	c.dm.persisting_l2_max_bytes = 82837504;
+	c.dm.access_policy_max_window_bytes = 134213632;
 	c.program = xstrdup("/bin/true");
 	c.dir = xasprintf("%s/cap", dir);
 	CHECK_INT(capture_layout_create(c.dir), 0);
@@ -471,6 +476,7 @@ int main(void)
 			CHECK_STR(mk->verification->reason, "no kernel times were measured");
 		CHECK(mk && mk->software_cache && mk->software_cache->has_verification);
 		CHECK(cap.has_l2 && cap.l2.status && !strcmp(cap.l2.status, "none"));
+		CHECK(cap.l2.reason && strstr(cap.l2.reason, "no kernel argument points into a device allocation"));
 		/* nothing kept: the plan no longer changes grid_stride */
 		CHECK(!plan_mentions(c.plan, GRID_STRIDE));
 		capture_release(&cap);
