@@ -509,6 +509,30 @@ int main(void)
 				fprintf(stderr, "no %s run\n", variants[v]);
 			CHECK(seen_variant);
 		}
+		/* --variant-form mask, and --gpus 0,1: the variant runs side by side,
+		 * each recorded with its GPU and files not compared */
+		{
+			static const int gpus[] = { 0, 1 };
+			int on_second = 0;
+
+			opt.variant_form = 1;
+			CHECK_INT(profile_capture_launches(&c), 0);
+			opt.variant_form = 0;
+			opt.gpus = gpus;
+			opt.nr_gpus = 2;
+			c.gpu_names = xcalloc(3, sizeof(*c.gpu_names));
+			c.gpu_names[0] = xstrdup("0");
+			c.gpu_names[1] = xstrdup("1");
+			from = c.nr_runs;
+			CHECK_INT(profile_capture_runs(&c), 0);
+			CHECK_INT(profile_write_capture(&c, "complete"), 0);
+			for (r = from; r < c.nr_runs; r++)
+				if (c.runs[r].has_gpu && c.runs[r].gpu == 1 &&
+				    c.runs[r].files_compared == 0)
+					on_second = 1;
+			CHECK(on_second);
+			/* profile_ctx_release frees the names, as choose_gpus made them */
+		}
 		path = capture_layout_file(c.dir, CAPTURE_LAYOUT_CAPTURE);
 		doc = json_file_load(path);
 		capture_init(&cap);
