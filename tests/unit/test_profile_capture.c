@@ -533,10 +533,23 @@ int main(void)
 			CHECK(on_second);
 			/* profile_ctx_release frees the names, as choose_gpus made them */
 		}
+		/* the output reference: the first capture pass (its program launches
+		 * run the code as built), never the monitor run (instrumented code)
+		 * nor a run beside others */
+		profile_reference_check(&c);
+		CHECK_INT(profile_write_capture(&c, "complete"), 0);
 		path = capture_layout_file(c.dir, CAPTURE_LAYOUT_CAPTURE);
 		doc = json_file_load(path);
 		capture_init(&cap);
 		CHECK_INT(capture_from_json(&cap, doc, path), 0);
+		CHECK(cap.has_baseline_check && cap.baseline_check.nr_runs == 1);
+		if (cap.has_baseline_check && cap.baseline_check.nr_runs == 1) {
+			const struct capture_run *ref = capture_find_run(&cap,
+				(int)cap.baseline_check.runs[0]);
+
+			CHECK(ref && !strcmp(ref->variant, "capture") && ref->files_compared != 0);
+		}
+		CHECK_INT(cap.baseline_check.output_identical, 1);
 		CHECK(cap.has_measure && cap.measure.method && !strcmp(cap.measure.method, "launches"));
 		mk = model_kernel(&cap, GRID_STRIDE);
 		CHECK(mk && mk->nr_loads == 4 && isnan(mk->loads[0].hit) && isnan(mk->loads[3].hit));
