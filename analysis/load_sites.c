@@ -118,17 +118,6 @@ void load_sites_merge_graph(const struct graph *g, const size_t *group, size_t n
 	free(w);
 }
 
-/* p_ij(s, t) for any order (0 when the pair has none). */
-static double pair_at(const struct multi_choice *mc, size_t i, unsigned s, size_t j, unsigned t)
-{
-	const double *m;
-
-	if (i > j)
-		return pair_at(mc, j, t, i, s);
-	m = mc->pair[i * mc->n + j];
-	return m ? m[(size_t)s * mc->forms[j] + t] : 0;
-}
-
 void load_sites_merge_choices(const struct multi_choice *mc, const size_t *group,
 			      size_t nr_sites, struct multi_choice *out)
 {
@@ -167,7 +156,7 @@ void load_sites_merge_choices(const struct multi_choice *mc, const size_t *group
 					for (s = 0; s < forms[a]; s++)
 						for (t = 0; t < forms[b]; t++)
 							acc[(size_t)s * forms[b] + t] +=
-								pair_at(mc, i, s, j, t);
+								multi_choice_pair_gain(mc, i, s, j, t);
 				}
 			}
 			if (!any)

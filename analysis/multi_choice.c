@@ -81,13 +81,13 @@ void multi_choice_set_pair(struct multi_choice *mc, size_t i, unsigned s, size_t
 	(*m)[(size_t)s * mc->forms[j] + t] = gain;
 }
 
-/* p_ij(s, t) for any order of i and j (0 when the pair has no gains). */
-static double pair_gain(const struct multi_choice *mc, size_t i, unsigned s, size_t j, unsigned t)
+double multi_choice_pair_gain(const struct multi_choice *mc, size_t i, unsigned s, size_t j,
+			      unsigned t)
 {
 	const double *m;
 
 	if (i > j)
-		return pair_gain(mc, j, t, i, s);
+		return multi_choice_pair_gain(mc, j, t, i, s);
 	m = mc->pair[i * mc->n + j];
 	return m ? m[(size_t)s * mc->forms[j] + t] : 0;
 }
@@ -100,7 +100,7 @@ double multi_choice_value(const struct multi_choice *mc, const unsigned *form)
 	for (i = 0; i < mc->n; i++) {
 		v += mc->unary[i][form[i]];
 		for (j = i + 1; j < mc->n; j++)
-			v += pair_gain(mc, i, form[i], j, form[j]);
+			v += multi_choice_pair_gain(mc, i, form[i], j, form[j]);
 	}
 	return v;
 }
@@ -198,7 +198,7 @@ static void local_search(const struct multi_choice *mc, unsigned *form)
 
 				for (j = 0; j < mc->n; j++)
 					if (j != i)
-						v += pair_gain(mc, i, s, j, form[j]);
+						v += multi_choice_pair_gain(mc, i, s, j, form[j]);
 				if (v > best_v + EPS) {
 					best_v = v;
 					best = s;
@@ -210,7 +210,7 @@ static void local_search(const struct multi_choice *mc, unsigned *form)
 
 				for (j = 0; j < mc->n; j++)
 					if (j != i)
-						old += pair_gain(mc, i, form[i], j, form[j]);
+						old += multi_choice_pair_gain(mc, i, form[i], j, form[j]);
 				if (best_v > old + EPS) {
 					form[i] = best;
 					changed = 1;
@@ -289,14 +289,14 @@ static double bound_below(const struct bnb *b, size_t d)
 			double v = mc->unary[i][s];
 
 			for (a = 0; a < d; a++)
-				v += pair_gain(mc, i, s, b->order[a], b->cur[b->order[a]]);
+				v += multi_choice_pair_gain(mc, i, s, b->order[a], b->cur[b->order[a]]);
 			for (f = e + 1; f < mc->n; f++) {
 				size_t j = b->order[f];
 				double m = -DBL_MAX;
 
 				for (t = 0; t < mc->forms[j]; t++)
-					if (pair_gain(mc, i, s, j, t) > m)
-						m = pair_gain(mc, i, s, j, t);
+					if (multi_choice_pair_gain(mc, i, s, j, t) > m)
+						m = multi_choice_pair_gain(mc, i, s, j, t);
 				v += m;
 			}
 			if (v > best)
@@ -314,7 +314,7 @@ static double gain_at(const struct bnb *b, size_t d, size_t i, unsigned s)
 	size_t a;
 
 	for (a = 0; a < d; a++)
-		v += pair_gain(b->mc, i, s, b->order[a], b->cur[b->order[a]]);
+		v += multi_choice_pair_gain(b->mc, i, s, b->order[a], b->cur[b->order[a]]);
 	return v;
 }
 
@@ -387,7 +387,7 @@ static double max_abs_gain(const struct multi_choice *mc, size_t i)
 		if (j != i)
 			for (s = 0; s < mc->forms[i]; s++)
 				for (t = 0; t < mc->forms[j]; t++)
-					m = fmax(m, fabs(pair_gain(mc, i, s, j, t)));
+					m = fmax(m, fabs(multi_choice_pair_gain(mc, i, s, j, t)));
 	return m;
 }
 

@@ -60,6 +60,9 @@ void multi_choice_release(struct multi_choice *mc);
 void multi_choice_set_unary(struct multi_choice *mc, size_t i, unsigned s, double gain);
 void multi_choice_set_pair(struct multi_choice *mc, size_t i, unsigned s, size_t j, unsigned t,
 			   double gain);
+/* p_ij(s, t) for either order of i and j (0 when the pair has no gains). */
+double multi_choice_pair_gain(const struct multi_choice *mc, size_t i, unsigned s, size_t j,
+			      unsigned t);
 /* The objective of a choice of forms. */
 double multi_choice_value(const struct multi_choice *mc, const unsigned *form);
 
