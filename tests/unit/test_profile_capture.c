@@ -419,6 +419,15 @@ int main(void)
 			free(text);
 		}
 		free(report);
+		report = xasprintf("%s/report.html", c.dir);
+		text = read_text(report);
+		CHECK(text != NULL);
+		if (text) {
+			CHECK(strstr(text, "81 plans, 1 rounds each; no plan was timed") != NULL);
+			CHECK(strstr(text, "<th>L2 priorities (the rest as advised)</th>") != NULL);
+			free(text);
+		}
+		free(report);
 	}
 
 	/*
