@@ -161,10 +161,10 @@ static json_t *l2_plan_json(const struct profile_kernel *k, const struct l2_orac
 int profile_oracle(struct profile_ctx *c)
 {
 	unsigned rounds = c->opt->repeat < 3 ? (c->opt->repeat ? c->opt->repeat : 1) : 3;
-	size_t nk = c->nr_kernels, i, maxn = 0, nplans = 0, p, b;
+	size_t nk = c->nr_kernels, i, nplans = 0, p, b;
 	struct l2_oracle *l2o;
 	unsigned r;
-	double *t, *base;
+	double *t = NULL, *base = NULL;
 	char *base_dir = NULL;
 	json_t *out = json_array(), *ids = json_array();
 	char **status = NULL;
@@ -183,17 +183,11 @@ int profile_oracle(struct profile_ctx *c)
 			kp = oracle_plan_count((unsigned)c->kernels[i].vk.nr_measured);
 		if (kp > nplans)
 			nplans = kp;
-		if (c->kernels[i].vk.nr_measured > maxn)
-			maxn = c->kernels[i].vk.nr_measured;
 	}
-	if (!maxn) {
+	if (!nplans) {
 		json_object_set_new(c->capture, "oracle", json_pack("{s:s}", "status",
 			"no measured kernel has few enough loads for --oracle"));
-		json_decref(out);
-		for (i = 0; i < nk; i++)
-			l2_oracle_release(&l2o[i]);
-		free(l2o);
-		return 0;
+		goto out;
 	}
 	t = xcalloc(nk * nplans * rounds + 1, sizeof(double));
 	base = xcalloc(nk * rounds + 1, sizeof(double));

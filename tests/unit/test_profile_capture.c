@@ -357,6 +357,16 @@ int main(void)
 		size_t nruns;
 
 		CHECK_INT(chdir(dir), 0);
+		/* no kernel with few enough loads: said so, nothing run */
+		opt.oracle_max = 0;
+		nruns = c.nr_runs;
+		CHECK_INT(profile_oracle(&c), 0);
+		CHECK_INT(c.nr_runs, nruns);
+		capture_init(&cap);
+		CHECK_INT(capture_from_json(&cap, c.capture, "capture.json"), 0);
+		CHECK(cap.oracle && cap.oracle->status &&
+		      strstr(cap.oracle->status, "no measured kernel has few enough loads"));
+		capture_release(&cap);
 		opt.oracle_max = 4;
 		opt.l2_priority = 1;
 		opt.repeat = 1;
