@@ -1538,6 +1538,7 @@ static int read_l2(const struct rd *r, json_t *o, struct capture_l2 *l2)
 	    (ret = rd_str(r, o, "l2", "status", &l2->status, 0)) ||
 	    (ret = rd_str(r, o, "l2", "reason", &l2->reason, 0)) ||
 	    (ret = rd_num(r, o, "l2", "baseline_dram_bytes", &l2->baseline_dram_bytes, NUM_COUNT)) ||
+	    (ret = rd_str(r, o, "l2", "baseline", &l2->baseline, 0)) ||
 	    (ret = rd_str(r, o, "l2", "kept", &l2->kept, 0)) ||
 	    (ret = rd_array(r, o, "l2", "windows", &arr)))
 		return ret;
@@ -1773,6 +1774,7 @@ void capture_l2_release(struct capture_l2 *l2)
 	free(l2->status);
 	free(l2->reason);
 	free(l2->kept);
+	free(l2->baseline);
 	for (i = 0; i < l2->nr_windows; i++) {
 		struct capture_l2_window *w = &l2->windows[i];
 
@@ -2685,6 +2687,7 @@ json_t *capture_to_json(const struct capture *cap)
 		put_str(o, "status", l2->status);
 		put_str(o, "reason", l2->reason);
 		put_num(o, "baseline_dram_bytes", l2->baseline_dram_bytes);
+		put_str(o, "baseline", l2->baseline);
 		put_str(o, "kept", l2->kept);
 		arr = json_array();
 		for (i = 0; i < l2->nr_windows; i++) {

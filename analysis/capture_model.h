@@ -571,6 +571,10 @@ struct capture_l2 {
 	char *status;               /* "advised" | "none" */
 	char *reason;
 	double baseline_dram_bytes; /* NAN unknown */
+	/* what the windows were timed against, where not the program as
+	 * built: "the kept per-load L2 priorities" (a window must beat them on
+	 * the same data, issue 26); NULL: as built */
+	char *baseline;
 	struct capture_l2_window *windows;
 	size_t nr_windows;
 	char *kept;                 /* the variant kept; NULL: none */

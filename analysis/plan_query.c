@@ -42,6 +42,18 @@ int plan_action_bypasses(int action)
 	return action == LOAD_ACTION_NO_ALLOCATE || action == LOAD_ACTION_BYPASS;
 }
 
+int plan_has_l2(const struct plan *p)
+{
+	size_t m, f, l;
+
+	for (m = 0; m < p->nr_modules; m++)
+		for (f = 0; f < p->modules[m].nr_functions; f++)
+			for (l = 0; l < p->modules[m].functions[f].nr_loads; l++)
+				if (p->modules[m].functions[f].loads[l].l2 != L2_PRIORITY_NONE)
+					return 1;
+	return 0;
+}
+
 int plan_has_loads(const struct plan *p)
 {
 	size_t m, f;

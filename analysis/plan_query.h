@@ -19,6 +19,8 @@ int plan_l2(const struct plan *p, const char *module, const char *fn, unsigned o
 /* Whether an action keeps the load out of L1 (no_allocate or .cg). */
 int plan_action_bypasses(int action);
 
+/* 1 when the plan gives some load an L2 priority, else 0. */
+int plan_has_l2(const struct plan *p);
 /* 1 when some function of the plan changes a load, else 0. */
 int plan_has_loads(const struct plan *p);
 

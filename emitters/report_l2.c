@@ -52,6 +52,8 @@ static void verification_text(struct strbuf *out, const struct capture_l2 *l2,
 	bytes_text(out, w->dram_bytes);
 	strbuf_addstr(out, " (baseline ");
 	bytes_text(out, l2->baseline_dram_bytes);
+	if (l2->baseline)
+		strbuf_addf(out, ", with %s", l2->baseline);
 	strbuf_addstr(out, ")");
 	if (!isnan(w->speedup.median)) {
 		strbuf_addf(out, "; %.3fx (min %.3f, max %.3f", w->speedup.median, w->speedup.min,

@@ -19,6 +19,7 @@
 #include "analysis/launch_sampling.h"
 #include "collectors/gpu.h"
 #include "emitters/capture_layout.h"
+#include "analysis/plan_query.h"
 #include "src/profile/internal.h"
 
 /* The least cut in DRAM bytes read for a window to be timed at all. */
@@ -205,7 +206,7 @@ int profile_l2(struct profile_ctx *c)
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
 	double best_speedup = 0, base_dram = NAN, base_ns[16], gpu_ns;
 	size_t nr_base = 0;
-	int over_budget = 0;
+	int over_budget = 0, with_priorities;
 	char why[256], *base_dir = NULL;
 	size_t i;
 	int ret = 0;
@@ -241,19 +242,29 @@ int profile_l2(struct profile_ctx *c)
 		capture_l2_release(&t);
 		return profile_write_capture(c, "complete");
 	}
-	base_dir = profile_write_substitutes(c, "l2-baseline", NULL);
+	/*
+	 * A window is advised only where it beats the per-load L2 priorities on
+	 * the same data (issue 26): with priorities kept, the window's runs and
+	 * their baseline both run the program with them, so a kept window adds
+	 * to them. Else both run the program as built.
+	 */
+	with_priorities = c->plan && plan_has_l2(c->plan);
+	base_dir = profile_write_substitutes(c, "l2-baseline", with_priorities ? c->plan : NULL);
 	if (!base_dir) {
 		capture_l2_release(&t);
 		return CA_E_IO;
 	}
+	if (with_priorities)
+		json_object_set_new(l2, "baseline", json_string("the kept per-load L2 priorities"));
 	base_dram = dram_of_run(c, base_dir, NULL, &gpu_ns);
 	/*
 	 * With in-run capture the baseline runs carry no counters, and where
 	 * the DRAM runs count only --samples launches a kernel (a kernel
 	 * launched more than 64 times) their kernel times are those of a plain
-	 * run: all of these times are baselines for the window's DRAM run.
+	 * run: all of these times are baselines for the window's DRAM run (not
+	 * with priorities: the earlier runs ran without them).
 	 */
-	if (!c->opt->measure_runs && many_launches(c)) {
+	if (!c->opt->measure_runs && many_launches(c) && !with_priorities) {
 		if (!isnan(gpu_ns))
 			base_ns[nr_base++] = gpu_ns;
 		nr_base = earlier_baselines(c, base_ns, nr_base, 16);

@@ -12,6 +12,12 @@ static void test_queries(void)
 	plan_set(&p, "aaaa", "k1", 2, LOAD_ACTION_EVICT_LAST);
 	plan_set(&p, NULL, "k2", 0, LOAD_ACTION_BYPASS);
 	CHECK_INT(plan_has_loads(&p), 1);
+	CHECK_INT(plan_has_l2(&p), 0);
+	CHECK_INT(plan_l2(&p, "aaaa", "k1", 1), L2_PRIORITY_NONE);
+	CHECK_INT(plan_l2(&p, "aaaa", "k1", 7), -1);
+	plan_set_l2(&p, "aaaa", "k1", 2, L2_PRIORITY_EVICT_LAST);
+	CHECK_INT(plan_has_l2(&p), 1);
+	CHECK_INT(plan_l2(&p, "aaaa", "k1", 2), L2_PRIORITY_EVICT_LAST);
 	CHECK_INT(plan_mentions(&p, "k1"), 1);
 	CHECK_INT(plan_mentions(&p, "k3"), 0);
 	CHECK_INT(plan_action(&p, "aaaa", "k1", 1), LOAD_ACTION_NO_ALLOCATE);
@@ -24,6 +30,7 @@ static void test_queries(void)
 	/* load 1 bypassed; 0 (no entry) and 2 (evict_last) allocate */
 	CHECK_INT(plan_cached_mask(&p, "aaaa", "k1", measured, 3), 0x5);
 	plan_drop_function(&p, "k1");
+	CHECK_INT(plan_has_l2(&p), 0);
 	CHECK_INT(plan_mentions(&p, "k1"), 0);
 	CHECK_INT(plan_action(&p, "aaaa", "k1", 1), -1);
 	CHECK_INT(plan_has_loads(&p), 1);

@@ -58,6 +58,20 @@ static void test_section(void)
 	json_decref(j);
 	capture_release(&in.model);
 
+	/* windows timed against the kept per-load L2 priorities say so */
+	strbuf_reset(&sb);
+	read_into(&in,
+		"{\"status\": \"advised\", \"reason\": \"r\", \"baseline_dram_bytes\": 2000000000.0, "
+		"\"baseline\": \"the kept per-load L2 priorities\", \"kept\": null, \"windows\": ["
+		"{\"variant\": \"guide\", \"set_aside_bytes\": 39321600, \"alloc\": 0, \"num_bytes\": 26214400, "
+		"\"hit_ratio\": 1.0, \"kernels\": [\"scale\"], "
+		"\"verification\": {\"kept\": false, \"reason\": \"slower\", \"dram_bytes\": 1500000000.0, "
+		"\"speedup\": {\"min\": 0.97, \"median\": 0.98, \"max\": 0.99}, \"noise\": 0.01}}]}");
+	CHECK_STR(in.model.l2.baseline, "the kept per-load L2 priorities");
+	report_l2_text(&sb, &in, "", "");
+	CHECK(strstr(sb.buf, "(baseline 1.86 GiB, with the kept per-load L2 priorities); 0.980x") != NULL);
+	capture_release(&in.model);
+
 	/* a capture without "l2": no section */
 	strbuf_reset(&sb);
 	read_into(&in, NULL);
