@@ -442,6 +442,9 @@ char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 	if (!strcmp(status, "changes no load"))
 		/* nothing of it ran differently: no speedup to state (issue 25) */
 		strbuf_addstr(&sb, "rewrites no load, so nothing was timed");
+	else if (isnan(ps) && !strcmp(status, "verified"))
+		/* its runs ran, but no kernel time came of them */
+		strbuf_addstr(&sb, "not timed");
 	else if (isnan(ps))
 		strbuf_addf(&sb, "%s", status);
 	else

@@ -23,6 +23,7 @@
 #include "analysis/capture_model.h"
 #include "analysis/plan_query.h"
 #include "analysis/ptx_instrument.h"
+#include "base/digest.h"
 #include "base/error.h"
 #include "base/json_file.h"
 #include "base/strbuf.h"
@@ -32,7 +33,9 @@
 #include "src/profile/internal.h"
 #include "tests/unit/check.h"
 
-#define MODULE_ID "be99bbd36c78ec5d"
+/* The module's id: the first 16 hex digits of its PTX's SHA-256, set by
+ * main() once the PTX names this checkout's loop.cu. */
+static char MODULE_ID[17];
 #define WALK "_Z4walkPKfS0_Pf"
 #define GRID_STRIDE "_Z11grid_stridePKfPKiS0_Pfi"
 
@@ -107,7 +110,7 @@ static int has_note(const struct capture *cap, const char *part)
 int main(void)
 {
 	char tmpl[] = "/tmp/ca-profile-capture-XXXXXX";
-	char *dir = mkdtemp(tmpl), *seen, *ptx, *text, *path, *report;
+	char *dir = mkdtemp(tmpl), *seen, *ptx, *text, *path, *report, *orig_text;
 	char *argv[] = { "/bin/true", "--size", "big", NULL };
 	struct profile_options opt;
 	struct profile_ctx c;
@@ -153,8 +156,36 @@ int main(void)
 	CHECK_INT(mkdir(seen, 0755), 0);
 	text = read_text(check_source_path("tests/fixtures/ptx/loop.ptx"));
 	CHECK(text != NULL);
+	if (!text)
+		return check_done();
+	/* its .file names loop.cu where this checkout has it (the source
+	 * patch reads it), and its id is its hash, as the discovery run's is */
+	{
+		const char *at = strstr(text, "/tests/fixtures/ptx/src/loop.cu\"");
+		const char *open = at;
+		char hex[65];
+
+		while (open && open > text && *open != '"')
+			open--;
+		if (open && *open != '"')
+			open = NULL;
+
+		CHECK(open != NULL);
+		if (open) {
+			char *fixed = xasprintf("%.*s\"%s%s", (int)(open - text), text,
+						check_source_path("tests/fixtures/ptx/src/loop.cu"),
+						at + strlen("/tests/fixtures/ptx/src/loop.cu"));
+
+			free(text);
+			text = fixed;
+		}
+		digest_sha256_hex(text, strlen(text), hex);
+		memcpy(MODULE_ID, hex, 16);
+		MODULE_ID[16] = 0;
+	}
+	orig_text = xstrdup(text);
 	ptx = capture_layout_subst_ptx(seen, MODULE_ID);
-	write_text(ptx, text ? text : "");
+	write_text(ptx, text);
 	free(text);
 	memset(&em, 0, sizeof(em));
 	em.id = MODULE_ID;
@@ -262,7 +293,12 @@ int main(void)
 	CHECK_STR(cap.status, "complete");
 	CHECK(cap.has_cost && cap.cost.program_runs == 0);
 	CHECK_INT(cap.nr_modules, 1);
-	CHECK_STR(cap.modules[0].ptx, "modules/" MODULE_ID ".ptx");
+	{
+		char *want = xasprintf("modules/%s.ptx", MODULE_ID);
+
+		CHECK_STR(cap.modules[0].ptx, want);
+		free(want);
+	}
 	CHECK_INT(cap.program.nr_args, 2);
 	mk = model_kernel(&cap, GRID_STRIDE);
 	CHECK(mk != NULL);
@@ -357,6 +393,32 @@ int main(void)
 		size_t nruns;
 
 		CHECK_INT(chdir(dir), 0);
+		/*
+		 * The source patch's own verification (as verify leaves it when it
+		 * kept the plan): loop.cu's loads rewritten as source.patch writes
+		 * them, load 3 (a compound assignment) left out and said why, and
+		 * the figure it could not measure said so, not "verified".
+		 */
+		profile_set_verification(&c, json_pack("{s:s, s:b}", "status", "verified", "kept", 1));
+		CHECK_INT(profile_verify_patch(&c), 0);
+		CHECK_INT(profile_emit(&c), 0);
+		capture_init(&cap);
+		CHECK_INT(capture_from_json(&cap, c.capture, "capture.json"), 0);
+		CHECK(cap.has_verification && cap.verification.has_source_patch);
+		if (cap.has_verification && cap.verification.has_source_patch) {
+			const struct capture_source_patch *sp = &cap.verification.source_patch;
+
+			CHECK_INT(sp->rewritten, 2);
+			CHECK(sp->nr_left_out == 1 && sp->left_out[0].ordinal == 3 &&
+			      strstr(sp->left_out[0].reason, "compound assignment"));
+		}
+		capture_release(&cap);
+		report = xasprintf("%s/report.txt", c.dir);
+		text = read_text(report);
+		CHECK(text && strstr(text, "the source patch as written: not timed (load 3 of "
+				     "grid_stride not rewritten"));
+		free(text);
+		free(report);
 		/* no kernel with few enough loads: said so, nothing run */
 		opt.oracle_max = 0;
 		nruns = c.nr_runs;
@@ -455,7 +517,7 @@ int main(void)
 		char *module_path = capture_layout_module_ptx(c.dir, MODULE_ID), *now, *orig;
 		size_t st;
 
-		orig = read_text(check_source_path("tests/fixtures/ptx/loop.ptx"));
+		orig = xstrdup(orig_text);
 		for (st = 0; st < ARRAY_SIZE(steps); st++) {
 			int ret;
 
@@ -578,6 +640,7 @@ int main(void)
 		free(path);
 	}
 
+	free(orig_text);
 	free(ptx);
 	free(seen);
 	profile_ctx_release(&c);
