@@ -15,6 +15,7 @@
 #include "analysis/graph.h"
 #include "analysis/load_sites.h"
 #include "analysis/multi_choice.h"
+#include "analysis/plan_query.h"
 #include "analysis/ptx.h"
 #include "analysis/solver.h"
 #include "base/xalloc.h"
@@ -514,6 +515,51 @@ static void expand_result(const struct graph *g, const size_t *group, struct sol
 	res->objective = graph_objective(g, cached);
 }
 
+/*
+ * A Python call's loads beyond --max-loads (not measured) take the
+ * decision its measured loads got: the call can carry only one form
+ * (load_sites.h), and a call half rewritten is no source the user can
+ * write. Their left_out reason says so.
+ */
+static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis_kernel *ak)
+{
+	const struct capture_kernel *ck = k->ck;
+	const char *mod = *k->module ? k->module : NULL;
+	unsigned *ords = xcalloc(ck->nr_loads + 1, sizeof(*ords));
+	size_t *group = xcalloc(ck->nr_loads + 1, sizeof(*group)), i, j, o;
+
+	for (i = 0; i < ck->nr_loads; i++)
+		ords[i] = ck->loads[i].ordinal;
+	if (load_sites_group(ck, ords, ck->nr_loads, group) < ck->nr_loads) {
+		for (o = 0; o < ak->nr_left_out; o++) {
+			struct analysis_left_out *lo = &ak->left_out[o];
+
+			if (strcmp(lo->reason, "not measured"))
+				continue;
+			for (i = 0; i < ck->nr_loads && ords[i] != lo->ordinal; i++)
+				;
+			for (j = 0; i < ck->nr_loads && j < ck->nr_loads; j++) {
+				const struct load_in *n = find_load(k, ords[j]);
+				int a, l2;
+
+				if (j == i || group[j] != group[i] || !n || n->node < 0)
+					continue;
+				a = plan_action(plan, mod ? mod : "", k->name, n->ordinal);
+				l2 = plan_l2(plan, mod ? mod : "", k->name, n->ordinal);
+				if (a >= 0 && a != LOAD_ACTION_AS_BUILT)
+					plan_set(plan, mod, k->name, lo->ordinal, (enum load_action)a);
+				if (l2 > 0)
+					plan_set_l2(plan, mod, k->name, lo->ordinal, (enum l2_priority)l2);
+				lo->reason = "not measured: takes its call's decision (a tl.load "
+					     "carries one form)";
+				break;
+			}
+		}
+	}
+	free(group);
+	free(ords);
+}
+
 static int advise_kernel(const struct capture_kernel *ck, const struct advise_options *opt,
 			 const struct geometry *geo, struct plan *plan, struct analysis_kernel *ak)
 {
@@ -584,6 +630,7 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	ak->pairs_missing = k.pairs_missing;
 	if (ck->l2_priority && (ret = decide_l2(ck, opt, plan, ak)))
 		goto out;
+	follow_sites(&k, plan, ak);
 	/* the graph moves to the analysis */
 	ak->g = k.g;
 	graph_init(&k.g);

@@ -624,11 +624,26 @@ static void test_load_sites(void)
 	set_site(cap, 0, 4, "k.py", 10, 12);
 	set_site(cap, 0, 1, "k.py", 11, 12);
 	set_site(cap, 0, 2, "k.py", 10, 30);
+	/* load 5, beyond --max-loads, is a load of the same call as 0 and 4 */
+	set_site(cap, 0, 5, "k.py", 10, 12);
 	advise_options_init(&opt);
 	plan_init(&plan);
 	CHECK_INT(advise_json(cap, &opt, &plan, &an), 0);
 	k = kernel(an, "stream");
 	CHECK(k != NULL);
+	/* it takes the call's decision, and says so */
+	CHECK_STR(plan_form(&plan, "stream", 5), plan_form(&plan, "stream", 0));
+	CHECK(strstr(plan_form(&plan, "stream", 5), "L2::evict_last") != NULL);
+	{
+		json_t *lo;
+		size_t x;
+		int said = 0;
+
+		json_array_foreach(json_object_get(k, "left_out"), x, lo)
+			if (json_integer_value(json_object_get(lo, "ordinal")) == 5)
+				said = strstr(str(lo, "reason"), "takes its call's decision") != NULL;
+		CHECK(said);
+	}
 	sites = json_object_get(k, "sites");
 	CHECK_NEAR(num(sites, "loads"), 4, 0);
 	CHECK_NEAR(num(sites, "calls"), 3, 0);
