@@ -644,10 +644,13 @@ int main(void)
 	free(ptx);
 	free(seen);
 	profile_ctx_release(&c);
-	{
+	/* CA_KEEP=1 keeps the capture directory to look at */
+	if (getenv("CA_KEEP")) {
+		fprintf(stderr, "kept %s\n", dir);
+	} else {
 		char *rm = xasprintf("rm -rf '%s'", dir);
 
-		if (getenv("KEEP")) fprintf(stderr, "kept %s\n", dir); else if (system(rm) != 0)
+		if (system(rm) != 0)
 			fprintf(stderr, "could not remove %s\n", dir);
 		free(rm);
 	}
