@@ -1,16 +1,24 @@
 /*
- * The profile's steps after measuring, on the CPU (src/profile): what a
- * profile writes from its measurements, without the GPU runs that produce
- * them. A module as the discovery run saves it (nvcc's PTX of
- * tests/fixtures/ptx/loop.cu) is adopted, its two kernels are taken as the
- * discovery run's events give them, hit_i and hit_{i,j} are set as the
- * capture step sets them, and then the profile's own code writes
- * capture.json (through the capture's one reader and writer), analyses it
- * and emits the plan and the reports. Checked: what the reader reads back
- * is what was measured (a load's .loc column too), a pair resolved from
- * noise says so, a kernel with a number no capture can hold loses its
- * numbers with a note and does not stop the profile, and the plan and
- * reports follow from the numbers.
+ * The profile's own code on the CPU (src/profile), with real inputs and
+ * real program runs, without the GPU that measures:
+ * - a module as the discovery run saves it (nvcc's PTX of
+ *   tests/fixtures/ptx/loop.cu, its .file naming this checkout's source) is
+ *   adopted and its two kernels taken as the discovery events give them;
+ * - hit_i and hit_{i,j} are set as the capture step sets them (a pair
+ *   resolved from noise, a kernel with a hit no capture holds), the
+ *   monitor's counters as the injection library sums them over the layout
+ *   the real instrumenter made, L2 priorities as --l2-priority records them;
+ * - the profile's code writes capture.json (through the capture's one
+ *   reader and writer), analyses it and emits the plan and the reports;
+ * - then every later step runs for real with /bin/true as the program, so
+ *   nothing is ever timed: the source patch's verification, the L2 oracle,
+ *   verification in-run and in program runs, the carve-out, the software
+ *   cache, the L2 window step, the monitor run, the in-run capture (with
+ *   --variant-form mask and with --gpus 0,1) and one run per variant.
+ * Checked: what the reader reads back is what was measured, each step says
+ * why nothing was kept, the reports say what ran, the output reference is
+ * never the monitor run, and the capture's own module stays as saved.
+ * CA_KEEP=1 keeps the capture directory.
  */
 #include <math.h>
 #include <stdint.h>
