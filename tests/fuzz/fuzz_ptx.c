@@ -48,6 +48,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_module(m);
 	for (i = 0; i < m->nr_functions; i++)
 		for (j = 0; j < m->functions[i].nr_loads; j++) {
+			/* the priority a load's cache hint carries: traced back
+			 * through the function's text (check's reader) */
+			if ((unsigned)ptx_load_l2_priority(m, &m->functions[i],
+							   &m->functions[i].loads[j]) >
+			    L2_PRIORITY__COUNT)
+				__builtin_trap();
 			if (!m->functions[i].loads[j].patchable)
 				continue;
 			ALLOC_GROW(edits, n + 1, alloc);
