@@ -43,14 +43,18 @@ unsigned oracle_l2_digit(size_t p, size_t b, size_t nr_forms)
 
 int oracle_l2_plan_add(struct plan *plan, const char *module, const char *fn,
 		       const unsigned *measured, const enum load_action *l1, size_t n,
-		       const struct oracle_l2_form *forms, size_t nr_forms, size_t p)
+		       const size_t *site, size_t nr_sites, const struct oracle_l2_form *forms,
+		       size_t nr_forms, size_t p)
 {
-	size_t count = oracle_l2_plan_count(n, nr_forms, (size_t)-1), b;
+	size_t count, b;
 
+	if (!site)
+		nr_sites = n;
+	count = oracle_l2_plan_count(nr_sites, nr_forms, (size_t)-1);
 	if (!count || p >= count)
 		return 0;
 	for (b = 0; b < n; b++) {
-		unsigned d = oracle_l2_digit(p, b, nr_forms);
+		unsigned d = oracle_l2_digit(p, site ? site[b] : b, nr_forms);
 		enum load_action a = l1[b];
 
 		if (d && forms[d - 1].action != LOAD_ACTION_AS_BUILT)

@@ -44,14 +44,17 @@ size_t oracle_l2_plan_count(size_t n, size_t nr_forms, size_t max_plans);
 /* Load b's digit in plan p: 0 as advised in L1, d > 0 form d - 1. */
 unsigned oracle_l2_digit(size_t p, size_t b, size_t nr_forms);
 /*
- * Adds plan p (p < oracle_l2_plan_count) of one kernel to plan: each
- * measured[b] with l1[b] (the advice's L1 action, LOAD_ACTION_AS_BUILT for
- * none) and its digit's form. Returns 1, or 0 (nothing added) when p is
- * beyond the kernel's plans.
+ * Adds plan p (p < oracle_l2_plan_count(nr_sites, ...)) of one kernel to
+ * plan: each measured[b] (b < n) with l1[b] (the advice's L1 action,
+ * LOAD_ACTION_AS_BUILT for none) and the form of its site's digit,
+ * site[b] < nr_sites (the loads of one Triton tl.load share a digit:
+ * analysis/load_sites.h); site NULL: every load its own (nr_sites = n).
+ * Returns 1, or 0 (nothing added) when p is beyond the kernel's plans.
  */
 int oracle_l2_plan_add(struct plan *plan, const char *module, const char *fn,
 		       const unsigned *measured, const enum load_action *l1, size_t n,
-		       const struct oracle_l2_form *forms, size_t nr_forms, size_t p);
+		       const size_t *site, size_t nr_sites, const struct oracle_l2_form *forms,
+		       size_t nr_forms, size_t p);
 /* The plan index of digits[0..n) (each <= nr_forms). */
 size_t oracle_l2_plan_index(const unsigned *digits, size_t n, size_t nr_forms);
 

@@ -123,7 +123,8 @@ void file_snapshot_take(struct file_snapshot *s, const struct file_snapshot_spec
 	     spec->exclude && !stat(spec->exclude, &ex) ? &ex : NULL);
 	for (i = 1; spec->argv && spec->argv[0] && spec->argv[i]; i++)
 		add_argument(s, spec->argv[i]);
-	qsort(s->e, s->n, sizeof(*s->e), cmp_entry);
+	if (s->n)   /* an empty directory: no array at all */
+		qsort(s->e, s->n, sizeof(*s->e), cmp_entry);
 	/* the same file found by the walk and named by an argument: once */
 	for (i = j = 0; i < s->n; i++) {
 		if (j && !strcmp(s->e[j - 1].path, s->e[i].path)) {

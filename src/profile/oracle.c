@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/ab_verdict.h"
+#include "analysis/load_sites.h"
 #include "analysis/oracle_plans.h"
 #include "analysis/plan.h"
 #include "analysis/plan_query.h"
@@ -86,6 +87,9 @@ struct l2_oracle {
 	struct oracle_l2_form *forms;
 	size_t nr_forms;
 	enum load_action *l1;
+	/* the site of each measured load: a Triton tl.load's loads are one
+	 * (analysis/load_sites.h) and share a digit */
+	size_t *site, nr_sites;
 	size_t nplans, advised;
 };
 
@@ -100,19 +104,23 @@ static size_t l2_oracle_of(struct profile_ctx *c, struct profile_kernel *k, stru
 	if (!c->opt->l2_priority || !k->l2_priority || !(ck = profile_kernel_read(c, k)) ||
 	    !(lp = ck->l2_priority) || !lp->nr_forms)
 		return 0;
-	o->nplans = oracle_l2_plan_count(n, lp->nr_forms, ORACLE_MAX_L2_PLANS);
-	if (!o->nplans)
-		return 0;
+	o->site = xcalloc(n + 1, sizeof(*o->site));
+	o->nr_sites = load_sites_group_ptx(k->fn, k->vk.measured, n, o->site);
+	if (o->nr_sites <= c->opt->oracle_max)
+		o->nplans = oracle_l2_plan_count(o->nr_sites, lp->nr_forms, ORACLE_MAX_L2_PLANS);
 	o->forms = xcalloc(lp->nr_forms + 1, sizeof(*o->forms));
-	for (f = 0; f < lp->nr_forms; f++)
-		if (load_form_parse(lp->forms[f], &o->forms[f].action, &o->forms[f].l2)) {
-			free(o->forms);
-			memset(o, 0, sizeof(*o));
-			return 0;
-		}
+	for (f = 0; o->nplans && f < lp->nr_forms; f++)
+		if (load_form_parse(lp->forms[f], &o->forms[f].action, &o->forms[f].l2))
+			o->nplans = 0;
+	if (!o->nplans) {
+		free(o->site);
+		free(o->forms);
+		memset(o, 0, sizeof(*o));
+		return 0;
+	}
 	o->nr_forms = lp->nr_forms;
 	o->l1 = xcalloc(n + 1, sizeof(*o->l1));
-	digits = xcalloc(n + 1, sizeof(*digits));
+	digits = xcalloc(o->nr_sites + 1, sizeof(*digits));
 	for (b = 0; b < n; b++) {
 		int a = plan_action(c->plan, k->module->id, k->name, k->vk.measured[b]);
 		int l2 = plan_l2(c->plan, k->module->id, k->name, k->vk.measured[b]);
@@ -126,11 +134,11 @@ static size_t l2_oracle_of(struct profile_ctx *c, struct profile_kernel *k, stru
 					continue;
 				o->l1[b] = LOAD_ACTION_AS_BUILT;   /* the form's own L1 part */
 			}
-			digits[b] = (unsigned)f + 1;
+			digits[o->site[b]] = (unsigned)f + 1;   /* a site's loads share it */
 			break;
 		}
 	}
-	o->advised = oracle_l2_plan_index(digits, n, o->nr_forms);
+	o->advised = oracle_l2_plan_index(digits, o->nr_sites, o->nr_forms);
 	free(digits);
 	return o->nplans;
 }
@@ -139,6 +147,14 @@ static void l2_oracle_release(struct l2_oracle *o)
 {
 	free(o->forms);
 	free(o->l1);
+	free(o->site);
+}
+
+/* Whether kernel k takes part in the L1 oracle: no L2 one, and few loads. */
+static int in_l1_oracle(const struct profile_ctx *c, const struct profile_kernel *k,
+			const struct l2_oracle *o)
+{
+	return !o->nplans && k->vk.nr_measured <= c->opt->oracle_max;
 }
 
 /* An L2 plan's loads and forms: [{"ordinal", "form"}] for digits > 0. */
@@ -148,7 +164,7 @@ static json_t *l2_plan_json(const struct profile_kernel *k, const struct l2_orac
 	size_t b;
 
 	for (b = 0; b < k->vk.nr_measured; b++) {
-		unsigned d = oracle_l2_digit(p, b, o->nr_forms);
+		unsigned d = oracle_l2_digit(p, o->site[b], o->nr_forms);
 
 		if (d)
 			json_array_append_new(arr, json_pack("{s:i, s:s}", "ordinal",
@@ -174,12 +190,10 @@ int profile_oracle(struct profile_ctx *c)
 
 	l2o = xcalloc(nk + 1, sizeof(*l2o));
 	for (i = 0; i < nk; i++) {
-		size_t kp;
+		/* the L2 oracle counts a kernel's sites against N, the L1 one its loads */
+		size_t kp = l2_oracle_of(c, &c->kernels[i], &l2o[i]);
 
-		if (c->kernels[i].vk.nr_measured > c->opt->oracle_max)
-			continue;
-		kp = l2_oracle_of(c, &c->kernels[i], &l2o[i]);
-		if (!kp)
+		if (!kp && in_l1_oracle(c, &c->kernels[i], &l2o[i]))
 			kp = oracle_plan_count((unsigned)c->kernels[i].vk.nr_measured);
 		if (kp > nplans)
 			nplans = kp;
@@ -218,14 +232,13 @@ int profile_oracle(struct profile_ctx *c)
 				for (i = 0; i < nk; i++) {
 					struct profile_kernel *k = &c->kernels[i];
 
-					if (k->vk.nr_measured > c->opt->oracle_max)
-						continue;
 					if (l2o[i].nplans)
 						oracle_l2_plan_add(&plan, k->module->id, k->name,
 								   k->vk.measured, l2o[i].l1,
-								   k->vk.nr_measured, l2o[i].forms,
+								   k->vk.nr_measured, l2o[i].site,
+								   l2o[i].nr_sites, l2o[i].forms,
 								   l2o[i].nr_forms, p);
-					else
+					else if (in_l1_oracle(c, k, &l2o[i]))
 						oracle_plan_add(&plan, k->module->id, k->name,
 								k->vk.measured, k->vk.nr_measured, p);
 				}
@@ -276,7 +289,7 @@ int profile_oracle(struct profile_ctx *c)
 		size_t nb = 0;
 		json_t *plans, *kj;
 
-		if (n > c->opt->oracle_max)
+		if (!l2o[i].nplans && !in_l1_oracle(c, k, &l2o[i]))
 			continue;
 		kplans = l2o[i].nplans ? l2o[i].nplans : (size_t)1 << n;
 		advised = l2o[i].nplans ? l2o[i].advised : (size_t)k->advised;

@@ -140,8 +140,37 @@ static void test_changes(void)
 	}
 }
 
+/* A run in an empty directory, with no arguments: nothing before, one
+ * file after (a snapshot of nothing is no array at all). */
+static void test_empty_dir(void)
+{
+	char dir[] = "/tmp/ca-test-snapshot-XXXXXX";
+	char *argv[] = { "./app", NULL };
+	struct file_snapshot_spec spec = { .argv = argv };
+	struct file_snapshot before, after;
+	struct run_output out;
+	char cwd[4096];
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK(getcwd(cwd, sizeof(cwd)) != NULL);
+	CHECK_INT(chdir(dir), 0);
+	file_snapshot_take(&before, &spec);
+	CHECK_INT(before.n, 0);
+	put("made.txt", "x");
+	file_snapshot_take(&after, &spec);
+	run_output_init(&out);
+	CHECK_INT(file_snapshot_changes(&before, &after, NULL, &out), 1);
+	run_output_release(&out);
+	file_snapshot_release(&before);
+	file_snapshot_release(&after);
+	unlink("made.txt");
+	CHECK_INT(chdir(cwd), 0);
+	rmdir(dir);
+}
+
 int main(void)
 {
+	test_empty_dir();
 	test_changes();
 	return check_done();
 }

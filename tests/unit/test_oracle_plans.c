@@ -80,7 +80,7 @@ static void test_l2_enumeration(void)
 		struct plan plan;
 
 		plan_init(&plan);
-		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, cuda, 2, p), 1);
+		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, NULL, 0, cuda, 2, p), 1);
 		for (b = 0; b < 3; b++) {
 			int l2 = plan_l2(&plan, "m", "k", measured[b]);
 
@@ -104,13 +104,31 @@ static void test_l2_enumeration(void)
 		unsigned d[3] = { 2, 0, 1 };
 
 		plan_init(&plan);
-		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, triton, 2,
+		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, NULL, 0, triton, 2,
 					     oracle_l2_plan_index(d, 3, 2)), 1);
 		CHECK_INT(plan_action(&plan, "m", "k", 2), LOAD_ACTION_EVICT_LAST);
 		CHECK_INT(plan_l2(&plan, "m", "k", 2), L2_PRIORITY_EVICT_LAST);
 		CHECK_INT(plan_action(&plan, "m", "k", 5), -1);
 		CHECK_INT(plan_action(&plan, "m", "k", 9), LOAD_ACTION_EVICT_FIRST);
-		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, triton, 2, 27), 0);
+		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, NULL, 0, triton, 2, 27),
+			  0);
+		plan_release(&plan);
+	}
+	/* sites: loads 2 and 9 are one call, sharing digit 0; load 5 digit 1 */
+	{
+		static const size_t site[] = { 0, 1, 0 };
+		struct plan plan;
+		unsigned d[2] = { 2, 1 };
+
+		CHECK_INT(oracle_l2_plan_count(2, 2, 1000), 9);
+		plan_init(&plan);
+		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, site, 2, triton, 2,
+					     oracle_l2_plan_index(d, 2, 2)), 1);
+		CHECK_INT(plan_l2(&plan, "m", "k", 2), L2_PRIORITY_EVICT_LAST);
+		CHECK_INT(plan_l2(&plan, "m", "k", 9), L2_PRIORITY_EVICT_LAST);
+		CHECK_INT(plan_l2(&plan, "m", "k", 5), L2_PRIORITY_EVICT_FIRST);
+		CHECK_INT(oracle_l2_plan_add(&plan, "m", "k", measured, l1, 3, site, 2, triton, 2, 9),
+			  0);
 		plan_release(&plan);
 	}
 }

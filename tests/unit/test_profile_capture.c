@@ -20,6 +20,7 @@
  * never the monitor run, and the capture's own module stays as saved.
  * CA_KEEP=1 keeps the capture directory.
  */
+#include <glob.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -29,6 +30,7 @@
 #include <unistd.h>
 
 #include "analysis/capture_model.h"
+#include "analysis/load_sites.h"
 #include "analysis/plan_query.h"
 #include "analysis/ptx_instrument.h"
 #include "base/digest.h"
@@ -115,14 +117,164 @@ static int has_note(const struct capture *cap, const char *part)
 	return 0;
 }
 
+/* A profile of argv as profile_run() starts one, on an H100's device
+ * model (the L2 window step reads its L2), its capture in dir/cap. */
+static void setup(struct profile_ctx *c, struct profile_options *opt, char **argv, const char *dir)
+{
+	memset(opt, 0, sizeof(*opt));
+	opt->argv = argv;
+	opt->top = 5;
+	opt->min_share = 1;
+	opt->max_loads = 24;
+	opt->timeout = 300;
+	opt->repeat = 5;
+	opt->model = "sector";
+	opt->bypass_form = "no_allocate";
+	memset(c, 0, sizeof(*c));
+	c->opt = opt;
+	c->started = profile_now();
+	device_model_init(&c->dm);
+	free(c->dm.name);
+	c->dm.name = xstrdup("NVIDIA H100 80GB HBM3");
+	free(c->dm.cc);
+	c->dm.cc = xstrdup("9.0");
+	c->dm.persisting_l2_max_bytes = 82837504;
+	c->dm.access_policy_max_window_bytes = 134213632;
+	c->program = xstrdup(argv[0]);
+	c->dir = xasprintf("%s/cap", dir);
+	CHECK_INT(capture_layout_create(c->dir), 0);
+	profile_start_capture(c);
+}
+
+/* Writes text as the discovery run saves a module (seen/<id>.ptx, id its
+ * hash) and adopts it; the id goes to id[17]. */
+static void adopt(struct profile_ctx *c, const char *dir, const char *text, const char *origin,
+		  char id[17])
+{
+	char hex[65], *seen = xasprintf("%s/seen", dir), *path;
+	struct event_module em;
+
+	digest_sha256_hex(text, strlen(text), hex);
+	memcpy(id, hex, 16);
+	id[16] = 0;
+	mkdir(seen, 0755);
+	path = capture_layout_subst_ptx(seen, id);
+	write_text(path, text);
+	memset(&em, 0, sizeof(em));
+	em.id = id;
+	em.origin = (char *)origin;
+	em.has_ptx = 1;
+	CHECK_INT(profile_adopt_module(c, &em, seen), 0);
+	free(path);
+	free(seen);
+}
+
+/*
+ * A Triton kernel under the L2 oracle: the committed rownorm kernel's 24
+ * PTX loads are 3 tl.load calls, so with --oracle 4 (24 loads, but 3
+ * sites) it gets 3^3 plans, each call's 8 loads in one form.
+ */
+static void test_triton_oracle(void)
+{
+	char tmpl[] = "/tmp/ca-profile-triton-XXXXXX";
+	char *dir = mkdtemp(tmpl), *argv[] = { "/bin/true", NULL }, *text, id[17];
+	struct profile_options opt;
+	struct profile_ctx c;
+	struct event_kernel ek;
+	struct run_events ev;
+	struct profile_kernel *k;
+	struct capture cap;
+	size_t group[64], i, s, nr;
+	json_t *loads;
+	glob_t g;
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	CHECK(glob(check_source_path("tests/fixtures/triton/cache/*/rownorm_kernel.ptx"), 0, NULL,
+		   &g) == 0 && g.gl_pathc == 1);
+	if (g.gl_pathc != 1)
+		return;
+	text = read_text(g.gl_pathv[0]);
+	globfree(&g);
+	setup(&c, &opt, argv, dir);
+	adopt(&c, dir, text, "cuModuleLoad#0", id);
+	free(text);
+	memset(&ek, 0, sizeof(ek));
+	ek.name = xstrdup("rownorm_kernel");
+	ek.module = xstrdup(id);
+	ek.launches = 4;
+	ek.static_shared = ek.registers = -1;
+	run_events_init(&ev);
+	CHECK_INT(profile_take_kernel(&c, &ek, &ev), 1);
+	run_events_release(&ev);
+	if (c.nr_kernels != 1)
+		return;
+	k = &c.kernels[0];
+	CHECK_INT(k->vk.nr_measured, 24);
+	for (i = 0; i < k->vk.nr_measured; i++)
+		k->hit[i] = 10;
+	/* --l2-priority's record: one entry a call, the second call saving most
+	 * with evict_last */
+	nr = load_sites_group_ptx(k->fn, k->vk.measured, k->vk.nr_measured, group);
+	CHECK_INT(nr, 3);
+	loads = json_array();
+	for (s = 0; s < nr; s++) {
+		json_t *ords = json_array();
+
+		for (i = 0; i < k->vk.nr_measured; i++)
+			if (group[i] == s)
+				json_array_append_new(ords, json_integer(k->vk.measured[i]));
+		json_array_append_new(loads, json_pack("{s:O, s:o, s:[f,f]}", "ordinal",
+			json_array_get(ords, 0), "ordinals", ords, "dram_bytes", 1000.0,
+			s == 1 ? 700.0 : 1000.0));
+	}
+	k->l2_priority = json_pack("{s:[s,s], s:f, s:f, s:o, s:[]}", "forms",
+		"L1::evict_first+L2::evict_first", "L1::evict_last+L2::evict_last",
+		"baseline_dram_bytes", 1000.0, "noise_dram_bytes", 10.0, "loads", loads, "pairs");
+	profile_fill_kernels(&c);
+	CHECK_INT(profile_write_capture(&c, "complete"), 0);
+	CHECK_INT(profile_analyse(&c), 0);
+	CHECK_INT(chdir(dir), 0);
+	opt.oracle_max = 4;
+	opt.l2_priority = 1;
+	opt.repeat = 1;
+	profile_note_advised(&c);
+	CHECK_INT(profile_oracle(&c), 0);
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, c.capture, "capture.json"), 0);
+	CHECK(cap.oracle && cap.oracle->nr_kernels == 1);
+	if (cap.oracle && cap.oracle->nr_kernels == 1) {
+		const struct capture_oracle_kernel *o = &cap.oracle->kernels[0];
+
+		CHECK_STR(o->dimension, "l2");
+		CHECK_INT(o->nr_plans, 27);
+		/* the advice: the second call in evict_last, plan 2 * 3^1 */
+		CHECK_INT(o->advised_plan, 6);
+		if (o->nr_plans == 27) {
+			CHECK_INT(o->plans[6].nr_l2, 8);
+			CHECK_STR(o->plans[6].l2[0].form, "L1::evict_last+L2::evict_last");
+			CHECK_INT(o->plans[26].nr_l2, 24);
+		}
+	}
+	capture_release(&cap);
+	profile_ctx_release(&c);
+	if (!getenv("CA_KEEP")) {
+		char *rm = xasprintf("rm -rf '%s'", dir);
+
+		if (system(rm) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+		free(rm);
+	}
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/ca-profile-capture-XXXXXX";
-	char *dir = mkdtemp(tmpl), *seen, *ptx, *text, *path, *report, *orig_text;
+	char *dir = mkdtemp(tmpl), *text, *path, *report, *orig_text;
 	char *argv[] = { "/bin/true", "--size", "big", NULL };
 	struct profile_options opt;
 	struct profile_ctx c;
-	struct event_module em;
 	struct event_kernel ek;
 	struct run_events ev;
 	struct profile_kernel *gs, *walk;
@@ -134,50 +286,22 @@ int main(void)
 	CHECK(dir != NULL);
 	if (!dir)
 		return check_done();
-	memset(&opt, 0, sizeof(opt));
-	opt.argv = argv;
-	opt.top = 5;
-	opt.min_share = 1;
-	opt.max_loads = 24;
-	opt.timeout = 300;
-	opt.repeat = 5;
-	opt.model = "sector";
-	opt.bypass_form = "no_allocate";
-	memset(&c, 0, sizeof(c));
-	c.opt = &opt;
-	c.started = profile_now();
-	device_model_init(&c.dm);
-	free(c.dm.name);
-	c.dm.name = xstrdup("NVIDIA H100 80GB HBM3");
-	/* what the driver says of an H100's L2 (the L2 window step reads it) */
-	free(c.dm.cc);
-	c.dm.cc = xstrdup("9.0");
-	c.dm.persisting_l2_max_bytes = 82837504;
-	c.dm.access_policy_max_window_bytes = 134213632;
-	c.program = xstrdup("/bin/true");
-	c.dir = xasprintf("%s/cap", dir);
-	CHECK_INT(capture_layout_create(c.dir), 0);
-	profile_start_capture(&c);
+	setup(&c, &opt, argv, dir);
 
-	/* the module as the discovery run saved it */
-	seen = xasprintf("%s/seen", dir);
-	CHECK_INT(mkdir(seen, 0755), 0);
+	/* the module as the discovery run saved it: its .file names loop.cu
+	 * where this checkout has it (the source patch reads it) */
 	text = read_text(check_source_path("tests/fixtures/ptx/loop.ptx"));
 	CHECK(text != NULL);
 	if (!text)
 		return check_done();
-	/* its .file names loop.cu where this checkout has it (the source
-	 * patch reads it), and its id is its hash, as the discovery run's is */
 	{
 		const char *at = strstr(text, "/tests/fixtures/ptx/src/loop.cu\"");
 		const char *open = at;
-		char hex[65];
 
 		while (open && open > text && *open != '"')
 			open--;
 		if (open && *open != '"')
 			open = NULL;
-
 		CHECK(open != NULL);
 		if (open) {
 			char *fixed = xasprintf("%.*s\"%s%s", (int)(open - text), text,
@@ -187,19 +311,10 @@ int main(void)
 			free(text);
 			text = fixed;
 		}
-		digest_sha256_hex(text, strlen(text), hex);
-		memcpy(MODULE_ID, hex, 16);
-		MODULE_ID[16] = 0;
 	}
 	orig_text = xstrdup(text);
-	ptx = capture_layout_subst_ptx(seen, MODULE_ID);
-	write_text(ptx, text);
+	adopt(&c, dir, text, "loop#fatbin0", MODULE_ID);
 	free(text);
-	memset(&em, 0, sizeof(em));
-	em.id = MODULE_ID;
-	em.origin = "loop#fatbin0";
-	em.has_ptx = 1;
-	CHECK_INT(profile_adopt_module(&c, &em, seen), 0);
 	CHECK_INT(c.nr_modules, 1);
 	CHECK(c.modules[0].pm != NULL);
 	run_events_init(&ev);
@@ -649,8 +764,6 @@ int main(void)
 	}
 
 	free(orig_text);
-	free(ptx);
-	free(seen);
 	profile_ctx_release(&c);
 	/* CA_KEEP=1 keeps the capture directory to look at */
 	if (getenv("CA_KEEP")) {
@@ -662,5 +775,6 @@ int main(void)
 			fprintf(stderr, "could not remove %s\n", dir);
 		free(rm);
 	}
+	test_triton_oracle();
 	return check_done();
 }
