@@ -242,6 +242,15 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 	return atomic_file_commit(&af);
 }
 
+int write_file_replacing(const char *path, const void *data, size_t len)
+{
+	struct stat st;
+
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && unlink(path))
+		return error_set(CA_E_IO, "cannot replace the link '%s': %s", path, strerror(errno));
+	return write_file_atomic(path, data, len);
+}
+
 int mkdir_p(const char *path)
 {
 	char *p = xstrdup(path), *s;

@@ -62,6 +62,9 @@ void atomic_batch_abort(void);
 
 /* Writes len bytes to path atomically. Returns 0 or CA_E_IO. */
 int write_file_atomic(const char *path, const void *data, size_t len);
+/* The same for a file of the tool's own (a substitute module): a symbolic
+ * link at path is replaced, never written through. */
+int write_file_replacing(const char *path, const void *data, size_t len);
 
 /* mkdir -p. Returns 0 or CA_E_IO with the message set. */
 int mkdir_p(const char *path);

@@ -38,12 +38,10 @@ int patched_ptx_write_module(const struct ptx_module *pm, const char *id,
 	int ret = patched_ptx_render_module(pm, id, plan, &sb);
 
 	if (ret > 0) {
-		int w;
-
 		/* a link left by an earlier write of this substitute leads to the
 		 * unpatched module: replace the link, never write through it */
-		unlink(path);
-		w = write_file_atomic(path, sb.buf, sb.len);
+		int w = write_file_replacing(path, sb.buf, sb.len);
+
 		if (w)
 			ret = w;
 	} else if (!ret && unpatched) {

@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "analysis/ptx_softcache.h"
 #include "analysis/softcache_rank.h"
@@ -144,8 +143,7 @@ static int rewrite_module(struct profile_ctx *c, size_t mi, struct sc_kernel *ks
 	path = capture_layout_subst_ptx(sc_dir, m->id);
 	/* the substitute directory links the unpatched module: replace the
 	 * link, or the capture's modules/<id>.ptx would become the rewrite */
-	unlink(path);
-	ret = write_file_atomic(path, out.buf, out.len);
+	ret = write_file_replacing(path, out.buf, out.len);
 	free(path);
 	if (!ret) {
 		path = capture_layout_softcache_ptx(c->dir, m->id);

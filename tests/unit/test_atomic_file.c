@@ -98,6 +98,29 @@ int main(void)
 	CHECK(has("b", "new b"));
 	CHECK_INT(nr_entries(), 2);
 
+	/* Through a link: a user's output is written through it (the link
+	 * stays), a file of the tool's own replaces the link (the file it led
+	 * to stays as it was). */
+	{
+		char *link = path_of("link"), *target = path_of("b");
+		struct stat st;
+
+		CHECK_INT(symlink(target, link), 0);
+		CHECK_INT(write_file_atomic(link, "via link", 8), 0);
+		CHECK(has("b", "via link"));
+		CHECK(!lstat(link, &st) && S_ISLNK(st.st_mode));
+		CHECK_INT(write_file_replacing(link, "own file", 8), 0);
+		CHECK(has("link", "own file"));
+		CHECK(has("b", "via link"));
+		CHECK(!lstat(link, &st) && S_ISREG(st.st_mode));
+		/* and a plain path or a new one is written as write_file_atomic writes it */
+		CHECK_INT(write_file_replacing(link, "again", 5), 0);
+		CHECK(has("link", "again"));
+		unlink(link);
+		free(link);
+		free(target);
+	}
+
 	p = path_of("a");
 	unlink(p);
 	free(p);
