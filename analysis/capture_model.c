@@ -2557,7 +2557,10 @@ json_t *capture_cost_to_json(const struct capture_cost *c)
 					    json_integer(c->runs_by_step[i]));
 		put_num(secs, capture_steps[i], c->seconds_by_step[i]);
 	}
-	json_object_set_new(o, "runs_by_step", by);
+	if (json_object_get(o, "runs_by_step") || json_object_size(by))
+		json_object_set_new(o, "runs_by_step", by);
+	else
+		json_decref(by);
 	if (json_object_get(o, "seconds_by_step") || json_object_size(secs))
 		json_object_set_new(o, "seconds_by_step", secs);
 	else

@@ -325,6 +325,16 @@ static void test_typed_sections(void)
 	CHECK(json_equal(back, doc));
 	json_decref(back);
 	capture_release(&cap);
+	/* a cost without runs_by_step writes back without one (the fuzzer's
+	 * find: tests/fuzz/corpus/capture_plan/cost-without-runs-by-step.json) */
+	json_object_del(json_object_get(doc, "cost"), "runs_by_step");
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, doc, "sections"), 0);
+	back = capture_to_json(&cap);
+	CHECK(json_equal(back, doc));
+	CHECK(json_object_get(json_object_get(back, "cost"), "runs_by_step") == NULL);
+	json_decref(back);
+	capture_release(&cap);
 	/* refused: a carve-out's kept that is neither, a negative cost */
 	json_object_set_new(json_array_get(json_object_get(json_object_get(doc, "carveout"), "kernels"), 1),
 			    "kept", json_string("maybe"));
