@@ -511,7 +511,8 @@ int source_ld_type_parse(const char *instruction, struct source_ld_type *t)
 			t->vector = p[1] - '0';
 		last = p;
 	}
-	if (!last || !strchr("fbsu", last[0]) || !isdigit((unsigned char)last[1]))
+	/* (strchr finds the terminator too: "ld.global." ends in an empty part) */
+	if (!last || !last[0] || !strchr("fbsu", last[0]) || !isdigit((unsigned char)last[1]))
 		return -1;
 	t->bits = atoi(last + 1);
 	t->kind = last[0] == 'f' ? 'f' : 'i';

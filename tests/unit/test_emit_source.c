@@ -316,6 +316,14 @@ static void test_types(void)
 	CHECK_INT(source_ld_type_parse("ld.global.v2.u8", &t), 0);
 	CHECK_INT(source_ld_type_supported(&t), 0);       /* char2: no helper */
 	CHECK_INT(source_ld_type_parse("ld.global", &t), -1);
+	/* a capture's instruction ending in '.' (the fuzzer's find): no type,
+	 * and nothing read past its end (ASan) */
+	{
+		char *dot = xstrdup("ld.global.");
+
+		CHECK_INT(source_ld_type_parse(dot, &t), -1);
+		free(dot);
+	}
 }
 
 static void test_helpers(void)
