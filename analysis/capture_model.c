@@ -2482,7 +2482,8 @@ static json_t *module_json(const struct capture_module *m)
 	json_object_set_new(o, "id", json_string(m->id));
 	put_str(o, "origin", m->origin);
 	put_str(o, "arch", m->arch);
-	if (!m->source || json_object_get(o, "has_ptx"))
+	/* a null has_ptx (unknown: derived from "ptx" when read) stays null */
+	if (!m->source || json_is_boolean(json_object_get(o, "has_ptx")))
 		json_object_set_new(o, "has_ptx", json_boolean(m->has_ptx));
 	put_str(o, "ptx", m->ptx);
 	put_str(o, "library", m->library);
@@ -2767,7 +2768,10 @@ json_t *capture_to_json(const struct capture *cap)
 			put_str(kj, "advice", k->advice);
 			json_array_append_new(arr, kj);
 		}
-		json_object_set_new(o, "kernels", arr);
+		if (cap->carveout.nr_kernels || json_object_get(o, "kernels"))
+			json_object_set_new(o, "kernels", arr);
+		else
+			json_decref(arr);
 		json_object_set_new(doc, "carveout", o);
 	}
 	if (cap->has_budget) {
@@ -2787,7 +2791,10 @@ json_t *capture_to_json(const struct capture *cap)
 			put_num(sj, "spent_seconds", b->skipped[i].spent_seconds);
 			json_array_append_new(arr, sj);
 		}
-		json_object_set_new(o, "skipped", arr);
+		if (b->nr_skipped || json_object_get(o, "skipped"))
+			json_object_set_new(o, "skipped", arr);
+		else
+			json_decref(arr);
 		json_object_set_new(doc, "budget", o);
 	}
 	/* the copy shares untouched members with cap's source: give the

@@ -335,6 +335,22 @@ static void test_typed_sections(void)
 	CHECK(json_object_get(json_object_get(back, "cost"), "runs_by_step") == NULL);
 	json_decref(back);
 	capture_release(&cap);
+	/* the same for a budget without "skipped", a carve-out without
+	 * "kernels" and a module whose has_ptx is null (more of the fuzzer's
+	 * finds) */
+	json_object_set_new(json_array_get(json_object_get(doc, "modules"), 0), "has_ptx",
+			    json_null());
+	json_object_del(json_object_get(doc, "budget"), "skipped");
+	json_object_del(json_object_get(doc, "carveout"), "kernels");
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, doc, "sections"), 0);
+	back = capture_to_json(&cap);
+	CHECK(json_equal(back, doc));
+	json_decref(back);
+	capture_release(&cap);
+	json_object_set_new(json_object_get(doc, "carveout"), "kernels", json_pack(
+		"[{s:s, s:i, s:s}, {s:s, s:i, s:s}]", "name", "_Z1k", "program_value", 100, "kept",
+		"program", "name", "_Z1j", "program_value", 0, "kept", "program"));
 	/* refused: a carve-out's kept that is neither, a negative cost */
 	json_object_set_new(json_array_get(json_object_get(json_object_get(doc, "carveout"), "kernels"), 1),
 			    "kept", json_string("maybe"));
