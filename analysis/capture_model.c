@@ -2751,13 +2751,9 @@ json_t *capture_to_json(const struct capture *cap)
 			put_int(kj, "launches", k->launches, -1);
 			if (k->measured) {
 				json_t *sp = start(SEC(json_object_get(kj, "speedup_of_default")));
-				json_t *med = start(SEC(json_object_get(sp, "speedup")));
 
 				put_str(sp, "method", k->method);
-				put_num(med, "min", k->speedup.min);
-				put_num(med, "median", k->speedup.median);
-				put_num(med, "max", k->speedup.max);
-				json_object_set_new(sp, "speedup", med);
+				speedup_json(sp, "speedup", &k->speedup);
 				put_num(sp, "noise", k->noise);
 				json_object_set_new(kj, "speedup_of_default", sp);
 			} else if (json_object_get(kj, "speedup_of_default")) {
