@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/load_sites.h"
 #include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
@@ -44,10 +45,8 @@ static char *pct_text(double v)
 
 static char *where_text(const struct report_load *l)
 {
-	size_t n = l->hint.path ? strlen(l->hint.path) : 0;
-
 	/* a Triton kernel: which tl.load of the line, by its column */
-	if (n > 3 && !strcmp(l->hint.path + n - 3, ".py") && l->column > 0)
+	if (load_sites_is_python(l->hint.path) && l->column > 0)
 		return xasprintf("%s:%d:%d", l->hint.path, l->line, l->column);
 	if (l->hint.path)
 		return xasprintf("%s:%d", l->hint.path, l->line);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/load_sites.h"
 #include "analysis/ptx.h"
 #include "base/error.h"
 #include "base/strbuf.h"
@@ -910,13 +911,6 @@ static void describe_rewrites(struct cand *cands, size_t n)
 
 /* ---- Triton kernels: tl.load calls in Python (issue 27) ------------------ */
 
-static int is_python(const char *file)
-{
-	size_t n = file ? strlen(file) : 0;
-
-	return n > 3 && !strcmp(file + n - 3, ".py");
-}
-
 /* The python that runs the program, if it is one ("python3 prog.py"), else "python3". */
 static const char *python_of(const struct report_input *in)
 {
@@ -960,7 +954,7 @@ static void python_hints(struct resolver *r, struct cand *cands, size_t n)
 		struct tl_load_result *res;
 		size_t ns = 0;
 
-		if (!src->file || !src->under_root || !is_python(src->path))
+		if (!src->file || !src->under_root || !load_sites_is_python(src->path))
 			continue;
 		/* the calls, by line and column, and the form their advised loads want */
 		for (j = 0; j < n; j++) {
@@ -1112,7 +1106,7 @@ void source_hints_resolve(struct report_input *in)
 							     (size_t)l->line, &len)))
 					h->source_text = xstrndup(text, len);
 			}
-			c->py = is_python(l->file);
+			c->py = load_sites_is_python(l->file);
 			if (c->py)
 				continue;   /* a Triton kernel's tl.load: python_hints() */
 			if (l->changes && l->action && !load_form_parse(l->action, &action, &l2))
