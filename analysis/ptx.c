@@ -91,10 +91,11 @@ static void resolve_locations(struct parser *P)
 		tk[i] = (unsigned char)toolkit_path(m->files[i]);
 
 	for (i = 0; i < P->nr_load_locs; i++) {
-		struct ptx_load *ld = &m->functions[P->load_locs[i].fn].loads[P->load_locs[i].load];
+		struct ptx_function *f = &m->functions[P->load_locs[i].fn];
+		struct ptx_load *ld = P->load_locs[i].memop ? NULL : &f->loads[P->load_locs[i].load];
 		long r = P->load_locs[i].loc;
 		unsigned file, line;
-		int steps = 0;
+		int steps = 0, column;
 
 		if (r < 0)
 			continue;
@@ -116,14 +117,23 @@ static void resolve_locations(struct parser *P)
 				break;
 			r = up;
 		}
-		if (file_name(m, file)) {
-			ld->file = file_name(m, file);
-			ld->line = (int)(line > INT_MAX ? INT_MAX : line);
-			ld->column = P->locs[r].file == file && P->locs[r].line == line &&
-				     P->locs[r].col <= INT_MAX ? (int)P->locs[r].col : 0;
-			if (P->locs[r].file == file && P->locs[r].line == line)
-				call_site(P, ld, r);
+		if (!file_name(m, file))
+			continue;
+		column = P->locs[r].file == file && P->locs[r].line == line &&
+			 P->locs[r].col <= INT_MAX ? (int)P->locs[r].col : 0;
+		if (!ld) {
+			struct ptx_memop *op = &f->memops[P->load_locs[i].load];
+
+			op->file = file_name(m, file);
+			op->line = (int)(line > INT_MAX ? INT_MAX : line);
+			op->column = column;
+			continue;
 		}
+		ld->file = file_name(m, file);
+		ld->line = (int)(line > INT_MAX ? INT_MAX : line);
+		ld->column = column;
+		if (P->locs[r].file == file && P->locs[r].line == line)
+			call_site(P, ld, r);
 	}
 	free(tk);
 }
@@ -272,4 +282,34 @@ const char *ptx_l1_eviction_name(enum ptx_l1_eviction ev)
 	case PTX_L1_NO_ALLOCATE: return "L1::no_allocate";
 	default: return "default";
 	}
+}
+
+size_t ptx_async_copy_sites(const struct ptx_function *f, struct ptx_async_site **out)
+{
+	struct ptx_async_site *sites = NULL;
+	size_t i, k, nr = 0, alloc = 0;
+
+	for (i = 0; i < f->nr_memops; i++) {
+		const struct ptx_memop *op = &f->memops[i];
+
+		if (op->kind != PTX_MEMOP_ASYNC_COPY)
+			continue;
+		for (k = 0; k < nr; k++)
+			if (sites[k].line == op->line && sites[k].column == op->column &&
+			    (sites[k].file == op->file ||
+			     (sites[k].file && op->file && !strcmp(sites[k].file, op->file))))
+				break;
+		if (k == nr) {
+			ALLOC_GROW(sites, nr + 1, alloc);
+			sites[nr].file = op->file;
+			sites[nr].line = op->line;
+			sites[nr].column = op->column;
+			sites[nr].copies = 0;
+			sites[nr].first_ptx_line = op->ptx_line;
+			nr++;
+		}
+		sites[k].copies++;
+	}
+	*out = sites;
+	return nr;
 }

@@ -111,6 +111,10 @@ enum ptx_memop_kind {
 	PTX_MEMOP_FENCE,    /* membar / fence.* */
 	PTX_MEMOP_BARRIER,  /* bar / barrier .sync .red .arrive (__syncthreads); not
 			     * bar.warp.sync, not barrier.cluster */
+	PTX_MEMOP_ASYNC_COPY, /* cp.async / cp.async.bulk[.tensor] from global to shared
+			       * memory: a load that is no ld.global, neither measured nor
+			       * patched (Triton pipelines a matmul's tl.load so) */
+	PTX_MEMOP__COUNT,
 };
 
 struct ptx_memop {
@@ -121,6 +125,10 @@ struct ptx_memop {
 	int param;                  /* derived parameter, -1 unknown or n/a */
 	int module_var;             /* else the module-scope variable (index in the
 				     * module's variables) its address derives from, -1 */
+	/* An async copy's source location, as a load's (file, line, column;
+	 * NULL and 0 unknown); not recorded for the other kinds. */
+	const char *file;
+	int line, column;
 };
 
 struct ptx_param {
@@ -195,6 +203,20 @@ const struct ptx_function *ptx_module_find(const struct ptx_module *m, const cha
 
 /* Static names for enums, as written in inspect --json ("default" for none). */
 const char *ptx_cache_op_name(enum ptx_cache_op op);
+
+/* The async copies (PTX_MEMOP_ASYNC_COPY) of one source location. */
+struct ptx_async_site {
+	const char *file;           /* NULL without line info */
+	int line, column;
+	size_t copies;
+	unsigned first_ptx_line;
+};
+/*
+ * f's async copies grouped by source file, line and column, in the order
+ * of their first copy; *out is allocated (free it), NULL when none.
+ * Returns how many sites.
+ */
+size_t ptx_async_copy_sites(const struct ptx_function *f, struct ptx_async_site **out);
 const char *ptx_l1_eviction_name(enum ptx_l1_eviction ev);
 
 /*

@@ -114,6 +114,39 @@ static struct slice bracket_inner(struct slice op)
 
 #define MAX_OPS 16
 
+/* The current .loc of load (or memop) index, resolved once parsing ends. */
+static void remember_loc(struct parser *P, size_t index, int memop)
+{
+	ALLOC_GROW(P->load_locs, P->nr_load_locs + 1, P->alloc_load_locs);
+	P->load_locs[P->nr_load_locs].fn = P->m->nr_functions;
+	P->load_locs[P->nr_load_locs].load = index;
+	P->load_locs[P->nr_load_locs].memop = memop;
+	P->load_locs[P->nr_load_locs].loc = P->cur_loc;
+	P->nr_load_locs++;
+}
+
+/*
+ * Whether a cp opcode copies from global to shared memory asynchronously:
+ * cp.async.{ca,cg}.shared{::cta}.global, cp.async.bulk[.tensor.*].shared::
+ * {cta,cluster}.global... (the destination's space comes first). Not
+ * commit/wait groups, prefetches or shared-to-global bulk stores.
+ */
+static int async_copy_to_shared(struct slice opcode)
+{
+	const char *sh = NULL, *gl = NULL;
+	size_t i;
+
+	if (opcode.n < 9 || memcmp(opcode.s, "cp.async.", 9))
+		return 0;
+	for (i = 0; i + 7 <= opcode.n; i++) {
+		if (!sh && !memcmp(opcode.s + i, ".shared", 7))
+			sh = opcode.s + i;
+		if (!gl && !memcmp(opcode.s + i, ".global", 7))
+			gl = opcode.s + i;
+	}
+	return sh && gl && sh < gl;
+}
+
 static void record_load(struct parser *P, struct ptx_function *f, struct slice opcode,
 			const struct quals *q, struct slice pred, const struct slice *ops,
 			size_t nops, const char *stmt_end, unsigned line, int is_ldu)
@@ -151,11 +184,7 @@ static void record_load(struct parser *P, struct ptx_function *f, struct slice o
 	ld->line = 0;
 	if (addr >= 0)
 		add_use(P, U_LOAD, intern(P, ptx_operand_name(ops[addr])), f->nr_loads);
-	ALLOC_GROW(P->load_locs, P->nr_load_locs + 1, P->alloc_load_locs);
-	P->load_locs[P->nr_load_locs].fn = P->m->nr_functions;
-	P->load_locs[P->nr_load_locs].load = f->nr_loads;
-	P->load_locs[P->nr_load_locs].loc = P->cur_loc;
-	P->nr_load_locs++;
+	remember_loc(P, f->nr_loads, 0);
 	f->nr_loads++;
 }
 
@@ -424,6 +453,10 @@ void ptx_do_instruction(struct parser *P, struct ptx_function *f, struct slice o
 			int addr = bracket_operand(ops, nops);
 			if (addr >= 0)
 				add_use(P, U_WRITE, intern(P, ptx_operand_name(ops[addr])), 0);
+			if (async_copy_to_shared(opcode)) {
+				record_memop(P, f, PTX_MEMOP_ASYNC_COPY, opcode, line, -1);
+				remember_loc(P, f->nr_memops - 1, 1);
+			}
 			return;
 		}
 		if (mnem_is(mn, "createpolicy"))

@@ -158,7 +158,8 @@ struct loc_rec {
 };
 
 struct load_loc {
-	size_t fn, load;
+	size_t fn, load;            /* load: the index of a load, or of a memop */
+	int memop;                  /* of an async copy (f->memops[load]) */
 	long loc;
 };
 

@@ -3,6 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/load_sites.h"
+#include "base/xalloc.h"
+
 const char *rebuild_status_name(enum rebuild_status s)
 {
 	switch (s) {
@@ -24,14 +27,46 @@ static int same_file(const char *path, const char *p, size_t n)
 	return l > n && path[l - n - 1] == '/' && !memcmp(path + l - n, p, n);
 }
 
-/* rebuild_diff_new_line, and in *replaced whether a '-' line of the diff is old_line. */
-static size_t diff_map(const char *diff, const char *file, size_t old_line, int *replaced)
+/*
+ * The '+' line replacing line j of the run of '-' lines p is in, NULL when
+ * nothing replaces the run, and in *offset its distance from the run's first
+ * '+' line: the '+' lines replace the '-' lines one for one (j-th for j-th),
+ * the last '+' line standing for any '-' lines beyond them.
+ */
+static const char *replacing_text(const char *p, size_t j, size_t *offset)
+{
+	*offset = 0;
+	while (p && *p == '-') {
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	if (!p || *p != '+')
+		return NULL;
+	for (; *offset < j; ++*offset) {
+		const char *e = strchr(p, '\n');
+
+		if (!e || e[1] != '+')
+			break;
+		p = e + 1;
+	}
+	return p;
+}
+
+/*
+ * rebuild_diff_new_line, and in *replaced whether a '-' line of the diff is
+ * old_line; then *minus is that '-' line and *plus the '+' line replacing it
+ * (NULL when none), both at their sign.
+ */
+static size_t diff_map_text(const char *diff, const char *file, size_t old_line, int *replaced,
+			    const char **minus, const char **plus)
 {
 	const char *p = diff;
 	long delta = 0;
 	int in_file = 0;
+	size_t minus_run = 0;   /* '-' lines of the hunk's current run before this one */
 
 	*replaced = 0;
+	*minus = *plus = NULL;
 
 	while (p && *p) {
 		const char *e = strchr(p, '\n');
@@ -60,6 +95,8 @@ static size_t diff_map(const char *diff, const char *file, size_t old_line, int 
 			p = e ? e + 1 : NULL;
 			while (p && *p && (nold || nnew)) {
 				e = strchr(p, '\n');
+				if (*p != '-')
+					minus_run = 0;
 				if (*p == ' ') {
 					if (old == old_line)
 						return new;
@@ -70,10 +107,15 @@ static size_t diff_map(const char *diff, const char *file, size_t old_line, int 
 				} else if (*p == '-') {
 					if (old == old_line) {
 						*replaced = 1;
-						return new;
+						size_t offset;
+
+						*minus = p;
+						*plus = replacing_text(p, minus_run, &offset);
+						return new + offset;
 					}
 					old++;
 					nold -= !!nold;
+					minus_run++;
 				} else if (*p == '+') {
 					new++;
 					nnew -= !!nnew;
@@ -90,11 +132,68 @@ static size_t diff_map(const char *diff, const char *file, size_t old_line, int 
 	return (size_t)((long)old_line + delta);
 }
 
+static size_t diff_map(const char *diff, const char *file, size_t old_line, int *replaced)
+{
+	const char *minus, *plus;
+
+	return diff_map_text(diff, file, old_line, replaced, &minus, &plus);
+}
+
 size_t rebuild_diff_new_line(const char *diff, const char *file, size_t old_line)
 {
 	int replaced;
 
 	return diff_map(diff, file, old_line, &replaced);
+}
+
+/* The longest line whose columns are aligned (longer ones keep theirs). */
+#define ALIGN_MAX 1024
+
+int rebuild_diff_new_column(const char *diff, const char *file, size_t old_line, int column)
+{
+	const char *minus, *plus, *e;
+	size_t n, m, i, j;
+	unsigned short *lcs;
+	int replaced, out = column;
+
+	diff_map_text(diff, file, old_line, &replaced, &minus, &plus);
+	if (!replaced || !plus || column < 0)
+		return column;
+	minus++;
+	plus++;
+	e = strchr(minus, '\n');
+	n = e ? (size_t)(e - minus) : strlen(minus);
+	e = strchr(plus, '\n');
+	m = e ? (size_t)(e - plus) : strlen(plus);
+	if ((size_t)column >= n || n > ALIGN_MAX || m > ALIGN_MAX)
+		return column;
+	/* lcs[i][j]: the longest common subsequence of minus[i..] and plus[j..] */
+	lcs = xcalloc((n + 1) * (m + 1), sizeof(*lcs));
+#define LCS(a, b) lcs[(a) * (m + 1) + (b)]
+	for (i = n; i-- > 0;)
+		for (j = m; j-- > 0;)
+			LCS(i, j) = minus[i] == plus[j] ? (unsigned short)(LCS(i + 1, j + 1) + 1) :
+				    LCS(i + 1, j) > LCS(i, j + 1) ? LCS(i + 1, j) : LCS(i, j + 1);
+	/* Walk one alignment; the column's character lands where it is matched. */
+	for (i = 0, j = 0; i < n && j < m;) {
+		if (minus[i] == plus[j] && LCS(i, j) == LCS(i + 1, j + 1) + 1) {
+			if (i == (size_t)column) {
+				out = (int)j;
+				break;
+			}
+			i++;
+			j++;
+		} else if (LCS(i + 1, j) >= LCS(i, j + 1)) {
+			if (i == (size_t)column)
+				break;      /* the character itself was removed: keep the column */
+			i++;
+		} else {
+			j++;
+		}
+	}
+#undef LCS
+	free(lcs);
+	return out;
 }
 
 int rebuild_diff_replaces_line(const char *diff, const char *file, size_t old_line)
@@ -158,7 +257,7 @@ void rebuild_match_load(const struct ptx_function *orig, unsigned ordinal,
 {
 	const struct ptx_load *ld;
 	const char *file;
-	int line, other;
+	int line, other, column;
 	size_t i, order = 0, seen = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -171,18 +270,26 @@ void rebuild_match_load(const struct ptx_function *orig, unsigned ordinal,
 		out->status = REBUILD_NO_LINEINFO;
 		return;
 	}
+	/* A Python load's column tells apart the tl.load calls of its line
+	 * (a rewrite may make the compiler split, merge or reorder them). */
+	column = load_sites_is_python(file) && !ld->call_file ? ld->column : 0;
 	for (i = 0; i < ordinal; i++) {
 		const char *f2 = rebuild_anchor(&orig->loads[i], &other);
-		if (f2 && other == line && !strcmp(f2, file))
+		if (f2 && other == line && !strcmp(f2, file) &&
+		    (!column || orig->loads[i].column == column))
 			order++;
 	}
 	out->order = order;
 	out->line = diff ? (int)rebuild_diff_new_line(diff, file, (size_t)line) : line;
+	out->column = column && diff ? rebuild_diff_new_column(diff, file, (size_t)line, column) :
+		      column;
 	for (i = 0; i < rebuilt->nr_loads; i++) {
 		const struct ptx_load *r = &rebuilt->loads[i];
 		const char *f2 = rebuild_anchor(r, &other);
 
 		if (!f2 || other != out->line || strcmp(base_name(f2), base_name(file)))
+			continue;
+		if (column && r->column != out->column)
 			continue;
 		if (seen++ != order)
 			continue;

@@ -14,7 +14,12 @@
  * kernel's body for a load inside an inlined helper (the patch may route it
  * through a copy of the helper and a load helper, so the rebuilt load's own
  * line says little), else its own line; the original anchor is moved
- * through source.patch's hunks to its line in the patched file.
+ * through source.patch's hunks to its line in the patched file. A load of
+ * Python source (a Triton kernel's tl.load) is matched by its column too:
+ * the tl.load calls of one line differ by it, and the rewrite of one call
+ * can make the compiler add, merge or reorder the loads of another (a load
+ * that was shared with an earlier line is no longer when one of them gets
+ * an eviction policy); the column is moved through the rewritten line.
  */
 
 /*
@@ -25,6 +30,14 @@
  */
 size_t rebuild_diff_new_line(const char *diff, const char *file, size_t old_line);
 
+/*
+ * The column that the character at column (0-based) of old_line of file
+ * has once the diff is applied: the same where the diff does not replace
+ * the line, else where it lands when the old line is aligned with the line
+ * replacing it (their longest common subsequence). A character the diff
+ * removed, or a line longer than 1,024 bytes, keeps its column.
+ */
+int rebuild_diff_new_column(const char *diff, const char *file, size_t old_line, int column);
 /* Whether the diff replaces old_line of file (a '-' line of one of its hunks):
  * a load there is one the patch rewrote, whatever the sources say now. */
 int rebuild_diff_replaces_line(const char *diff, const char *file, size_t old_line);
@@ -50,6 +63,7 @@ struct rebuild_check {
 	enum rebuild_status status;
 	const struct ptx_load *found;   /* the rebuilt load, NULL unless found */
 	int line;                       /* the anchor line looked at in the patched file */
+	int column;                     /* and column (Python sources), else 0 */
 	size_t order;                   /* the load's order among its anchor's loads */
 };
 

@@ -13,19 +13,38 @@
 
 #define INSPECT_SCHEMA "cacheadvise.inspect/1"
 
-static void count_memops(const struct ptx_function *f, unsigned counts[4])
+static void count_memops(const struct ptx_function *f, unsigned counts[PTX_MEMOP__COUNT])
 {
 	size_t i;
 
-	memset(counts, 0, 4 * sizeof(counts[0]));
+	memset(counts, 0, PTX_MEMOP__COUNT * sizeof(counts[0]));
 	for (i = 0; i < f->nr_memops; i++)
-		if ((unsigned)f->memops[i].kind < 4)
+		if ((unsigned)f->memops[i].kind < PTX_MEMOP__COUNT)
 			counts[f->memops[i].kind]++;
 }
 
 static json_t *json_str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
+}
+
+/* f's async copies by source location: [{file, line, column, copies}] */
+static json_t *async_copies_json(const struct ptx_function *f)
+{
+	struct ptx_async_site *sites;
+	size_t i, nr = ptx_async_copy_sites(f, &sites);
+	json_t *a = json_array();
+
+	for (i = 0; i < nr; i++)
+		json_array_append_new(a, json_pack("{s:o, s:o, s:o, s:I, s:I}", "file",
+			json_str_or_null(sites[i].line > 0 ? sites[i].file : NULL), "line",
+			sites[i].line > 0 && sites[i].file ? json_integer(sites[i].line) : json_null(),
+			"column", sites[i].line > 0 && sites[i].file && sites[i].column > 0 ?
+			json_integer(sites[i].column) : json_null(),
+			"copies", (json_int_t)sites[i].copies, "ptx_line",
+			(json_int_t)sites[i].first_ptx_line));
+	free(sites);
+	return a;
 }
 
 static json_t *archs_json(const char *prefix, const unsigned *v, size_t nr)
@@ -74,7 +93,7 @@ static json_t *load_json(const struct ptx_load *l)
 static json_t *function_json(const struct ptx_function *f)
 {
 	json_t *o = json_object(), *params = json_array(), *loads = json_array();
-	unsigned counts[4];
+	unsigned counts[PTX_MEMOP__COUNT];
 	size_t i;
 
 	count_memops(f, counts);
@@ -92,6 +111,7 @@ static json_t *function_json(const struct ptx_function *f)
 	json_object_set_new(o, "atomics", json_integer(counts[PTX_MEMOP_ATOMIC]));
 	json_object_set_new(o, "fences", json_integer(counts[PTX_MEMOP_FENCE]));
 	json_object_set_new(o, "barriers", json_integer(counts[PTX_MEMOP_BARRIER]));
+	json_object_set_new(o, "async_copies", async_copies_json(f));
 	json_object_set_new(o, "static_shared_bytes", json_integer((json_int_t)f->static_shared_bytes));
 	for (i = 0; i < f->nr_loads; i++)
 		json_array_append_new(loads, load_json(&f->loads[i]));
@@ -198,15 +218,40 @@ static void render_loads(struct strbuf *out, const struct ptx_function *f)
 
 static void render_function(struct strbuf *out, const struct ptx_function *f)
 {
-	unsigned counts[4];
+	unsigned counts[PTX_MEMOP__COUNT];
 	size_t i;
 
 	count_memops(f, counts);
-	strbuf_addf(out, "  %s %s  (PTX line %u; %zu global %s, %u %s, %u %s)\n",
+	strbuf_addf(out, "  %s %s  (PTX line %u; %zu global %s, %u %s, %u %s",
 		    f->is_entry ? "kernel" : "function", f->name, f->decl_line, f->nr_loads,
 		    plural(f->nr_loads, "load", "loads"), counts[PTX_MEMOP_STORE],
 		    plural(counts[PTX_MEMOP_STORE], "store", "stores"), counts[PTX_MEMOP_ATOMIC],
 		    plural(counts[PTX_MEMOP_ATOMIC], "atomic", "atomics"));
+	if (counts[PTX_MEMOP_ASYNC_COPY]) {
+		struct ptx_async_site *sites;
+		size_t nr = ptx_async_copy_sites(f, &sites);
+
+		strbuf_addf(out, ", %u async %s from global to shared memory)\n",
+			    counts[PTX_MEMOP_ASYNC_COPY],
+			    plural(counts[PTX_MEMOP_ASYNC_COPY], "copy", "copies"));
+		strbuf_addstr(out, "    async copies (cp.async, not measured or patched):");
+		for (i = 0; i < nr; i++) {
+			if (sites[i].file && sites[i].line > 0) {
+				const char *slash = strrchr(sites[i].file, '/');
+
+				strbuf_addf(out, "%s %s:%d", i ? "," : "",
+					    slash ? slash + 1 : sites[i].file, sites[i].line);
+			}
+			else
+				strbuf_addf(out, "%s PTX line %u", i ? "," : "",
+					    sites[i].first_ptx_line);
+			strbuf_addf(out, " (%zu)", sites[i].copies);
+		}
+		strbuf_addch(out, '\n');
+		free(sites);
+	} else {
+		strbuf_addstr(out, ")\n");
+	}
 	if (f->nr_params) {
 		strbuf_addstr(out, "    params:");
 		for (i = 0; i < f->nr_params; i++)

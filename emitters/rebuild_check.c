@@ -171,8 +171,13 @@ void rebuild_check_static(const struct report_input *in, const struct intake *rb
 				strbuf_addf(out, " (%s, PTX line %u", c.found->opcode, c.found->ptx_line);
 			else
 				strbuf_addf(out, " (");
-			strbuf_addf(out, "%sline %d of the patched source, load %zu of that line)\n",
-			       c.found ? "; " : "", c.line, c.order);
+			if (c.column)
+				strbuf_addf(out, "%sline %d of the patched source, the tl.load at column "
+					    "%d, load %zu of it)\n", c.found ? "; " : "", c.line, c.column,
+					    c.order);
+			else
+				strbuf_addf(out, "%sline %d of the patched source, load %zu of that "
+					    "line)\n", c.found ? "; " : "", c.line, c.order);
 		}
 		ptx_module_free(om);
 		free(label);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/load_sites.h"
 #include "base/error.h"
 #include "base/module_id.h"
 #include "base/strbuf.h"
@@ -448,6 +449,38 @@ static char *rank_verdicts_phrase(const struct capture_verdict *v)
 	}
 	if (sb.len)
 		strbuf_addch(&sb, ')');
+	return strbuf_detach(&sb, NULL);
+}
+
+char *report_async_copies_text(const struct report_kernel *k)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i, total = 0;
+	int python = 0;
+
+	if (!k->nr_async_copies)
+		return NULL;
+	for (i = 0; i < k->nr_async_copies; i++)
+		total += k->async_copies[i].copies;
+	strbuf_addf(&sb, "%zu async cop%s from global to shared memory (cp.async)", total,
+		    total == 1 ? "y" : "ies");
+	for (i = 0; i < k->nr_async_copies; i++) {
+		const struct report_async_copy *a = &k->async_copies[i];
+		const char *slash = a->file ? strrchr(a->file, '/') : NULL;
+
+		if (!a->file)
+			continue;
+		python |= load_sites_is_python(a->file);
+		strbuf_addf(&sb, "%s %s:%d (%zu)", i ? "," : " at", slash ? slash + 1 : a->file,
+			    a->line, a->copies);
+	}
+	strbuf_addstr(&sb, total == 1 ? " is no ld.global load: it is" :
+		      " are no ld.global loads: they are");
+	strbuf_addstr(&sb, " neither measured nor patched");
+	if (python)
+		strbuf_addstr(&sb, ". Triton pipelines these tl.load calls into shared memory and "
+			      "writes no cache hint on the copies, whatever eviction_policy= "
+			      "says (Triton 3.6, docs/triton.md)");
 	return strbuf_detach(&sb, NULL);
 }
 

@@ -96,6 +96,14 @@ char *report_kernel_verification_text(const struct report_input *in,
 				      const struct report_kernel *k);
 
 /*
+ * The kernel's async copies as a sentence ("24 async copies from global to
+ * shared memory (cp.async) at kernels.py:182 (12), kernels.py:183 (12) are
+ * not ld.global loads: ..."), with what a Triton user can and cannot do
+ * about them; NULL when it has none. Caller frees.
+ */
+char *report_async_copies_text(const struct report_kernel *k);
+
+/*
  * The title of an advice section ("software_cache" -> "Software cache")
  * and whether its advice is a candidate not verified on this program
  * (DESIGN.md "Keeping advice"). Static.

@@ -525,11 +525,20 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 			    k->optimal == 1 ? " (proven optimal)" : k->optimal == 0 ?
 			    " (not proven optimal)" : "", saved);
 		if (k->analysis->sites)
-			strbuf_addf(out, "Decided per call: %zu PTX loads are %zu source calls (a "
+			strbuf_addf(out, "Decided per call: %zu PTX loads are %zu source call%s (a "
 				    "tl.load's loads take one decision). ", k->analysis->site_loads,
-				    k->analysis->sites);
+				    k->analysis->sites, k->analysis->sites == 1 ? "" : "s");
 	} else {
 		strbuf_addstr(out, "Not analysed. ");
+	}
+	{
+		char *ac = report_async_copies_text(k);
+
+		if (ac) {
+			esc(out, ac);
+			strbuf_addstr(out, ". ");
+		}
+		free(ac);
 	}
 	if (k->analysis && k->analysis->l2_method) {
 		char *dram = report_human_bytes(k->analysis->l2_saved_dram_bytes);

@@ -762,6 +762,9 @@ void report_input_release(struct report_input *in)
 		for (j = 0; j < in->kernels[i].nr_loads; j++)
 			source_hint_release(&in->kernels[i].loads[j].hint);
 		free(in->kernels[i].loads);
+		for (j = 0; j < in->kernels[i].nr_async_copies; j++)
+			free(in->kernels[i].async_copies[j].file);
+		free(in->kernels[i].async_copies);
 		free(in->kernels[i].provenance);
 		rank_spread_release(&in->kernels[i].ranks);
 	}

@@ -27,7 +27,8 @@ struct report_load {
 	const char *instruction;    /* "ld.global.nc.f32", "" when unknown */
 	const char *file;           /* source file as recorded, NULL without -lineinfo */
 	int line;                   /* 0 unknown */
-	int column;                 /* of the .loc, 0 unknown (Triton: the tl.load's "(") */
+	int column;                 /* of the .loc, 0 unknown (Triton: the tl.load's last
+				       positional argument, docs/triton.md) */
 	int param;                  /* kernel parameter index, -1 unknown */
 	int read_only;              /* 1, 0, -1 unknown */
 	int patchable;
@@ -92,6 +93,16 @@ struct report_kernel {
 	struct rank_spread ranks;
 	struct report_load *loads;
 	size_t nr_loads;
+	/* Its asynchronous copies from global to shared memory (cp.async, a
+	 * pipelined Triton tl.load, TMA), by source location: loads that are no
+	 * ld.global, so neither measured nor patched (source_hints_resolve()
+	 * reads them from the module's PTX; owned). */
+	struct report_async_copy {
+		char *file;             /* NULL without line info */
+		int line;
+		size_t copies;
+	} *async_copies;
+	size_t nr_async_copies;
 };
 
 /*

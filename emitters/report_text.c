@@ -391,14 +391,22 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 		if (!k->provenance)
 			strbuf_addstr(out, "    (Inductor's output code naming it was not found)\n");
 	}
+	{
+		char *ac = report_async_copies_text(k);
+
+		if (ac)
+			strbuf_addf(out, "  %s\n", ac);
+		free(ac);
+	}
 	if (k->analysis) {
 		strbuf_addf(out, "  plan: %s%s, expected L2 traffic saved %s\n",
 			    k->chosen ? k->chosen : "?", k->optimal == 1 ? " (proven optimal)" :
 			    k->optimal == 0 ? " (not proven optimal)" : "", saved);
 		if (k->analysis->sites)
-			strbuf_addf(out, "  decided per call: %zu PTX loads are %zu source calls "
+			strbuf_addf(out, "  decided per call: %zu PTX loads are %zu source call%s "
 				    "(a tl.load's loads take one decision)\n",
-				    k->analysis->site_loads, k->analysis->sites);
+				    k->analysis->site_loads, k->analysis->sites,
+				    k->analysis->sites == 1 ? "" : "s");
 	} else
 		strbuf_addstr(out, "  not analysed\n");
 	if (k->analysis && k->analysis->l2_method) {
@@ -532,18 +540,32 @@ static void hints_section(struct strbuf *out, const struct report_input *in,
 			const struct report_load *l = &k->loads[j];
 			const struct source_hint *h = &l->hint;
 			char *where = where_text(l), *hits, *saving;
+			size_t e = j;
 
 			if (!l->changes && strcmp(l->decision, "cache") && strcmp(l->decision, "bypass")) {
 				free(where);
 				continue;
 			}
 			shown++;
-			hits = report_load_hits_phrase(l);
-			saving = report_load_saving(l);
-			strbuf_addf(out, "  %s%s%s  %s load %u (%s): %s%s%s%s%s%s%s\n", p->cyan,
-				    where, p->reset, label, l->ordinal, l->instruction,
-				    decision_color(p, l->decision), l->decision, p->reset,
-				    *hits ? ", " : "", hits, *saving ? ", " : "", saving);
+			/* a tl.load's PTX loads, one hint (as in "What to change") */
+			while (l->changes && e + 1 < k->nr_loads && same_site(l, &k->loads[e + 1]))
+				e++;
+			if (e > j) {
+				hits = xasprintf("%zu PTX loads of one call", e - j + 1);
+				saving = xstrdup("");
+				strbuf_addf(out, "  %s%s%s  %s loads %u-%u (%s): %s%s%s, %s\n", p->cyan,
+					    where, p->reset, label, l->ordinal, k->loads[e].ordinal,
+					    l->instruction, decision_color(p, l->decision), l->decision,
+					    p->reset, hits);
+			} else {
+				hits = report_load_hits_phrase(l);
+				saving = report_load_saving(l);
+				strbuf_addf(out, "  %s%s%s  %s load %u (%s): %s%s%s%s%s%s%s\n", p->cyan,
+					    where, p->reset, label, l->ordinal, l->instruction,
+					    decision_color(p, l->decision), l->decision, p->reset,
+					    *hits ? ", " : "", hits, *saving ? ", " : "", saving);
+			}
+			j = e;
 			strbuf_addf(out, "    %s\n", h->message ? h->message : "");
 			free(hits);
 			free(saving);

@@ -1055,6 +1055,34 @@ static void python_hints(struct resolver *r, struct cand *cands, size_t n)
 	}
 }
 
+/* The kernel's async copies from its module's PTX (report_kernel.async_copies). */
+static void async_copies(struct resolver *r, struct report_kernel *k)
+{
+	const struct ptx_module *pm;
+	const struct ptx_function *pf;
+	struct ptx_async_site *sites;
+	const char *ptx_path;
+	size_t i, nr;
+
+	module_ptx(r, k->module, &ptx_path);
+	pm = module_model(r, k->module);
+	pf = pm ? ptx_module_find(pm, k->name) : NULL;
+	if (!pf)
+		return;
+	nr = ptx_async_copy_sites(pf, &sites);
+	if (!nr)
+		return;
+	k->async_copies = xcalloc(nr, sizeof(*k->async_copies));
+	for (i = 0; i < nr; i++) {
+		k->async_copies[i].file = sites[i].file && sites[i].line > 0 ?
+					  xstrdup(sites[i].file) : NULL;
+		k->async_copies[i].line = sites[i].line;
+		k->async_copies[i].copies = sites[i].copies;
+	}
+	k->nr_async_copies = nr;
+	free(sites);
+}
+
 void source_hints_resolve(struct report_input *in)
 {
 	struct resolver r = { in, NULL, 0, NULL, 0 };
@@ -1064,6 +1092,8 @@ void source_hints_resolve(struct report_input *in)
 	for (i = 0; i < in->nr_kernels; i++)
 		n += in->kernels[i].nr_loads;
 	cands = xcalloc(n + 1, sizeof(*cands));
+	for (i = 0; i < in->nr_kernels; i++)
+		async_copies(&r, &in->kernels[i]);
 	for (i = 0; i < in->nr_kernels; i++) {
 		struct report_kernel *k = &in->kernels[i];
 

@@ -9,8 +9,10 @@ Input (stdin, JSON):
    "edits": [{"line": L, "column": C,
               "set": {"eviction_policy": "evict_last" | null,
                       "cache_modifier": ".cg" | null}}]}
-  line is 1-based; column is the 1-based column Triton's PTX .loc gives a
-  tl.load: the column of the call's "(" (the attribute's end + 1). A
+  line and column are what Triton's PTX .loc gives the call's loads: the
+  line and 0-based column of its last positional argument (anchor()); a
+  call is also found by the 1-based column of its "(", and, without a
+  column that matches, as the one tl.load call spanning the line. A
   keyword set to null is removed (Triton's default); a keyword not named
   is left as it is.
 Output (stdout, JSON):
@@ -27,25 +29,41 @@ import json
 import sys
 
 
-def calls_on_line(tree, line):
-    """The calls of a .load attribute (tl.load, or any alias) starting on line."""
-    out = []
-    for node in ast.walk(tree):
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "load" and node.lineno == line):
-            out.append(node)
-    return out
+def load_calls(tree):
+    """Every call of a .load attribute (tl.load, or any alias)."""
+    return [node for node in ast.walk(tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "load"]
+
+
+def anchor(call):
+    """Where Triton's PTX places the loads of a call (.loc line and column):
+    Triton 3.x's code generator leaves the location of the last positional
+    argument it visited, so it is that argument's line and 0-based column
+    (the pointer's, when mask and other are keywords); a call without
+    positional arguments keeps its own."""
+    node = call.args[-1] if call.args else call
+    return node.lineno, node.col_offset
 
 
 def find_call(tree, line, column):
-    calls = calls_on_line(tree, line)
-    for call in calls:
-        if call.func.end_lineno == line and call.func.end_col_offset + 1 == column:
-            return call, None
-    if len(calls) == 1 and not column:
-        return calls[0], None
-    if not calls:
-        return None, "no tl.load call starts on line %d" % line
+    calls = load_calls(tree)
+    if column:
+        for call in calls:
+            if anchor(call) == (line, column):
+                return call, None
+        # the column of the call's "(" (1-based), as older locations gave it
+        for call in calls:
+            if call.func.end_lineno == line and call.func.end_col_offset + 1 == column:
+                return call, None
+    spanning = [c for c in calls if c.lineno <= line <= c.end_lineno]
+    if len(spanning) == 1:
+        return spanning[0], None
+    if not spanning:
+        return None, "no tl.load call is on line %d" % line
+    if not column:
+        return None, "line %d has %d tl.load calls and no column tells them apart" % (
+            line, len(spanning))
     return None, "no tl.load call on line %d is at column %d" % (line, column)
 
 

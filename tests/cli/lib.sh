@@ -5,7 +5,7 @@ set -u
 : "${CA_SOURCE_DIR:?set by ctest}"
 : "${CA_BUILD_DIR:?set by ctest}"
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+trap '[ -n "${CA_KEEP:-}" ] && echo "kept $TMP" >&2 || rm -rf "$TMP"' EXIT
 pass=0
 fail=0
 

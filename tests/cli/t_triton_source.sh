@@ -224,7 +224,7 @@ PY
 expect_line "rewritten 3 4 '    a = tl.load(X, mask=m,\\n                eviction_policy=\"evict_last\",)'" "$TMP/resp.txt"
 expect_line "rewritten 5 6 '    b = tl.load(Y,\\n                mask=m)'" "$TMP/resp.txt"
 expect_line "rewritten 7 7 '    c = tl.load(X, eviction_policy=\"evict_first\")'" "$TMP/resp.txt"
-expect_line "not found None None 'no tl.load call starts on line 20'" "$TMP/resp.txt"
+expect_line "not found None None 'no tl.load call is on line 20'" "$TMP/resp.txt"
 # an argument given by position, or **kwargs: by hand
 expect_line "not found None None 'the tl.load on line 8 passes cache_modifier by position or through *args/**kwargs: rewrite it by hand'" "$TMP/resp.txt"
 expect_line "not found None None 'the tl.load on line 9 passes its arguments by position or through *args/**kwargs: rewrite it by hand'" "$TMP/resp.txt"

@@ -244,6 +244,58 @@ static void test_strong(void)
 	ptx_module_free(m);
 }
 
+/* Async copies from global to shared memory (Triton's pipelined tl.load,
+ * cp.async, TMA) are memops of their own, with their source location;
+ * commit/wait groups, prefetches and shared-to-global bulk copies are not. */
+static void test_async_copies(void)
+{
+	static const char text[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".file 1 \"/src/k.py\"\n"
+		".visible .entry k(.param .u64 k_param_0)\n{\n"
+		"\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<9>;\n\t.shared .align 16 .b8 buf[4096];\n"
+		"\tld.param.u64 %rd1, [k_param_0];\n"
+		"\t.loc 1 10 20\n"
+		"\tcp.async.cg.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x10, %r2;\n"
+		"\tcp.async.cg.shared.global [ %r1 + 16 ], [ %rd1 + 16 ], 0x10, %r2;\n"
+		"\tcp.async.commit_group;\n"
+		"\t.loc 1 11 20\n"
+		"\tcp.async.ca.shared.global.L2::128B [ %r3 ], [ %rd2 ], 8;\n"
+		"\tcp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"
+		" [%r4], [%rd3, {%r5, %r6}], [%r7];\n"
+		"\t.loc 1 12 4\n"
+		"\tcp.async.bulk.global.shared::cta.bulk_group [%rd4], [%r8], 256;\n"
+		"\tcp.async.bulk.prefetch.L2.global [%rd5], 256;\n"
+		"\tcp.async.wait_group 0;\n"
+		"\tret;\n}\n";
+	struct ptx_module *m = parse_str(text);
+	const struct ptx_function *f = m ? fn(m, "k") : NULL;
+	struct ptx_async_site *sites = NULL;
+	size_t i, n = 0, nr;
+
+	if (!f) {
+		ptx_module_free(m);
+		return;
+	}
+	CHECK_INT(f->nr_loads, 0);
+	for (i = 0; i < f->nr_memops; i++)
+		n += f->memops[i].kind == PTX_MEMOP_ASYNC_COPY;
+	CHECK_INT(n, 4);
+	nr = ptx_async_copy_sites(f, &sites);
+	CHECK_INT(nr, 2);
+	if (nr == 2) {
+		CHECK_STR(sites[0].file, "/src/k.py");
+		CHECK_INT(sites[0].line, 10);
+		CHECK_INT(sites[0].column, 20);
+		CHECK_INT(sites[0].copies, 2);
+		CHECK_INT(sites[0].first_ptx_line, 12);
+		CHECK_INT(sites[1].line, 11);
+		CHECK_INT(sites[1].copies, 2);
+	}
+	free(sites);
+	ptx_module_free(m);
+}
+
 static void test_shared(void)
 {
 	struct ptx_module *m = load_fixture("shared.ptx");
@@ -827,6 +879,7 @@ int main(void)
 	test_inline_qualifiers();
 	test_strong();
 	test_shared();
+	test_async_copies();
 	test_module_variables();
 	test_func_and_prototypes();
 	test_loops_vectors_predicates();

@@ -52,6 +52,58 @@ static void test_diff_lines(void)
 	CHECK_INT(rebuild_diff_replaces_line(diff, "/src/other.cu", 11), 0);
 }
 
+/* Consecutive replaced lines (two tl.load calls in a row, each rewritten)
+ * map one for one, not all to the run's first line; a run replaced by fewer
+ * lines maps its extra lines to the last of them. */
+static void test_diff_replaced_run(void)
+{
+	static const char diff[] =
+		"--- a/k.py\n+++ b/k.py\n"
+		"@@ -60,5 +60,5 @@\n"
+		" for k in range(n):\n-    a = tl.load(A)\n-    b = tl.load(B)\n-    c = tl.load(C)\n"
+		"+    a = tl.load(A, cache_modifier=\".cg\")\n+    b = tl.load(B, cache_modifier=\".ca\")\n"
+		"+    c = tl.load(C, eviction_policy=\"evict_last\")\n     acc += a * b * c\n"
+		"@@ -70,4 +70,3 @@\n"
+		" x\n-    y = f(1,\n-          2)\n+    y = f(1, 2)\n z\n";
+
+	CHECK_INT(rebuild_diff_new_line(diff, "k.py", 61), 61);
+	CHECK_INT(rebuild_diff_new_line(diff, "k.py", 62), 62);
+	CHECK_INT(rebuild_diff_new_line(diff, "k.py", 63), 63);
+	CHECK_INT(rebuild_diff_replaces_line(diff, "k.py", 63), 1);
+	CHECK_INT(rebuild_diff_new_line(diff, "k.py", 64), 64);
+	CHECK_INT(rebuild_diff_new_line(diff, "k.py", 71), 71);
+	CHECK_INT(rebuild_diff_new_line(diff, "k.py", 72), 71);     /* folded into line 71 */
+	CHECK_INT(rebuild_diff_new_line(diff, "k.py", 73), 72);
+	CHECK_INT(rebuild_diff_new_line(diff, "k.py", 80), 79);
+}
+
+/* A column moves with the text before it on a rewritten line. */
+static void test_diff_column(void)
+{
+	static const char diff[] =
+		"--- a/k.py\n+++ b/k.py\n"
+		"@@ -120,1 +120,1 @@\n"
+		"-    z = tl.load(X + offs, m, 0.0) + tl.load(Y + offs, mask=m)\n"
+		"+    z = tl.load(X + offs, m, 0.0, eviction_policy=\"evict_first\") + "
+		"tl.load(Y + offs, mask=m)\n"
+		"@@ -130,2 +130,2 @@\n"
+		"-    i = tl.load(I, mask=m, cache_modifier=\".cg\"); s = tl.load(S)\n"
+		"-    t = tl.load(T)\n"
+		"+    i = tl.load(I, mask=m); s = tl.load(S)\n"
+		"+    t = tl.load(T, cache_modifier=\".ca\")\n";
+
+	/* "X" at 16 stays; "Y" at 44 moves by the 31 bytes inserted before it */
+	CHECK_INT(rebuild_diff_new_column(diff, "k.py", 120, 16), 16);
+	CHECK_INT(rebuild_diff_new_column(diff, "k.py", 120, 44), 75);
+	/* removed text before it: "S" at 62 moves back 22 bytes */
+	CHECK_INT(rebuild_diff_new_column(diff, "k.py", 130, 62), 40);
+	CHECK_INT(rebuild_diff_new_column(diff, "k.py", 131, 16), 16);
+	/* a line the diff does not replace, and another file, keep it */
+	CHECK_INT(rebuild_diff_new_column(diff, "k.py", 119, 30), 30);
+	CHECK_INT(rebuild_diff_new_column(diff, "other.py", 120, 44), 44);
+	CHECK_INT(rebuild_diff_new_column(NULL, "k.py", 120, 44), 44);
+}
+
 static void test_stream_table(void)
 {
 	struct ptx_module *o = load("tests/fixtures/capture-real/modules/83c50ebd491c19e2.ptx");
@@ -100,6 +152,8 @@ out:
 int main(void)
 {
 	test_diff_lines();
+	test_diff_replaced_run();
+	test_diff_column();
 	test_stream_table();
 	return check_done();
 }
