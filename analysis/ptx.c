@@ -20,6 +20,36 @@ static int find_function_index(const struct ptx_module *m, const char *name)
 }
 
 /* A header of the CUDA toolkit (intrinsics, cccl), not the user's source. */
+static int toolkit_path(const char *p);
+
+const char *ptx_toolkit_library(const char *path)
+{
+	if (!toolkit_path(path))
+		return NULL;
+	if (strstr(path, "/cub/"))
+		return "CUB";
+	if (strstr(path, "/thrust/"))
+		return "Thrust";
+	if (strstr(path, "/cuda/std/") || strstr(path, "/cuda/__") || strstr(path, "libcudacxx"))
+		return "libcu++";
+	if (strstr(path, "cooperative_groups"))
+		return "cooperative groups";
+	return "the CUDA Toolkit";
+}
+
+const char *ptx_toolkit_include_name(const char *path)
+{
+	const char *s, *t;
+
+	if (!toolkit_path(path))
+		return NULL;
+	if ((s = strstr(path, "/include/cccl/")))
+		return s + 14;
+	for (s = NULL, t = strstr(path, "/include/"); t; t = strstr(t + 1, "/include/"))
+		s = t;
+	return s ? s + 9 : path;
+}
+
 static int toolkit_path(const char *p)
 {
 	const char *s;

@@ -204,6 +204,18 @@ const struct ptx_function *ptx_module_find(const struct ptx_module *m, const cha
 /* Static names for enums, as written in inspect --json ("default" for none). */
 const char *ptx_cache_op_name(enum ptx_cache_op op);
 
+/*
+ * The library of the CUDA Toolkit a source path lies in ("CUB", "Thrust",
+ * "libcu++", "cooperative groups", "the CUDA Toolkit" for its other
+ * headers), NULL for the user's own sources. A kernel of CUB or Thrust is
+ * compiled into the program from the toolkit's headers: its loads are there,
+ * not in the user's code. Static strings.
+ */
+const char *ptx_toolkit_library(const char *path);
+/* Such a path as it is included ("cub/block/block_load.cuh"), NULL for the
+ * user's own sources. Points into path. */
+const char *ptx_toolkit_include_name(const char *path);
+
 /* The async copies (PTX_MEMOP_ASYNC_COPY) of one source location. */
 struct ptx_async_site {
 	const char *file;           /* NULL without line info */

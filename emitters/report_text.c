@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/load_sites.h"
+#include "analysis/ptx.h"
 #include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
@@ -48,6 +49,8 @@ static char *where_text(const struct report_load *l)
 	/* a Triton kernel: which tl.load of the line, by its column */
 	if (load_sites_is_python(l->hint.path) && l->column > 0)
 		return xasprintf("%s:%d:%d", l->hint.path, l->line, l->column);
+	if (l->file && ptx_toolkit_include_name(l->file))   /* CUB's, Thrust's: as included */
+		return xasprintf("<%s>:%d", ptx_toolkit_include_name(l->file), l->line);
 	if (l->hint.path)
 		return xasprintf("%s:%d", l->hint.path, l->line);
 	if (l->ptx_line)
@@ -194,14 +197,20 @@ static void cost_line(struct strbuf *out, const struct report_input *in)
 	free(line);
 }
 
-/* Whether b continues a's group in "What to change": the same source line
- * and column (a column is known), the same action and the same hint status. */
+/* Whether b continues a's group in "What to change" and the hints: the
+ * same source line and action and hint status, and either the same column
+ * (the loads of one expression, a Triton tl.load) or one reason why no
+ * source change carries them (a library's code, no source). */
 static int same_site(const struct report_load *a, const struct report_load *b)
 {
-	return b->changes && a->file && b->file && a->line > 0 && a->column > 0 &&
-	       a->line == b->line && a->column == b->column && !strcmp(a->file, b->file) &&
-	       a->action && b->action && !strcmp(a->action, b->action) &&
-	       a->hint.status == b->hint.status && b->ordinal == a->ordinal + (b - a);
+	if (!(b->changes && a->file && b->file && a->line > 0 && a->line == b->line &&
+	      !strcmp(a->file, b->file) && a->action && b->action && !strcmp(a->action, b->action) &&
+	      a->hint.status == b->hint.status && b->ordinal == a->ordinal + (b - a)))
+		return 0;
+	if (a->column > 0 && a->column == b->column)
+		return 1;
+	return a->hint.status != SOURCE_HINT_REWRITTEN && a->hint.status != SOURCE_HINT_NONE &&
+	       a->hint.message && b->hint.message && !strcmp(a->hint.message, b->hint.message);
 }
 
 static void summary(struct strbuf *out, const struct report_input *in, const struct palette *p)
@@ -551,7 +560,10 @@ static void hints_section(struct strbuf *out, const struct report_input *in,
 			while (l->changes && e + 1 < k->nr_loads && same_site(l, &k->loads[e + 1]))
 				e++;
 			if (e > j) {
-				hits = xasprintf("%zu PTX loads of one call", e - j + 1);
+				hits = l->column > 0 && l->column == k->loads[e].column ?
+				       xasprintf("%zu PTX loads of one %s", e - j + 1,
+						 load_sites_is_python(l->file) ? "call" : "expression") :
+				       xasprintf("%zu loads of this line", e - j + 1);
 				saving = xstrdup("");
 				strbuf_addf(out, "  %s%s%s  %s loads %u-%u (%s): %s%s%s, %s\n", p->cyan,
 					    where, p->reset, label, l->ordinal, k->loads[e].ordinal,

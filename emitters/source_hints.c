@@ -412,6 +412,7 @@ static void decide(struct resolver *r, struct cand *c)
 	struct report_load *l = c->l;
 	struct source_hint *h = &l->hint;
 	struct report_source *src = h->source_index >= 0 ? &r->in->sources[h->source_index] : NULL;
+	const char *lib;
 
 	if (!l->changes) {
 		h->status = SOURCE_HINT_NONE;
@@ -421,6 +422,22 @@ static void decide(struct resolver *r, struct cand *c)
 		h->message = xasprintf("no source line: the PTX was built without -lineinfo; rebuild "
 				       "with nvcc -lineinfo to map loads to source lines (here: PTX "
 				       "line %u of %s)", l->ptx_line, h->ptx_path ? h->ptx_path : "?");
+	} else if ((lib = ptx_toolkit_library(l->file))) {
+		enum load_action a;
+		enum l2_priority l2;
+		const char *cub = NULL;
+
+		/* CUB's own spelling of a load's cache operator, for its algorithms' inputs */
+		if (!strcmp(lib, "CUB") && !load_form_parse(l->action, &a, &l2) &&
+		    l2 == L2_PRIORITY_NONE)
+			cub = a == LOAD_ACTION_CACHE ? "LOAD_CA" : a == LOAD_ACTION_BYPASS ? "LOAD_CG" :
+			      a == LOAD_ACTION_STREAM ? "LOAD_CS" : NULL;
+		h->status = SOURCE_HINT_OUTSIDE_ROOT;
+		h->message = xasprintf("in %s, a header of the CUDA Toolkit (%s:%d): the library's "
+				       "code, not yours, so not rewritten; cacheadvise run --plan applies "
+				       "it without a change%s%s%s", lib, ptx_toolkit_include_name(l->file), l->line,
+				       cub ? " (for a CUB algorithm's input, cub::CacheModifiedInputIterator<cub::" : "",
+				       cub ? cub : "", cub ? ", T> gives its loads this form)" : "");
 	} else if (!src->under_root) {
 		h->status = SOURCE_HINT_OUTSIDE_ROOT;
 		h->message = xasprintf("'%s' is outside the source root '%s': not rewritten",

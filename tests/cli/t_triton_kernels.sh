@@ -18,40 +18,10 @@ mkdir -p "$TMP/cap/modules" "$TMP/src"
 cp "$FIX/kernels.py" "$TMP/src/kernels.py"
 # a capture of the cache's kernels: loads as inspect sees them; the plan
 # gives each tl.load call (line and column) the next form of the list
-python3 - "$CACHEADVISE" "$FIX/cache" "$TMP/cap" >"$TMP/calls" <<'PY'
-import glob, json, subprocess, sys
-tool, cache, cap = sys.argv[1:4]
-forms = ["L1::evict_first+L2::evict_first", "L1::evict_last+L2::evict_last", "bypass", "cache",
-         "default"]
-mods, kernels, plan, n = [], [], {"schema": "cacheadvise.plan/1", "modules": []}, 0
-for ptx in sorted(glob.glob(cache + "/*/*.ptx"), key=lambda p: p.rsplit("/", 1)[1]):
-    m = json.loads(subprocess.check_output([tool, "inspect", "--json", ptx]))["modules"][0]
-    open("%s/modules/%s.ptx" % (cap, m["id"]), "w").write(open(ptx).read())
-    mods.append({"id": m["id"], "origin": "cuModuleLoad#%d" % len(mods), "arch": "sm_90",
-                 "has_ptx": True, "ptx": "modules/%s.ptx" % m["id"]})
-    f = m["functions"][0]
-    loads = [{"ordinal": l["ordinal"], "instruction": l["instruction"], "file": l["file"],
-              "line": l["line"], "column": l["column"], "param": l["param"],
-              "read_only": l["read_only"], "patchable": l["patchable"],
-              "measured": l["patchable"], "access": 1000,
-              "hit": 100 if l["patchable"] else None} for l in f["loads"]]
-    kernels.append({"module": m["id"], "name": f["name"], "launches": 10, "loads": loads,
-                    "pairs": []})
-    out = []
-    for site in sorted({(l["line"], l["column"]) for l in f["loads"] if l["patchable"]}):
-        form = forms[n % len(forms)]
-        n += 1
-        print(f["name"], site[0], site[1], form)
-        out += [{"ordinal": l["ordinal"], "action": form} for l in f["loads"]
-                if l["patchable"] and (l["line"], l["column"]) == site]
-    plan["modules"].append({"id": m["id"], "functions": [{"name": f["name"], "loads": out}]})
-json.dump({"schema": "cacheadvise.capture/1", "status": "complete",
-           "program": {"path": "python3", "args": ["prog.py"], "cwd": "/tmp"},
-           "device": {"schema": "cacheadvise.device/1", "name": "NVIDIA H100 80GB HBM3",
-                      "cc": "9.0"},
-           "modules": mods, "kernels": kernels, "runs": []}, open(cap + "/capture.json", "w"))
-json.dump(plan, open(cap + "/plan.json", "w"))
-PY
+python3 "$CA_SOURCE_DIR/tests/cli/capture_from_ptx.py" "$CACHEADVISE" "$TMP/cap" \
+	--forms "L1::evict_first+L2::evict_first,L1::evict_last+L2::evict_last,bypass,cache,default" \
+	-- $(ls "$FIX"/cache/*/*.ptx | awk -F/ '{ print $NF, $0 }' | sort | cut -d' ' -f2) \
+	>"$TMP/calls"
 # 26 calls in 9 kernels (the pipelined matmul has no ld.global)
 calls=$(wc -l <"$TMP/calls")
 [ "$calls" = 26 ] && ok || not_ok "want 26 tl.load calls, got $calls: $(cat "$TMP/calls")"
