@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "analysis/load_sites.h"
+#include "base/path.h"
 #include "base/xalloc.h"
 
 const char *rebuild_status_name(enum rebuild_status s)
@@ -17,14 +18,17 @@ const char *rebuild_status_name(enum rebuild_status s)
 	return "missing";
 }
 
-/* Whether path names the diff's file p[0, n): equal, or ends with "/" p. */
+/* Whether path (as line info records it: "k/./a.cu" is "k/a.cu") names the
+ * diff's file p[0, n): equal, or ends with "/" p. */
 static int same_file(const char *path, const char *p, size_t n)
 {
-	size_t l = strlen(path);
+	char *norm = path_normalize(path);
+	size_t l = strlen(norm);
+	int same = l == n ? !memcmp(norm, p, n) :
+		   l > n && norm[l - n - 1] == '/' && !memcmp(norm + l - n, p, n);
 
-	if (l == n)
-		return !memcmp(path, p, n);
-	return l > n && path[l - n - 1] == '/' && !memcmp(path + l - n, p, n);
+	free(norm);
+	return same;
 }
 
 /*
@@ -258,7 +262,8 @@ void rebuild_match_load(const struct ptx_function *orig, unsigned ordinal,
 	const struct ptx_load *ld;
 	const char *file;
 	int line, other, column;
-	size_t i, order = 0, seen = 0;
+	size_t i, order = 0, seen = 0, all_have = 0;
+	const struct ptx_load *last = NULL;
 
 	memset(out, 0, sizeof(*out));
 	out->status = REBUILD_MISSING;
@@ -286,18 +291,32 @@ void rebuild_match_load(const struct ptx_function *orig, unsigned ordinal,
 	for (i = 0; i < rebuilt->nr_loads; i++) {
 		const struct ptx_load *r = &rebuilt->loads[i];
 		const char *f2 = rebuild_anchor(r, &other);
+		int has = 0;
 
 		if (!f2 || other != out->line || strcmp(base_name(f2), base_name(file)))
 			continue;
 		if (column && r->column != out->column)
 			continue;
+		has = rebuild_load_has_form(r, action) &&
+		      (l2 == L2_PRIORITY_NONE ||
+		       ptx_load_l2_priority(rebuilt_module, rebuilt, r) == l2);
+		all_have += has;
+		last = r;
 		if (seen++ != order)
 			continue;
 		out->found = r;
-		out->status = rebuild_load_has_form(r, action) &&
-			      (l2 == L2_PRIORITY_NONE ||
-			       ptx_load_l2_priority(rebuilt_module, rebuilt, r) == l2) ?
-			      REBUILD_FOUND : REBUILD_WRONG_FORM;
+		out->status = has ? REBUILD_FOUND : REBUILD_WRONG_FORM;
+		return;
+	}
+	/*
+	 * Fewer loads there than before: the compiler made one of several (a
+	 * loop condition it had read twice, now through a helper it may hoist
+	 * or share). The advice holds when every load left there carries it.
+	 */
+	if (seen && all_have == seen) {
+		out->found = last;
+		out->status = REBUILD_FOUND;
+		out->merged = 1;
 		return;
 	}
 	if (!rebuilt->nr_loads || !rebuilt->loads[0].file)

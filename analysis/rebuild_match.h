@@ -64,6 +64,8 @@ struct rebuild_check {
 	const struct ptx_load *found;   /* the rebuilt load, NULL unless found */
 	int line;                       /* the anchor line looked at in the patched file */
 	int column;                     /* and column (Python sources), else 0 */
+	int merged;                     /* found, though the place has fewer loads than the
+					   capture's (every one in the advised form) */
 	size_t order;                   /* the load's order among its anchor's loads */
 };
 

@@ -21,6 +21,16 @@ int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *pr
 	memset(ri, 0, sizeof(*ri));
 	intake_init(&ri->rb);
 	strbuf_init(&ri->diff, 0);
+	sources_file_init(&ri->written);
+	{
+		char *path = capture_layout_file(dir, CAPTURE_LAYOUT_SOURCES);
+
+		if (!access(path, R_OK) && sources_file_load(&ri->written, path)) {
+			sources_file_release(&ri->written);
+			error_clear();
+		}
+		free(path);
+	}
 	ret = report_input_load(&ri->in, dir, &iopt);
 	if (!ret)
 		ret = report_check_input(&ri->in);
@@ -56,6 +66,7 @@ void rebuild_input_release(struct rebuild_input *ri)
 	intake_release(&ri->rb);
 	report_input_release(&ri->in);
 	strbuf_release(&ri->diff);
+	sources_file_release(&ri->written);
 }
 
 const char **rebuild_changed_kernels(const struct report_input *in, size_t *nr)
@@ -109,9 +120,12 @@ static const struct ptx_function *rebuilt_function(const struct intake *rb, cons
 	return NULL;
 }
 
-void rebuild_check_static(const struct report_input *in, const struct intake *rb,
-			  const char *diff, struct rebuild_check_counts *sr, struct strbuf *out)
+void rebuild_check_static(const struct rebuild_input *ri, struct rebuild_check_counts *sr,
+			  struct strbuf *out)
 {
+	const struct report_input *in = &ri->in;
+	const struct intake *rb = &ri->rb;
+	const char *diff = ri->diff.len ? ri->diff.buf : NULL;
 	size_t i, j;
 
 	memset(sr, 0, sizeof(*sr));
@@ -143,9 +157,13 @@ void rebuild_check_static(const struct report_input *in, const struct intake *rb
 				continue;
 			sr->checked++;
 			if (!in_patch) {
+				const char *why = sources_file_left_out_reason(&ri->written, k->name,
+									       l->ordinal);
+
 				sr->left_out++;
 				strbuf_addf(out, "  %-16s load %-3u %-24s not in source.patch: %s\n", label,
-				       l->ordinal, l->action, l->hint.message ? l->hint.message : "?");
+				       l->ordinal, l->action, why ? why : l->hint.message ?
+				       l->hint.message : "?");
 				continue;
 			}
 			if (!fr) {
@@ -173,11 +191,13 @@ void rebuild_check_static(const struct report_input *in, const struct intake *rb
 				strbuf_addf(out, " (");
 			if (c.column)
 				strbuf_addf(out, "%sline %d of the patched source, the tl.load at column "
-					    "%d, load %zu of it)\n", c.found ? "; " : "", c.line, c.column,
+					    "%d, load %zu of it", c.found ? "; " : "", c.line, c.column,
 					    c.order);
 			else
 				strbuf_addf(out, "%sline %d of the patched source, load %zu of that "
-					    "line)\n", c.found ? "; " : "", c.line, c.order);
+					    "line", c.found ? "; " : "", c.line, c.order);
+			strbuf_addstr(out, c.merged ? "; the compiler made fewer loads of it there, "
+				      "each in this form)\n" : ")\n");
 		}
 		ptx_module_free(om);
 		free(label);

@@ -6,6 +6,7 @@
 #include "base/strbuf.h"
 #include "collectors/intake.h"
 #include "emitters/report_input.h"
+#include "emitters/sources_file.h"
 
 /*
  * `cacheadvise check`'s static part: does a program rebuilt from the
@@ -19,6 +20,9 @@ struct rebuild_input {
 	struct intake rb;           /* the rebuilt program */
 	struct strbuf diff;         /* source.patch, empty without one */
 	int no_patch;               /* the capture has no readable source.patch */
+	/* sources.json as source.patch was written with it (empty when missing
+	 * or unreadable): why each load it leaves alone was left out */
+	struct sources_file written;
 };
 
 /*
@@ -45,11 +49,13 @@ struct rebuild_check_counts {
 /*
  * Appends to out one line per advised load of the plan: found / wrong form
  * / missing, with where it was looked for, then a line of totals. Loads
- * the patch does not rewrite (their hint says why) are expected to be left
- * as they were. diff is source.patch, or NULL.
+ * the patch does not rewrite are expected to be left as they were, with
+ * the reason sources.json recorded when the patch was written (the sources
+ * may be patched by now, which would change what their hint reads), else
+ * their hint's.
  */
-void rebuild_check_static(const struct report_input *in, const struct intake *rb,
-			  const char *diff, struct rebuild_check_counts *sr, struct strbuf *out);
+void rebuild_check_static(const struct rebuild_input *ri, struct rebuild_check_counts *sr,
+			  struct strbuf *out);
 
 /* 0 when every advised load rewritten by source.patch carries its form,
  * else CA_E_INPUT saying how many of program's do not. */

@@ -16,6 +16,7 @@
 #include "base/error.h"
 #include "base/json_file.h"
 #include "base/strbuf.h"
+#include "base/path.h"
 #include "base/xalloc.h"
 #include "emitters/source_file.h"
 #include "emitters/sources_file.h"
@@ -538,6 +539,13 @@ static void choose_roots(struct report_input *in, const struct report_input_opti
 	}
 	if (!in->source_root && cwd && cwd[0] == '/')
 		in->source_root = xstrdup(cwd);
+	if (in->source_root) {
+		/* as the files under it are named (source_index: "k/./a.cu" is "k/a.cu") */
+		char *norm = path_normalize(in->source_root);
+
+		free(in->source_root);
+		in->source_root = norm;
+	}
 	if (in->source_root && strlen(in->source_root) > 1 &&
 	    in->source_root[strlen(in->source_root) - 1] == '/')
 		in->source_root[strlen(in->source_root) - 1] = '\0';
@@ -772,6 +780,7 @@ void report_input_release(struct report_input *in)
 	for (i = 0; i < in->nr_sources; i++) {
 		free(in->sources[i].path);
 		free(in->sources[i].read_path);
+		free(in->sources[i].recorded);
 		source_file_free(in->sources[i].file);
 	}
 	free(in->sources);

@@ -125,6 +125,7 @@ struct report_module {
 
 /* A source file some load comes from. */
 struct report_source {
+	char *recorded;             /* the path as the PTX's line info names it */
 	char *path;                 /* as shown and as named in source.patch */
 	char *read_path;            /* where it is read from */
 	int under_root;             /* path is relative to the source root */

@@ -1,6 +1,7 @@
 #include "emitters/source_hints.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,7 @@
 #include "analysis/ptx.h"
 #include "base/error.h"
 #include "base/strbuf.h"
+#include "base/path.h"
 #include "base/xalloc.h"
 #include "emitters/inductor.h"
 #include "emitters/python_rewrite.h"
@@ -82,36 +84,88 @@ struct resolver {
 	struct { const char *id; const char *ptx; struct source_file *sf;
 		 struct ptx_module *pm; } *mods;
 	size_t nr_mods;
+	/* files read to find a struct's definition (member_type), by path;
+	 * sf NULL when unreadable */
+	struct { char *path; struct source_file *sf; } *aux;
+	size_t nr_aux;
 };
+
+/* Reads s from lookup_root/suffix, making suffix its path; 0 when unreadable. */
+static int source_at(struct report_input *in, struct report_source *s, const char *suffix)
+{
+	char *rp = xasprintf("%s/%s", in->lookup_root, suffix);
+	struct source_file *sf = source_file_load(rp);
+
+	error_clear();
+	if (!sf) {
+		free(rp);
+		return 0;
+	}
+	free(s->path);
+	free(s->read_path);
+	s->path = xstrdup(suffix);
+	s->read_path = rp;
+	s->file = sf;
+	return 1;
+}
+
+/*
+ * The tree given with --source-root may hold the program's sources at
+ * another depth than the build's root puts them (the root is the deepest
+ * directory holding every recorded source, the user may give the top of
+ * the tree, or the reverse): tries the recorded path's other suffixes under
+ * it, longer ones first ("cuda/bfs/kernel.cu" for "kernel.cu"), then
+ * shorter ones. The suffix found is the path source.patch names.
+ */
+static void relocate_source(struct report_input *in, const char *file, struct report_source *s)
+{
+	size_t n = strlen(file), cur = strlen(s->path);
+	const char *start = n >= cur && !strcmp(file + n - cur, s->path) ? file + n - cur : NULL;
+	const char *q;
+
+	if (!start)
+		return;
+	for (q = start - 1; q > file; q--)
+		if (q[-1] == '/' && source_at(in, s, q))
+			return;
+	if (file[0] != '/' && start != file && source_at(in, s, file))
+		return;
+	for (q = start; *q; q++)
+		if (*q == '/' && q[1] && source_at(in, s, q + 1))
+			return;
+}
 
 static long source_index(struct report_input *in, const char *file)
 {
 	struct report_source *s;
 	const char *root = in->source_root;
 	size_t i, rl = root ? strlen(root) : 0;
-	char *path;
 	int under;
+	char *norm;
 
-	if (file[0] == '/') {
-		under = root && !strncmp(file, root, rl) && (file[rl] == '/' || !strcmp(root, "/"));
-		path = xstrdup(under ? file + rl + (strcmp(root, "/") ? 1 : 0) : file);
-	} else {
-		under = 1;
-		path = xstrdup(file);
-	}
-	for (i = 0; i < in->nr_sources; i++) {
-		if (!strcmp(in->sources[i].path, path)) {
-			free(path);
+	for (i = 0; i < in->nr_sources; i++)
+		if (!strcmp(in->sources[i].recorded, file))
 			return (long)i;
-		}
-	}
 	in->sources = xrealloc(in->sources, (in->nr_sources + 1) * sizeof(*in->sources));
 	s = &in->sources[in->nr_sources];
-	s->path = path;
+	memset(s, 0, sizeof(*s));
+	s->recorded = xstrdup(file);
+	/* "kernel/./k.cu" (an #include "./k.cu"): the path a diff can name */
+	file = norm = path_normalize(file);
+	if (file[0] == '/') {
+		under = root && !strncmp(file, root, rl) && (file[rl] == '/' || !strcmp(root, "/"));
+		s->path = xstrdup(under ? file + rl + (strcmp(root, "/") ? 1 : 0) : file);
+	} else {
+		under = 1;
+		s->path = xstrdup(file);
+	}
 	s->under_root = under;
-	s->read_path = under ? xasprintf("%s/%s", in->lookup_root, path) : xstrdup(file);
+	s->read_path = under ? xasprintf("%s/%s", in->lookup_root, s->path) : xstrdup(file);
 	s->file = source_file_load(s->read_path);
 	error_clear();
+	if (!s->file && under)
+		relocate_source(in, file, s);
+	free(norm);
 	return (long)in->nr_sources++;
 }
 
@@ -225,7 +279,7 @@ static const char *ld_type_text(const char *instruction)
  */
 static int find_in_helper(struct resolver *r, struct cand *c, const struct kernel_def *d,
 			  const struct report_source *src, const char *text, size_t len,
-			  const char **pname)
+			  const char **pname, const char **ptype)
 {
 	struct report_load *l = c->l;
 	struct source_hint *h = &l->hint;
@@ -256,6 +310,7 @@ static int find_in_helper(struct resolver *r, struct cand *c, const struct kerne
 		if (rw.nr_reads && !found++) {
 			c->rw = rw;
 			*pname = c->fn.params[i];
+			*ptype = c->fn.param_types[i];
 		} else {
 			source_rewrite_release(&rw);
 		}
@@ -281,6 +336,184 @@ static int find_in_helper(struct resolver *r, struct cand *c, const struct kerne
 	return 1;
 }
 
+/* A file read for member_type(), once; NULL when unreadable. */
+static const struct source_file *aux_file(struct resolver *r, const char *path)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_aux; i++)
+		if (!strcmp(r->aux[i].path, path))
+			return r->aux[i].sf;
+	r->aux = xrealloc(r->aux, (r->nr_aux + 1) * sizeof(*r->aux));
+	r->aux[r->nr_aux].path = xstrdup(path);
+	r->aux[r->nr_aux].sf = source_file_load(path);
+	error_clear();
+	return r->aux[r->nr_aux++].sf;
+}
+
+/* Appends dir's C, C++ and CUDA files (at most 200) to files. */
+static void dir_files(const char *dir, char ***files, size_t *nr)
+{
+	static const char *const exts[] = { ".cu", ".cuh", ".h", ".hpp", ".hh", ".c", ".cc",
+					    ".cpp", ".cxx", ".inl" };
+	DIR *dp = opendir(dir);
+	struct dirent *de;
+	size_t seen = 0, i;
+
+	while (dp && (de = readdir(dp)) && seen < 200) {
+		const char *dot = strrchr(de->d_name, '.');
+		char *full;
+
+		for (i = 0; dot && i < ARRAY_SIZE(exts) && strcmp(dot, exts[i]); i++)
+			;
+		if (!dot || i == ARRAY_SIZE(exts))
+			continue;
+		seen++;
+		full = xasprintf("%s/%s", dir, de->d_name);
+		for (i = 0; i < *nr && strcmp((*files)[i], full); i++)
+			;
+		if (i == *nr) {
+			*files = xrealloc(*files, (*nr + 1) * sizeof(**files));
+			(*files)[(*nr)++] = full;
+		} else {
+			free(full);
+		}
+	}
+	if (dp)
+		closedir(dp);
+}
+
+/* The files a struct used on a line of path may be defined in, in the order
+ * looked at: the file, the files it includes with "" (two levels), the
+ * other C, C++ and CUDA files beside it, then those of the directories
+ * above it up to the source root (three at most). */
+static void struct_files(struct resolver *r, const char *path, int depth, char ***files,
+			 size_t *nr)
+{
+	const struct source_file *sf;
+	const char *slash = strrchr(path, '/'), *p, *end;
+	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	size_t i;
+
+	for (i = 0; i < *nr; i++)
+		if (!strcmp((*files)[i], path)) {
+			free(dir);
+			return;
+		}
+	*files = xrealloc(*files, (*nr + 1) * sizeof(**files));
+	(*files)[(*nr)++] = xstrdup(path);
+	sf = aux_file(r, path);
+	for (p = sf ? sf->text : NULL, end = sf ? sf->text + sf->len : NULL; p && p < end && depth < 3;) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+
+		if (!eol)
+			eol = end;
+		while (q < eol && (*q == ' ' || *q == '\t'))
+			q++;
+		if (eol - q > 10 && *q == '#') {
+			q++;
+			while (q < eol && (*q == ' ' || *q == '\t'))
+				q++;
+			if (eol - q > 9 && !strncmp(q, "include", 7)) {
+				const char *a = memchr(q, '"', (size_t)(eol - q)), *b;
+
+				if (a && (b = memchr(a + 1, '"', (size_t)(eol - a - 1)))) {
+					char *inc = xasprintf("%s/%.*s", dir, (int)(b - a - 1), a + 1);
+					char *norm = path_normalize(inc);
+
+					struct_files(r, norm, depth + 1, files, nr);
+					free(norm);
+					free(inc);
+				}
+			}
+		}
+		p = eol + 1;
+	}
+	if (!depth) {
+		const char *root = r->in->lookup_root;
+		size_t rl = strlen(root), up;
+
+		dir_files(dir, files, nr);
+		for (up = 0; up < 3 && strlen(dir) > rl && !strncmp(dir, root, rl) &&
+		     (slash = strrchr(dir, '/')) && (size_t)(slash - dir) >= rl; up++) {
+			dir[slash - dir] = '\0';
+			dir_files(dir, files, nr);
+		}
+	}
+	free(dir);
+}
+
+/*
+ * A read through one member (p[i].m, p->m): the helper's overloads are
+ * for the member's type, which the struct's definition tells, not the
+ * load: a long member the compiler reads as .u32, an enum, a __half, a
+ * pointer have no overload, and the patched source would not compile.
+ * Finds the struct (struct_files) and sets c->rw.elem_type to the member's
+ * type (through one #define or typedef); 0 with c->why when it cannot.
+ */
+static int member_type(struct resolver *r, struct cand *c, const struct report_source *src,
+		       const char *ptype, const struct source_ld_type *t)
+{
+	char *sname = source_pointee_type(ptype), *type = NULL, **files = NULL;
+	const char *m = c->rw.member;
+	size_t nr = 0, i, j;
+	int defined = 0, match, ok = 0;
+
+	if (!sname) {
+		c->why = xasprintf("cannot tell the struct whose member '%s' the line reads: its "
+				   "member's type decides the helper; rewrite it by hand", m);
+		return 0;
+	}
+	struct_files(r, src->read_path, 0, &files, &nr);
+	for (i = 0; i < nr && !defined; i++) {
+		const struct source_file *sf = aux_file(r, files[i]);
+
+		if (sf)
+			type = source_member_type(sf->text, sf->len, sname, m, &defined);
+	}
+	/* a type named through "#define fp double" or a typedef */
+	match = type ? source_type_matches(type, t) : -1;
+	for (j = 0; type && match < 0 && !strchr(type, '*') && !strchr(type, '[') && j < nr; j++) {
+		const struct source_file *sf = aux_file(r, files[j]);
+		char *alias = sf ? source_type_alias(sf->text, sf->len, type) : NULL;
+
+		if (alias) {
+			free(type);
+			type = alias;
+			match = source_type_matches(type, t);
+		}
+	}
+	if (!defined)
+		c->why = xasprintf("cannot find the definition of struct '%s' beside '%s': the type "
+				   "of its member '%s' decides the helper; rewrite it by hand", sname,
+				   src->path, m);
+	else if (!type)
+		c->why = xasprintf("cannot read the type of member '%s' in the definition of struct "
+				   "'%s': rewrite it by hand", m, sname);
+	else if (strchr(type, '*') || strchr(type, '['))
+		c->why = xasprintf("member '%s' of struct '%s' is %s: no helper loads it", m, sname,
+				   strchr(type, '*') ? "a pointer" : "an array");
+	else if (match == 0)
+		c->why = xasprintf("member '%s' of struct '%s' is a %s but the load reads .%s (the "
+				   "compiler reads part of it): no helper for .%s takes a %s; rewrite "
+				   "it by hand", m, sname, type, ld_type_text(c->l->instruction),
+				   ld_type_text(c->l->instruction), type);
+	else if (match < 0)
+		c->why = xasprintf("cannot tell what type '%s' (member '%s' of struct '%s') is: "
+				   "rewrite it by hand", type, m, sname);
+	else
+		ok = 1;
+	if (ok)
+		c->rw.elem_type = type;
+	else
+		free(type);
+	for (i = 0; i < nr; i++)
+		free(files[i]);
+	free(files);
+	free(sname);
+	return ok;
+}
+
 /* Finds the load's expression on its line; sets c->ok or c->why. */
 static void find_expression(struct resolver *r, struct cand *c)
 {
@@ -288,7 +521,7 @@ static void find_expression(struct resolver *r, struct cand *c)
 	struct report_source *src;
 	struct kernel_def *d;
 	struct source_ld_type t;
-	const char *text, *pname = NULL, *ptype;
+	const char *text, *pname = NULL, *ptype = NULL;
 	size_t len;
 
 	if (l->hint.source_index < 0 || (l->param < 0 && !l->hint.call_line))
@@ -321,7 +554,7 @@ static void find_expression(struct resolver *r, struct cand *c)
 		return;
 	}
 	if ((size_t)l->line < d->def.body_first_line || (size_t)l->line > d->def.body_last_line) {
-		if (!find_in_helper(r, c, d, src, text, len, &pname))
+		if (!find_in_helper(r, c, d, src, text, len, &pname, &ptype))
 			return;
 	} else {
 		if ((size_t)l->param >= d->def.nr_params || !d->def.params[l->param]) {
@@ -338,6 +571,8 @@ static void find_expression(struct resolver *r, struct cand *c)
 			return;
 		}
 	}
+	if (!c->rw.elem_type && c->rw.member && !member_type(r, c, src, ptype, &t))
+		return;
 	if (c->rw.elem_type) {
 		int m = source_type_matches(c->rw.elem_type, &t);
 
@@ -1102,7 +1337,7 @@ static void async_copies(struct resolver *r, struct report_kernel *k)
 
 void source_hints_resolve(struct report_input *in)
 {
-	struct resolver r = { in, NULL, 0, NULL, 0 };
+	struct resolver r = { in, NULL, 0, NULL, 0, NULL, 0 };
 	struct cand *cands;
 	size_t i, j, n = 0, at = 0;
 
@@ -1185,6 +1420,11 @@ void source_hints_resolve(struct report_input *in)
 			source_kernel_release(&r.defs[i].def);
 	}
 	free(r.defs);
+	for (i = 0; i < r.nr_aux; i++) {
+		free(r.aux[i].path);
+		source_file_free(r.aux[i].sf);
+	}
+	free(r.aux);
 	for (i = 0; i < r.nr_mods; i++) {
 		source_file_free(r.mods[i].sf);
 		ptx_module_free(r.mods[i].pm);

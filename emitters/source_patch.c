@@ -355,6 +355,17 @@ void source_patch_sources(const struct report_input *in, struct sources_file *sf
 		sources_file_add(sf, s->path, s->file->sha256, n ? sha : NULL, (long)n);
 		strbuf_release(&text);
 	}
+	for (i = 0; i < in->nr_kernels; i++) {
+		const struct report_kernel *k = &in->kernels[i];
+		size_t j;
+
+		for (j = 0; j < k->nr_loads; j++) {
+			const struct report_load *l = &k->loads[j];
+
+			if (l->changes && l->hint.status != SOURCE_HINT_REWRITTEN && l->hint.message)
+				sources_file_add_left_out(sf, k->name, l->ordinal, l->hint.message);
+		}
+	}
 }
 
 int source_patch_check_sources(const struct sources_file *sf, const char *name,

@@ -120,6 +120,8 @@ struct occ_info {
 	size_t open_del;
 	int take_address;
 	int member;                 /* read through a member: type unknown */
+	size_t member_begin, member_end; /* the first member's name (p[i].m, p->m, *s.m) */
+	int nr_members;             /* members in the chain */
 };
 
 static void classify(const struct line_scan *ls, size_t k, struct occ_info *o)
@@ -147,10 +149,16 @@ static void classify(const struct line_scan *ls, size_t k, struct occ_info *o)
 		} else if (tok_is(ls, j, "->") && tok_is_ident(ls, j + 1)) {
 			if (!derefs++)
 				first_deref = j;
-			members++;
+			if (!members++) {
+				o->member_begin = ls->t[j + 1].begin;
+				o->member_end = ls->t[j + 1].end;
+			}
 			j += 2;
 		} else if (tok_is(ls, j, ".") && tok_is_ident(ls, j + 1)) {
-			members++;
+			if (!members++) {
+				o->member_begin = ls->t[j + 1].begin;
+				o->member_end = ls->t[j + 1].end;
+			}
 			j += 2;
 		} else {
 			break;
@@ -247,6 +255,7 @@ static void classify(const struct line_scan *ls, size_t k, struct occ_info *o)
 		/* *q -> helper(q), *(q + k) -> helper(q + k), *s.a -> helper(s.a) */
 		o->kind = OCC_READ;
 		o->member = members > 0;
+		o->nr_members = members;
 		o->take_address = 0;
 		return;
 	}
@@ -286,6 +295,7 @@ static void classify(const struct line_scan *ls, size_t k, struct occ_info *o)
 	o->open_del = 0;
 	o->take_address = 1;
 	o->member = members > 0;
+	o->nr_members = members;
 }
 
 static char *normalize_type(const char *s)
@@ -428,6 +438,9 @@ void source_rewrite_find(struct source_rewrite *rw, const char *line, size_t len
 		rw->open_del = found.open_del;
 		rw->take_address = found.take_address;
 		rw->elem_type = found.member ? NULL : source_pointee_type(param_type);
+		if (found.nr_members == 1 && found.member_end > found.member_begin)
+			rw->member = xstrndup(line + found.member_begin,
+					      found.member_end - found.member_begin);
 	}
 }
 
@@ -435,6 +448,7 @@ void source_rewrite_release(struct source_rewrite *rw)
 {
 	free(rw->reason);
 	free(rw->elem_type);
+	free(rw->member);
 	memset(rw, 0, sizeof(*rw));
 }
 
@@ -537,6 +551,8 @@ static const struct helper_type helper_types[] = {
 	{ "char", "s8", "h", 1, 8, 'i', "I8", "short" },
 	{ "signed char", "s8", "h", 1, 8, 'i', "I8", "short" },
 	{ "unsigned char", "u8", "h", 1, 8, 'i', "I8", "unsigned short" },
+	/* a bool is a byte holding 0 or 1: loaded as u8, converted back */
+	{ "bool", "u8", "h", 1, 8, 'i', "I8", "unsigned short" },
 	{ "short", "s16", "h", 1, 16, 'i', "I16", NULL },
 	{ "unsigned short", "u16", "h", 1, 16, 'i', "I16", NULL },
 	{ "float", "f32", "f", 1, 32, 'f', "F32", NULL },
@@ -842,4 +858,236 @@ size_t source_helpers_write(struct strbuf *out, const struct source_helper_need 
 		}
 	}
 	return written;
+}
+
+static int tok_word(const char *text, const struct source_token *t, const char *w)
+{
+	return source_token_is(text, t, w);
+}
+
+/* Index of the token closing the bracket t[open], nr when unbalanced. */
+static size_t closing(const char *text, const struct source_token *t, size_t nr, size_t open)
+{
+	size_t i;
+	int depth = 0;
+
+	for (i = open; i < nr; i++) {
+		if (tok_word(text, &t[i], "{") || tok_word(text, &t[i], "(") ||
+		    tok_word(text, &t[i], "["))
+			depth++;
+		else if (tok_word(text, &t[i], "}") || tok_word(text, &t[i], ")") ||
+			 tok_word(text, &t[i], "]"))
+			if (--depth == 0)
+				return i;
+	}
+	return nr;
+}
+
+/* The type of member in the declaration t[b, e) ("int x, y;", "long off;",
+ * "float *p;"), NULL when it does not declare it. */
+static char *declared_type(const char *text, const struct source_token *t, size_t b, size_t e,
+			   const char *member)
+{
+	struct strbuf base = STRBUF_INIT;
+	size_t i, start = e, d;
+	char *type, *ret = NULL;
+
+	for (i = b; i < e; i++)
+		if (tok_word(text, &t[i], "("))
+			return NULL;        /* a method, a function pointer */
+	/* the first declarator: an identifier after the type, followed by , [ = : or the end */
+	for (i = b + 1; i < e; i++)
+		if (t[i].kind == SOURCE_TOKEN_IDENT &&
+		    (i + 1 == e || tok_word(text, &t[i + 1], ",") || tok_word(text, &t[i + 1], "[") ||
+		     tok_word(text, &t[i + 1], "=") || tok_word(text, &t[i + 1], ":"))) {
+			start = i;
+			break;
+		}
+	if (start == e)
+		return NULL;
+	while (start > b && (tok_word(text, &t[start - 1], "*") || tok_word(text, &t[start - 1], "&")))
+		start--;
+	for (i = b; i < start; i++) {
+		if (tok_word(text, &t[i], "const") || tok_word(text, &t[i], "volatile") ||
+		    tok_word(text, &t[i], "static") || tok_word(text, &t[i], "mutable") ||
+		    tok_word(text, &t[i], "struct") || tok_word(text, &t[i], "class") ||
+		    tok_word(text, &t[i], "union") || tok_word(text, &t[i], "enum"))
+			continue;
+		if (t[i].kind != SOURCE_TOKEN_IDENT && !tok_word(text, &t[i], "::")) {
+			strbuf_release(&base);
+			return NULL;        /* templates, alignas(...), attributes */
+		}
+		if (base.len && t[i].kind == SOURCE_TOKEN_IDENT && !tok_word(text, &t[i - 1], "::"))
+			strbuf_addch(&base, ' ');
+		strbuf_add(&base, text + t[i].begin, t[i].end - t[i].begin);
+	}
+	if (!base.len)
+		return NULL;
+	type = normalize_type(base.buf);
+	strbuf_release(&base);
+	/* each declarator: [*...] name [[n]...] [= init] [: bits] */
+	for (d = start; d < e;) {
+		size_t stars = 0, name = e, arrays = 0, k;
+
+		for (k = d; k < e && !tok_word(text, &t[k], ","); k++) {
+			if (tok_word(text, &t[k], "*"))
+				stars++;
+			else if (tok_word(text, &t[k], "[")) {
+				arrays++;
+				k = closing(text, t, e, k);
+			} else if (tok_word(text, &t[k], "=") || tok_word(text, &t[k], ":")) {
+				while (k + 1 < e && !tok_word(text, &t[k + 1], ","))
+					k++;
+			} else if (t[k].kind == SOURCE_TOKEN_IDENT && name == e) {
+				name = k;
+			}
+		}
+		if (name < e && tok_word(text, &t[name], member)) {
+			ret = xasprintf("%s%s", type, arrays ? " []" : stars ? " *" : "");
+			break;
+		}
+		d = k + 1;
+	}
+	free(type);
+	return ret;
+}
+
+char *source_member_type(const char *text, size_t len, const char *name, const char *member,
+			 int *defined)
+{
+	struct source_token *t = NULL;
+	size_t nr = source_tokenize(text, len, 0, &t), i, body = nr, end, b;
+	char *ret = NULL;
+
+	*defined = 0;
+	for (i = 0; i + 2 < nr && body == nr; i++) {
+		int tag = tok_word(text, &t[i], "struct") || tok_word(text, &t[i], "class") ||
+			  tok_word(text, &t[i], "union");
+
+		if (!tag)
+			continue;
+		if (tok_word(text, &t[i + 1], name) && tok_word(text, &t[i + 2], "{")) {
+			body = i + 2;           /* struct name { */
+		} else if (i > 0 && tok_word(text, &t[i - 1], "typedef")) {
+			/* typedef struct [tag] { ... } name; */
+			size_t open = tok_word(text, &t[i + 1], "{") ? i + 1 :
+				      tok_word(text, &t[i + 2], "{") ? i + 2 : nr, close, k;
+
+			if (open == nr || (close = closing(text, t, nr, open)) == nr)
+				continue;
+			for (k = close + 1; k < nr && !tok_word(text, &t[k], ";"); k++)
+				if (tok_word(text, &t[k], name)) {
+					body = open;
+					break;
+				}
+		}
+	}
+	if (body == nr) {
+		free(t);
+		return NULL;
+	}
+	*defined = 1;
+	end = closing(text, t, nr, body);
+	for (b = i = body + 1; i < end; i++) {
+		if (tok_word(text, &t[i], "{") || tok_word(text, &t[i], "(") ||
+		    tok_word(text, &t[i], "[")) {
+			i = closing(text, t, end, i);      /* a nested body or a method's */
+			if (tok_word(text, &t[i], "}"))
+				b = i + 1;                 /* a method body ends its declaration */
+			continue;
+		}
+		if (tok_word(text, &t[i], ";")) {
+			if (i > b && (ret = declared_type(text, t, b, i, member)))
+				break;
+			b = i + 1;
+		} else if (i == b && (tok_word(text, &t[i], "public") ||
+				      tok_word(text, &t[i], "private") ||
+				      tok_word(text, &t[i], "protected")) &&
+			   i + 1 < end && tok_word(text, &t[i + 1], ":")) {
+			b = i + 2;
+			i++;
+		}
+	}
+	free(t);
+	return ret;
+}
+
+/* "#define name T" on a line of text: T, when it is words only ("double",
+ * "unsigned int"), normalized; NULL otherwise. */
+static char *define_alias(const char *text, size_t len, const char *name)
+{
+	const char *p = text, *end = text + len;
+	size_t nl = strlen(name);
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
+
+		if (!eol)
+			eol = end;
+		while (q < eol && (*q == ' ' || *q == '\t'))
+			q++;
+		if (q < eol && *q == '#') {
+			q++;
+			while (q < eol && (*q == ' ' || *q == '\t'))
+				q++;
+			if (eol - q > 7 && !strncmp(q, "define", 6) && (q[6] == ' ' || q[6] == '\t')) {
+				q += 6;
+				while (q < eol && (*q == ' ' || *q == '\t'))
+					q++;
+				if ((size_t)(eol - q) > nl && !strncmp(q, name, nl) &&
+				    (q[nl] == ' ' || q[nl] == '\t')) {
+					struct source_token *t = NULL;
+					size_t nr = source_tokenize(q + nl, (size_t)(eol - q - nl), 0, &t), i;
+					struct strbuf sb = STRBUF_INIT;
+					char *ret = NULL;
+
+					for (i = 0; i < nr && t[i].kind == SOURCE_TOKEN_IDENT; i++) {
+						if (sb.len)
+							strbuf_addch(&sb, ' ');
+						strbuf_add(&sb, q + nl + t[i].begin, t[i].end - t[i].begin);
+					}
+					if (nr && i == nr)
+						ret = normalize_type(sb.buf);
+					strbuf_release(&sb);
+					free(t);
+					return ret;
+				}
+			}
+		}
+		p = eol + 1;
+	}
+	return NULL;
+}
+
+char *source_type_alias(const char *text, size_t len, const char *name)
+{
+	struct source_token *t = NULL;
+	size_t nr, i, k;
+	char *ret = define_alias(text, len, name);
+
+	if (ret)
+		return ret;
+	nr = source_tokenize(text, len, 0, &t);
+	for (i = 0; i + 2 < nr && !ret; i++) {
+		if (tok_word(text, &t[i], "typedef")) {
+			/* "typedef T name;" with T identifiers only */
+			struct strbuf sb = STRBUF_INIT;
+
+			for (k = i + 1; k + 1 < nr && t[k].kind == SOURCE_TOKEN_IDENT; k++)
+				;
+			if (k > i + 2 && tok_word(text, &t[k], ";") && tok_word(text, &t[k - 1], name)) {
+				size_t j;
+
+				for (j = i + 1; j < k - 1; j++) {
+					if (sb.len)
+						strbuf_addch(&sb, ' ');
+					strbuf_add(&sb, text + t[j].begin, t[j].end - t[j].begin);
+				}
+				ret = normalize_type(sb.buf);
+			}
+			strbuf_release(&sb);
+		}
+	}
+	free(t);
+	return ret;
 }

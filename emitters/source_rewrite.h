@@ -40,6 +40,9 @@ struct source_rewrite {
 	char *elem_type;            /* the element type when the source says it
 				       ("float"), NULL when it does not (members,
 				       typedefs, templates); owned */
+	char *member;               /* the member read, when the read goes through
+				       exactly one (p[i].m, p->m): its type is the
+				       struct's to tell (source_member_type); owned */
 };
 
 /*
@@ -67,6 +70,23 @@ char *source_rewrite_apply(const char *line, size_t len, const struct source_rew
  * templates are kept as written: "T"). Caller frees.
  */
 char *source_pointee_type(const char *param_type);
+
+/*
+ * The declared type of member `member` of the struct, class or union named
+ * name in text (C or C++ source: "struct name {...}", "typedef struct
+ * [tag] {...} name;"), normalized as source_pointee_type() does ("long",
+ * "unsigned int", "float"); a pointer member ends in " *", an array member
+ * in " []". NULL when text does not define the struct (*defined 0), or
+ * defines it without such a member in a form read here (*defined 1).
+ */
+char *source_member_type(const char *text, size_t len, const char *name, const char *member,
+			 int *defined);
+
+/*
+ * What a type name stands for when text says it in one step: "#define name
+ * T" or "typedef T name;" (normalized); NULL when it does not.
+ */
+char *source_type_alias(const char *text, size_t len, const char *name);
 
 /* The type a PTX load instruction reads ("ld.global.nc.v4.f32"). */
 struct source_ld_type {

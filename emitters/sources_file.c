@@ -25,6 +25,11 @@ void sources_file_release(struct sources_file *sf)
 		free(sf->files[i].patched_sha256);
 	}
 	free(sf->files);
+	for (i = 0; i < sf->nr_left_out; i++) {
+		free(sf->left_out[i].kernel);
+		free(sf->left_out[i].reason);
+	}
+	free(sf->left_out);
 	free(sf->root);
 	free(sf->read_from);
 	memset(sf, 0, sizeof(*sf));
@@ -42,6 +47,29 @@ void sources_file_add(struct sources_file *sf, const char *path, const char *sha
 	e->patched = patched_sha256 != NULL;
 	e->patched_sha256 = patched_sha256 ? xstrdup(patched_sha256) : NULL;
 	e->rewritten_lines = rewritten_lines;
+}
+
+void sources_file_add_left_out(struct sources_file *sf, const char *kernel, unsigned ordinal,
+			       const char *reason)
+{
+	struct sources_file_left_out *e;
+
+	sf->left_out = xrealloc(sf->left_out, (sf->nr_left_out + 1) * sizeof(*sf->left_out));
+	e = &sf->left_out[sf->nr_left_out++];
+	e->kernel = xstrdup(kernel);
+	e->ordinal = ordinal;
+	e->reason = xstrdup(reason);
+}
+
+const char *sources_file_left_out_reason(const struct sources_file *sf, const char *kernel,
+					 unsigned ordinal)
+{
+	size_t i;
+
+	for (i = 0; i < sf->nr_left_out; i++)
+		if (sf->left_out[i].ordinal == ordinal && !strcmp(sf->left_out[i].kernel, kernel))
+			return sf->left_out[i].reason;
+	return NULL;
 }
 
 const struct sources_file_entry *sources_file_find(const struct sources_file *sf,
@@ -127,6 +155,20 @@ static int from_json(struct sources_file *sf, json_t *doc, const char *name)
 		sf->files[sf->nr_files - 1].rewritten_lines =
 			json_is_integer(lines) ? (long)json_integer_value(lines) : 0;
 	}
+	files = json_object_get(doc, "left_out");
+	if (files && !json_is_array(files))
+		return error_set(CA_E_INPUT, "'%s': \"left_out\" is not a list", name);
+	json_array_foreach(files, i, f) {
+		int bad = 0;
+		const char *kernel = str(f, "kernel", &bad), *reason = str(f, "reason", &bad);
+		json_t *ord = json_object_get(f, "ordinal");
+
+		if (bad || !kernel || !reason || !json_is_integer(ord) ||
+		    json_integer_value(ord) < 0 || json_integer_value(ord) > 0xffffffffLL)
+			return error_set(CA_E_INPUT, "'%s': left_out[%zu] needs \"kernel\", a "
+					 "non-negative \"ordinal\" and \"reason\"", name, i);
+		sources_file_add_left_out(sf, kernel, (unsigned)json_integer_value(ord), reason);
+	}
 	return 0;
 }
 
@@ -166,6 +208,15 @@ int sources_file_write(const struct sources_file *sf, const char *path)
 		json_array_append_new(files, f);
 	}
 	json_object_set_new(doc, "files", files);
+	if (sf->nr_left_out) {
+		json_t *lo = json_array();
+
+		for (i = 0; i < sf->nr_left_out; i++)
+			json_array_append_new(lo, json_pack("{s:s, s:I, s:s}", "kernel",
+				sf->left_out[i].kernel, "ordinal", (json_int_t)sf->left_out[i].ordinal,
+				"reason", sf->left_out[i].reason));
+		json_object_set_new(doc, "left_out", lo);
+	}
 	ret = json_file_write(path, doc);
 	json_decref(doc);
 	return ret;

@@ -16,7 +16,11 @@
  *               "sha256": "<64 hex>",          the file as read
  *               "patched": true,               source.patch changes it
  *               "patched_sha256": "<64 hex>",  the file once patched
- *               "rewritten_lines": 5}]}
+ *               "rewritten_lines": 5}],
+ *    "left_out": [{"kernel": "_Z6KernelPi",    the loads the plan changes that
+ *                  "ordinal": 3,               source.patch does not rewrite,
+ *                  "reason": "..."}]}          and why, as the sources said
+ *                                              when it was written (optional)
  */
 
 #define SOURCES_SCHEMA "cacheadvise.sources/1"
@@ -29,11 +33,22 @@ struct sources_file_entry {
 	long rewritten_lines;       /* 0 when not patched */
 };
 
+/* A load the plan changes that source.patch leaves alone, and why: `check`
+ * says it as it was when the patch was written, not as the sources patched
+ * since would make it read. */
+struct sources_file_left_out {
+	char *kernel;               /* the kernel's (mangled) name */
+	unsigned ordinal;
+	char *reason;
+};
+
 struct sources_file {
 	char *root;                 /* absolute, NULL unknown */
 	char *read_from;            /* NULL unknown */
 	struct sources_file_entry *files;
 	size_t nr_files;
+	struct sources_file_left_out *left_out;
+	size_t nr_left_out;
 };
 
 void sources_file_init(struct sources_file *sf);
@@ -53,6 +68,13 @@ int sources_file_load(struct sources_file *sf, const char *path);
 
 /* Writes sf atomically to path. Returns 0 or CA_E_IO. */
 int sources_file_write(const struct sources_file *sf, const char *path);
+
+/* Appends a left-out load (strings copied). */
+void sources_file_add_left_out(struct sources_file *sf, const char *kernel, unsigned ordinal,
+			       const char *reason);
+/* The recorded reason a load was left out, NULL when none is recorded. */
+const char *sources_file_left_out_reason(const struct sources_file *sf, const char *kernel,
+					 unsigned ordinal);
 
 /* The entry for a relative path, NULL when sources.json does not list it. */
 const struct sources_file_entry *sources_file_find(const struct sources_file *sf,

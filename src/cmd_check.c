@@ -152,7 +152,7 @@ static int check(const struct check_cmd *o)
 			 o->dir);
 	if (ret)
 		goto out;
-	rebuild_check_static(&ri.in, &ri.rb, ri.diff.len ? ri.diff.buf : NULL, &sr, &text);
+	rebuild_check_static(&ri, &sr, &text);
 	printf("STATIC CHECK (the rebuilt binary's PTX)\n%s", text.buf);
 	if (!sr.checked) {
 		printf("  the plan changes no load: nothing to check\n");

@@ -416,7 +416,7 @@ static void test_helpers_compile(void)
 					   "ca_ld_el_ro", "ca_ldg_el", "ca_ld_ef", "ca_ld_ef_ro",
 					   "ca_ldg_ef", "ca_ld_l2el", "ca_ld_l2ef_ro", "ca_ldg_l2el",
 					   "ca_ld_na_l2ef", "ca_ldg_ef_l2en", "ca_ld_el_l2eu_ro" };
-	static const char *const types[] = { "char", "signed char", "unsigned char", "short",
+	static const char *const types[] = { "char", "signed char", "unsigned char", "bool", "short",
 					     "unsigned short", "float", "double", "int", "unsigned int", "long",
 					     "unsigned long", "long long", "unsigned long long",
 					     "float2", "float4", "double2", "int2", "int4", "uint2",
@@ -564,8 +564,76 @@ static void test_function_at(void)
 	source_file_free(sf);
 }
 
+/* A member's declared type, from the struct's definition. */
+static void test_member_type(void)
+{
+	static const char src[] =
+		"#define fp double\n"
+		"typedef unsigned long long u64_t;\n"
+		"struct particle { float x, y, z; int *next; char tag[8]; unsigned flags : 3; };\n"
+		"typedef struct box_str {\n"
+		"\tint x, y, z;\n"
+		"\tlong offset; // the first particle\n"
+		"\tstruct { int a; } inner;\n"
+		"\tfp weight;\n"
+		"\tu64_t key;\n"
+		"} box_str;\n"
+		"typedef struct { unsigned short lo; const bool on = true; } anon_t;\n"
+		"class node {\n"
+		"public:\n"
+		"\t__device__ int degree() const { return n; }\n"
+		"\tint n;\n"
+		"private:\n"
+		"\tdouble w;\n"
+		"};\n";
+	static const struct { const char *s, *m, *want; int defined; } cases[] = {
+		{ "particle", "y", "float", 1 },
+		{ "particle", "next", "int *", 1 },
+		{ "particle", "tag", "char []", 1 },
+		{ "particle", "flags", "unsigned int", 1 },
+		{ "box_str", "offset", "long", 1 },
+		{ "box_str", "z", "int", 1 },
+		{ "box_str", "weight", "fp", 1 },
+		{ "box_str", "key", "u64_t", 1 },
+		{ "box_str", "a", NULL, 1 },        /* the nested struct's, not box_str's */
+		{ "anon_t", "lo", "unsigned short", 1 },
+		{ "anon_t", "on", "bool", 1 },
+		{ "node", "n", "int", 1 },
+		{ "node", "w", "double", 1 },
+		{ "node", "degree", NULL, 1 },
+		{ "particle", "missing", NULL, 1 },
+		{ "nowhere", "x", NULL, 0 },
+	};
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		int defined = -1;
+		char *got = source_member_type(src, sizeof(src) - 1, cases[i].s, cases[i].m, &defined);
+
+		if (cases[i].want)
+			CHECK_STR(got, cases[i].want);
+		else
+			CHECK(got == NULL);
+		CHECK_INT(defined, cases[i].defined);
+		free(got);
+	}
+	{
+		char *a = source_type_alias(src, sizeof(src) - 1, "fp");
+		char *b = source_type_alias(src, sizeof(src) - 1, "u64_t");
+		char *c = source_type_alias(src, sizeof(src) - 1, "box_str");
+
+		CHECK_STR(a, "double");
+		CHECK_STR(b, "unsigned long long");
+		CHECK(c == NULL);   /* a struct, not a type a helper reads */
+		free(a);
+		free(b);
+		free(c);
+	}
+}
+
 int main(void)
 {
+	test_member_type();
 	test_function_at();
 	test_base_names();
 	test_find_kernel();

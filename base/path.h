@@ -1,0 +1,12 @@
+#ifndef CACHEADVISE_PATH_H
+#define CACHEADVISE_PATH_H
+
+/*
+ * A source path as line info may record it ("kernel/./k.cu",
+ * "src/../kernel/k.cu", "a//b.cu") without its "." components, empty
+ * components and "dir/.." pairs: the path a diff can name. Leading ".."
+ * components stay. Returns a new string.
+ */
+char *path_normalize(const char *path);
+
+#endif
