@@ -444,6 +444,41 @@ static void struct_files(struct resolver *r, const char *path, int depth, char *
 }
 
 /*
+ * What a type name the helpers do not know stands for, through at most two
+ * "#define" or "typedef" steps in the files a struct of src would be found
+ * in (struct_files): "fp" -> "double"; NULL when none says.
+ */
+static char *type_alias(struct resolver *r, const struct report_source *src, const char *type)
+{
+	char **files = NULL, *cur = xstrdup(type);
+	size_t nr = 0, i, step;
+	int changed = 1;
+
+	struct_files(r, src->read_path, 0, &files, &nr);
+	for (step = 0; step < 2 && changed; step++) {
+		changed = 0;
+		for (i = 0; i < nr && !changed; i++) {
+			const struct source_file *sf = aux_file(r, files[i]);
+			char *alias = sf ? source_type_alias(sf->text, sf->len, cur) : NULL;
+
+			if (alias) {
+				free(cur);
+				cur = alias;
+				changed = 1;
+			}
+		}
+	}
+	for (i = 0; i < nr; i++)
+		free(files[i]);
+	free(files);
+	if (!strcmp(cur, type)) {
+		free(cur);
+		return NULL;
+	}
+	return cur;
+}
+
+/*
  * A read through one member (p[i].m, p->m): the helper's overloads are
  * for the member's type, which the struct's definition tells, not the
  * load: a long member the compiler reads as .u32, an enum, a __half, a
@@ -456,7 +491,7 @@ static int member_type(struct resolver *r, struct cand *c, const struct report_s
 {
 	char *sname = source_pointee_type(ptype), *type = NULL, **files = NULL;
 	const char *m = c->rw.member;
-	size_t nr = 0, i, j;
+	size_t nr = 0, i;
 	int defined = 0, match, ok = 0;
 
 	if (!sname) {
@@ -473,9 +508,8 @@ static int member_type(struct resolver *r, struct cand *c, const struct report_s
 	}
 	/* a type named through "#define fp double" or a typedef */
 	match = type ? source_type_matches(type, t) : -1;
-	for (j = 0; type && match < 0 && !strchr(type, '*') && !strchr(type, '[') && j < nr; j++) {
-		const struct source_file *sf = aux_file(r, files[j]);
-		char *alias = sf ? source_type_alias(sf->text, sf->len, type) : NULL;
+	if (type && match < 0 && !strchr(type, '*') && !strchr(type, '[')) {
+		char *alias = type_alias(r, src, type);
 
 		if (alias) {
 			free(type);
@@ -591,6 +625,23 @@ static void find_expression(struct resolver *r, struct cand *c)
 			c->why = xasprintf("'%s' points to '%s', which no helper reads as .%s", pname,
 					   c->rw.elem_type, ld_type_text(l->instruction));
 			return;
+		}
+		if (m < 0) {
+			/* a typedef or #define of a type a helper reads: that one; else
+			 * the helper would not take the pointer and the patched
+			 * source would not compile */
+			char *alias = type_alias(r, src, c->rw.elem_type);
+
+			if (!alias || source_type_matches(alias, &t) != 1) {
+				c->why = xasprintf("'%s' points to '%s', a type no load helper is written "
+						   "for (a template parameter, an enum, a typedef cacheadvise "
+						   "cannot see through): rewrite it by hand", pname,
+						   c->rw.elem_type);
+				free(alias);
+				return;
+			}
+			free(c->rw.elem_type);
+			c->rw.elem_type = alias;
 		}
 	} else if (t.vector != 1) {
 		c->why = xasprintf("the load reads .%s, more than the member the line names",

@@ -122,7 +122,101 @@ struct occ_info {
 	int member;                 /* read through a member: type unknown */
 	size_t member_begin, member_end; /* the first member's name (p[i].m, p->m, *s.m) */
 	int nr_members;             /* members in the chain */
+	int keeps_close;            /* the expression keeps its own ")" ("*(q + k)",
+				       "__ldg(&p[i])"): none is inserted at end */
+	size_t cast_begin, cast_end;/* the pointer type of a reinterpret_cast<T *>(p)[i]
+				       read, else both 0 */
 };
+
+/*
+ * The load intrinsics of CUDA that read through a pointer argument:
+ * __ldg(&p[i]) or __ldg(p + i) becomes helper(&p[i]), helper(p + i).
+ */
+static const char *const load_intrinsics[] = { "__ldg", "__ldca", "__ldcs", "__ldlu" };
+
+/*
+ * Whether the name at k is (the whole base of) the pointer argument of a
+ * load intrinsic: "__ldg ( & name chain )" or "__ldg ( name [op e] )", op one
+ * of + - * and the like.
+ * Fills o as a read of the intrinsic's call.
+ */
+static int intrinsic_arg(const struct line_scan *ls, size_t k, struct occ_info *o)
+{
+	size_t open, close, i, j;
+	int amp = k > 0 && tok_is(ls, k - 1, "&"), depth = 0;
+
+	open = amp ? k - 2 : k - 1;
+	if (k < (amp ? 3u : 2u) || !tok_is(ls, open, "("))
+		return 0;
+	for (i = 0; i < ARRAY_SIZE(load_intrinsics); i++)
+		if (tok_is(ls, open - 1, load_intrinsics[i]))
+			break;
+	if (i == ARRAY_SIZE(load_intrinsics))
+		return 0;
+	close = close_of(ls, open);
+	if (close >= ls->nr)
+		return 0;
+	for (j = k + 1; j < close; j++) {
+		if (tok_is(ls, j, "(") || tok_is(ls, j, "[")) {
+			depth++;
+		} else if (tok_is(ls, j, ")") || tok_is(ls, j, "]")) {
+			depth--;
+		} else if (depth == 0 && ls->t[j].kind == SOURCE_TOKEN_PUNCT &&
+			   !tok_is(ls, j, "+") && !tok_is(ls, j, "-") && !tok_is(ls, j, "*") &&
+			   !tok_is(ls, j, "/") && !tok_is(ls, j, "%") && !tok_is(ls, j, ".") &&
+			   !tok_is(ls, j, "->") && !tok_is(ls, j, "::")) {
+			return 0;   /* a comma, a comparison: not one pointer expression */
+		} else if (depth == 0 && amp && (tok_is(ls, j, "+") || tok_is(ls, j, "-"))) {
+			return 0;   /* &p[i] + 1 */
+		}
+	}
+	o->kind = OCC_READ;
+	o->begin = ls->t[open - 1].begin;
+	o->end = ls->t[close].end;
+	o->open_del = ls->t[open].end - ls->t[open - 1].begin;   /* "__ldg(" */
+	o->keeps_close = 1;
+	o->take_address = 0;
+	return 1;
+}
+
+/*
+ * Whether the name at k is the operand of "reinterpret_cast < T * > ( name )
+ * [i]", one subscript and nothing after it but the end of the read: a
+ * vector load of a scalar array (float4 through float). Fills o as a read
+ * of the whole expression, its element type T's.
+ */
+static int cast_subscript(const struct line_scan *ls, size_t k, struct occ_info *o)
+{
+	size_t lt, gt, c, after;
+
+	if (k < 4 || !tok_is(ls, k - 1, "(") || !tok_is(ls, k + 1, ")") || !tok_is(ls, k - 2, ">"))
+		return 0;
+	gt = k - 2;
+	for (lt = gt; lt > 0 && !tok_is(ls, lt, "<"); lt--)
+		if (tok_is(ls, lt, "(") || tok_is(ls, lt, ")") || tok_is(ls, lt, ";"))
+			return 0;
+	if (!lt || !tok_is(ls, lt, "<") || !tok_is(ls, lt - 1, "reinterpret_cast") ||
+	    !tok_is(ls, k + 2, "["))
+		return 0;
+	c = close_of(ls, k + 2);
+	if (c >= ls->nr)
+		return 0;
+	after = c + 1;
+	if (tok_is(ls, after, "[") || tok_is(ls, after, ".") || tok_is(ls, after, "->") ||
+	    tok_is(ls, after, "(") || tok_is(ls, after, "++") || tok_is(ls, after, "--") ||
+	    is_assign_op(ls, after) || is_compound_op(ls, after))
+		return 0;           /* a store, a member of the vector, more derefs */
+	if (lt >= 2 && tok_is(ls, lt - 2, "&") && is_prefix(ls, lt - 2))
+		return 0;           /* an address */
+	o->kind = OCC_READ;
+	o->begin = ls->t[lt - 1].begin;
+	o->end = ls->t[c].end;
+	o->open_del = 0;
+	o->take_address = 1;
+	o->cast_begin = ls->t[lt + 1].begin;
+	o->cast_end = ls->t[gt - 1].end;
+	return 1;
+}
 
 static void classify(const struct line_scan *ls, size_t k, struct occ_info *o)
 {
@@ -133,6 +227,10 @@ static void classify(const struct line_scan *ls, size_t k, struct occ_info *o)
 	o->kind = OCC_NONE;
 	if (k > 0 && (tok_is(ls, k - 1, ".") || tok_is(ls, k - 1, "->") || tok_is(ls, k - 1, "::")))
 		return;             /* a member or qualified name that happens to match */
+	if (intrinsic_arg(ls, k, o))
+		return;             /* __ldg(&p[i]): the intrinsic becomes the helper */
+	if (cast_subscript(ls, k, o))
+		return;             /* reinterpret_cast<const float4 *>(p)[i] */
 
 	/* The postfix chain: [..], .member, ->member. */
 	for (;;) {
@@ -225,6 +323,7 @@ static void classify(const struct line_scan *ls, size_t k, struct occ_info *o)
 			o->begin = ls->t[star].begin;
 			o->end = ls->t[close].end;
 			o->open_del = 2;    /* "*(" becomes "<helper>(" */
+			o->keeps_close = 1;
 		} else {
 			if (inside_deref_group(ls, k)) {
 				o->kind = OCC_UNWRAPPABLE;
@@ -436,8 +535,17 @@ void source_rewrite_find(struct source_rewrite *rw, const char *line, size_t len
 		rw->begin = found.begin;
 		rw->end = found.end;
 		rw->open_del = found.open_del;
+		rw->keeps_close = found.keeps_close;
 		rw->take_address = found.take_address;
-		rw->elem_type = found.member ? NULL : source_pointee_type(param_type);
+		if (found.cast_end > found.cast_begin) {
+			char *cast = xstrndup(line + found.cast_begin,
+					      found.cast_end - found.cast_begin);
+
+			rw->elem_type = source_pointee_type(cast);
+			free(cast);
+		} else {
+			rw->elem_type = found.member ? NULL : source_pointee_type(param_type);
+		}
 		if (found.nr_members == 1 && found.member_end > found.member_begin)
 			rw->member = xstrndup(line + found.member_begin,
 					      found.member_end - found.member_begin);
@@ -484,8 +592,8 @@ char *source_rewrite_apply(const char *line, size_t len, const struct source_rew
 			goto fail;
 		opens[i] = xasprintf("%s(%s", helpers[i], rw->take_address ? "&" : "");
 		e[nr++] = (struct edit){ rw->begin, rw->open_del, opens[i], 0 };
-		/* "*(q + k)" keeps its own closing parenthesis. */
-		e[nr++] = (struct edit){ rw->end, 0, rw->open_del == 2 ? "" : ")", 1 };
+		/* "*(q + k)" and "__ldg(p)" keep their own closing parenthesis. */
+		e[nr++] = (struct edit){ rw->end, 0, rw->keeps_close ? "" : ")", 1 };
 	}
 	qsort(e, nr, sizeof(*e), edit_cmp);
 	for (i = 0; i < nr; i++) {
@@ -545,33 +653,44 @@ struct helper_type {
 	/* the register the asm writes when the type has none of its own
 	 * (8-bit: a 16-bit register, the load sign- or zero-extends), else NULL */
 	const char *reg;
+	/* how the helper returns that register as the type: "__ushort_as_half(v)"
+	 * (a bit cast); NULL: "(ctype)v" */
+	const char *from_reg;
+	/* written only for an expression of this very type (its header,
+	 * cuda_fp16.h or cuda_bf16.h, is then included): never for a load whose
+	 * type the source does not name */
+	int named_only;
 };
 
 static const struct helper_type helper_types[] = {
-	{ "char", "s8", "h", 1, 8, 'i', "I8", "short" },
-	{ "signed char", "s8", "h", 1, 8, 'i', "I8", "short" },
-	{ "unsigned char", "u8", "h", 1, 8, 'i', "I8", "unsigned short" },
+	{ "char", "s8", "h", 1, 8, 'i', "I8", "short", NULL, 0 },
+	{ "signed char", "s8", "h", 1, 8, 'i', "I8", "short", NULL, 0 },
+	{ "unsigned char", "u8", "h", 1, 8, 'i', "I8", "unsigned short", NULL, 0 },
 	/* a bool is a byte holding 0 or 1: loaded as u8, converted back */
-	{ "bool", "u8", "h", 1, 8, 'i', "I8", "unsigned short" },
-	{ "short", "s16", "h", 1, 16, 'i', "I16", NULL },
-	{ "unsigned short", "u16", "h", 1, 16, 'i', "I16", NULL },
-	{ "float", "f32", "f", 1, 32, 'f', "F32", NULL },
-	{ "int", "s32", "r", 1, 32, 'i', "I32", NULL },
-	{ "unsigned int", "u32", "r", 1, 32, 'i', "I32", NULL },
-	{ "double", "f64", "d", 1, 64, 'f', "F64", NULL },
-	{ "long", "s64", "l", 1, 64, 'i', "I64", NULL },
-	{ "unsigned long", "u64", "l", 1, 64, 'i', "I64", NULL },
-	{ "long long", "s64", "l", 1, 64, 'i', "I64", NULL },
-	{ "unsigned long long", "u64", "l", 1, 64, 'i', "I64", NULL },
-	{ "float2", "f32", "f", 2, 32, 'f', "F32X2", NULL },
-	{ "float4", "f32", "f", 4, 32, 'f', "F32X4", NULL },
-	{ "int2", "s32", "r", 2, 32, 'i', "I32X2", NULL },
-	{ "uint2", "u32", "r", 2, 32, 'i', "I32X2", NULL },
-	{ "int4", "s32", "r", 4, 32, 'i', "I32X4", NULL },
-	{ "uint4", "u32", "r", 4, 32, 'i', "I32X4", NULL },
-	{ "double2", "f64", "d", 2, 64, 'f', "F64X2", NULL },
-	{ "longlong2", "s64", "l", 2, 64, 'i', "I64X2", NULL },
-	{ "ulonglong2", "u64", "l", 2, 64, 'i', "I64X2", NULL },
+	{ "bool", "u8", "h", 1, 8, 'i', "I8", "unsigned short", NULL, 0 },
+	{ "short", "s16", "h", 1, 16, 'i', "I16", NULL, NULL, 0 },
+	{ "unsigned short", "u16", "h", 1, 16, 'i', "I16", NULL, NULL, 0 },
+	/* half precision: 16 bits loaded as they are, bit-cast back */
+	{ "__half", "b16", "h", 1, 16, 'f', "H16", "unsigned short", "__ushort_as_half(v)", 1 },
+	{ "__nv_bfloat16", "b16", "h", 1, 16, 'f', "BF16", "unsigned short",
+	  "__ushort_as_bfloat16(v)", 1 },
+	{ "float", "f32", "f", 1, 32, 'f', "F32", NULL, NULL, 0 },
+	{ "int", "s32", "r", 1, 32, 'i', "I32", NULL, NULL, 0 },
+	{ "unsigned int", "u32", "r", 1, 32, 'i', "I32", NULL, NULL, 0 },
+	{ "double", "f64", "d", 1, 64, 'f', "F64", NULL, NULL, 0 },
+	{ "long", "s64", "l", 1, 64, 'i', "I64", NULL, NULL, 0 },
+	{ "unsigned long", "u64", "l", 1, 64, 'i', "I64", NULL, NULL, 0 },
+	{ "long long", "s64", "l", 1, 64, 'i', "I64", NULL, NULL, 0 },
+	{ "unsigned long long", "u64", "l", 1, 64, 'i', "I64", NULL, NULL, 0 },
+	{ "float2", "f32", "f", 2, 32, 'f', "F32X2", NULL, NULL, 0 },
+	{ "float4", "f32", "f", 4, 32, 'f', "F32X4", NULL, NULL, 0 },
+	{ "int2", "s32", "r", 2, 32, 'i', "I32X2", NULL, NULL, 0 },
+	{ "uint2", "u32", "r", 2, 32, 'i', "I32X2", NULL, NULL, 0 },
+	{ "int4", "s32", "r", 4, 32, 'i', "I32X4", NULL, NULL, 0 },
+	{ "uint4", "u32", "r", 4, 32, 'i', "I32X4", NULL, NULL, 0 },
+	{ "double2", "f64", "d", 2, 64, 'f', "F64X2", NULL, NULL, 0 },
+	{ "longlong2", "s64", "l", 2, 64, 'i', "I64X2", NULL, NULL, 0 },
+	{ "ulonglong2", "u64", "l", 2, 64, 'i', "I64X2", NULL, NULL, 0 },
 };
 
 /* Whether an overload for h can be what a load of type t reads. */
@@ -593,6 +712,7 @@ static const char *canonical_ctype(const char *t)
 		{ "signed int", "int" }, { "long int", "long" }, { "unsigned long int", "unsigned long" },
 		{ "int8_t", "signed char" }, { "uint8_t", "unsigned char" }, { "int16_t", "short" },
 		{ "uint16_t", "unsigned short" }, { "short int", "short" }, { "signed short", "short" },
+		{ "half", "__half" }, { "nv_bfloat16", "__nv_bfloat16" },
 		{ "unsigned short int", "unsigned short" },
 	};
 	size_t i;
@@ -785,7 +905,9 @@ static void write_helper(struct strbuf *out, const struct helper_family *f,
 	strbuf_addstr(out, f->l2 != L2_PRIORITY_NONE ? " : \"l\"(p), \"l\"(pol)" : " : \"l\"(p)");
 	if (f->clobber)
 		strbuf_addstr(out, " : \"memory\"");
-	if (h->reg)
+	if (h->from_reg)
+		strbuf_addf(out, "); return %s; }\n", h->from_reg);
+	else if (h->reg)
 		strbuf_addf(out, "); return (%s)v; }\n", h->ctype);
 	else
 		strbuf_addstr(out, "); return v; }\n");
@@ -817,7 +939,7 @@ static int needed(const struct helper_family *f, const struct helper_type *h,
 		/* an element type no overload names (a typedef of its own): by the load's type */
 		if (needs[j].elem_type && source_type_matches(needs[j].elem_type, &needs[j].type) >= 0
 		    ? !strcmp(canonical_ctype(needs[j].elem_type), h->ctype)
-		    : type_fits(h, &needs[j].type))
+		    : type_fits(h, &needs[j].type) && !h->named_only)
 			return 1;
 	}
 	return 0;

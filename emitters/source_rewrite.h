@@ -36,6 +36,7 @@ struct source_rewrite {
 	 * take_address), and inserts ")" at end. */
 	size_t begin, end;
 	size_t open_del;
+	int keeps_close;            /* the expression's own ")" closes the helper's call */
 	int take_address;
 	char *elem_type;            /* the element type when the source says it
 				       ("float"), NULL when it does not (members,

@@ -196,6 +196,35 @@ static enum source_rewrite_status rewrite(const char *line, const char *param, c
 		free(got_);                                                        \
 	} while (0)
 
+/* The element type a read says: the cast's, over the parameter's. */
+static void test_cast_type(void)
+{
+	struct source_rewrite rw;
+	const char *line = "\tfloat4 v = reinterpret_cast<const float4 *>(x)[i];";
+
+	source_rewrite_find(&rw, line, strlen(line), 0, "x", "const float *__restrict__");
+	CHECK_INT(rw.status, SOURCE_REWRITE_OK);
+	CHECK_STR(rw.elem_type, "float4");
+	CHECK_INT(rw.keeps_close, 0);
+	source_rewrite_release(&rw);
+	line = "\tout[i] = __ldg(&x[i]);";
+	source_rewrite_find(&rw, line, strlen(line), 0, "x", "const float *__restrict__");
+	CHECK_INT(rw.status, SOURCE_REWRITE_OK);
+	CHECK_STR(rw.elem_type, "float");
+	CHECK_INT(rw.keeps_close, 1);
+	source_rewrite_release(&rw);
+	line = "\tv = p[i].offset;";
+	source_rewrite_find(&rw, line, strlen(line), 0, "p", "const box_str *");
+	CHECK_INT(rw.status, SOURCE_REWRITE_OK);
+	CHECK(rw.elem_type == NULL);
+	CHECK_STR(rw.member, "offset");
+	source_rewrite_release(&rw);
+	line = "\tv = p[i].a.b;";
+	source_rewrite_find(&rw, line, strlen(line), 0, "p", "const box_str *");
+	CHECK(rw.member == NULL);   /* two members: the struct's own member is another struct */
+	source_rewrite_release(&rw);
+}
+
 static void test_matcher(void)
 {
 	EXPECT_REWRITE("\tfloat s = a[i];", "a", "ca_ldg_na", "\tfloat s = ca_ldg_na(&a[i]);");
@@ -215,6 +244,15 @@ static void test_matcher(void)
 	EXPECT_REWRITE("if (a[i] == 0) n++;", "a", "h", "if (h(&a[i]) == 0) n++;");
 	EXPECT_REWRITE("v = a[i]; // a[j] in a comment, \"a[k]\"", "a", "h",
 		       "v = h(&a[i]); // a[j] in a comment, \"a[k]\"");
+	/* a load intrinsic becomes the helper; its argument and ")" stay */
+	EXPECT_REWRITE("\tout[i] = __ldg(&x[i]) * 2.0f;", "x", "ca_ldg_na",
+		       "\tout[i] = ca_ldg_na(&x[i]) * 2.0f;");
+	EXPECT_REWRITE("v = __ldg(x + i + 1);", "x", "h", "v = h(x + i + 1);");
+	EXPECT_REWRITE("v = __ldcs(&p[i].w);", "p", "h", "v = h(&p[i].w);");
+	EXPECT_REWRITE("v = __ldg(&t[__ldg(&a[i])]);", "a", "h", "v = __ldg(&t[h(&a[i])]);");
+	/* a vector read of a scalar array through a cast */
+	EXPECT_REWRITE("\tfloat4 v = reinterpret_cast<const float4 *>(x)[i];", "x", "h",
+		       "\tfloat4 v = h(&reinterpret_cast<const float4 *>(x)[i]);");
 
 	EXPECT_STATUS("\ts += a[i + k] * a[i + 2 * k];", "a", SOURCE_REWRITE_AMBIGUOUS);
 	EXPECT_STATUS("\ts += row[1];", "a", SOURCE_REWRITE_NOT_FOUND);
@@ -224,6 +262,10 @@ static void test_matcher(void)
 	EXPECT_STATUS("v = sizeof(a[0]);", "a", SOURCE_REWRITE_NOT_FOUND);
 	EXPECT_STATUS("v = b.a[i];", "a", SOURCE_REWRITE_NOT_FOUND);
 	EXPECT_STATUS("// v = a[i];", "a", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("v = __ldg(&x[i]) + __ldg(&x[i + 1]);", "x", SOURCE_REWRITE_AMBIGUOUS);
+	EXPECT_STATUS("v = __ldg(&x[i] + 1);", "x", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("reinterpret_cast<float4 *>(x)[i] = v;", "x", SOURCE_REWRITE_NOT_FOUND);
+	EXPECT_STATUS("v = reinterpret_cast<const float4 *>(x)[i].y;", "x", SOURCE_REWRITE_NOT_FOUND);
 	EXPECT_STATUS("x[i] += 1;", "x", SOURCE_REWRITE_UNSUPPORTED);
 	EXPECT_STATUS("x[i]++;", "x", SOURCE_REWRITE_UNSUPPORTED);
 	EXPECT_STATUS("++x[i];", "x", SOURCE_REWRITE_UNSUPPORTED);
@@ -416,7 +458,8 @@ static void test_helpers_compile(void)
 					   "ca_ld_el_ro", "ca_ldg_el", "ca_ld_ef", "ca_ld_ef_ro",
 					   "ca_ldg_ef", "ca_ld_l2el", "ca_ld_l2ef_ro", "ca_ldg_l2el",
 					   "ca_ld_na_l2ef", "ca_ldg_ef_l2en", "ca_ld_el_l2eu_ro" };
-	static const char *const types[] = { "char", "signed char", "unsigned char", "bool", "short",
+	static const char *const types[] = { "char", "signed char", "unsigned char", "bool", "__half",
+					     "__nv_bfloat16", "short",
 					     "unsigned short", "float", "double", "int", "unsigned int", "long",
 					     "unsigned long", "long long", "unsigned long long",
 					     "float2", "float4", "double2", "int2", "int4", "uint2",
@@ -426,7 +469,8 @@ static void test_helpers_compile(void)
 		"ld.global.L1::evict_last.s64", "ld.global.nc.L1::evict_last.v2.f64",
 		"ld.global.L1::evict_first.v4.u32", "ld.global.nc.L1::evict_first.v2.u64",
 		"ld.global.L1::no_allocate.s8", "ld.global.nc.L1::evict_last.u8",
-		"ld.global.L1::evict_first.s16",
+		"ld.global.L1::evict_first.s16", "ld.global.L1::no_allocate.b16",
+		"ld.global.nc.L1::evict_first.L2::cache_hint.b16",
 		"ld.global.L2::cache_hint.f32", "ld.global.nc.L2::cache_hint.v4.f32",
 		"ld.global.L1::no_allocate.L2::cache_hint.v2.f64",
 		"ld.global.nc.L1::evict_first.L2::cache_hint.u8",
@@ -462,7 +506,10 @@ static void test_helpers_compile(void)
 	for (f = 0; f < ARRAY_SIZE(all); f++)
 		for (t = 0; t < ARRAY_SIZE(types); t++)
 			needs[n++] = (struct source_helper_need){ all[f], types[t], { 1, 32, 'i' } };
-	CHECK_INT(source_helpers_write(&src, needs, n, NULL), ARRAY_SIZE(all) * 12);  /* guard groups */
+	strbuf_addstr(&src, "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n");
+	/* guard groups: the 12 of the scalar and vector types, and __half's and
+	 * __nv_bfloat16's own (written only where the source names them) */
+	CHECK_INT(source_helpers_write(&src, needs, n, NULL), ARRAY_SIZE(all) * 14);
 	strbuf_addstr(&src, "__global__ void k(const char *in, char *out)\n{\n"
 			    "\tunsigned i = threadIdx.x;\n");
 	for (f = 0; f < ARRAY_SIZE(all); f++)
@@ -633,6 +680,7 @@ static void test_member_type(void)
 
 int main(void)
 {
+	test_cast_type();
 	test_member_type();
 	test_function_at();
 	test_base_names();
