@@ -245,6 +245,10 @@ void source_kernel_release(struct source_kernel *k)
 	}
 	free(k->params);
 	free(k->param_types);
+	for (i = 0; i < k->nr_template_params; i++)
+		free(k->template_params[i]);
+	free(k->template_params);
+	free(k->template_param_is_type);
 	memset(k, 0, sizeof(*k));
 }
 
@@ -377,6 +381,62 @@ static void parse_params(const char *s, const struct source_token *t, size_t ope
 	}
 }
 
+/*
+ * The "template < ... >" of the declaration whose name is t[name]: its
+ * parameters' names, and whether each is a type (typename, class).
+ */
+static void parse_template_params(const char *s, const struct source_token *t, size_t nr,
+				  size_t name, struct source_kernel *k)
+{
+	size_t j, open = nr, close, b;
+
+	for (j = name; j-- > 0;) {
+		if (source_token_is(s, &t[j], ";") || source_token_is(s, &t[j], "{") ||
+		    source_token_is(s, &t[j], "}"))
+			break;
+		if (source_token_is(s, &t[j], "template") && j + 1 < name &&
+		    source_token_is(s, &t[j + 1], "<"))
+			open = j + 1;
+	}
+	if (open == nr || (close = match_close(s, t, nr, open)) >= nr)
+		return;
+	for (b = open + 1; b < close;) {
+		size_t e = b, last = nr;
+		int depth = 0, is_type;
+
+		for (; e < close; e++) {
+			if (source_token_is(s, &t[e], "<") || source_token_is(s, &t[e], "("))
+				depth++;
+			else if (source_token_is(s, &t[e], ">") || source_token_is(s, &t[e], ")"))
+				depth--;
+			else if (depth == 0 && (source_token_is(s, &t[e], ",") ||
+						source_token_is(s, &t[e], "=")))
+				break;
+			if (depth == 0 && t[e].kind == SOURCE_TOKEN_IDENT)
+				last = e;
+		}
+		is_type = source_token_is(s, &t[b], "typename") || source_token_is(s, &t[b], "class");
+		k->template_params = xrealloc(k->template_params,
+					      (k->nr_template_params + 1) * sizeof(char *));
+		k->template_param_is_type = xrealloc(k->template_param_is_type,
+						     (k->nr_template_params + 1) * sizeof(int));
+		k->template_params[k->nr_template_params] =
+			last < nr && last > b ? xstrndup(s + t[last].begin, t[last].end - t[last].begin) :
+			NULL;
+		k->template_param_is_type[k->nr_template_params++] = is_type;
+		/* skip a default argument up to the next top-level comma */
+		for (depth = 0; e < close; e++) {
+			if (source_token_is(s, &t[e], "<") || source_token_is(s, &t[e], "("))
+				depth++;
+			else if (source_token_is(s, &t[e], ">") || source_token_is(s, &t[e], ")"))
+				depth--;
+			else if (depth == 0 && source_token_is(s, &t[e], ","))
+				break;
+		}
+		b = e + 1;
+	}
+}
+
 int source_file_find_kernel(const struct source_file *sf, const char *name,
 			    struct source_kernel *k)
 {
@@ -431,6 +491,7 @@ int source_file_find_kernel(const struct source_file *sf, const char *name,
 		if (++found > 1)
 			break;
 		parse_params(s, t, open, close, k);
+		parse_template_params(s, t, nr, i, k);
 		k->decl_line = source_file_line_of(sf, t[i].begin);
 		k->body_first_line = source_file_line_of(sf, t[body].begin);
 		k->body_last_line = source_file_line_of(sf, t[end].begin);
@@ -651,4 +712,122 @@ char *source_kernel_base_name(const char *mangled, const char *demangled)
 		return last ? xstrndup(last, last_len) : NULL;
 	}
 	return xstrdup(mangled);
+}
+
+void source_template_args_free(char **args, size_t nr)
+{
+	size_t i;
+
+	for (i = 0; i < nr; i++)
+		free(args[i]);
+	free(args);
+}
+
+static void add_arg(char ***args, size_t *nr, char *arg)
+{
+	*args = xrealloc(*args, (*nr + 1) * sizeof(**args));
+	(*args)[(*nr)++] = arg;
+}
+
+/* An Itanium builtin type code ("f" -> "float"), NULL for others. */
+static const char *builtin_code(char c)
+{
+	static const char *const codes[][2] = {
+		{ "v", "void" }, { "b", "bool" }, { "c", "char" }, { "a", "signed char" },
+		{ "h", "unsigned char" }, { "s", "short" }, { "t", "unsigned short" },
+		{ "i", "int" }, { "j", "unsigned int" }, { "l", "long" }, { "m", "unsigned long" },
+		{ "x", "long long" }, { "y", "unsigned long long" }, { "f", "float" },
+		{ "d", "double" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(codes) / sizeof(codes[0]); i++)
+		if (codes[i][0][0] == c)
+			return codes[i][1];
+	return NULL;
+}
+
+char **source_template_args(const char *mangled, const char *demangled, size_t *nr)
+{
+	char **args = NULL;
+
+	*nr = 0;
+	if (demangled && *demangled) {
+		const char *p = demangled, *open = NULL, *close = NULL, *b;
+		int depth = 0;
+
+		/* the template arguments just before the parameter list */
+		for (; *p; p++) {
+			if (*p == '<' && depth++ == 0)
+				open = p;
+			else if (*p == '>' && --depth == 0)
+				close = p;
+			else if (*p == '(' && depth == 0)
+				break;
+		}
+		if (!open || !close || close < open)
+			return NULL;
+		for (b = open + 1, p = b, depth = 0; p <= close; p++) {
+			if (*p == '<' || *p == '(')
+				depth++;
+			else if ((*p == '>' || *p == ')') && p != close)
+				depth--;
+			else if ((*p == ',' && depth == 0) || p == close) {
+				const char *e = p;
+
+				while (b < e && *b == ' ')
+					b++;
+				while (e > b && e[-1] == ' ')
+					e--;
+				add_arg(&args, nr, e > b ? xstrndup(b, (size_t)(e - b)) : NULL);
+				b = p + 1;
+			}
+		}
+		return args;
+	}
+	if (mangled && !strncmp(mangled, "_Z", 2)) {
+		const char *p = mangled + 2;
+
+		if (*p == 'N')
+			p++;
+		while (*p && !isdigit((unsigned char)*p))
+			p++;
+		while (isdigit((unsigned char)*p)) {   /* the names, up to the template's */
+			char *endp;
+			unsigned long n = strtoul(p, &endp, 10);
+
+			if (!n || strlen(endp) < n)
+				return NULL;
+			p = endp + n;
+		}
+		if (*p != 'I')
+			return NULL;
+		for (p++; *p && *p != 'E';) {
+			const char *bt = builtin_code(*p);
+
+			if (bt) {
+				add_arg(&args, nr, xstrdup(bt));
+				p++;
+			} else if (isdigit((unsigned char)*p)) {
+				char *endp;
+				unsigned long n = strtoul(p, &endp, 10);
+
+				if (!n || strlen(endp) < n)
+					break;
+				add_arg(&args, nr, xstrndup(endp, n));
+				p = endp + n;
+			} else if (*p == 'L') {         /* a value: L <type> <digits> E */
+				const char *e = strchr(p, 'E');
+
+				if (!e)
+					break;
+				add_arg(&args, nr, NULL);
+				p = e + 1;
+			} else {
+				add_arg(&args, nr, NULL);   /* not read here: the rest unknown */
+				break;
+			}
+		}
+	}
+	return args;
 }

@@ -68,6 +68,11 @@ struct source_kernel {
 	size_t body_last_line;      /* line of the matching '}' */
 	size_t start_line;          /* line of the definition's first token
 				       (source_file_function_at only; 0 otherwise) */
+	/* A template's parameters ("template <typename T, int N>": "T", "N"),
+	 * and which of them are types; none for a plain kernel (owned). */
+	char **template_params;
+	int *template_param_is_type;
+	size_t nr_template_params;
 };
 
 void source_kernel_release(struct source_kernel *k);
@@ -110,5 +115,16 @@ size_t source_file_call_lines(const struct source_file *sf, const char *name, si
  * the name cannot be read.
  */
 char *source_kernel_base_name(const char *mangled, const char *demangled);
+
+/*
+ * The template arguments of a kernel instantiation, in order: from the
+ * demangled name when given ("void ns::axpy<float, 256>(...)" -> "float",
+ * "256"), else from an Itanium mangled name's builtin and named types
+ * ("_ZN2ns4axpyIfLi256EEv..." -> "float", NULL for the value). Returns a new
+ * array of *nr new strings (NULL where an argument cannot be read), or NULL
+ * with *nr 0 when the name has none.
+ */
+char **source_template_args(const char *mangled, const char *demangled, size_t *nr);
+void source_template_args_free(char **args, size_t nr);
 
 #endif

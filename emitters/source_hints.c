@@ -68,6 +68,9 @@ struct cand {
 	int variant;
 	/* In a Python file: a Triton tl.load, rewritten by python_hints(). */
 	int py;
+	/* The element type is a kernel template's parameter, this instantiation's
+	 * argument: the rewrite changes every instantiation (check_templates) */
+	int from_template;
 };
 
 struct kernel_def {
@@ -548,6 +551,32 @@ static int member_type(struct resolver *r, struct cand *c, const struct report_s
 	return ok;
 }
 
+/*
+ * A kernel template's type parameter (def's "template <typename T>") as
+ * kernel k instantiates it ("float" for axpy<float>), from k's demangled or
+ * mangled name; NULL when name is not one or the argument cannot be read.
+ * Sets *from_template when it is one.
+ */
+static char *template_arg(const struct source_kernel *def, const struct report_kernel *k,
+			  const char *name, int *from_template)
+{
+	size_t i, nr;
+	char **args, *ret = NULL;
+
+	for (i = 0; i < def->nr_template_params; i++)
+		if (def->template_param_is_type[i] && def->template_params[i] &&
+		    !strcmp(def->template_params[i], name))
+			break;
+	if (i == def->nr_template_params)
+		return NULL;
+	*from_template = 1;
+	args = source_template_args(k->name, k->demangled, &nr);
+	if (i < nr && args[i])
+		ret = xstrdup(args[i]);
+	source_template_args_free(args, nr);
+	return ret;
+}
+
 /* Finds the load's expression on its line; sets c->ok or c->why. */
 static void find_expression(struct resolver *r, struct cand *c)
 {
@@ -627,11 +656,14 @@ static void find_expression(struct resolver *r, struct cand *c)
 			return;
 		}
 		if (m < 0) {
-			/* a typedef or #define of a type a helper reads: that one; else
-			 * the helper would not take the pointer and the patched
-			 * source would not compile */
+			/* a typedef or #define of a type a helper reads: that one; a
+			 * kernel template's type parameter: this instantiation's
+			 * argument; else the helper would not take the pointer and
+			 * the patched source would not compile */
 			char *alias = type_alias(r, src, c->rw.elem_type);
 
+			if (!alias && !c->inl)
+				alias = template_arg(&d->def, c->k, c->rw.elem_type, &c->from_template);
 			if (!alias || source_type_matches(alias, &t) != 1) {
 				c->why = xasprintf("'%s' points to '%s', a type no load helper is written "
 						   "for (a template parameter, an enum, a typedef cacheadvise "
@@ -811,6 +843,78 @@ static void check_conflicts(struct cand *cands, size_t n)
 			h->helper = NULL;
 			break;
 		}
+	}
+}
+
+/* How many kernels of module id are instantiations of the template whose
+ * base name is name ("axpy" for axpy<float> and axpy<double>). */
+static size_t template_instances(struct resolver *r, const char *id, const char *name)
+{
+	const char *ptx_path;
+	const struct ptx_module *pm;
+	size_t i, n = 0;
+
+	module_ptx(r, id, &ptx_path);
+	pm = module_model(r, id);
+	for (i = 0; pm && i < pm->nr_functions; i++) {
+		char *b;
+
+		if (!pm->functions[i].is_entry)
+			continue;
+		b = source_kernel_base_name(pm->functions[i].name, NULL);
+		n += b && !strcmp(b, name);
+		free(b);
+	}
+	return n;
+}
+
+/*
+ * A template kernel's expression is one text for every instantiation: the
+ * rewrite changes them all, so it is made only when each instantiation in
+ * the module is advised this form there (instantiations the profile did
+ * not measure, or advised otherwise, would change unverified).
+ */
+static void check_templates(struct resolver *r, struct cand *cands, size_t n)
+{
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		struct source_hint *h = &cands[i].l->hint;
+		const char **seen;
+		size_t nr_seen = 0, inst;
+		char *name;
+
+		if (h->status != SOURCE_HINT_REWRITTEN || !cands[i].from_template)
+			continue;
+		name = source_kernel_base_name(cands[i].k->name, cands[i].k->demangled);
+		inst = name ? template_instances(r, cands[i].k->module, name) : 0;
+		seen = xcalloc(n + 1, sizeof(*seen));
+		for (j = 0; j < n; j++) {
+			const struct source_hint *o = &cands[j].l->hint;
+			size_t s;
+
+			if (o->status != SOURCE_HINT_REWRITTEN || o->source_index != h->source_index ||
+			    cands[j].l->line != cands[i].l->line || o->span_begin != h->span_begin ||
+			    !cands[j].helper || strcmp(cands[j].helper, cands[i].helper) ||
+			    strcmp(cands[j].k->module, cands[i].k->module))
+				continue;
+			for (s = 0; s < nr_seen && strcmp(seen[s], cands[j].k->name); s++)
+				;
+			if (s == nr_seen)
+				seen[nr_seen++] = cands[j].k->name;
+		}
+		if (name && nr_seen < inst) {
+			free(h->message);
+			h->status = SOURCE_HINT_NOT_REWRITTEN;
+			h->message = xasprintf("not rewritten: kernel template '%s' has %zu instantiations "
+					       "in its module and the rewrite of its source changes them all, "
+					       "but %zu %s advised %s here: the others would change "
+					       "unverified", name, inst, nr_seen,
+					       nr_seen == 1 ? "is" : "are", cands[i].l->action);
+			h->helper = NULL;
+		}
+		free(seen);
+		free(name);
 	}
 }
 
@@ -1452,6 +1556,7 @@ void source_hints_resolve(struct report_input *in)
 	for (i = 0; i < n; i++)
 		decide(&r, &cands[i]);
 	check_conflicts(cands, n);
+	check_templates(&r, cands, n);
 	check_other_calls(&r, cands, n);
 	make_variants(&r, cands, n);
 	apply_lines(&r, cands, n);

@@ -678,8 +678,57 @@ static void test_member_type(void)
 	}
 }
 
+/* A kernel instantiation's template arguments, and a template's parameters. */
+static void test_templates(void)
+{
+	size_t nr;
+	char **a = source_template_args("_ZN3ops4axpyIfEEviT_PKS1_PS1_", NULL, &nr);
+	struct source_file *sf;
+	struct source_kernel k;
+
+	CHECK_INT(nr, 1);
+	if (nr == 1)
+		CHECK_STR(a[0], "float");
+	source_template_args_free(a, nr);
+	a = source_template_args("_Z4tileIdLi256E6__halfEvPKT_", NULL, &nr);
+	CHECK_INT(nr, 3);
+	if (nr == 3) {
+		CHECK_STR(a[0], "double");
+		CHECK(a[1] == NULL);        /* a value */
+		CHECK_STR(a[2], "__half");
+	}
+	source_template_args_free(a, nr);
+	a = source_template_args("_Z5scaleifPKfPf", NULL, &nr);
+	CHECK(a == NULL);
+	CHECK_INT(nr, 0);
+	a = source_template_args("x", "void ns::axpy<unsigned int, 256>(int, unsigned int const*)",
+				 &nr);
+	CHECK_INT(nr, 2);
+	if (nr == 2) {
+		CHECK_STR(a[0], "unsigned int");
+		CHECK_STR(a[1], "256");
+	}
+	source_template_args_free(a, nr);
+
+	sf = file_from("template <typename T, int BLOCK = 256, class Op = plus<T>>\n"
+		       "__global__ void red(const T *x, T *out) { out[0] = x[0]; }\n");
+	CHECK_INT(source_file_find_kernel(sf, "red", &k), 1);
+	CHECK_INT(k.nr_template_params, 3);
+	if (k.nr_template_params == 3) {
+		CHECK_STR(k.template_params[0], "T");
+		CHECK_INT(k.template_param_is_type[0], 1);
+		CHECK_STR(k.template_params[1], "BLOCK");
+		CHECK_INT(k.template_param_is_type[1], 0);
+		CHECK_STR(k.template_params[2], "Op");
+		CHECK_INT(k.template_param_is_type[2], 1);
+	}
+	source_kernel_release(&k);
+	source_file_free(sf);
+}
+
 int main(void)
 {
+	test_templates();
 	test_cast_type();
 	test_member_type();
 	test_function_at();
