@@ -252,12 +252,8 @@ void source_kernel_release(struct source_kernel *k)
 	memset(k, 0, sizeof(*k));
 }
 
-/*
- * Index of the token closing the bracket at toks[open] ("(" "[" "{" "<"),
- * or nr when unbalanced. For "<" only angle brackets are counted, with ">>"
- * closing two.
- */
-static size_t match_close(const char *s, const struct source_token *t, size_t nr, size_t open)
+/* source_file.h */
+size_t source_token_close(const char *s, const struct source_token *t, size_t nr, size_t open)
 {
 	const char *o = NULL, *c = NULL;
 	int depth = 0;
@@ -398,7 +394,7 @@ static void parse_template_params(const char *s, const struct source_token *t, s
 		    source_token_is(s, &t[j + 1], "<"))
 			open = j + 1;
 	}
-	if (open == nr || (close = match_close(s, t, nr, open)) >= nr)
+	if (open == nr || (close = source_token_close(s, t, nr, open)) >= nr)
 		return;
 	for (b = open + 1; b < close;) {
 		size_t e = b, last = nr;
@@ -455,7 +451,7 @@ int source_file_find_kernel(const struct source_file *sf, const char *name,
 			continue;
 		open = i + 1;
 		if (open < nr && source_token_is(s, &t[open], "<")) {
-			open = match_close(s, t, nr, open);
+			open = source_token_close(s, t, nr, open);
 			if (open >= nr)
 				continue;
 			open++;
@@ -471,21 +467,21 @@ int source_file_find_kernel(const struct source_file *sf, const char *name,
 		}
 		if (!global)
 			continue;
-		close = match_close(s, t, nr, open);
+		close = source_token_close(s, t, nr, open);
 		if (close >= nr)
 			continue;
 		for (body = close + 1; body < nr; body++) {
 			if (source_token_is(s, &t[body], "{") || source_token_is(s, &t[body], ";"))
 				break;
 			if (source_token_is(s, &t[body], "(")) {
-				body = match_close(s, t, nr, body);
+				body = source_token_close(s, t, nr, body);
 				if (body >= nr)
 					break;
 			}
 		}
 		if (body >= nr || !source_token_is(s, &t[body], "{"))
 			continue;       /* a declaration */
-		end = match_close(s, t, nr, body);
+		end = source_token_close(s, t, nr, body);
 		if (end >= nr)
 			continue;
 		if (++found > 1)
@@ -539,14 +535,14 @@ static int definition_at(const char *s, const struct source_token *t, size_t nr,
 	     source_token_is(s, &t[i - 1], "else") || source_token_is(s, &t[i - 1], "case")))
 		return 0;
 	if (o < nr && source_token_is(s, &t[o], "<")) {
-		o = match_close(s, t, nr, o);
+		o = source_token_close(s, t, nr, o);
 		if (o >= nr)
 			return 0;
 		o++;
 	}
 	if (o >= nr || !source_token_is(s, &t[o], "("))
 		return 0;
-	c = match_close(s, t, nr, o);
+	c = source_token_close(s, t, nr, o);
 	if (c >= nr)
 		return 0;
 	for (b = c + 1; b < nr; b++) {
@@ -555,7 +551,7 @@ static int definition_at(const char *s, const struct source_token *t, size_t nr,
 		    source_token_is(s, &t[b], ")"))
 			break;
 		if (source_token_is(s, &t[b], "(")) {
-			b = match_close(s, t, nr, b);
+			b = source_token_close(s, t, nr, b);
 			if (b >= nr)
 				return 0;
 		}
@@ -583,7 +579,7 @@ int source_file_function_at(const struct source_file *sf, size_t line,
 
 		if (!definition_at(s, t, nr, i, &open, &close, &body))
 			continue;
-		end = match_close(s, t, nr, body);
+		end = source_token_close(s, t, nr, body);
 		if (end >= nr)
 			continue;
 		if (source_file_line_of(sf, t[body].begin) <= line && line <= source_file_line_of(sf, t[end].begin)) {
@@ -626,13 +622,13 @@ size_t source_file_call_lines(const struct source_file *sf, const char *name, si
 		if (t[i].kind != SOURCE_TOKEN_IDENT || !source_token_is(s, &t[i], name))
 			continue;
 		if (definition_at(s, t, nr, i, &open, &close, &body)) {
-			i = match_close(s, t, nr, body);  /* its own body: recursion aside */
+			i = source_token_close(s, t, nr, body);  /* its own body: recursion aside */
 			continue;
 		}
 		if (i && (source_token_is(s, &t[i - 1], ".") || source_token_is(s, &t[i - 1], "->")))
 			continue;
 		if (o < nr && source_token_is(s, &t[o], "<")) {
-			o = match_close(s, t, nr, o);
+			o = source_token_close(s, t, nr, o);
 			if (o >= nr)
 				continue;
 			o++;

@@ -57,6 +57,13 @@ size_t source_tokenize(const char *text, size_t len, int in_comment,
 
 /* 1 when the token's text equals s. */
 int source_token_is(const char *text, const struct source_token *t, const char *s);
+/*
+ * Index of the token closing the bracket at t[open] ("(" "[" "{" "<"), or
+ * nr when unbalanced. For "<" only angle brackets are counted, with ">>"
+ * closing two.
+ */
+size_t source_token_close(const char *text, const struct source_token *t, size_t nr,
+			  size_t open);
 
 /* A kernel's definition as found in a file. */
 struct source_kernel {

@@ -987,24 +987,6 @@ static int tok_word(const char *text, const struct source_token *t, const char *
 	return source_token_is(text, t, w);
 }
 
-/* Index of the token closing the bracket t[open], nr when unbalanced. */
-static size_t closing(const char *text, const struct source_token *t, size_t nr, size_t open)
-{
-	size_t i;
-	int depth = 0;
-
-	for (i = open; i < nr; i++) {
-		if (tok_word(text, &t[i], "{") || tok_word(text, &t[i], "(") ||
-		    tok_word(text, &t[i], "["))
-			depth++;
-		else if (tok_word(text, &t[i], "}") || tok_word(text, &t[i], ")") ||
-			 tok_word(text, &t[i], "]"))
-			if (--depth == 0)
-				return i;
-	}
-	return nr;
-}
-
 /* The type of member in the declaration t[b, e) ("int x, y;", "long off;",
  * "float *p;"), NULL when it does not declare it. */
 static char *declared_type(const char *text, const struct source_token *t, size_t b, size_t e,
@@ -1056,7 +1038,7 @@ static char *declared_type(const char *text, const struct source_token *t, size_
 				stars++;
 			else if (tok_word(text, &t[k], "[")) {
 				arrays++;
-				k = closing(text, t, e, k);
+				k = source_token_close(text, t, e, k);
 			} else if (tok_word(text, &t[k], "=") || tok_word(text, &t[k], ":")) {
 				while (k + 1 < e && !tok_word(text, &t[k + 1], ","))
 					k++;
@@ -1095,7 +1077,7 @@ char *source_member_type(const char *text, size_t len, const char *name, const c
 			size_t open = tok_word(text, &t[i + 1], "{") ? i + 1 :
 				      tok_word(text, &t[i + 2], "{") ? i + 2 : nr, close, k;
 
-			if (open == nr || (close = closing(text, t, nr, open)) == nr)
+			if (open == nr || (close = source_token_close(text, t, nr, open)) == nr)
 				continue;
 			for (k = close + 1; k < nr && !tok_word(text, &t[k], ";"); k++)
 				if (tok_word(text, &t[k], name)) {
@@ -1109,11 +1091,11 @@ char *source_member_type(const char *text, size_t len, const char *name, const c
 		return NULL;
 	}
 	*defined = 1;
-	end = closing(text, t, nr, body);
+	end = source_token_close(text, t, nr, body);
 	for (b = i = body + 1; i < end; i++) {
 		if (tok_word(text, &t[i], "{") || tok_word(text, &t[i], "(") ||
 		    tok_word(text, &t[i], "[")) {
-			i = closing(text, t, end, i);      /* a nested body or a method's */
+			i = source_token_close(text, t, end, i);      /* a nested body or a method's */
 			if (tok_word(text, &t[i], "}"))
 				b = i + 1;                 /* a method body ends its declaration */
 			continue;
