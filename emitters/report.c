@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "analysis/load_sites.h"
+#include "analysis/ptx.h"
 #include "base/error.h"
 #include "base/module_id.h"
 #include "base/strbuf.h"
@@ -105,6 +106,55 @@ char *report_human_bytes(double bytes)
 		u++;
 	}
 	return xasprintf("%s%.*f %s", bytes < 0 ? "-" : "", v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
+}
+
+char *report_load_where(const struct report_load *l)
+{
+	/* a Triton kernel: which tl.load of the line, by its column */
+	if (load_sites_is_python(l->hint.path) && l->column > 0)
+		return xasprintf("%s:%d:%d", l->hint.path, l->line, l->column);
+	if (l->file && ptx_toolkit_include_name(l->file))   /* CUB's, Thrust's: as included */
+		return xasprintf("<%s>:%d", ptx_toolkit_include_name(l->file), l->line);
+	if (l->hint.path)
+		return xasprintf("%s:%d", l->hint.path, l->line);
+	if (l->ptx_line)
+		return xasprintf("PTX line %u", l->ptx_line);
+	return xstrdup("-");
+}
+
+/* Whether b continues a's group in "What to change" and the hints: the
+ * same source line and action and hint status, and either the same column
+ * (the loads of one expression, a Triton tl.load) or one reason why no
+ * source change carries them (a library's code, no source). */
+static int same_site(const struct report_load *a, const struct report_load *b)
+{
+	if (!(b->changes && a->file && b->file && a->line > 0 && a->line == b->line &&
+	      !strcmp(a->file, b->file) && a->action && b->action && !strcmp(a->action, b->action) &&
+	      a->hint.status == b->hint.status && b->ordinal == a->ordinal + (b - a)))
+		return 0;
+	if (a->column > 0 && a->column == b->column)
+		return 1;
+	return a->hint.status != SOURCE_HINT_REWRITTEN && a->hint.status != SOURCE_HINT_NONE &&
+	       a->hint.message && b->hint.message && !strcmp(a->hint.message, b->hint.message);
+}
+
+char *report_load_group_phrase(const struct report_kernel *k, size_t j, size_t e)
+{
+	const struct report_load *l = &k->loads[j];
+
+	if (l->column > 0 && l->column == k->loads[e].column)
+		return xasprintf("%zu PTX loads of one %s", e - j + 1,
+				 load_sites_is_python(l->file) ? "call" : "expression");
+	return xasprintf("%zu loads of this line", e - j + 1);
+}
+
+size_t report_load_group_end(const struct report_kernel *k, size_t j)
+{
+	size_t e = j;
+
+	while (e + 1 < k->nr_loads && same_site(&k->loads[j], &k->loads[e + 1]))
+		e++;
+	return e;
 }
 
 char *report_load_saving(const struct report_load *l)

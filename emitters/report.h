@@ -119,6 +119,26 @@ const char *report_section_title(const char *key, int *candidate);
 const char *report_section_standing(const struct report_section *s);
 
 /*
+ * Where a load is, as the reports show it: "kernels.py:17:20" (a Triton
+ * tl.load, by its column), "<cub/agent/agent_reduce.cuh>:373" (a header of
+ * the CUDA Toolkit, as included), "stencil.cu:42", or "PTX line 120"
+ * without -lineinfo. Caller frees.
+ */
+char *report_load_where(const struct report_load *l);
+
+/*
+ * The last load of the group k->loads[j] starts, j when it is alone: the
+ * changed loads after it with the same source line, action and hint
+ * status, and either the same column (one expression's PTX loads, a Triton
+ * tl.load's) or one reason why no source change carries them (a library's
+ * code). The reports show such a group as one line ("loads 6-11").
+ */
+size_t report_load_group_end(const struct report_kernel *k, size_t j);
+/* What the group j..e is: "8 PTX loads of one call" (a Triton tl.load),
+ * "2 PTX loads of one expression", "6 loads of this line". Caller frees. */
+char *report_load_group_phrase(const struct report_kernel *k, size_t j, size_t e);
+
+/*
  * What a changed load's advice saves, as a phrase: "avoids 1.00 MiB of L2
  * traffic" for a bypass (what caching it too would add), "saves 938 KiB of
  * L2 traffic" for a cache decision, "" when unknown. Caller frees.

@@ -68,15 +68,13 @@ static void esc(struct strbuf *out, const char *s)
 	strbuf_release(&printable);
 }
 
-/* "file:line" of a load, or its PTX line without -lineinfo. */
+/* Where a load is (report_load_where). */
 static void where_html(struct strbuf *out, const struct report_load *l)
 {
-	if (l->hint.path) {
-		esc(out, l->hint.path);
-		strbuf_addf(out, ":%d", l->line);
-	} else {
-		strbuf_addf(out, "PTX line %u", l->ptx_line);
-	}
+	char *w = report_load_where(l);
+
+	esc(out, w);
+	free(w);
 }
 
 static const char *decision_class(const char *decision)
@@ -329,14 +327,21 @@ static void summary(struct strbuf *out, const struct report_input *in)
 
 			for (j = 0; j < k->nr_loads; j++) {
 				const struct report_load *l = &k->loads[j];
+				size_t e;
 				char *sv;
 
 				if (!l->changes)
 					continue;
-				sv = report_load_saving(l);
+				/* one row for the loads of one expression or library line */
+				e = report_load_group_end(k, j);
+				sv = e > j ? xstrdup("") : report_load_saving(l);
 				strbuf_addstr(out, "<tr><td>");
 				label_html(out, k, label);
-				strbuf_addf(out, "</td><td class=\"num\">%u</td><td>", l->ordinal);
+				if (e > j)
+					strbuf_addf(out, "</td><td class=\"num\">%u&ndash;%u</td><td>",
+						    l->ordinal, k->loads[e].ordinal);
+				else
+					strbuf_addf(out, "</td><td class=\"num\">%u</td><td>", l->ordinal);
 				where_html(out, l);
 				strbuf_addf(out, "</td><td><span class=\"tag %s\">",
 					    decision_class(l->decision));
@@ -347,6 +352,7 @@ static void summary(struct strbuf *out, const struct report_input *in)
 					    l->hint.status == SOURCE_HINT_REWRITTEN ? "rewritten" :
 					    "see hints");
 				free(sv);
+				j = e;
 			}
 			free(label);
 		}
@@ -703,35 +709,46 @@ static void hints_section(struct strbuf *out, const struct report_input *in)
 		for (j = 0; j < k->nr_loads; j++) {
 			const struct report_load *l = &k->loads[j];
 			const struct source_hint *h = &l->hint;
+			size_t e = j;
 
 			if (!l->changes && strcmp(l->decision, "cache") && strcmp(l->decision, "bypass"))
 				continue;
 			shown++;
+			if (l->changes)
+				e = report_load_group_end(k, j);
 			strbuf_addf(out, "<div class=\"hint %s\"><p><strong>",
 				    h->status == SOURCE_HINT_REWRITTEN ? "rewritten" :
 				    l->changes ? "not" : "");
 			where_html(out, l);
 			strbuf_addstr(out, "</strong> &mdash; ");
 			label_html(out, k, label);
-			strbuf_addf(out, " load %u (<code>", l->ordinal);
+			if (e > j)
+				strbuf_addf(out, " loads %u&ndash;%u (<code>", l->ordinal,
+					    k->loads[e].ordinal);
+			else
+				strbuf_addf(out, " load %u (<code>", l->ordinal);
 			esc(out, l->instruction);
 			strbuf_addf(out, "</code>): <span class=\"tag %s\">", decision_class(l->decision));
 			esc(out, l->decision);
 			strbuf_addstr(out, "</span>");
-			{
-				char *hits = report_load_hits_phrase(l);
+			if (e > j) {
+				char *g = report_load_group_phrase(k, j, e);
+
+				strbuf_addstr(out, ", ");
+				esc(out, g);
+				free(g);
+			} else {
+				char *hits = report_load_hits_phrase(l), *saving = report_load_saving(l);
+
 				if (*hits) {
 					strbuf_addstr(out, ", ");
 					esc(out, hits);
 				}
-				free(hits);
-			}
-			{
-				char *saving = report_load_saving(l);
 				if (*saving) {
 					strbuf_addstr(out, ", ");
 					esc(out, saving);
 				}
+				free(hits);
 				free(saving);
 			}
 			strbuf_addstr(out, "<br>");
@@ -750,6 +767,7 @@ static void hints_section(struct strbuf *out, const struct report_input *in)
 				strbuf_addstr(out, "</pre>");
 			}
 			strbuf_addstr(out, "</div>");
+			j = e;
 		}
 		free(label);
 	}

@@ -44,19 +44,6 @@ static char *pct_text(double v)
 	return isnan(v) ? xstrdup("-") : xasprintf("%.1f%%", 100 * v);
 }
 
-static char *where_text(const struct report_load *l)
-{
-	/* a Triton kernel: which tl.load of the line, by its column */
-	if (load_sites_is_python(l->hint.path) && l->column > 0)
-		return xasprintf("%s:%d:%d", l->hint.path, l->line, l->column);
-	if (l->file && ptx_toolkit_include_name(l->file))   /* CUB's, Thrust's: as included */
-		return xasprintf("<%s>:%d", ptx_toolkit_include_name(l->file), l->line);
-	if (l->hint.path)
-		return xasprintf("%s:%d", l->hint.path, l->line);
-	if (l->ptx_line)
-		return xasprintf("PTX line %u", l->ptx_line);
-	return xstrdup("-");
-}
 
 static void json_scalar(struct strbuf *out, json_t *v)
 {
@@ -197,21 +184,6 @@ static void cost_line(struct strbuf *out, const struct report_input *in)
 	free(line);
 }
 
-/* Whether b continues a's group in "What to change" and the hints: the
- * same source line and action and hint status, and either the same column
- * (the loads of one expression, a Triton tl.load) or one reason why no
- * source change carries them (a library's code, no source). */
-static int same_site(const struct report_load *a, const struct report_load *b)
-{
-	if (!(b->changes && a->file && b->file && a->line > 0 && a->line == b->line &&
-	      !strcmp(a->file, b->file) && a->action && b->action && !strcmp(a->action, b->action) &&
-	      a->hint.status == b->hint.status && b->ordinal == a->ordinal + (b - a)))
-		return 0;
-	if (a->column > 0 && a->column == b->column)
-		return 1;
-	return a->hint.status != SOURCE_HINT_REWRITTEN && a->hint.status != SOURCE_HINT_NONE &&
-	       a->hint.message && b->hint.message && !strcmp(a->hint.message, b->hint.message);
-}
 
 static void summary(struct strbuf *out, const struct report_input *in, const struct palette *p)
 {
@@ -322,14 +294,13 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 					continue;
 				/* the loads one source expression compiled to (a Triton tl.load
 				 * is several PTX loads): one line when they get one action */
-				while (e + 1 < k->nr_loads && same_site(l, &k->loads[e + 1]))
-					e++;
+				e = report_load_group_end(k, j);
 				if (e > j)
 					snprintf(ords, sizeof(ords), "loads %u-%u", l->ordinal,
 						 k->loads[e].ordinal);
 				else
 					snprintf(ords, sizeof(ords), "load %-3u", l->ordinal);
-				where = where_text(l);
+				where = report_load_where(l);
 				sv = e > j ? xstrdup("") : report_load_saving(l);
 				strbuf_addf(out, "    %-16s %-8s %-22s %s%s%s%s%s%s\n", label, ords, where,
 					    decision_color(p, l->decision),
@@ -449,7 +420,7 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 		char *hit = num_text(l->hit), *acc = num_text(l->access), *rate = pct_text(l->hit_rate);
 		char *sv = isnan(l->traffic_saved_bytes) ? xstrdup("-") :
 			   report_human_bytes(l->traffic_saved_bytes);
-		char *where = where_text(l);
+		char *where = report_load_where(l);
 
 		strbuf_addf(out, "  %4u  %s%-13s%s %-16s %15s %12s %8s %11s  %s\n", l->ordinal,
 			    decision_color(p, l->decision), l->decision, p->reset,
@@ -548,7 +519,7 @@ static void hints_section(struct strbuf *out, const struct report_input *in,
 		for (j = 0; j < k->nr_loads; j++) {
 			const struct report_load *l = &k->loads[j];
 			const struct source_hint *h = &l->hint;
-			char *where = where_text(l), *hits, *saving;
+			char *where = report_load_where(l), *hits, *saving;
 			size_t e = j;
 
 			if (!l->changes && strcmp(l->decision, "cache") && strcmp(l->decision, "bypass")) {
@@ -557,13 +528,10 @@ static void hints_section(struct strbuf *out, const struct report_input *in,
 			}
 			shown++;
 			/* a tl.load's PTX loads, one hint (as in "What to change") */
-			while (l->changes && e + 1 < k->nr_loads && same_site(l, &k->loads[e + 1]))
-				e++;
+			if (l->changes)
+				e = report_load_group_end(k, j);
 			if (e > j) {
-				hits = l->column > 0 && l->column == k->loads[e].column ?
-				       xasprintf("%zu PTX loads of one %s", e - j + 1,
-						 load_sites_is_python(l->file) ? "call" : "expression") :
-				       xasprintf("%zu loads of this line", e - j + 1);
+				hits = report_load_group_phrase(k, j, e);
 				saving = xstrdup("");
 				strbuf_addf(out, "  %s%s%s  %s loads %u-%u (%s): %s%s%s, %s\n", p->cyan,
 					    where, p->reset, label, l->ordinal, k->loads[e].ordinal,

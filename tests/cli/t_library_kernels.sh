@@ -34,6 +34,9 @@ lines=$(sed -n '/What to change:/,/How to apply:/p' "$TMP/report.txt" | grep -c 
 expect_grep "in CUB, a header of the CUDA Toolkit \(cub/[a-z_/]+\.cuh:[0-9]+\): the library's code, not yours, so not rewritten; cacheadvise run --plan applies it without a change \(for a CUB algorithm's input, cub::CacheModifiedInputIterator<cub::LOAD_CG, T> gives its loads this form\)" "$TMP/report.txt"
 expect_grep "in CUB, a header of the CUDA Toolkit \(cub/[a-z_/]+\.cuh:[0-9]+\): the library's code, not yours, so not rewritten; cacheadvise run --plan applies it without a change$" "$TMP/report.txt"
 expect_no_grep 'is outside the source root' "$TMP/report.txt"
+# the HTML report names and groups them the same way
+expect_grep '<td class="num">[0-9]+&ndash;[0-9]+</td><td>&lt;cub/[a-z_/]+\.cuh&gt;:[0-9]+</td>' "$TMP/cap/report.html"
+expect_grep "in CUB, a header of the CUDA Toolkit \(cub/[a-z_/]+\.cuh:[0-9]+\): the library&#39;s code|in CUB, a header of the CUDA Toolkit \(cub/[a-z_/]+\.cuh:[0-9]+\): the library's code" "$TMP/cap/report.html"
 # source.patch rewrites the program's file only
 grep '^+++ ' "$TMP/cap/source.patch" >"$TMP/files"
 expect_line '+++ b/lib_kernels.cu' "$TMP/files"

@@ -54,6 +54,9 @@ expect_no_grep 'no tl.load call' "$TMP/report.txt"
 # a call's PTX loads are one hint and one decision
 expect_grep '^  kernels\.py:17:16  softmax_kernel loads 0-7 \(ld\.global\.b32\): [a-z]+, 8 PTX loads of one call$' "$TMP/report.txt"
 expect_line '  decided per call: 8 PTX loads are 1 source call (a tl.load'"'"'s loads take one decision)' "$TMP/report.txt"
+# ... in the HTML report too: one row of "What to change", one hint
+expect_grep 'softmax_kernel</[a-z]+></td><td class="num">0&ndash;7</td><td>kernels\.py:17:16</td>' "$TMP/cap/report.html"
+expect_grep 'kernels\.py:17:16</strong> &mdash; .*softmax_kernel.* loads 0&ndash;7 \(<code>ld\.global\.b32</code>\): <span class="tag [a-z]+">[a-z]+</span>, 8 PTX loads of one call<br>' "$TMP/cap/report.html"
 # the pipelined matmul's tl.load calls are cp.async copies: inspect counts
 # them by line, and the report says they are neither measured nor patched
 "$CACHEADVISE" inspect "$FIX"/cache/*/matmul_pipelined_kernel.ptx >"$TMP/mm.txt"
