@@ -725,21 +725,45 @@ static void set_unchanged_message(struct cand *c)
 	}
 }
 
+/*
+ * The origin of a module the program loaded from memory at run time
+ * ("cuModuleLoadData#2", "cuLibraryLoadData#0": NVRTC's output, a JIT of
+ * the program's own), NULL for one of the program's fatbins or a file.
+ */
+static const char *loaded_from_memory(const struct report_input *in, const char *module)
+{
+	static const char *const apis[] = { "cuModuleLoadData#", "cuModuleLoadDataEx#",
+					    "cuModuleLoadFatBinary#", "cuLibraryLoadData#" };
+	const struct capture_module *m = capture_find_module(&in->model, module);
+	size_t i;
+
+	for (i = 0; m && m->origin && i < ARRAY_SIZE(apis); i++)
+		if (!strncmp(m->origin, apis[i], strlen(apis[i])))
+			return m->origin;
+	return NULL;
+}
+
 static void decide(struct resolver *r, struct cand *c)
 {
 	struct report_load *l = c->l;
 	struct source_hint *h = &l->hint;
 	struct report_source *src = h->source_index >= 0 ? &r->in->sources[h->source_index] : NULL;
-	const char *lib;
+	const char *lib, *mem = loaded_from_memory(r->in, c->k->module);
 
 	if (!l->changes) {
 		h->status = SOURCE_HINT_NONE;
 		set_unchanged_message(c);
 	} else if (!l->file) {
 		h->status = SOURCE_HINT_NO_LINEINFO;
-		h->message = xasprintf("no source line: the PTX was built without -lineinfo; rebuild "
-				       "with nvcc -lineinfo to map loads to source lines (here: PTX "
-				       "line %u of %s)", l->ptx_line, h->ptx_path ? h->ptx_path : "?");
+		h->message = mem ?
+			xasprintf("no source line: the program loaded this module from memory at run "
+				  "time (%s) without line info; compiled by NVRTC, pass \"-lineinfo\" "
+				  "to nvrtcCompileProgram to map loads to source lines; meanwhile "
+				  "cacheadvise run --plan applies the advice (here: PTX line %u of %s)",
+				  mem, l->ptx_line, h->ptx_path ? h->ptx_path : "?") :
+			xasprintf("no source line: the PTX was built without -lineinfo; rebuild "
+				  "with nvcc -lineinfo to map loads to source lines (here: PTX "
+				  "line %u of %s)", l->ptx_line, h->ptx_path ? h->ptx_path : "?");
 	} else if ((lib = ptx_toolkit_library(l->file))) {
 		enum load_action a;
 		enum l2_priority l2;
@@ -762,8 +786,14 @@ static void decide(struct resolver *r, struct cand *c)
 				       src->path, r->in->source_root ? r->in->source_root : "?");
 	} else if (!src->file) {
 		h->status = SOURCE_HINT_NO_SOURCE;
-		h->message = xasprintf("cannot read '%s': pass --source-root with the directory that "
-				       "holds '%s'", src->read_path, src->path);
+		h->message = mem ?
+			xasprintf("cannot read '%s': the program loaded this module from memory at "
+				  "run time (%s), as it does NVRTC's output: where '%s' is the name "
+				  "of a source string, there is no file to patch and cacheadvise run "
+				  "--plan applies the advice; where it is a file, pass --source-root "
+				  "with its directory", src->read_path, mem, src->path) :
+			xasprintf("cannot read '%s': pass --source-root with the directory that "
+				  "holds '%s'", src->read_path, src->path);
 	} else if (c->py) {
 		h->status = SOURCE_HINT_NONE;   /* python_hints() decides */
 	} else if (!c->helper && !strcmp(l->action, "default")) {

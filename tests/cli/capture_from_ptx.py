@@ -6,7 +6,10 @@ turn, one per source call (file, line and column), so a call's loads share
 one. Prints "kernel line column form" for each call.
 
     python3 capture_from_ptx.py CACHEADVISE CAPDIR --forms F1,F2,... \\
-        [--program PATH ARGS...] -- PTX...
+        [--origin API] [--program PATH ARGS...] -- PTX...
+
+--origin: how the program loaded the modules ("cuModuleLoadData": from
+memory, as NVRTC's output is); default cuModuleLoad (a file).
 """
 import json
 import os
@@ -21,14 +24,17 @@ def main():
     sep = rest.index("--")
     opts, ptxs = rest[:sep], rest[sep + 1:]
     forms = opts[opts.index("--forms") + 1].split(",")
+    origin = opts[opts.index("--origin") + 1] if "--origin" in opts else "cuModuleLoad"
     program = opts[opts.index("--program") + 1:] if "--program" in opts else ["python3", "prog.py"]
+    if "--origin" in program:
+        program = program[:program.index("--origin")]
     os.makedirs(cap + "/modules", exist_ok=True)
     mods, kernels, plan, n = [], [], {"schema": "cacheadvise.plan/1", "modules": []}, 0
     for ptx in ptxs:
         d = json.loads(subprocess.check_output([tool, "inspect", "--json", ptx]))
         for m in d["modules"]:
             shutil.copy(ptx, "%s/modules/%s.ptx" % (cap, m["id"]))
-            mods.append({"id": m["id"], "origin": "cuModuleLoad#%d" % len(mods), "arch": "sm_90",
+            mods.append({"id": m["id"], "origin": "%s#%d" % (origin, len(mods)), "arch": "sm_90",
                          "has_ptx": True, "ptx": "modules/%s.ptx" % m["id"]})
             pm = {"id": m["id"], "functions": []}
             for f in m["functions"]:
