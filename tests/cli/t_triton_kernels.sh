@@ -72,6 +72,22 @@ expect_line '[(182, 20, 12), (183, 20, 12)]' "$TMP/mm.sites"
 expect_grep '^  24 async copies from global to shared memory \(cp\.async\) at kernels\.py:182 \(12\), kernels\.py:183 \(12\) are no ld\.global loads: they are neither measured nor patched\. Triton pipelines' "$TMP/report.txt"
 expect_grep '24 async copies from global to shared memory' "$TMP/cap/report.html"
 
+# run --plan's side: every patched module (the plan's forms in the PTX,
+# createpolicy and all) assembles for its target (sm_90a: wgmma)
+PTXAS=${PTXAS:-$(command -v ptxas || echo /usr/local/cuda/bin/ptxas)}
+if [ -x "$PTXAS" ]; then
+	n=0
+	for f in "$TMP"/cap/patched/*.ptx; do
+		target=$(awk '$1 == ".target" { print $2; exit }' "$f")
+		if "$PTXAS" -arch="$target" "$f" -o "$TMP/p.cubin" 2>"$TMP/ptxas.err"; then
+			n=$((n + 1))
+		else
+			not_ok "ptxas -arch=$target $(basename "$f"): $(head -3 "$TMP/ptxas.err")"
+		fi
+	done
+	[ "$n" = 10 ] && ok || not_ok "$n of 10 patched modules assembled"
+fi
+
 expect_status 0 "$CACHEADVISE" apply "$TMP/cap" --source-root "$TMP/src"
 # the applied file is the one wide/rebuilt was compiled from
 if cmp -s "$TMP/src/kernels.py" "$FIX/rebuilt/kernels.py"; then ok; else
