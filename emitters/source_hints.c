@@ -91,6 +91,13 @@ struct resolver {
 	 * sf NULL when unreadable */
 	struct { char *path; struct source_file *sf; } *aux;
 	size_t nr_aux;
+	/* member_type's answers by (file read, struct, member): the definition
+	 * is looked for once, however many loads read that member */
+	struct { char *key; char *type; int defined; } *members;
+	size_t nr_members;
+	/* struct_files' lists by the file they start from */
+	struct { char *path; char **files; size_t nr; } *lists;
+	size_t nr_lists;
 };
 
 /* Reads s from lookup_root/suffix, making suffix its path; 0 when unreadable. */
@@ -446,6 +453,26 @@ static void struct_files(struct resolver *r, const char *path, int depth, char *
 	free(dir);
 }
 
+/* struct_files(path), made once per path (borrowed by the caller). */
+static char **files_for(struct resolver *r, const char *path, size_t *nr)
+{
+	size_t i;
+
+	for (i = 0; i < r->nr_lists; i++)
+		if (!strcmp(r->lists[i].path, path))
+			break;
+	if (i == r->nr_lists) {
+		r->lists = xrealloc(r->lists, (r->nr_lists + 1) * sizeof(*r->lists));
+		r->lists[i].path = xstrdup(path);
+		r->lists[i].files = NULL;
+		r->lists[i].nr = 0;
+		struct_files(r, path, 0, &r->lists[i].files, &r->lists[i].nr);
+		r->nr_lists++;
+	}
+	*nr = r->lists[i].nr;
+	return r->lists[i].files;
+}
+
 /*
  * What a type name the helpers do not know stands for, through at most two
  * "#define" or "typedef" steps in the files a struct of src would be found
@@ -453,11 +480,11 @@ static void struct_files(struct resolver *r, const char *path, int depth, char *
  */
 static char *type_alias(struct resolver *r, const struct report_source *src, const char *type)
 {
-	char **files = NULL, *cur = xstrdup(type);
-	size_t nr = 0, i, step;
+	char **files, *cur = xstrdup(type);
+	size_t nr, i, step;
 	int changed = 1;
 
-	struct_files(r, src->read_path, 0, &files, &nr);
+	files = files_for(r, src->read_path, &nr);
 	for (step = 0; step < 2 && changed; step++) {
 		changed = 0;
 		for (i = 0; i < nr && !changed; i++) {
@@ -471,9 +498,6 @@ static char *type_alias(struct resolver *r, const struct report_source *src, con
 			}
 		}
 	}
-	for (i = 0; i < nr; i++)
-		free(files[i]);
-	free(files);
 	if (!strcmp(cur, type)) {
 		free(cur);
 		return NULL;
@@ -492,7 +516,7 @@ static char *type_alias(struct resolver *r, const struct report_source *src, con
 static int member_type(struct resolver *r, struct cand *c, const struct report_source *src,
 		       const char *ptype, const struct source_ld_type *t)
 {
-	char *sname = source_pointee_type(ptype), *type = NULL, **files = NULL;
+	char *sname = source_pointee_type(ptype), *type = NULL, **files, *key;
 	const char *m = c->rw.member;
 	size_t nr = 0, i;
 	int defined = 0, match, ok = 0;
@@ -502,12 +526,25 @@ static int member_type(struct resolver *r, struct cand *c, const struct report_s
 				   "member's type decides the helper; rewrite it by hand", m);
 		return 0;
 	}
-	struct_files(r, src->read_path, 0, &files, &nr);
-	for (i = 0; i < nr && !defined; i++) {
-		const struct source_file *sf = aux_file(r, files[i]);
+	key = xasprintf("%s\n%s\n%s", src->read_path, sname, m);
+	for (i = 0; i < r->nr_members && strcmp(r->members[i].key, key); i++)
+		;
+	if (i < r->nr_members) {
+		type = r->members[i].type ? xstrdup(r->members[i].type) : NULL;
+		defined = r->members[i].defined;
+		free(key);
+	} else {
+		files = files_for(r, src->read_path, &nr);
+		for (i = 0; i < nr && !defined; i++) {
+			const struct source_file *sf = aux_file(r, files[i]);
 
-		if (sf)
-			type = source_member_type(sf->text, sf->len, sname, m, &defined);
+			if (sf)
+				type = source_member_type(sf->text, sf->len, sname, m, &defined);
+		}
+		r->members = xrealloc(r->members, (r->nr_members + 1) * sizeof(*r->members));
+		r->members[r->nr_members].key = key;
+		r->members[r->nr_members].type = type ? xstrdup(type) : NULL;
+		r->members[r->nr_members++].defined = defined;
 	}
 	/* a type named through "#define fp double" or a typedef */
 	match = type ? source_type_matches(type, t) : -1;
@@ -544,9 +581,6 @@ static int member_type(struct resolver *r, struct cand *c, const struct report_s
 		c->rw.elem_type = type;
 	else
 		free(type);
-	for (i = 0; i < nr; i++)
-		free(files[i]);
-	free(files);
 	free(sname);
 	return ok;
 }
@@ -1522,7 +1556,7 @@ static void async_copies(struct resolver *r, struct report_kernel *k)
 
 void source_hints_resolve(struct report_input *in)
 {
-	struct resolver r = { in, NULL, 0, NULL, 0, NULL, 0 };
+	struct resolver r = { in, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0 };
 	struct cand *cands;
 	size_t i, j, n = 0, at = 0;
 
@@ -1611,6 +1645,18 @@ void source_hints_resolve(struct report_input *in)
 		source_file_free(r.aux[i].sf);
 	}
 	free(r.aux);
+	for (i = 0; i < r.nr_members; i++) {
+		free(r.members[i].key);
+		free(r.members[i].type);
+	}
+	free(r.members);
+	for (i = 0; i < r.nr_lists; i++) {
+		for (j = 0; j < r.lists[i].nr; j++)
+			free(r.lists[i].files[j]);
+		free(r.lists[i].files);
+		free(r.lists[i].path);
+	}
+	free(r.lists);
 	for (i = 0; i < r.nr_mods; i++) {
 		source_file_free(r.mods[i].sf);
 		ptx_module_free(r.mods[i].pm);
