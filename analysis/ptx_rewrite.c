@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/load_sites.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 
@@ -431,6 +432,29 @@ int ptx_rewrite_loads(const struct ptx_module *m, const struct ptx_load_edit *ed
 			error_prefix(ret, "load %u of '%s' (PTX line %u)", ld->ordinal, at[i].fn->name,
 				     ld->ptx_line);
 			goto out;
+		}
+		if (at[i].action == LOAD_ACTION_DEFAULT && at[i].l2 == L2_PRIORITY_NONE &&
+		    load_sites_is_python(ld->file) && strstr(op.buf, ".L2::cache_hint")) {
+			/* A Triton load's "default" is what a tl.load without
+			 * eviction_policy compiles to (docs/triton.md): a plain load,
+			 * without the cache hint and the policy its eviction_policy
+			 * gave it, as the Python patch writes it. */
+			char *q = strstr(op.buf, ".L2::cache_hint");
+			size_t b, e, comma;
+
+			if (policy_operand(m, ld, &b, &e)) {
+				ret = error_set(CA_E_INPUT, "load %u of '%s' (PTX line %u): its L2 cache "
+						"hint has no policy operand", ld->ordinal, at[i].fn->name,
+						ld->ptx_line);
+				goto out;
+			}
+			memmove(q, q + 15, strlen(q + 15) + 1);
+			op.len -= 15;
+			for (comma = b; comma > pos && m->text[comma - 1] != ','; comma--)
+				;
+			ALLOC_GROW(sp, nsp + 1, asp);
+			sp[nsp] = (struct splice){ comma - 1, e - (comma - 1), xstrdup(""), nsp };
+			nsp++;
 		}
 		if (at[i].l2 != L2_PRIORITY_NONE) {
 			struct strbuf hinted = STRBUF_INIT;

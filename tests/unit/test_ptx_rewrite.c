@@ -349,6 +349,22 @@ static size_t count_of(const char *hay, const char *needle)
 
 /* L2 priorities: the hinted opcodes, the policy operand, one createpolicy
  * per function and priority at the top of its body, and the refusals. */
+/* sb with its first "from" replaced by "to". */
+static void replace_first(struct strbuf *sb, const char *from, const char *to)
+{
+	char *at = strstr(sb->buf, from);
+	struct strbuf r = STRBUF_INIT;
+
+	CHECK(at != NULL);
+	if (!at)
+		return;
+	strbuf_add(&r, sb->buf, (size_t)(at - sb->buf));
+	strbuf_addstr(&r, to);
+	strbuf_addstr(&r, at + strlen(from));
+	strbuf_release(sb);
+	*sb = r;
+}
+
 static void test_l2(void)
 {
 	struct ptx_module *m = parse("k.ptx", module_text, sizeof(module_text) - 1), *r;
@@ -422,6 +438,31 @@ static void test_l2(void)
 			ptx_module_free(r);
 		}
 		strbuf_reset(&out);
+	}
+	/* "default" on a load with a hint of its own: a CUDA load keeps the
+	 * hint (only the L1 side is the plan's); a Triton load (its line in a
+	 * .py file) becomes the plain load a tl.load without eviction_policy
+	 * compiles to, as the Python patch writes it */
+	{
+		struct ptx_load_edit d = { "k", 3, LOAD_ACTION_DEFAULT, L2_PRIORITY_NONE };
+		struct strbuf py = STRBUF_INIT;
+		struct ptx_module *pm;
+
+		CHECK_INT(ptx_rewrite_loads(m, &d, 1, &out), 0);
+		CHECK(strstr(out.buf, "\tld.global.L2::cache_hint.f32 %f7, [%rd2+32], %rd3;\n") != NULL);
+		strbuf_reset(&out);
+		strbuf_addstr(&py, module_text);
+		replace_first(&py, ".address_size 64\n", ".address_size 64\n.file 1 \"/k/kernels.py\"\n");
+		replace_first(&py, "\tld.global.L1::evict_last.L2::cache_hint.f32",
+				     "\t.loc 1 17 20\n\tld.global.L1::evict_last.L2::cache_hint.f32");
+		pm = parse("py.ptx", py.buf, py.len);
+		if (pm) {
+			CHECK_INT(ptx_rewrite_loads(pm, &d, 1, &out), 0);
+			CHECK(strstr(out.buf, "\tld.global.f32 %f7, [%rd2+32];\n") != NULL);
+			ptx_module_free(pm);
+		}
+		strbuf_reset(&out);
+		strbuf_release(&py);
 	}
 	/* a bare L2 eviction qualifier of its own (256-bit loads) is refused */
 	{
