@@ -341,9 +341,10 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 	prio = xcalloc(lp->nr_forms + 1, sizeof(*prio));
 	act = xcalloc(lp->nr_forms + 1, sizeof(*act));
 	for (f = 0; f < lp->nr_forms; f++) {
-		/* an L2 priority, or an L1 form with one (Triton's eviction_policy) */
+		/* an L2 priority, an L1 form with one (Triton's eviction_policy),
+		 * or "default": a Triton load without one (its policy removed) */
 		if (load_form_parse(lp->forms[f], &act[f], &prio[f]) ||
-		    prio[f] == L2_PRIORITY_NONE) {
+		    !load_form_is_l2_choice(act[f], prio[f])) {
 			free(prio);
 			free(act);
 			return error_set(CA_E_INPUT, "kernel '%s': l2_priority.forms[%zu] '%s' is "
@@ -463,12 +464,15 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 				 * replaces the L1 decision */
 				if (act[s - 1] != LOAD_ACTION_AS_BUILT)
 					plan_set(plan, mod, ck->name, l->ordinals[m], act[s - 1]);
-				plan_set_l2(plan, mod, ck->name, l->ordinals[m], prio[s - 1]);
+				if (prio[s - 1] != L2_PRIORITY_NONE)
+					plan_set_l2(plan, mod, ck->name, l->ordinals[m], prio[s - 1]);
 				if (!al)
 					continue;
 				if (act[s - 1] != LOAD_ACTION_AS_BUILT)
 					al->action = load_action_name(act[s - 1]);
-				al->l2_action = l2_priority_name(prio[s - 1]);
+				/* "default": the load's own policy removed */
+				al->l2_action = prio[s - 1] != L2_PRIORITY_NONE ?
+						l2_priority_name(prio[s - 1]) : "default";
 				/* the entry's saving, on its first load (the rest add nothing) */
 				al->l2_saved_dram_bytes = m ? 0 : lp->baseline_dram_bytes -
 								   l->dram_bytes[s - 1];

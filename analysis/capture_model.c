@@ -805,10 +805,12 @@ static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 		enum load_action act;
 		enum l2_priority pr;
 
-		if (load_form_parse(lp->forms[f], &act, &pr) || pr == L2_PRIORITY_NONE)
+		/* an L2 priority, an L1 form with one (Triton's eviction_policy),
+		 * or "default" (a Triton load without one) */
+		if (load_form_parse(lp->forms[f], &act, &pr) || !load_form_is_l2_choice(act, pr))
 			return fail(r, path, "forms", "item %zu, '%s', is not an L2 priority "
-				    "(L2::evict_first, ..., or an L1 form and one: "
-				    "L1::evict_first+L2::evict_first)", f, lp->forms[f]);
+				    "(L2::evict_first, ..., an L1 form and one: "
+				    "L1::evict_first+L2::evict_first, or default)", f, lp->forms[f]);
 	}
 	if (isnan(lp->baseline_dram_bytes))
 		return fail(r, path, "baseline_dram_bytes", "missing: every gain is against it");
@@ -907,8 +909,9 @@ static int read_oracle_l2(const struct rd *r, json_t *p, const char *psub,
 			return ret;
 		if (ord < 0)
 			return fail(r, sub, "ordinal", "missing");
-		if (load_form_parse(e->form, &act, &pr) || pr == L2_PRIORITY_NONE)
-			return fail(r, sub, "form", "'%s' is not an L2 priority", e->form);
+		if (load_form_parse(e->form, &act, &pr) || !load_form_is_l2_choice(act, pr))
+			return fail(r, sub, "form", "'%s' is not an L2 priority (or default)",
+				    e->form);
 		e->ordinal = (unsigned)ord;
 		for (a = 0; a + 1 < pl->nr_l2; a++)
 			if (pl->l2[a].ordinal == e->ordinal)

@@ -33,16 +33,24 @@ int oracle_plan_add(struct plan *plan, const char *module, const char *fn,
  * the advice's L1 action and no L2 priority, d > 0 forms[d - 1] (an L2
  * priority, with the advice's L1 action, or a form with an L1 part of its
  * own: Triton's). Plan 0 is the advice's L1 alone.
+ *
+ * allowed (may be NULL: every digit) restricts site s to the digits whose
+ * bit is set in allowed[s] (bit 0, the advice's L1 alone, always is): a
+ * form a site is built in already is not measured, and a plan giving it
+ * that form is the plan without it. Plans are then numbered in the mixed
+ * radix of the sites' allowed digits.
  */
 struct oracle_l2_form {
 	enum load_action action;    /* LOAD_ACTION_AS_BUILT: the advice's L1 action */
 	enum l2_priority l2;
 };
 
-/* (1 + nr_forms)^n, or 0 when that exceeds max_plans (or n is 0). */
-size_t oracle_l2_plan_count(size_t n, size_t nr_forms, size_t max_plans);
-/* Load b's digit in plan p: 0 as advised in L1, d > 0 form d - 1. */
-unsigned oracle_l2_digit(size_t p, size_t b, size_t nr_forms);
+/* The product over the n sites of their allowed digits ((1 + nr_forms)^n
+ * without allowed), or 0 when that exceeds max_plans (or n is 0). */
+size_t oracle_l2_plan_count(size_t n, size_t nr_forms, const unsigned *allowed,
+			    size_t max_plans);
+/* Site b's digit in plan p: 0 as advised in L1, d > 0 form d - 1. */
+unsigned oracle_l2_digit(size_t p, size_t b, size_t nr_forms, const unsigned *allowed);
 /*
  * Adds plan p (p < oracle_l2_plan_count(nr_sites, ...)) of one kernel to
  * plan: each measured[b] (b < n) with l1[b] (the advice's L1 action,
@@ -54,9 +62,11 @@ unsigned oracle_l2_digit(size_t p, size_t b, size_t nr_forms);
 int oracle_l2_plan_add(struct plan *plan, const char *module, const char *fn,
 		       const unsigned *measured, const enum load_action *l1, size_t n,
 		       const size_t *site, size_t nr_sites, const struct oracle_l2_form *forms,
-		       size_t nr_forms, size_t p);
-/* The plan index of digits[0..n) (each <= nr_forms). */
-size_t oracle_l2_plan_index(const unsigned *digits, size_t n, size_t nr_forms);
+		       size_t nr_forms, const unsigned *allowed, size_t p);
+/* The plan index of digits[0..n) (each <= nr_forms; a digit a site does not
+ * allow counts as 0). */
+size_t oracle_l2_plan_index(const unsigned *digits, size_t n, size_t nr_forms,
+			    const unsigned *allowed);
 
 /*
  * The fastest plan: median_ns[p] for p < nplans (NAN: not measured) against

@@ -278,6 +278,13 @@ const char *l2_priority_name(enum l2_priority p);
  */
 const char *load_form_name(enum load_action a, enum l2_priority p);
 int load_form_parse(const char *name, enum load_action *a, enum l2_priority *p);
+/*
+ * Whether a parsed form is one the L2 pass measures and the L2 oracle
+ * gives: an L2 priority, with or without an L1 part (Triton's
+ * eviction_policy), or "default" (a Triton load without eviction_policy:
+ * its own cache hint removed).
+ */
+int load_form_is_l2_choice(enum load_action a, enum l2_priority p);
 
 struct ptx_load_edit {
 	const char *function;

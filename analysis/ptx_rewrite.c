@@ -94,6 +94,11 @@ const char *load_form_name(enum load_action a, enum l2_priority p)
 	return names[a][p];
 }
 
+int load_form_is_l2_choice(enum load_action a, enum l2_priority p)
+{
+	return p != L2_PRIORITY_NONE || a == LOAD_ACTION_DEFAULT;
+}
+
 int load_form_parse(const char *name, enum load_action *a, enum l2_priority *p)
 {
 	const char *plus = strchr(name, '+');

@@ -28,6 +28,7 @@
 #include "analysis/load_sites.h"
 #include "analysis/plan.h"
 #include "analysis/ptx_switch.h"
+#include "analysis/rebuild_match.h"
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/json_file.h"
@@ -59,10 +60,14 @@ struct l2_pass_form {
 	enum l2_priority l2;
 };
 /* The forms measured, in this order (the forms of a kernel's "l2_priority"):
- * the priorities alone for CUDA C++; for a Triton kernel the two forms its
+ * the priorities alone for CUDA C++; for a Triton kernel the three forms its
  * tl.load can write (eviction_policy="evict_first" sets L1::evict_first and
- * L2::evict_first at once, docs/triton.md), so that what is measured is
- * what the Python patch delivers. */
+ * L2::evict_first at once; without eviction_policy it is a plain load,
+ * docs/triton.md), so that what is measured is what the Python patch
+ * delivers, and a policy the kernel has already (Inductor's
+ * eviction_policy='evict_last') is measured against the other two. A
+ * site's form as built is not measured again (its DRAM traffic is the
+ * baseline's): "default" costs nothing where a call has no policy. */
 static const struct l2_pass_form l2_cuda_forms[] = {
 	{ LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_FIRST },
 	{ LOAD_ACTION_AS_BUILT, L2_PRIORITY_EVICT_LAST },
@@ -70,8 +75,8 @@ static const struct l2_pass_form l2_cuda_forms[] = {
 static const struct l2_pass_form l2_triton_forms[] = {
 	{ LOAD_ACTION_EVICT_FIRST, L2_PRIORITY_EVICT_FIRST },
 	{ LOAD_ACTION_EVICT_LAST, L2_PRIORITY_EVICT_LAST },
+	{ LOAD_ACTION_DEFAULT, L2_PRIORITY_NONE },
 };
-#define NR_L2_FORMS 2
 /* Loads whose best priority gained beyond the noise are paired, at most these many. */
 #define MAX_L2_PAIRED_LOADS 8
 
@@ -159,18 +164,52 @@ static int only_kernel(const char *kernel, struct strbuf *text)
 }
 
 /* The forms the L2 pass measures for k: Triton's where its loads are
- * Python's (their .loc names a .py file), else the priorities alone. */
-static const struct l2_pass_form *l2_forms_of(const struct profile_kernel *k)
+ * Python's (their .loc names a .py file), else the priorities alone; and
+ * how many (*nr, may be NULL). */
+static const struct l2_pass_form *l2_forms_of(const struct profile_kernel *k, size_t *nr)
 {
 	size_t a;
 
 	for (a = 0; a < k->vk.nr_measured; a++) {
 		unsigned ord = k->vk.measured[a];
 
-		if (ord < k->fn->nr_loads && load_sites_is_python(k->fn->loads[ord].file))
+		if (ord < k->fn->nr_loads && load_sites_is_python(k->fn->loads[ord].file)) {
+			if (nr)
+				*nr = ARRAY_SIZE(l2_triton_forms);
 			return l2_triton_forms;
+		}
 	}
+	if (nr)
+		*nr = ARRAY_SIZE(l2_cuda_forms);
 	return l2_cuda_forms;
+}
+
+/*
+ * Whether every load of a site (nodes: bits of k's measured loads) is
+ * built in form f already: its L2 priority is f's (a cache hint of its own,
+ * traced to its createpolicy; none for a plain load) and, where f has an
+ * L1 part, so is its L1 qualifier. Such a form is not measured: it is the
+ * baseline.
+ */
+static int site_built_as(const struct profile_kernel *k, uint64_t nodes,
+			 const struct l2_pass_form *f)
+{
+	size_t b;
+
+	for (b = 0; b < k->vk.nr_measured && b < 64; b++) {
+		const struct ptx_load *ld;
+
+		if (!(nodes >> b & 1))
+			continue;
+		if (k->vk.measured[b] >= k->fn->nr_loads)
+			return 0;
+		ld = &k->fn->loads[k->vk.measured[b]];
+		if (ptx_load_l2_priority(k->module->pm, k->fn, ld) != f->l2)
+			return 0;
+		if (f->action != LOAD_ACTION_AS_BUILT && !rebuild_load_has_form(ld, f->action))
+			return 0;
+	}
+	return 1;
 }
 
 /*
@@ -190,7 +229,7 @@ static char *write_variant_module(struct profile_ctx *c, size_t ki, const struct
 	plan_init(&plan);
 	if (v->nr_l2) {
 		/* every load as built, the variant's loads with their form */
-		const struct l2_pass_form *forms = l2_forms_of(k);
+		const struct l2_pass_form *forms = l2_forms_of(k, NULL);
 		size_t x, b;
 
 		for (x = 0; x < v->nr_l2; x++)
@@ -202,8 +241,9 @@ static char *write_variant_module(struct profile_ctx *c, size_t ki, const struct
 				if (f->action != LOAD_ACTION_AS_BUILT)
 					plan_set(&plan, k->vk.module_id, k->vk.function,
 						 k->vk.measured[b], f->action);
-				plan_set_l2(&plan, k->vk.module_id, k->vk.function,
-					    k->vk.measured[b], f->l2);
+				if (f->l2 != L2_PRIORITY_NONE)
+					plan_set_l2(&plan, k->vk.module_id, k->vk.function,
+						    k->vk.measured[b], f->l2);
 			}
 	} else {
 		variant_add_mask_to_plan(&k->vk, v->mask, LOAD_ACTION_NO_ALLOCATE, &plan);
@@ -897,7 +937,8 @@ static size_t l2_sites(const struct profile_kernel *k, uint64_t nodes[64], size_
  */
 static size_t l2_singles(struct profile_ctx *c, struct kernel_measure *km)
 {
-	size_t i, s, f, n = 0;
+	size_t i, s, f, n = 0, nf;
+	const struct l2_pass_form *forms;
 
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
@@ -913,11 +954,14 @@ static size_t l2_singles(struct profile_ctx *c, struct kernel_measure *km)
 			continue;
 		add_l2_variant(m, all, "l2:base1", 0, NULL, NULL);
 		add_l2_variant(m, all, "l2:base2", 0, NULL, NULL);
+		forms = l2_forms_of(k, &nf);
 		nr = l2_sites(k, nodes, first);
 		for (s = 0; s < nr; s++)
-			for (f = 0; f < NR_L2_FORMS; f++) {
+			for (f = 0; f < nf; f++) {
 				unsigned char form = (unsigned char)f;
 
+				if (site_built_as(k, nodes[s], &forms[f]))
+					continue;   /* as built: the baseline */
 				snprintf(label, sizeof(label), "l2:%zu:%zu", first[s], f);
 				add_l2_variant(m, all, label, 1, &nodes[s], &form);
 			}
@@ -959,7 +1003,7 @@ static void l2_baseline(const struct profile_kernel *k, const struct kernel_meas
  * that form, two by two ("l2:<a>:<s>,<b>:<t>", a and b their first nodes). */
 static size_t l2_pairs(struct profile_ctx *c, struct kernel_measure *km)
 {
-	size_t i, a, b, f, n = 0;
+	size_t i, a, b, f, n = 0, nf;
 
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
@@ -977,12 +1021,13 @@ static size_t l2_pairs(struct profile_ctx *c, struct kernel_measure *km)
 		l2_baseline(k, m, &base, &noise);
 		if (isnan(base))
 			continue;
+		l2_forms_of(k, &nf);
 		nr = l2_sites(k, nodes, first);
 		for (a = 0; a < nr && nb < MAX_L2_PAIRED_LOADS; a++) {
 			double best = isnan(noise) ? 0 : noise;
 			int bf = -1;
 
-			for (f = 0; f < NR_L2_FORMS; f++) {
+			for (f = 0; f < nf; f++) {
 				double d;
 
 				snprintf(label, sizeof(label), "l2:%zu:%zu", first[a], f);
@@ -1020,12 +1065,12 @@ static void l2_record(struct profile_ctx *c, struct kernel_measure *km)
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		struct kernel_measure *m = &km[i];
-		const struct l2_pass_form *pf = l2_forms_of(k);
-		size_t nr, first[64];
+		size_t nf, nr, first[64];
+		const struct l2_pass_form *pf = l2_forms_of(k, &nf);
 		uint64_t nodes[64];
 		json_t *forms = json_array(), *loads = json_array(), *pairs = json_array(), *lp;
 		double base, noise;
-		char label[48];
+		char label[96];
 
 		l2_baseline(k, m, &base, &noise);
 		if (isnan(base)) {
@@ -1034,7 +1079,7 @@ static void l2_record(struct profile_ctx *c, struct kernel_measure *km)
 			json_decref(pairs);
 			continue;
 		}
-		for (f = 0; f < NR_L2_FORMS; f++)
+		for (f = 0; f < nf; f++)
 			json_array_append_new(forms, json_string(load_form_name(pf[f].action,
 										pf[f].l2)));
 		nr = l2_sites(k, nodes, first);
@@ -1042,7 +1087,7 @@ static void l2_record(struct profile_ctx *c, struct kernel_measure *km)
 			json_t *d = json_array(), *entry;
 			int any = 0;
 
-			for (f = 0; f < NR_L2_FORMS; f++) {
+			for (f = 0; f < nf; f++) {
 				double v;
 
 				snprintf(label, sizeof(label), "l2:%zu:%zu", first[a], f);
@@ -1069,8 +1114,8 @@ static void l2_record(struct profile_ctx *c, struct kernel_measure *km)
 		}
 		for (a = 0; a < nr; a++)
 			for (b = a + 1; b < nr; b++)
-				for (f = 0; f < NR_L2_FORMS; f++)
-					for (g = 0; g < NR_L2_FORMS; g++) {
+				for (f = 0; f < nf; f++)
+					for (g = 0; g < nf; g++) {
 						double v;
 
 						snprintf(label, sizeof(label), "l2:%zu:%zu,%zu:%zu",

@@ -90,6 +90,9 @@ struct l2_oracle {
 	/* the site of each measured load: a Triton tl.load's loads are one
 	 * (analysis/load_sites.h) and share a digit */
 	size_t *site, nr_sites;
+	/* per site, the digits it takes (bit d: form d - 1 measured; bit 0,
+	 * the advice's L1 alone, always): a form it is built in is not */
+	unsigned *allowed;
 	size_t nplans, advised;
 };
 
@@ -106,8 +109,24 @@ static size_t l2_oracle_of(struct profile_ctx *c, struct profile_kernel *k, stru
 		return 0;
 	o->site = xcalloc(n + 1, sizeof(*o->site));
 	o->nr_sites = load_sites_group_ptx(k->fn, k->vk.measured, n, o->site);
+	o->allowed = xcalloc(o->nr_sites + 1, sizeof(*o->allowed));
+	for (b = 0; b < o->nr_sites; b++)
+		o->allowed[b] = 1;
+	for (b = 0; b < n; b++) {
+		const struct capture_l2_load *l = NULL;
+		size_t e, m;
+
+		for (e = 0; e < lp->nr_loads && !l; e++)
+			for (m = 0; m < lp->loads[e].nr_ordinals; m++)
+				if (lp->loads[e].ordinals[m] == k->vk.measured[b])
+					l = &lp->loads[e];
+		for (f = 0; l && f < lp->nr_forms && f < 31; f++)
+			if (!isnan(l->dram_bytes[f]))
+				o->allowed[o->site[b]] |= 1u << (f + 1);
+	}
 	if (o->nr_sites <= c->opt->oracle_max)
-		o->nplans = oracle_l2_plan_count(o->nr_sites, lp->nr_forms, ORACLE_MAX_L2_PLANS);
+		o->nplans = oracle_l2_plan_count(o->nr_sites, lp->nr_forms, o->allowed,
+						 ORACLE_MAX_L2_PLANS);
 	o->forms = xcalloc(lp->nr_forms + 1, sizeof(*o->forms));
 	for (f = 0; o->nplans && f < lp->nr_forms; f++)
 		if (load_form_parse(lp->forms[f], &o->forms[f].action, &o->forms[f].l2))
@@ -115,6 +134,7 @@ static size_t l2_oracle_of(struct profile_ctx *c, struct profile_kernel *k, stru
 	if (!o->nplans) {
 		free(o->site);
 		free(o->forms);
+		free(o->allowed);
 		memset(o, 0, sizeof(*o));
 		return 0;
 	}
@@ -126,8 +146,13 @@ static size_t l2_oracle_of(struct profile_ctx *c, struct profile_kernel *k, stru
 		int l2 = plan_l2(c->plan, k->module->id, k->name, k->vk.measured[b]);
 
 		o->l1[b] = a < 0 ? LOAD_ACTION_AS_BUILT : (enum load_action)a;
-		for (f = 0; l2 > 0 && f < o->nr_forms; f++) {
-			if (o->forms[f].l2 != (enum l2_priority)l2)
+		for (f = 0; f < o->nr_forms; f++) {
+			if (o->forms[f].l2 != (enum l2_priority)(l2 > 0 ? l2 : L2_PRIORITY_NONE))
+				continue;
+			/* "default" (l2 none): where the site measured it, the load's
+			 * own policy removed; elsewhere it is the load as built */
+			if (o->forms[f].l2 == L2_PRIORITY_NONE &&
+			    !(o->allowed[o->site[b]] >> (f + 1) & 1))
 				continue;
 			if (o->forms[f].action != LOAD_ACTION_AS_BUILT) {
 				if (o->forms[f].action != o->l1[b])
@@ -138,7 +163,7 @@ static size_t l2_oracle_of(struct profile_ctx *c, struct profile_kernel *k, stru
 			break;
 		}
 	}
-	o->advised = oracle_l2_plan_index(digits, o->nr_sites, o->nr_forms);
+	o->advised = oracle_l2_plan_index(digits, o->nr_sites, o->nr_forms, o->allowed);
 	free(digits);
 	return o->nplans;
 }
@@ -148,6 +173,7 @@ static void l2_oracle_release(struct l2_oracle *o)
 	free(o->forms);
 	free(o->l1);
 	free(o->site);
+	free(o->allowed);
 }
 
 /* Whether kernel k takes part in the L1 oracle: no L2 one, and few loads. */
@@ -164,7 +190,7 @@ static json_t *l2_plan_json(const struct profile_kernel *k, const struct l2_orac
 	size_t b;
 
 	for (b = 0; b < k->vk.nr_measured; b++) {
-		unsigned d = oracle_l2_digit(p, o->site[b], o->nr_forms);
+		unsigned d = oracle_l2_digit(p, o->site[b], o->nr_forms, o->allowed);
 
 		if (d)
 			json_array_append_new(arr, json_pack("{s:i, s:s}", "ordinal",
@@ -237,7 +263,7 @@ int profile_oracle(struct profile_ctx *c)
 								   k->vk.measured, l2o[i].l1,
 								   k->vk.nr_measured, l2o[i].site,
 								   l2o[i].nr_sites, l2o[i].forms,
-								   l2o[i].nr_forms, p);
+								   l2o[i].nr_forms, l2o[i].allowed, p);
 					else if (in_l1_oracle(c, k, &l2o[i]))
 						oracle_plan_add(&plan, k->module->id, k->name,
 								k->vk.measured, k->vk.nr_measured, p);

@@ -492,6 +492,21 @@ static void test_l2_sites(void)
 	json_array_set_new(json_object_get(lp, "forms"), 0, json_string("L1::evict_first"));
 	CHECK_INT(read_doc(doc), CA_E_INPUT);
 	CHECK(strstr(error_message(), "l2_priority.forms: item 0, 'L1::evict_first', is not an L2 priority") != NULL);
+	/* "default", Triton's third form (a tl.load without eviction_policy),
+	 * measured where a call has a policy of its own: read, write(read) equal */
+	json_array_set_new(json_object_get(lp, "forms"), 0, json_string("default"));
+	CHECK_INT(read_doc(doc), 0);
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, doc, "default"), 0);
+	CHECK(cap.kernels[0].l2_priority && cap.kernels[0].l2_priority->nr_forms == 2 &&
+	      !strcmp(cap.kernels[0].l2_priority->forms[0], "default"));
+	{
+		json_t *back = capture_to_json(&cap);
+
+		CHECK(json_equal(back, doc));
+		json_decref(back);
+	}
+	capture_release(&cap);
 	json_decref(doc);
 }
 

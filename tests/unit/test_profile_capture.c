@@ -172,9 +172,13 @@ static void adopt(struct profile_ctx *c, const char *dir, const char *text, cons
 /*
  * A Triton kernel under the L2 oracle: the committed rownorm kernel's 24
  * PTX loads are 3 tl.load calls, so with --oracle 4 (24 loads, but 3
- * sites) it gets 3^3 plans, each call's 8 loads in one form.
+ * sites) it gets 3^3 plans, each call's 8 loads in one form. With Triton's
+ * third form, "default" (a tl.load without eviction_policy), measured where
+ * a call has a policy of its own (the second call's evict_first: its
+ * evict_first is not measured again), still 3^3: each call takes the forms
+ * measured for it; the advice removes the second call's policy.
  */
-static void test_triton_oracle(void)
+static void test_triton_oracle(int with_default)
 {
 	char tmpl[] = "/tmp/ca-profile-triton-XXXXXX";
 	char *dir = mkdtemp(tmpl), *argv[] = { "/bin/true", NULL }, *text, id[17];
@@ -225,13 +229,26 @@ static void test_triton_oracle(void)
 		for (i = 0; i < k->vk.nr_measured; i++)
 			if (group[i] == s)
 				json_array_append_new(ords, json_integer(k->vk.measured[i]));
-		json_array_append_new(loads, json_pack("{s:O, s:o, s:[f,f]}", "ordinal",
-			json_array_get(ords, 0), "ordinals", ords, "dram_bytes", 1000.0,
-			s == 1 ? 700.0 : 1000.0));
+		if (with_default)
+			json_array_append_new(loads, json_pack("{s:O, s:o, s:[o,o,o]}", "ordinal",
+				json_array_get(ords, 0), "ordinals", ords, "dram_bytes",
+				s == 1 ? json_null() : json_real(1000.0), json_real(1000.0),
+				s == 1 ? json_real(650.0) : json_null()));
+		else
+			json_array_append_new(loads, json_pack("{s:O, s:o, s:[f,f]}", "ordinal",
+				json_array_get(ords, 0), "ordinals", ords, "dram_bytes", 1000.0,
+				s == 1 ? 700.0 : 1000.0));
 	}
-	k->l2_priority = json_pack("{s:[s,s], s:f, s:f, s:o, s:[]}", "forms",
-		"L1::evict_first+L2::evict_first", "L1::evict_last+L2::evict_last",
-		"baseline_dram_bytes", 1000.0, "noise_dram_bytes", 10.0, "loads", loads, "pairs");
+	if (with_default)
+		k->l2_priority = json_pack("{s:[s,s,s], s:f, s:f, s:o, s:[]}", "forms",
+			"L1::evict_first+L2::evict_first", "L1::evict_last+L2::evict_last",
+			"default", "baseline_dram_bytes", 1000.0, "noise_dram_bytes", 10.0, "loads",
+			loads, "pairs");
+	else
+		k->l2_priority = json_pack("{s:[s,s], s:f, s:f, s:o, s:[]}", "forms",
+			"L1::evict_first+L2::evict_first", "L1::evict_last+L2::evict_last",
+			"baseline_dram_bytes", 1000.0, "noise_dram_bytes", 10.0, "loads", loads,
+			"pairs");
 	profile_fill_kernels(&c);
 	CHECK_INT(profile_write_capture(&c, "complete"), 0);
 	CHECK_INT(profile_analyse(&c), 0);
@@ -249,13 +266,39 @@ static void test_triton_oracle(void)
 
 		CHECK_STR(o->dimension, "l2");
 		CHECK_INT(o->nr_plans, 27);
-		/* the advice: the second call in evict_last, plan 2 * 3^1 */
+		/* the advice: the second call in evict_last (without default: digit 2
+		 * of site 1, plan 2 * 3^1) or without its policy (with default: the
+		 * third of site 1's measured forms, again digit 2) */
 		CHECK_INT(o->advised_plan, 6);
 		if (o->nr_plans == 27) {
 			CHECK_INT(o->plans[6].nr_l2, 8);
-			CHECK_STR(o->plans[6].l2[0].form, "L1::evict_last+L2::evict_last");
+			CHECK_STR(o->plans[6].l2[0].form, with_default ? "default" :
+				  "L1::evict_last+L2::evict_last");
 			CHECK_INT(o->plans[26].nr_l2, 24);
+			if (with_default) {
+				/* site 1 never takes evict_first (as built), sites 0 and 2
+				 * never default (as built) */
+				size_t p, j;
+
+				for (p = 0; p < o->nr_plans; p++)
+					for (j = 0; j < o->plans[p].nr_l2; j++) {
+						const struct capture_oracle_l2 *e = &o->plans[p].l2[j];
+						int second = e->ordinal >= 8 && e->ordinal < 16;
+
+						CHECK(!(second && !strcmp(e->form,
+								"L1::evict_first+L2::evict_first")));
+						CHECK(!(!second && !strcmp(e->form, "default")));
+					}
+			}
 		}
+	}
+	if (with_default) {
+		/* the analysis' plan: the second call's loads "default" (their policy
+		 * removed), no L2 priority of the plan's */
+		int a = plan_action(c.plan, k->module->id, k->name, k->vk.measured[8]);
+
+		CHECK_INT(a, LOAD_ACTION_DEFAULT);
+		CHECK_INT(plan_l2(c.plan, k->module->id, k->name, k->vk.measured[8]), 0);
 	}
 	capture_release(&cap);
 	profile_ctx_release(&c);
@@ -775,6 +818,7 @@ int main(void)
 			fprintf(stderr, "could not remove %s\n", dir);
 		free(rm);
 	}
-	test_triton_oracle();
+	test_triton_oracle(0);
+	test_triton_oracle(1);
 	return check_done();
 }
