@@ -1,7 +1,6 @@
 #include "emitters/source_hints.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "emitters/report_input.h"
 #include "emitters/source_file.h"
 #include "emitters/source_rewrite.h"
+#include "emitters/source_types.h"
 
 const char *source_hint_status_name(enum source_hint_status s)
 {
@@ -87,17 +87,8 @@ struct resolver {
 	struct { const char *id; const char *ptx; struct source_file *sf;
 		 struct ptx_module *pm; } *mods;
 	size_t nr_mods;
-	/* files read to find a struct's definition (member_type), by path;
-	 * sf NULL when unreadable */
-	struct { char *path; struct source_file *sf; } *aux;
-	size_t nr_aux;
-	/* member_type's answers by (file read, struct, member): the definition
-	 * is looked for once, however many loads read that member */
-	struct { char *key; char *type; int defined; } *members;
-	size_t nr_members;
-	/* struct_files' lists by the file they start from */
-	struct { char *path; char **files; size_t nr; } *lists;
-	size_t nr_lists;
+	/* what the sources say a struct's member or a type name is */
+	struct source_types types;
 };
 
 /* Reads s from lookup_root/suffix, making suffix its path; 0 when unreadable. */
@@ -346,179 +337,20 @@ static int find_in_helper(struct resolver *r, struct cand *c, const struct kerne
 	return 1;
 }
 
-/* A file read for member_type(), once; NULL when unreadable. */
-static const struct source_file *aux_file(struct resolver *r, const char *path)
-{
-	size_t i;
-
-	for (i = 0; i < r->nr_aux; i++)
-		if (!strcmp(r->aux[i].path, path))
-			return r->aux[i].sf;
-	r->aux = xrealloc(r->aux, (r->nr_aux + 1) * sizeof(*r->aux));
-	r->aux[r->nr_aux].path = xstrdup(path);
-	r->aux[r->nr_aux].sf = source_file_load(path);
-	error_clear();
-	return r->aux[r->nr_aux++].sf;
-}
-
-/* Appends dir's C, C++ and CUDA files (at most 200) to files. */
-static void dir_files(const char *dir, char ***files, size_t *nr)
-{
-	static const char *const exts[] = { ".cu", ".cuh", ".h", ".hpp", ".hh", ".c", ".cc",
-					    ".cpp", ".cxx", ".inl" };
-	DIR *dp = opendir(dir);
-	struct dirent *de;
-	size_t seen = 0, i;
-
-	while (dp && (de = readdir(dp)) && seen < 200) {
-		const char *dot = strrchr(de->d_name, '.');
-		char *full;
-
-		for (i = 0; dot && i < ARRAY_SIZE(exts) && strcmp(dot, exts[i]); i++)
-			;
-		if (!dot || i == ARRAY_SIZE(exts))
-			continue;
-		seen++;
-		full = xasprintf("%s/%s", dir, de->d_name);
-		for (i = 0; i < *nr && strcmp((*files)[i], full); i++)
-			;
-		if (i == *nr) {
-			*files = xrealloc(*files, (*nr + 1) * sizeof(**files));
-			(*files)[(*nr)++] = full;
-		} else {
-			free(full);
-		}
-	}
-	if (dp)
-		closedir(dp);
-}
-
-/* The files a struct used on a line of path may be defined in, in the order
- * looked at: the file, the files it includes with "" (two levels), the
- * other C, C++ and CUDA files beside it, then those of the directories
- * above it up to the source root (three at most). */
-static void struct_files(struct resolver *r, const char *path, int depth, char ***files,
-			 size_t *nr)
-{
-	const struct source_file *sf;
-	const char *slash = strrchr(path, '/'), *p, *end;
-	char *dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
-	size_t i;
-
-	for (i = 0; i < *nr; i++)
-		if (!strcmp((*files)[i], path)) {
-			free(dir);
-			return;
-		}
-	*files = xrealloc(*files, (*nr + 1) * sizeof(**files));
-	(*files)[(*nr)++] = xstrdup(path);
-	sf = aux_file(r, path);
-	for (p = sf ? sf->text : NULL, end = sf ? sf->text + sf->len : NULL; p && p < end && depth < 3;) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
-
-		if (!eol)
-			eol = end;
-		while (q < eol && (*q == ' ' || *q == '\t'))
-			q++;
-		if (eol - q > 10 && *q == '#') {
-			q++;
-			while (q < eol && (*q == ' ' || *q == '\t'))
-				q++;
-			if (eol - q > 9 && !strncmp(q, "include", 7)) {
-				const char *a = memchr(q, '"', (size_t)(eol - q)), *b;
-
-				if (a && (b = memchr(a + 1, '"', (size_t)(eol - a - 1)))) {
-					char *inc = xasprintf("%s/%.*s", dir, (int)(b - a - 1), a + 1);
-					char *norm = path_normalize(inc);
-
-					struct_files(r, norm, depth + 1, files, nr);
-					free(norm);
-					free(inc);
-				}
-			}
-		}
-		p = eol + 1;
-	}
-	if (!depth) {
-		const char *root = r->in->lookup_root;
-		size_t rl = strlen(root), up;
-
-		dir_files(dir, files, nr);
-		for (up = 0; up < 3 && strlen(dir) > rl && !strncmp(dir, root, rl) &&
-		     (slash = strrchr(dir, '/')) && (size_t)(slash - dir) >= rl; up++) {
-			dir[slash - dir] = '\0';
-			dir_files(dir, files, nr);
-		}
-	}
-	free(dir);
-}
-
-/* struct_files(path), made once per path (borrowed by the caller). */
-static char **files_for(struct resolver *r, const char *path, size_t *nr)
-{
-	size_t i;
-
-	for (i = 0; i < r->nr_lists; i++)
-		if (!strcmp(r->lists[i].path, path))
-			break;
-	if (i == r->nr_lists) {
-		r->lists = xrealloc(r->lists, (r->nr_lists + 1) * sizeof(*r->lists));
-		r->lists[i].path = xstrdup(path);
-		r->lists[i].files = NULL;
-		r->lists[i].nr = 0;
-		struct_files(r, path, 0, &r->lists[i].files, &r->lists[i].nr);
-		r->nr_lists++;
-	}
-	*nr = r->lists[i].nr;
-	return r->lists[i].files;
-}
-
-/*
- * What a type name the helpers do not know stands for, through at most two
- * "#define" or "typedef" steps in the files a struct of src would be found
- * in (struct_files): "fp" -> "double"; NULL when none says.
- */
-static char *type_alias(struct resolver *r, const struct report_source *src, const char *type)
-{
-	char **files, *cur = xstrdup(type);
-	size_t nr, i, step;
-	int changed = 1;
-
-	files = files_for(r, src->read_path, &nr);
-	for (step = 0; step < 2 && changed; step++) {
-		changed = 0;
-		for (i = 0; i < nr && !changed; i++) {
-			const struct source_file *sf = aux_file(r, files[i]);
-			char *alias = sf ? source_type_alias(sf->text, sf->len, cur) : NULL;
-
-			if (alias) {
-				free(cur);
-				cur = alias;
-				changed = 1;
-			}
-		}
-	}
-	if (!strcmp(cur, type)) {
-		free(cur);
-		return NULL;
-	}
-	return cur;
-}
-
 /*
  * A read through one member (p[i].m, p->m): the helper's overloads are
  * for the member's type, which the struct's definition tells, not the
  * load: a long member the compiler reads as .u32, an enum, a __half, a
  * pointer have no overload, and the patched source would not compile.
- * Finds the struct (struct_files) and sets c->rw.elem_type to the member's
- * type (through one #define or typedef); 0 with c->why when it cannot.
+ * Finds the struct (emitters/source_types.h) and sets c->rw.elem_type to
+ * the member's type (through a #define or typedef); 0 with c->why when it
+ * cannot.
  */
 static int member_type(struct resolver *r, struct cand *c, const struct report_source *src,
 		       const char *ptype, const struct source_ld_type *t)
 {
-	char *sname = source_pointee_type(ptype), *type = NULL, **files, *key;
+	char *sname = source_pointee_type(ptype), *type;
 	const char *m = c->rw.member;
-	size_t nr = 0, i;
 	int defined = 0, match, ok = 0;
 
 	if (!sname) {
@@ -526,30 +358,11 @@ static int member_type(struct resolver *r, struct cand *c, const struct report_s
 				   "member's type decides the helper; rewrite it by hand", m);
 		return 0;
 	}
-	key = xasprintf("%s\n%s\n%s", src->read_path, sname, m);
-	for (i = 0; i < r->nr_members && strcmp(r->members[i].key, key); i++)
-		;
-	if (i < r->nr_members) {
-		type = r->members[i].type ? xstrdup(r->members[i].type) : NULL;
-		defined = r->members[i].defined;
-		free(key);
-	} else {
-		files = files_for(r, src->read_path, &nr);
-		for (i = 0; i < nr && !defined; i++) {
-			const struct source_file *sf = aux_file(r, files[i]);
-
-			if (sf)
-				type = source_member_type(sf->text, sf->len, sname, m, &defined);
-		}
-		r->members = xrealloc(r->members, (r->nr_members + 1) * sizeof(*r->members));
-		r->members[r->nr_members].key = key;
-		r->members[r->nr_members].type = type ? xstrdup(type) : NULL;
-		r->members[r->nr_members++].defined = defined;
-	}
+	type = source_types_member(&r->types, src->read_path, sname, m, &defined);
 	/* a type named through "#define fp double" or a typedef */
 	match = type ? source_type_matches(type, t) : -1;
 	if (type && match < 0 && !strchr(type, '*') && !strchr(type, '[')) {
-		char *alias = type_alias(r, src, type);
+		char *alias = source_types_alias(&r->types, src->read_path, type);
 
 		if (alias) {
 			free(type);
@@ -694,7 +507,8 @@ static void find_expression(struct resolver *r, struct cand *c)
 			 * kernel template's type parameter: this instantiation's
 			 * argument; else the helper would not take the pointer and
 			 * the patched source would not compile */
-			char *alias = type_alias(r, src, c->rw.elem_type);
+			char *alias = source_types_alias(&r->types, src->read_path,
+							 c->rw.elem_type);
 
 			if (!alias && !c->inl)
 				alias = template_arg(&d->def, c->k, c->rw.elem_type, &c->from_template);
@@ -1556,9 +1370,11 @@ static void async_copies(struct resolver *r, struct report_kernel *k)
 
 void source_hints_resolve(struct report_input *in)
 {
-	struct resolver r = { in, NULL, 0, NULL, 0, NULL, 0, NULL, 0, NULL, 0 };
+	struct resolver r = { in, NULL, 0, NULL, 0, { NULL, NULL, 0, NULL, 0, NULL, 0 } };
 	struct cand *cands;
 	size_t i, j, n = 0, at = 0;
+
+	source_types_init(&r.types, in->lookup_root);
 
 	for (i = 0; i < in->nr_kernels; i++)
 		n += in->kernels[i].nr_loads;
@@ -1640,23 +1456,7 @@ void source_hints_resolve(struct report_input *in)
 			source_kernel_release(&r.defs[i].def);
 	}
 	free(r.defs);
-	for (i = 0; i < r.nr_aux; i++) {
-		free(r.aux[i].path);
-		source_file_free(r.aux[i].sf);
-	}
-	free(r.aux);
-	for (i = 0; i < r.nr_members; i++) {
-		free(r.members[i].key);
-		free(r.members[i].type);
-	}
-	free(r.members);
-	for (i = 0; i < r.nr_lists; i++) {
-		for (j = 0; j < r.lists[i].nr; j++)
-			free(r.lists[i].files[j]);
-		free(r.lists[i].files);
-		free(r.lists[i].path);
-	}
-	free(r.lists);
+	source_types_release(&r.types);
 	for (i = 0; i < r.nr_mods; i++) {
 		source_file_free(r.mods[i].sf);
 		ptx_module_free(r.mods[i].pm);
