@@ -71,6 +71,9 @@ struct cand {
 	/* The element type is a kernel template's parameter, this instantiation's
 	 * argument: the rewrite changes every instantiation (check_templates) */
 	int from_template;
+	/* Read through a local pointer into the parameter alias_of: its name
+	 * and declared type (find_through_alias), owned; NULL otherwise. */
+	char *alias, *alias_type, *alias_of;
 };
 
 struct kernel_def {
@@ -424,6 +427,52 @@ static char *template_arg(const struct source_kernel *def, const struct report_k
 	return ret;
 }
 
+/*
+ * The line reads the parameter through a local pointer into it ("const
+ * float *row = a + i * k;" then "row[1]"): the one alias of the kernel's
+ * body (source_pointer_aliases) that the line reads once takes the
+ * parameter's place, with its own declared type. c->rw stays as it was
+ * (not found) when none or several do. The aliases are the kernel's; once
+ * they are found they are kept in c->alias_* for the hint.
+ */
+static void find_through_alias(struct cand *c, const struct kernel_def *d,
+			       const struct report_source *src, const char *text, size_t len,
+			       const char **pname, const char **ptype)
+{
+	char **names, **types;
+	const char **pointers = xcalloc(d->def.nr_params + 1, sizeof(*pointers));
+	size_t n, i, np = 0, found = 0, which = 0;
+	struct source_rewrite rw;
+
+	/* the other pointer parameters: an alias must point into none of them */
+	for (i = 0; i < d->def.nr_params; i++)
+		if (d->def.params[i] && d->def.param_types[i] &&
+		    (strchr(d->def.param_types[i], '*') || strchr(d->def.param_types[i], '[')))
+			pointers[np++] = d->def.params[i];
+	n = source_pointer_aliases(src->file, d->def.body_first_line, d->def.body_last_line,
+				   *pname, pointers, np, &names, &types);
+	free(pointers);
+
+	for (i = 0; i < n; i++) {
+		source_rewrite_find(&rw, text, len, src->file->in_comment[c->l->line - 1], names[i],
+				    types[i]);
+		if (rw.nr_reads && !found++)
+			which = i;
+		source_rewrite_release(&rw);
+	}
+	if (found == 1) {
+		source_rewrite_release(&c->rw);
+		source_rewrite_find(&c->rw, text, len, src->file->in_comment[c->l->line - 1],
+				    names[which], types[which]);
+		c->alias_of = xstrdup(*pname);
+		c->alias = xstrdup(names[which]);
+		c->alias_type = xstrdup(types[which]);
+		*pname = c->alias;
+		*ptype = c->alias_type;
+	}
+	source_aliases_free(names, types, n);
+}
+
 /* Finds the load's expression on its line; sets c->ok or c->why. */
 static void find_expression(struct resolver *r, struct cand *c)
 {
@@ -476,6 +525,8 @@ static void find_expression(struct resolver *r, struct cand *c)
 		ptype = d->def.param_types[l->param];
 		source_rewrite_find(&c->rw, text, len, src->file->in_comment[l->line - 1], pname,
 				    ptype);
+		if (c->rw.status == SOURCE_REWRITE_NOT_FOUND)
+			find_through_alias(c, d, src, text, len, &pname, &ptype);
 		if (c->rw.status != SOURCE_REWRITE_OK) {
 			c->why = xstrdup(c->rw.reason);
 			return;
@@ -1188,9 +1239,16 @@ static void describe_rewrites(struct cand *cands, size_t n)
 						    na ? "reads" : "marks", l->hint.helper);
 			continue;
 		}
-		l->hint.message = xasprintf("%s in source.patch: %s the load through %s()",
-					    na ? "bypass L1" : l->action, na ? "reads" : "marks",
-					    l->hint.helper);
+		if (cands[i].alias)
+			l->hint.message = xasprintf("%s in source.patch: %s the load through %s() "
+						    "(the line reads '%s' through '%s', a pointer "
+						    "into it)", na ? "bypass L1" : l->action,
+						    na ? "reads" : "marks", l->hint.helper,
+						    cands[i].alias_of, cands[i].alias);
+		else
+			l->hint.message = xasprintf("%s in source.patch: %s the load through %s()",
+						    na ? "bypass L1" : l->action,
+						    na ? "reads" : "marks", l->hint.helper);
 	}
 }
 
@@ -1448,6 +1506,9 @@ void source_hints_resolve(struct report_input *in)
 		source_rewrite_release(&cands[i].rw);
 		source_kernel_release(&cands[i].fn);
 		free(cands[i].why);
+		free(cands[i].alias);
+		free(cands[i].alias_type);
+		free(cands[i].alias_of);
 	}
 	free(cands);
 	for (i = 0; i < r.nr_defs; i++) {

@@ -1195,3 +1195,161 @@ char *source_type_alias(const char *text, size_t len, const char *name)
 	free(t);
 	return ret;
 }
+
+void source_aliases_free(char **names, char **types, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(names[i]);
+		free(types[i]);
+	}
+	free(names);
+	free(types);
+}
+
+/* Whether tokens [b, e) name identifier w (not as a member: after . or ->). */
+static int names_ident(const char *text, const struct source_token *t, size_t b, size_t e,
+		       const char *w)
+{
+	size_t i;
+
+	for (i = b; i < e; i++)
+		if (t[i].kind == SOURCE_TOKEN_IDENT && tok_word(text, &t[i], w) &&
+		    !(i > b && (tok_word(text, &t[i - 1], ".") || tok_word(text, &t[i - 1], "->"))))
+			return 1;
+	return 0;
+}
+
+/* The end of the expression starting at t[b]: the next ',' or ';' outside brackets. */
+static size_t expr_end(const char *text, const struct source_token *t, size_t nr, size_t b)
+{
+	int depth = 0;
+
+	for (; b < nr; b++) {
+		if (tok_word(text, &t[b], "(") || tok_word(text, &t[b], "[") ||
+		    tok_word(text, &t[b], "{"))
+			depth++;
+		else if (tok_word(text, &t[b], ")") || tok_word(text, &t[b], "]") ||
+			 tok_word(text, &t[b], "}"))
+			depth--;
+		else if (depth <= 0 && (tok_word(text, &t[b], ",") || tok_word(text, &t[b], ";")))
+			break;
+	}
+	return b;
+}
+
+/* A local pointer declared in a body: its name, declared type, and
+ * whether its assignments point into the parameter only (good, not bad). */
+struct alias_cand {
+	char *name, *type;
+	int good, bad;
+};
+
+/* Records the declaration of name[0, len) with type (stolen); a name
+ * declared twice (shadowed, or another block's) is no alias. */
+static void add_alias(struct alias_cand **c, size_t *nc, const char *name, size_t len,
+		      char *type)
+{
+	size_t k;
+
+	for (k = 0; k < *nc; k++)
+		if (strlen((*c)[k].name) == len && !memcmp((*c)[k].name, name, len)) {
+			(*c)[k].bad = 1;
+			free(type);
+			return;
+		}
+	*c = xrealloc(*c, (*nc + 1) * sizeof(**c));
+	(*c)[*nc].name = xstrndup(name, len);
+	(*c)[*nc].type = type;
+	(*c)[*nc].good = (*c)[*nc].bad = 0;
+	(*nc)++;
+}
+
+size_t source_pointer_aliases(const struct source_file *sf, size_t first, size_t last,
+			      const char *param, const char *const *others, size_t nr_others,
+			      char ***names, char ***types)
+{
+	struct source_token *t = NULL;
+	size_t off, end, nr, i, j, k, n = 0;
+	struct alias_cand *c = NULL;
+	size_t nc = 0;
+	const char *text;
+
+	*names = *types = NULL;
+	if (!first || first > last || last > sf->nr_lines)
+		return 0;
+	off = sf->line_off[first - 1];
+	end = sf->line_off[last];
+	text = sf->text + off;
+	nr = source_tokenize(text, end - off, sf->in_comment[first - 1], &t);
+	for (i = 1; i < nr; i++) {
+		size_t s, len = t[i].end - t[i].begin;
+
+		/* a declaration "... T * name (= e)? [,;]" */
+		if (t[i].kind != SOURCE_TOKEN_IDENT || !tok_word(text, &t[i - 1], "*") ||
+		    !(i + 1 < nr && (tok_word(text, &t[i + 1], "=") || tok_word(text, &t[i + 1], ";") ||
+				     tok_word(text, &t[i + 1], ","))))
+			continue;
+		for (s = i - 1; s > 0 && !tok_word(text, &t[s - 1], ";") &&
+		     !tok_word(text, &t[s - 1], "{") && !tok_word(text, &t[s - 1], "}") &&
+		     !tok_word(text, &t[s - 1], "(") && !tok_word(text, &t[s - 1], ","); s--)
+			;
+		if (s > 0 && tok_word(text, &t[s - 1], ",")) {
+			/* "T *p = a, *r = b;": r's type is the declaration's T */
+			size_t st = s - 1, b;
+
+			while (st > 0 && !tok_word(text, &t[st - 1], ";") &&
+			       !tok_word(text, &t[st - 1], "{") && !tok_word(text, &t[st - 1], "}"))
+				st--;
+			for (b = st; b < s - 1 && t[b].kind == SOURCE_TOKEN_IDENT &&
+			     !(b + 1 < nr && (tok_word(text, &t[b + 1], "=") ||
+					      tok_word(text, &t[b + 1], ",") ||
+					      tok_word(text, &t[b + 1], ";"))); b++)
+				;
+			if (b == st || !tok_word(text, &t[b], "*"))
+				continue;
+			add_alias(&c, &nc, text + t[i].begin, len,
+				  xasprintf("%.*s *", (int)(t[b - 1].end - t[st].begin),
+					    text + t[st].begin));
+			continue;
+		}
+		if (s >= i - 1 || t[s].kind != SOURCE_TOKEN_IDENT)
+			continue;           /* "a * b;": no type before the star */
+		add_alias(&c, &nc, text + t[i].begin, len,
+			  xstrndup(text + t[s].begin, t[i - 1].end - t[s].begin));
+	}
+	for (k = 0; k < nc; k++) {
+		for (i = 0; i < nr; i++) {
+			size_t e;
+
+			if (t[i].kind != SOURCE_TOKEN_IDENT || !tok_word(text, &t[i], c[k].name) ||
+			    i + 1 >= nr || !tok_word(text, &t[i + 1], "=") ||
+			    (i > 0 && (tok_word(text, &t[i - 1], ".") || tok_word(text, &t[i - 1], "->"))))
+				continue;
+			/* an assignment or an initialisation: what it points into */
+			e = expr_end(text, t, nr, i + 2);
+			if (!names_ident(text, t, i + 2, e, param)) {
+				c[k].bad = 1;
+				continue;
+			}
+			for (j = 0; j < nr_others; j++)
+				if (others[j] && strcmp(others[j], param) &&
+				    names_ident(text, t, i + 2, e, others[j]))
+					c[k].bad = 1;
+			c[k].good = 1;
+		}
+		if (c[k].good && !c[k].bad) {
+			*names = xrealloc(*names, (n + 1) * sizeof(**names));
+			*types = xrealloc(*types, (n + 1) * sizeof(**types));
+			(*names)[n] = c[k].name;
+			(*types)[n++] = c[k].type;
+		} else {
+			free(c[k].name);
+			free(c[k].type);
+		}
+	}
+	free(c);
+	free(t);
+	return n;
+}

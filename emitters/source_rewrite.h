@@ -6,6 +6,8 @@
 #include "analysis/ptx.h"
 #include "base/strbuf.h"
 
+struct source_file;
+
 /*
  * Rewriting one advised global load in CUDA C++ source: on the source line
  * the load comes from, find the one expression that reads the kernel
@@ -82,6 +84,21 @@ char *source_pointee_type(const char *param_type);
  */
 char *source_member_type(const char *text, size_t len, const char *name, const char *member,
 			 int *defined);
+
+/*
+ * The local pointers of a function body (lines first..last of sf) that
+ * point into parameter param: names declared with a '*' in the body
+ * ("const float *row = a + i * k;", "T *p; ... p = &a[j];") whose every
+ * assignment reads param and none of the parameters in others (the
+ * function's other pointer parameters), so that a load through one is a
+ * load of param's memory. Returns how many; (*names)[i] and (*types)[i]
+ * (the declared type, "const float *") are new strings, free them with
+ * source_aliases_free.
+ */
+size_t source_pointer_aliases(const struct source_file *sf, size_t first, size_t last,
+			      const char *param, const char *const *others, size_t nr_others,
+			      char ***names, char ***types);
+void source_aliases_free(char **names, char **types, size_t n);
 
 /*
  * What a type name stands for when text says it in one step: "#define name

@@ -63,6 +63,10 @@ expect_grep '^\+\+\+ b/cuda/bfs/kernel\.cu$' "$TMP/cap/bfs/source.patch"
 expect_grep '^\+\+\+ b/cuda/lavaMD/kernel/kernel_gpu_cuda\.cu$' "$TMP/cap/lavaMD/source.patch"
 # its box_str.offset is a long the compiler reads as .s32: not rewritten, and why
 expect_grep "member 'offset' of struct 'box_str' is a long but the load reads \.s32 \(the compiler reads part of it\)" "$TMP/lavaMD.txt"
+# lavaMD reads its arrays through local pointers into them (qB = &d_qv_gpu[first_j]):
+# rewritten through the pointer, and the hint says so
+expect_line '+				qB_shared[wtx] = ca_ld_el_l2el_ro(&qB[wtx]);' "$TMP/cap/lavaMD/source.patch"
+expect_grep "the line reads 'd_qv_gpu' through 'qB', a pointer into it" "$TMP/lavaMD.txt"
 # check gives the reasons the patch was written with, not what the patched
 # sources say (they begin with the helpers now, so lines moved)
 expect_grep "not in source.patch: not rewritten: the line reads 'g_graph_nodes' 3 times" "$TMP/bfs.check"

@@ -164,7 +164,7 @@ cap="$TMP/capture-handmade"
 if [ -d "$cap" ]; then
 	t="$TMP/capture-handmade.text"
 	expect_grep 'the plan changes 8 loads in 4 kernels' "$t"
-	expect_grep '5 of 8 loads rewritten in source.patch' "$t"
+	expect_grep '6 of 8 loads rewritten in source.patch' "$t"
 	grep -A1 'stencil.cu:13  mix load 2 (ld.global.nc.f32): bypass, caching it enables 90.0 k L1 hits, avoids' "$t" > "$TMP/h"
 	expect_grep '^    bypass L1 in source.patch: reads the load through ca_ldg_na\(\)' "$TMP/h"
 	grep -A1 'stencil.cu:15  mix load 4 ' "$t" > "$TMP/h"

@@ -726,8 +726,52 @@ static void test_templates(void)
 	source_file_free(sf);
 }
 
+/* Local pointers into a parameter, and the ones that are not only that. */
+static void test_aliases(void)
+{
+	struct source_file *sf = file_from(
+		"__global__ void k(const float *a, const float *b, float *out, int n, int k)\n"  /* 1 */
+		"{\n"                                                                 /* 2 */
+		"\tconst float *row = a + (size_t)n * k;\n"                          /* 3 */
+		"\tconst float *either = n ? a : b;\n"                               /* 4 */
+		"\tfloat4 *q;\n"                                                     /* 5 */
+		"\tconst float *p = a, *r = b;\n"                                    /* 6 */
+		"\tq = (float4 *)&a[n];\n"                                           /* 7 */
+		"\tconst float *moved = a;\n"                                        /* 8 */
+		"\tmoved = out;\n"                                                   /* 9 */
+		"\tout[0] = row[1] + p[2] + q->x + moved[0] + r[0] + either[0];\n"   /* 10 */
+		"}\n");
+	const char *const ptrs[] = { "a", "b", "out" };
+	char **names, **types;
+	size_t n = source_pointer_aliases(sf, 2, 11, "a", ptrs, 3, &names, &types), i;
+	int row = 0, p = 0, q = 0;
+
+	/* row, p and q point into a alone; either also into b, moved also into out */
+	CHECK_INT(n, 3);
+	for (i = 0; i < n; i++) {
+		if (!strcmp(names[i], "row")) {
+			row = 1;
+			CHECK_STR(types[i], "const float *");
+		}
+		p |= !strcmp(names[i], "p");
+		if (!strcmp(names[i], "q")) {
+			q = 1;
+			CHECK_STR(types[i], "float4 *");
+		}
+	}
+	CHECK(row && p && q);
+	source_aliases_free(names, types, n);
+	n = source_pointer_aliases(sf, 2, 11, "b", ptrs, 3, &names, &types);
+	CHECK_INT(n, 1);
+	if (n == 1)
+		CHECK_STR(names[0], "r");
+	source_aliases_free(names, types, n);
+	source_file_free(sf);
+}
+
 int main(void)
 {
+	test_aliases();
 	test_templates();
 	test_cast_type();
 	test_member_type();
