@@ -3,8 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/load_sites.h"
-#include "analysis/ptx.h"
 #include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"

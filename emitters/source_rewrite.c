@@ -982,11 +982,6 @@ size_t source_helpers_write(struct strbuf *out, const struct source_helper_need 
 	return written;
 }
 
-static int tok_word(const char *text, const struct source_token *t, const char *w)
-{
-	return source_token_is(text, t, w);
-}
-
 /* The type of member in the declaration t[b, e) ("int x, y;", "long off;",
  * "float *p;"), NULL when it does not declare it. */
 static char *declared_type(const char *text, const struct source_token *t, size_t b, size_t e,
@@ -997,31 +992,33 @@ static char *declared_type(const char *text, const struct source_token *t, size_
 	char *type, *ret = NULL;
 
 	for (i = b; i < e; i++)
-		if (tok_word(text, &t[i], "("))
+		if (source_token_is(text, &t[i], "("))
 			return NULL;        /* a method, a function pointer */
 	/* the first declarator: an identifier after the type, followed by , [ = : or the end */
 	for (i = b + 1; i < e; i++)
 		if (t[i].kind == SOURCE_TOKEN_IDENT &&
-		    (i + 1 == e || tok_word(text, &t[i + 1], ",") || tok_word(text, &t[i + 1], "[") ||
-		     tok_word(text, &t[i + 1], "=") || tok_word(text, &t[i + 1], ":"))) {
+		    (i + 1 == e || source_token_is(text, &t[i + 1], ",") ||
+		     source_token_is(text, &t[i + 1], "[") || source_token_is(text, &t[i + 1], "=") ||
+		     source_token_is(text, &t[i + 1], ":"))) {
 			start = i;
 			break;
 		}
 	if (start == e)
 		return NULL;
-	while (start > b && (tok_word(text, &t[start - 1], "*") || tok_word(text, &t[start - 1], "&")))
+	while (start > b && (source_token_is(text, &t[start - 1], "*") ||
+			     source_token_is(text, &t[start - 1], "&")))
 		start--;
 	for (i = b; i < start; i++) {
-		if (tok_word(text, &t[i], "const") || tok_word(text, &t[i], "volatile") ||
-		    tok_word(text, &t[i], "static") || tok_word(text, &t[i], "mutable") ||
-		    tok_word(text, &t[i], "struct") || tok_word(text, &t[i], "class") ||
-		    tok_word(text, &t[i], "union") || tok_word(text, &t[i], "enum"))
+		if (source_token_is(text, &t[i], "const") || source_token_is(text, &t[i], "volatile") ||
+		    source_token_is(text, &t[i], "static") || source_token_is(text, &t[i], "mutable") ||
+		    source_token_is(text, &t[i], "struct") || source_token_is(text, &t[i], "class") ||
+		    source_token_is(text, &t[i], "union") || source_token_is(text, &t[i], "enum"))
 			continue;
-		if (t[i].kind != SOURCE_TOKEN_IDENT && !tok_word(text, &t[i], "::")) {
+		if (t[i].kind != SOURCE_TOKEN_IDENT && !source_token_is(text, &t[i], "::")) {
 			strbuf_release(&base);
 			return NULL;        /* templates, alignas(...), attributes */
 		}
-		if (base.len && t[i].kind == SOURCE_TOKEN_IDENT && !tok_word(text, &t[i - 1], "::"))
+		if (base.len && t[i].kind == SOURCE_TOKEN_IDENT && !source_token_is(text, &t[i - 1], "::"))
 			strbuf_addch(&base, ' ');
 		strbuf_add(&base, text + t[i].begin, t[i].end - t[i].begin);
 	}
@@ -1033,20 +1030,20 @@ static char *declared_type(const char *text, const struct source_token *t, size_
 	for (d = start; d < e;) {
 		size_t stars = 0, name = e, arrays = 0, k;
 
-		for (k = d; k < e && !tok_word(text, &t[k], ","); k++) {
-			if (tok_word(text, &t[k], "*"))
+		for (k = d; k < e && !source_token_is(text, &t[k], ","); k++) {
+			if (source_token_is(text, &t[k], "*"))
 				stars++;
-			else if (tok_word(text, &t[k], "[")) {
+			else if (source_token_is(text, &t[k], "[")) {
 				arrays++;
 				k = source_token_close(text, t, e, k);
-			} else if (tok_word(text, &t[k], "=") || tok_word(text, &t[k], ":")) {
-				while (k + 1 < e && !tok_word(text, &t[k + 1], ","))
+			} else if (source_token_is(text, &t[k], "=") || source_token_is(text, &t[k], ":")) {
+				while (k + 1 < e && !source_token_is(text, &t[k + 1], ","))
 					k++;
 			} else if (t[k].kind == SOURCE_TOKEN_IDENT && name == e) {
 				name = k;
 			}
 		}
-		if (name < e && tok_word(text, &t[name], member)) {
+		if (name < e && source_token_is(text, &t[name], member)) {
 			ret = xasprintf("%s%s", type, arrays ? " []" : stars ? " *" : "");
 			break;
 		}
@@ -1065,22 +1062,22 @@ char *source_member_type(const char *text, size_t len, const char *name, const c
 
 	*defined = 0;
 	for (i = 0; i + 2 < nr && body == nr; i++) {
-		int tag = tok_word(text, &t[i], "struct") || tok_word(text, &t[i], "class") ||
-			  tok_word(text, &t[i], "union");
+		int tag = source_token_is(text, &t[i], "struct") || source_token_is(text, &t[i], "class") ||
+			  source_token_is(text, &t[i], "union");
 
 		if (!tag)
 			continue;
-		if (tok_word(text, &t[i + 1], name) && tok_word(text, &t[i + 2], "{")) {
+		if (source_token_is(text, &t[i + 1], name) && source_token_is(text, &t[i + 2], "{")) {
 			body = i + 2;           /* struct name { */
-		} else if (i > 0 && tok_word(text, &t[i - 1], "typedef")) {
+		} else if (i > 0 && source_token_is(text, &t[i - 1], "typedef")) {
 			/* typedef struct [tag] { ... } name; */
-			size_t open = tok_word(text, &t[i + 1], "{") ? i + 1 :
-				      tok_word(text, &t[i + 2], "{") ? i + 2 : nr, close, k;
+			size_t open = source_token_is(text, &t[i + 1], "{") ? i + 1 :
+				      source_token_is(text, &t[i + 2], "{") ? i + 2 : nr, close, k;
 
 			if (open == nr || (close = source_token_close(text, t, nr, open)) == nr)
 				continue;
-			for (k = close + 1; k < nr && !tok_word(text, &t[k], ";"); k++)
-				if (tok_word(text, &t[k], name)) {
+			for (k = close + 1; k < nr && !source_token_is(text, &t[k], ";"); k++)
+				if (source_token_is(text, &t[k], name)) {
 					body = open;
 					break;
 				}
@@ -1093,21 +1090,21 @@ char *source_member_type(const char *text, size_t len, const char *name, const c
 	*defined = 1;
 	end = source_token_close(text, t, nr, body);
 	for (b = i = body + 1; i < end; i++) {
-		if (tok_word(text, &t[i], "{") || tok_word(text, &t[i], "(") ||
-		    tok_word(text, &t[i], "[")) {
+		if (source_token_is(text, &t[i], "{") || source_token_is(text, &t[i], "(") ||
+		    source_token_is(text, &t[i], "[")) {
 			i = source_token_close(text, t, end, i);      /* a nested body or a method's */
-			if (tok_word(text, &t[i], "}"))
+			if (source_token_is(text, &t[i], "}"))
 				b = i + 1;                 /* a method body ends its declaration */
 			continue;
 		}
-		if (tok_word(text, &t[i], ";")) {
+		if (source_token_is(text, &t[i], ";")) {
 			if (i > b && (ret = declared_type(text, t, b, i, member)))
 				break;
 			b = i + 1;
-		} else if (i == b && (tok_word(text, &t[i], "public") ||
-				      tok_word(text, &t[i], "private") ||
-				      tok_word(text, &t[i], "protected")) &&
-			   i + 1 < end && tok_word(text, &t[i + 1], ":")) {
+		} else if (i == b && (source_token_is(text, &t[i], "public") ||
+				      source_token_is(text, &t[i], "private") ||
+				      source_token_is(text, &t[i], "protected")) &&
+			   i + 1 < end && source_token_is(text, &t[i + 1], ":")) {
 			b = i + 2;
 			i++;
 		}
@@ -1173,13 +1170,13 @@ char *source_type_alias(const char *text, size_t len, const char *name)
 		return ret;
 	nr = source_tokenize(text, len, 0, &t);
 	for (i = 0; i + 2 < nr && !ret; i++) {
-		if (tok_word(text, &t[i], "typedef")) {
+		if (source_token_is(text, &t[i], "typedef")) {
 			/* "typedef T name;" with T identifiers only */
 			struct strbuf sb = STRBUF_INIT;
 
 			for (k = i + 1; k + 1 < nr && t[k].kind == SOURCE_TOKEN_IDENT; k++)
 				;
-			if (k > i + 2 && tok_word(text, &t[k], ";") && tok_word(text, &t[k - 1], name)) {
+			if (k > i + 2 && source_token_is(text, &t[k], ";") && source_token_is(text, &t[k - 1], name)) {
 				size_t j;
 
 				for (j = i + 1; j < k - 1; j++) {
@@ -1215,8 +1212,8 @@ static int names_ident(const char *text, const struct source_token *t, size_t b,
 	size_t i;
 
 	for (i = b; i < e; i++)
-		if (t[i].kind == SOURCE_TOKEN_IDENT && tok_word(text, &t[i], w) &&
-		    !(i > b && (tok_word(text, &t[i - 1], ".") || tok_word(text, &t[i - 1], "->"))))
+		if (t[i].kind == SOURCE_TOKEN_IDENT && source_token_is(text, &t[i], w) &&
+		    !(i > b && (source_token_is(text, &t[i - 1], ".") || source_token_is(text, &t[i - 1], "->"))))
 			return 1;
 	return 0;
 }
@@ -1227,13 +1224,13 @@ static size_t expr_end(const char *text, const struct source_token *t, size_t nr
 	int depth = 0;
 
 	for (; b < nr; b++) {
-		if (tok_word(text, &t[b], "(") || tok_word(text, &t[b], "[") ||
-		    tok_word(text, &t[b], "{"))
+		if (source_token_is(text, &t[b], "(") || source_token_is(text, &t[b], "[") ||
+		    source_token_is(text, &t[b], "{"))
 			depth++;
-		else if (tok_word(text, &t[b], ")") || tok_word(text, &t[b], "]") ||
-			 tok_word(text, &t[b], "}"))
+		else if (source_token_is(text, &t[b], ")") || source_token_is(text, &t[b], "]") ||
+			 source_token_is(text, &t[b], "}"))
 			depth--;
-		else if (depth <= 0 && (tok_word(text, &t[b], ",") || tok_word(text, &t[b], ";")))
+		else if (depth <= 0 && (source_token_is(text, &t[b], ",") || source_token_is(text, &t[b], ";")))
 			break;
 	}
 	return b;
@@ -1287,27 +1284,28 @@ size_t source_pointer_aliases(const struct source_file *sf, size_t first, size_t
 		size_t s, len = t[i].end - t[i].begin;
 
 		/* a declaration "... T * name (= e)? [,;]" */
-		if (t[i].kind != SOURCE_TOKEN_IDENT || !tok_word(text, &t[i - 1], "*") ||
-		    !(i + 1 < nr && (tok_word(text, &t[i + 1], "=") || tok_word(text, &t[i + 1], ";") ||
-				     tok_word(text, &t[i + 1], ","))))
+		if (t[i].kind != SOURCE_TOKEN_IDENT || !source_token_is(text, &t[i - 1], "*") ||
+		    !(i + 1 < nr && (source_token_is(text, &t[i + 1], "=") ||
+				     source_token_is(text, &t[i + 1], ";") ||
+				     source_token_is(text, &t[i + 1], ","))))
 			continue;
-		for (s = i - 1; s > 0 && !tok_word(text, &t[s - 1], ";") &&
-		     !tok_word(text, &t[s - 1], "{") && !tok_word(text, &t[s - 1], "}") &&
-		     !tok_word(text, &t[s - 1], "(") && !tok_word(text, &t[s - 1], ","); s--)
+		for (s = i - 1; s > 0 && !source_token_is(text, &t[s - 1], ";") &&
+		     !source_token_is(text, &t[s - 1], "{") && !source_token_is(text, &t[s - 1], "}") &&
+		     !source_token_is(text, &t[s - 1], "(") && !source_token_is(text, &t[s - 1], ","); s--)
 			;
-		if (s > 0 && tok_word(text, &t[s - 1], ",")) {
+		if (s > 0 && source_token_is(text, &t[s - 1], ",")) {
 			/* "T *p = a, *r = b;": r's type is the declaration's T */
 			size_t st = s - 1, b;
 
-			while (st > 0 && !tok_word(text, &t[st - 1], ";") &&
-			       !tok_word(text, &t[st - 1], "{") && !tok_word(text, &t[st - 1], "}"))
+			while (st > 0 && !source_token_is(text, &t[st - 1], ";") &&
+			       !source_token_is(text, &t[st - 1], "{") && !source_token_is(text, &t[st - 1], "}"))
 				st--;
 			for (b = st; b < s - 1 && t[b].kind == SOURCE_TOKEN_IDENT &&
-			     !(b + 1 < nr && (tok_word(text, &t[b + 1], "=") ||
-					      tok_word(text, &t[b + 1], ",") ||
-					      tok_word(text, &t[b + 1], ";"))); b++)
+			     !(b + 1 < nr && (source_token_is(text, &t[b + 1], "=") ||
+					      source_token_is(text, &t[b + 1], ",") ||
+					      source_token_is(text, &t[b + 1], ";"))); b++)
 				;
-			if (b == st || !tok_word(text, &t[b], "*"))
+			if (b == st || !source_token_is(text, &t[b], "*"))
 				continue;
 			add_alias(&c, &nc, text + t[i].begin, len,
 				  xasprintf("%.*s *", (int)(t[b - 1].end - t[st].begin),
@@ -1323,9 +1321,9 @@ size_t source_pointer_aliases(const struct source_file *sf, size_t first, size_t
 		for (i = 0; i < nr; i++) {
 			size_t e;
 
-			if (t[i].kind != SOURCE_TOKEN_IDENT || !tok_word(text, &t[i], c[k].name) ||
-			    i + 1 >= nr || !tok_word(text, &t[i + 1], "=") ||
-			    (i > 0 && (tok_word(text, &t[i - 1], ".") || tok_word(text, &t[i - 1], "->"))))
+			if (t[i].kind != SOURCE_TOKEN_IDENT || !source_token_is(text, &t[i], c[k].name) ||
+			    i + 1 >= nr || !source_token_is(text, &t[i + 1], "=") ||
+			    (i > 0 && (source_token_is(text, &t[i - 1], ".") || source_token_is(text, &t[i - 1], "->"))))
 				continue;
 			/* an assignment or an initialisation: what it points into */
 			e = expr_end(text, t, nr, i + 2);
