@@ -63,6 +63,7 @@ void run_events_release(struct run_events *ev)
 	json_decref(ev->attributes);
 	json_decref(ev->join_);
 	json_decref(ev->pending_);
+	json_decref(ev->alloc_by_seq_);
 	memset(ev, 0, sizeof(*ev));
 }
 
@@ -308,6 +309,39 @@ static void handle_carveout(struct run_events *ev, const char *type, json_t *o)
 }
 
 /* seq -> kernel name, for metrics/counters events that name the seq. */
+/*
+ * An allocation is its process's program-order seq. The processes of a job
+ * (MPI ranks, a wrapper's children) each number their own from 0, and the
+ * injection library applies a window by seq in every process, so one seq
+ * names one entry here: the ranks of an SPMD job make the same buffers in
+ * the same order. The entry keeps the largest size seen.
+ */
+static void add_allocation(struct run_events *ev, json_t *seq, json_t *bytes)
+{
+	char key[32];
+	json_t *a, *had;
+
+	if (!json_is_integer(seq)) {   /* a torn event: kept as it came */
+		json_array_append_new(ev->allocations,
+				      json_pack("{s:O?, s:O?}", "seq", seq, "bytes", bytes));
+		return;
+	}
+	if (!ev->alloc_by_seq_)
+		ev->alloc_by_seq_ = json_object();
+	snprintf(key, sizeof(key), "%" JSON_INTEGER_FORMAT, json_integer_value(seq));
+	a = json_object_get(ev->alloc_by_seq_, key);
+	if (!a) {
+		a = json_pack("{s:O, s:O?}", "seq", seq, "bytes", bytes);
+		json_array_append_new(ev->allocations, a);
+		json_object_set(ev->alloc_by_seq_, key, a);
+		return;
+	}
+	had = json_object_get(a, "bytes");
+	if (json_is_number(bytes) && (!json_is_number(had) ||
+				      json_number_value(bytes) > json_number_value(had)))
+		json_object_set(a, "bytes", bytes);
+}
+
 static void handle(struct run_events *ev, json_t *o)
 {
 	const char *type = str(o, "ev");
@@ -375,9 +409,8 @@ static void handle(struct run_events *ev, json_t *o)
 			json_pack("{s:O?, s:s, s:O?}", "seq", json_object_get(o, "seq"),
 				  "kernel", k->name, "args", json_object_get(o, "args")));
 	} else if (!strcmp(type, "alloc")) {
-		json_array_append_new(ev->allocations,
-			json_pack("{s:O?, s:O?}", "seq", json_object_get(o, "seq"),
-				  "bytes", json_object_get(o, "bytes")));
+		add_allocation(ev, json_object_get(o, "seq"),
+			       json_object_get(o, "bytes"));
 	} else if (!strcmp(type, "metrics_config")) {
 		json_decref(ev->metric_names);
 		ev->metric_names = json_incref(json_object_get(o, "metrics"));

@@ -115,6 +115,7 @@ struct run_events {
 	int file_rank_;            /* private: the rank the file being read named, -1 none */
 	json_t *join_;             /* private: one process's correlation -> version */
 	json_t *pending_;          /* private: one process's records joined at its end */
+	json_t *alloc_by_seq_;     /* private: seq (as text) -> its entry of allocations */
 };
 
 /* One rank of a job, as its own processes' files told it. */
@@ -136,9 +137,10 @@ void run_events_release(struct run_events *ev);
  * in pid order, and merged per kernel: launches, metrics, times and
  * counters add up. saw_exit is set only when every process that started
  * exited cleanly.
- * NEEDSWORK: allocations and the launch sequence are concatenated; their
- * seq numbers restart in each process, so allocation identity is exact only
- * for runs with one CUDA process.
+ * Allocations are keyed by seq, which restarts in each process: the
+ * processes' allocations of one seq are one entry (the largest size), as
+ * the injection library applies a window by seq in every process.
+ * NEEDSWORK: the launch sequence is concatenated process after process.
  */
 int run_events_load(struct run_events *ev, const char *path);
 

@@ -57,6 +57,8 @@ static void test_several_processes(void)
 	write_file(path,
 		"{\"ev\":\"start\",\"pid\":100}\n"
 		"{\"ev\":\"rank\",\"rank\":1}\n"
+		"{\"ev\":\"alloc\",\"seq\":0,\"bytes\":4096,\"ptr\":1000}\n"
+		"{\"ev\":\"alloc\",\"seq\":1,\"bytes\":64,\"ptr\":9000}\n"
 		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\",\"grid\":[4,1,1],\"block\":[256,1,1]}\n"
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":100,\"end\":350}\n"
 		"{\"ev\":\"exit\",\"launches\":1}\n");
@@ -65,6 +67,7 @@ static void test_several_processes(void)
 		"{\"ev\":\"start\",\"pid\":20}\n"
 		"{\"ev\":\"rank\",\"rank\":0}\n"
 		"{\"ev\":\"rank\",\"rank\":1}\n"
+		"{\"ev\":\"alloc\",\"seq\":0,\"bytes\":8192,\"ptr\":2000}\n"
 		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\",\"grid\":[8,1,1],\"block\":[128,1,1]}\n"
 		"{\"ev\":\"launch\",\"seq\":1,\"kernel\":\"k3\",\"grid\":[1,1,1],\"block\":[32,1,1]}\n"
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":400,\"end\":450}\n"
@@ -89,6 +92,12 @@ static void test_several_processes(void)
 	/* the job's ranks, each once (a rank event repeated counts once) */
 	CHECK_INT(ev.nr_ranks, 2);
 	CHECK(ev.nr_ranks == 2 && ev.ranks[0] == 1 && ev.ranks[1] == 0);
+	/* each process numbers its allocations from 0: one entry a seq, the
+	 * largest size (an MPI job's capture listed allocation 0 twice) */
+	CHECK_INT(json_array_size(ev.allocations), 2);
+	CHECK_INT(json_integer_value(json_object_get(json_array_get(ev.allocations, 0), "seq")), 0);
+	CHECK_INT(json_integer_value(json_object_get(json_array_get(ev.allocations, 0), "bytes")), 8192);
+	CHECK_INT(json_integer_value(json_object_get(json_array_get(ev.allocations, 1), "seq")), 1);
 	run_events_release(&ev);
 
 	/* a process that died (start, no exit) makes the run unclean */
