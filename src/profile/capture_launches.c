@@ -1157,10 +1157,8 @@ static int l2_passes(struct profile_ctx *c, struct kernel_measure *km, json_t *f
 	for (pass = 0; pass < 2; pass++) {
 		size_t n = pass ? l2_pairs(c, km) : l2_singles(c, km);
 
+		/* asked for (--l2-priority): never skipped for the budget (issue 35) */
 		if (!n)
-			break;
-		if (!profile_budget_allows(c, pass ? "the L2 priority pairs" :
-					   "the L2 priority pass", 1))
 			break;
 		run_events_init(&ev);
 		ret = run_pass(c, km, pass ? "capture (L2 priority pairs)" : "capture (L2 priority)",

@@ -3,7 +3,8 @@
 # a GPU, with full logs under $OUT and a short table last.
 #
 #   tests/gpu/run.sh [SUBSET...]     SUBSET: a test name (t_capture), a
-#                                    prefix (t_device), or "all" (default)
+#                                    prefix (t_device), or "all" (default);
+#                                    tests run in the order of the subsets
 #   tests/gpu/run.sh gpu_corpus      the corpus of real programs
 #                                    (bench/gpu_corpus.sh; CA_CORPUS_APPS)
 #
@@ -32,15 +33,6 @@ export CA_GPU_LOGS=$LOGS
 subsets=("$@")
 [ ${#subsets[@]} -eq 0 ] && subsets=(all)
 
-selected() {
-	local name=$1 s
-	for s in "${subsets[@]}"; do
-		[ "$s" = all ] && return 0
-		case "$name" in "$s"*) return 0 ;; esac
-	done
-	return 1
-}
-
 {
 	date -u +"date: %Y-%m-%dT%H:%M:%SZ"
 	nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.sm,clocks.max.sm --format=csv,noheader
@@ -49,8 +41,16 @@ table=()
 nr_run=0
 nr_skip=0
 tests=()
-for t in "$here"/t_*.sh "$CA_SOURCE_DIR"/bench/gpu_*.sh; do
-	[ -f "$t" ] && selected "$(basename "$t" .sh)" && tests+=("$t")
+# in the order the subsets are named (so the ones that matter most run
+# first, before a time limit), each test once
+for s in "${subsets[@]}"; do
+	for t in "$here"/t_*.sh "$CA_SOURCE_DIR"/bench/gpu_*.sh; do
+		[ -f "$t" ] || continue
+		name=$(basename "$t" .sh)
+		[ "$s" = all ] || case "$name" in "$s"*) ;; *) continue ;; esac
+		case " ${tests[*]-} " in *" $t "*) continue ;; esac
+		tests+=("$t")
+	done
 done
 if [ ${#tests[@]} = 0 ]; then
 	echo "run.sh: no test matches '${subsets[*]}' (tests: t_*.sh in tests/gpu, gpu_*.sh in bench)" >&2
@@ -71,7 +71,8 @@ for t in "${tests[@]}"; do
 	# as it goes too, so a run stopped at its time limit still shows what it did
 	printf '%-28s %-8s %5ss\n' "$name" "$st" "$secs"
 	grep '^RESULT: ' "$LOGS/$name.log" | sed 's/^RESULT: /    /'
-	cp "$LOGS/$name.log" "$OUT/" 2>/dev/null
+	# the logs so far, as one tarball (the device tool brings back 8 files)
+	tar czf "$OUT/gpu-logs.tgz" -C "$(dirname "$LOGS")" logs 2>/dev/null
 	[ "$st" = PASS ] || [ "$st" = SKIP ] || tail -n 15 "$LOGS/$name.log" | sed 's/^/    | /'
 done
 echo

@@ -91,6 +91,7 @@ for sample in rownorm gather_stream; do
 	if "$CACHEADVISE" profile --l2-priority --oracle 4 --out "$cap" -- "$SAMPLES/$sample" \
 		>"$WORK/profile-$sample.out" 2>&1; then ok; else
 		not_ok "profile --l2-priority $sample: $(tail -5 "$WORK/profile-$sample.out")"; continue; fi
+	cp "$cap/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-l2prio-$sample.json" 2>/dev/null
 	check "$sample: l2_priority measured" \
 		'any(k.get("l2_priority", {}).get("loads") for k in j["kernels"])' "$cap/capture.json"
 	check "$sample: the L2 oracle ran" \
