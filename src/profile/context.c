@@ -585,7 +585,8 @@ static int ab_runs(struct profile_ctx *c, const char *name, const struct run_req
 	}
 	pairs.more_baselines = morep;
 	pairs.nr_more_baselines = np;
-	c->runs_planned = c->runs_done + 2 * rounds;
+	if (!c->runs_planned_fixed)
+		c->runs_planned = c->runs_done + 2 * rounds;
 	ret = ab_pairs_run(&pairs, ab);
 	for (i = 0; i < np; i++)
 		run_output_release(&more[i]);
@@ -629,6 +630,19 @@ static void run_times(struct profile_ctx *c, double *native, double *mean)
 		n++;
 	}
 	*mean = n ? sum / (double)n : NAN;
+}
+
+size_t profile_budget_units(struct profile_ctx *c, unsigned first_runs, unsigned runs_each,
+			    size_t units)
+{
+	double native, mean, limit, spent = profile_now() - c->started;
+
+	run_times(c, &native, &mean);
+	limit = budget_limit_seconds(c->opt->budget, native);
+	while (units && !budget_allows(limit, spent, budget_estimate_seconds(
+		first_runs + (unsigned)units * runs_each, mean)))
+		units--;
+	return units;
 }
 
 int profile_budget_allows(struct profile_ctx *c, const char *what, unsigned runs)

@@ -114,6 +114,9 @@ struct profile_ctx {
 	char **gpu_names;           /* --gpus: each GPU's CUDA_VISIBLE_DEVICES value, nr_gpus of them */
 	unsigned run_index;
 	unsigned runs_done, runs_planned;
+	/* set by a step that planned all its runs up front (the L2 window
+	 * step): the A/B helpers leave runs_planned alone */
+	int runs_planned_fixed;
 	unsigned progress_mark;     /* runs_done at the last run-start event */
 	double started;
 	struct profile_module *modules;
@@ -227,6 +230,11 @@ int profile_ab_runs_screened(struct profile_ctx *c, const char *name,
  * it, records it in capture.json's "budget" section and returns 0.
  */
 int profile_budget_allows(struct profile_ctx *c, const char *what, unsigned runs);
+/* How many of `units` equal parts of `runs_each` program runs, after
+ * `first_runs` more, fit in what is left of the budget (0..units); notes
+ * nothing. */
+size_t profile_budget_units(struct profile_ctx *c, unsigned first_runs, unsigned runs_each,
+			    size_t units);
 
 /* Writes capture.json with the given status. */
 int profile_write_capture(struct profile_ctx *c, const char *status);

@@ -199,6 +199,16 @@ static json_t *screened_slower(const double *base, size_t nb, double adv)
 	return v;
 }
 
+/* A window ended before its last planned run: the runs it did not need
+ * come off the count (the ETA only falls). */
+static void window_done(struct profile_ctx *c, unsigned window_end)
+{
+	unsigned unused = window_end > c->runs_done ? window_end - c->runs_done : 0;
+
+	if (c->runs_planned >= c->runs_done + unused)
+		c->runs_planned -= unused;
+}
+
 int profile_l2(struct profile_ctx *c)
 {
 	json_t *l2, *best = NULL;
@@ -206,7 +216,9 @@ int profile_l2(struct profile_ctx *c)
 	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
 	double best_speedup = 0, base_dram = NAN, base_ns[16], gpu_ns;
 	size_t nr_base = 0;
-	int over_budget = 0, with_priorities;
+	int with_priorities;
+	unsigned per_window, planned_before;
+	size_t nr_timed;
 	char why[256], *base_dir = NULL;
 	size_t i;
 	int ret = 0;
@@ -235,8 +247,16 @@ int profile_l2(struct profile_ctx *c)
 		return profile_write_capture(c, "complete");
 	}
 
-	/* the baseline's DRAM run, a window's, and two screening rounds */
-	if (!profile_budget_allows(c, "the L2 window step", 6)) {
+	/*
+	 * The step's runs are counted before the first (issue 39): the
+	 * baseline's DRAM run, then each window's DRAM run and its A/B rounds.
+	 * The windows that fit in the budget are timed, best-ranked first;
+	 * the count shown never grows, and falls when a window ends early.
+	 */
+	per_window = 1 + 2 * rounds;
+	nr_timed = profile_budget_units(c, 1, per_window, t.nr_windows);
+	/* at the least: the baseline's DRAM run, a window's and two screening rounds */
+	if (!nr_timed && !profile_budget_allows(c, "the L2 window step", 6)) {
 		json_object_set_new(l2, "reason", json_string(
 			"windows were advised but not timed: beyond the profile's budget (--budget)"));
 		capture_l2_release(&t);
@@ -256,6 +276,10 @@ int profile_l2(struct profile_ctx *c)
 	}
 	if (with_priorities)
 		json_object_set_new(l2, "baseline", json_string("the kept per-load L2 priorities"));
+	if (!nr_timed)
+		nr_timed = 1;    /* the first window fits alone, as the check above said */
+	c->runs_planned = c->runs_done + 1 + (unsigned)nr_timed * per_window;
+	c->runs_planned_fixed = 1;
 	base_dram = dram_of_run(c, base_dir, NULL, &gpu_ns);
 	/*
 	 * With in-run capture the baseline runs carry no counters, and where
@@ -281,16 +305,17 @@ int profile_l2(struct profile_ctx *c)
 		double dram;
 		int kept = 0;
 
-		/* each window: its DRAM run and at least two screening rounds */
-		if (over_budget || (i && !profile_budget_allows(c, "the timing of the other L2 "
-								     "windows", 5))) {
-			over_budget = 1;
+		if (i >= nr_timed) {
+			if (i == nr_timed)   /* noted once, with what the rest would take */
+				profile_budget_allows(c, "the timing of the other L2 windows",
+						      (unsigned)(t.nr_windows - nr_timed) * per_window);
 			json_object_set_new(w, "verification", json_pack("{s:b, s:s}", "kept", 0,
 				"reason", "not timed: beyond the profile's budget (--budget)"));
 			json_decref(file_doc);
 			free(file);
 			continue;
 		}
+		planned_before = c->runs_done + per_window;   /* where this window ends at most */
 		ret = json_file_write(file, file_doc);
 		if (ret) {
 			json_decref(file_doc);
@@ -306,6 +331,7 @@ int profile_l2(struct profile_ctx *c)
 			json_decref(file_doc);
 			free(file);
 			profile_write_capture(c, "complete");
+			window_done(c, planned_before);
 			continue;
 		}
 		if (!isnan(dram) && !isnan(base_dram) && dram > base_dram * (1 - L2_MIN_DRAM_CUT)) {
@@ -318,6 +344,7 @@ int profile_l2(struct profile_ctx *c)
 			json_decref(file_doc);
 			free(file);
 			profile_write_capture(c, "complete");
+			window_done(c, planned_before);
 			continue;
 		}
 		/* a window slower in both of the first two rounds is not timed further */
@@ -349,6 +376,7 @@ int profile_l2(struct profile_ctx *c)
 		ab_result_release(&ab);
 		json_decref(file_doc);
 		free(file);
+		window_done(c, planned_before);
 		profile_write_capture(c, "complete");
 	}
 	if (!ret) {
@@ -361,6 +389,7 @@ int profile_l2(struct profile_ctx *c)
 		}
 		ret = profile_write_capture(c, "complete");
 	}
+	c->runs_planned_fixed = 0;
 	json_decref(best);
 	free(base_dir);
 	capture_l2_release(&t);

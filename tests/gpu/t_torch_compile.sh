@@ -51,7 +51,7 @@ rc=$?
 cp "$cap/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-torch-compile.json" 2>/dev/null
 cp "$cap/report.txt" "${CA_GPU_LOGS:-$WORK}/report-torch-compile.txt" 2>/dev/null
 check "Inductor's Triton kernels read from Triton's cache, with their PTX" \
-	'any(m.get("ptx_file", "").endswith(".ptx") and m.get("has_ptx") for m in j["modules"])' "$cap/capture.json"
+	'any((m.get("ptx_file") or "").endswith(".ptx") and m.get("has_ptx") for m in j["modules"])' "$cap/capture.json"
 check "a Triton kernel measured" \
 	'any(k["name"].startswith("triton_") and any(l.get("hit") is not None for l in k.get("loads", [])) for k in j["kernels"])' \
 	"$cap/capture.json"

@@ -24,7 +24,7 @@ cap="$WORK/cap"
 rc=$?
 [ "$rc" = 0 ] && ok || { not_ok "profile exited $rc: $(tail -5 "$WORK/profile.out")"; finish; }
 check "a module read from Triton's cache, with its PTX" \
-	'any(m.get("ptx_file", "").endswith(".ptx") and m.get("has_ptx") for m in j["modules"])' "$cap/capture.json"
+	'any((m.get("ptx_file") or "").endswith(".ptx") and m.get("has_ptx") for m in j["modules"])' "$cap/capture.json"
 check "Triton's metadata recorded" \
 	'any(isinstance(m.get("triton"), dict) and m["triton"].get("num_warps") for m in j["modules"])' "$cap/capture.json"
 check "both Triton kernels measured" \
