@@ -642,6 +642,7 @@ static int build(struct report_input *in, const struct report_input_options *opt
 	collect_sections(in);
 	collect_no_ptx(in);
 	choose_roots(in, opt);
+	in->python = opt && opt->python ? xstrdup(opt->python) : NULL;
 	source_hints_resolve(in);
 	for (i = 0; i < in->nr_kernels; i++) {
 		struct report_kernel *k = &in->kernels[i];
@@ -793,6 +794,7 @@ void report_input_release(struct report_input *in)
 	free(in->no_ptx);
 	free(in->source_root);
 	free(in->lookup_root);
+	free(in->python);
 	plan_release(&in->plan);
 	analysis_release(&in->own_analysis);
 	capture_release(&in->model);

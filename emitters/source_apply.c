@@ -268,7 +268,7 @@ static int read_patch(const struct source_apply_options *o, struct source_apply 
 
 int source_apply_prepare(const struct source_apply_options *o, struct source_apply *res)
 {
-	struct report_input_options iopt = { o->source_root };
+	struct report_input_options iopt = { o->source_root, o->python };
 	struct stat st;
 	int ret;
 

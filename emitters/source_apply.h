@@ -22,6 +22,7 @@
 struct source_apply_options {
 	const char *dir;            /* the capture directory */
 	const char *source_root;    /* --source-root, NULL: as recorded */
+	const char *python;         /* --python, NULL: report_input_options says */
 	int dry_run;                /* write nothing */
 };
 

@@ -20,7 +20,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cacheadvise apply DIR [--source-root PATH] [--dry-run]\n"
+		"usage: cacheadvise apply DIR [--source-root PATH] [--python PATH] [--dry-run]\n"
 		"\n"
 		"Applies DIR/source.patch, written by 'cacheadvise profile', to the program's\n"
 		"sources: each advised global load is wrapped in a small inline-PTX helper\n"
@@ -36,6 +36,9 @@ static void usage(FILE *f)
 		"\n"
 		"      --source-root P  where the sources are now (default: where they were\n"
 		"                       when the program was profiled)\n"
+		"      --python PATH    the Python that rewrites Triton tl.load calls, where the\n"
+		"                       patch is made here (default: $CACHEADVISE_PYTHON, else\n"
+		"                       python3 from PATH; never a program the capture names)\n"
 		"  -n, --dry-run        print the patch and check that it applies; change nothing\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -57,6 +60,7 @@ static int parse(struct source_apply_options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "source-root", required_argument, NULL, 'S' },
+		{ "python", required_argument, NULL, 'P' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -70,6 +74,9 @@ static int parse(struct source_apply_options *o, int argc, char **argv)
 		switch (c) {
 		case 'S':
 			o->source_root = optarg;
+			break;
+		case 'P':
+			o->python = optarg;
 			break;
 		case 'n':
 			o->dry_run = 1;
