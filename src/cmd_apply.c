@@ -7,14 +7,14 @@
 
 #include "base/error.h"
 #include "base/xalloc.h"
-#include "collectors/patch_tool.h"
 #include "emitters/source_apply.h"
 #include "src/cli.h"
 
 /*
  * `cacheadvise apply DIR`: applies a capture's source.patch to the program's
- * sources (git apply, else patch -p1), after checking that every file it
- * changes is still the file the capture saw (sources.json).
+ * sources itself (emitters/source_apply.h: parsed once, strictly, every file
+ * or none), after checking that every file it changes is still the file the
+ * capture saw (sources.json). It runs no other program.
  */
 
 static void usage(FILE *f)
@@ -28,11 +28,15 @@ static void usage(FILE *f)
 		"patch adds to the file. Loads the tool cannot rewrite safely are left alone;\n"
 		"report.txt says why for each. Rebuild the program afterwards.\n"
 		"\n"
-		"Refuses (exit 2) when a file the patch changes is no longer the file the\n"
-		"capture saw (its SHA-256 differs from DIR/sources.json), when the capture\n"
-		"or source.patch is invalid, and when the sources are read-only. Where DIR\n"
-		"has no source.patch, writes one from the capture and the sources as they\n"
-		"are now (a dry run only prints it).\n"
+		"The patch is parsed strictly and applied by cacheadvise itself (no git or\n"
+		"patch is run), to every file or to none. Refuses (exit 2) when a file the\n"
+		"patch changes is no longer the file the capture saw (its SHA-256 differs\n"
+		"from DIR/sources.json), when the capture or source.patch is invalid, when\n"
+		"the patch does anything but change the files sources.json records in place\n"
+		"(a new, deleted, renamed or linked file, a mode change, a context or binary\n"
+		"diff), when a file is a symbolic link, and when the sources are read-only.\n"
+		"Where DIR has no source.patch, writes one from the capture and the sources\n"
+		"as they are now (a dry run only prints it).\n"
 		"\n"
 		"      --source-root P  where the sources are now (default: where they were\n"
 		"                       when the program was profiled)\n"
@@ -47,8 +51,9 @@ static void usage(FILE *f)
 		"--source-root with where they are.\n"
 		"\n"
 		"Exit status: 0 applied (or the plan changes no load), 1 usage error, 2 DIR is\n"
-		"not a capture, a source changed since the capture, the patch does not apply,\n"
-		"or it rewrites none of the advised loads (the reasons are listed).\n"
+		"not a capture, a source changed since the capture, the patch is refused or\n"
+		"does not apply, or it rewrites none of the advised loads (the reasons are\n"
+		"listed); then no source file is changed.\n"
 		"\n"
 		"EXAMPLES\n"
 		"  cacheadvise apply cacheadvise-out/app-20261122-031000 --dry-run\n"
@@ -168,8 +173,7 @@ int cmd_apply(int argc, char **argv)
 			r.name, r.root);
 	} else if (!ret && o.dry_run && fwrite(r.patch.buf, 1, r.patch.len, stdout) != r.patch.len) {
 		ret = error_set(CA_E_IO, "cannot write the patch to standard output");
-	} else if (!ret && !(ret = patch_tool_apply(r.root, r.name, r.patch.buf, r.patch.len,
-						    o.dry_run))) {
+	} else if (!ret && !(ret = source_apply_write(&r, o.dry_run))) {
 		if (o.dry_run)
 			fprintf(stderr, "cacheadvise apply: the patch applies cleanly in '%s' (dry "
 				"run: nothing changed)\n", r.root);
