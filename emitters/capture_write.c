@@ -99,7 +99,7 @@ out:
 int capture_write_analysed(const char *dir, json_t *capture, const struct analysis *analysis,
 			   const struct plan *plan, const struct capture_write_options *opt)
 {
-	struct report_input_options ropt = { opt ? opt->source_root : NULL };
+	struct report_input_options ropt = { opt ? opt->source_root : NULL, NULL };
 	struct report_input in;
 	int ret = report_input_init_from(&in, dir, capture, analysis, plan, &ropt);
 

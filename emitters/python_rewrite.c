@@ -22,6 +22,15 @@
 
 extern const char ca_tl_load_rewrite_py[];
 
+const char *python_rewrite_interpreter(const char *named)
+{
+	const char *env = getenv("CACHEADVISE_PYTHON");
+
+	if (named)
+		return named;
+	return env && *env ? env : "python3";
+}
+
 int python_program(const char *program)
 {
 	const char *base = program ? strrchr(program, '/') : NULL;
@@ -123,7 +132,8 @@ static int run_python(const char *python, const char *script, const char *reques
 	strbuf_read_file(err, epath, 0);
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127) {
 		ret = error_set(CA_E_IO, "cannot run '%s' (not found): the Python rewrite needs a "
-				"python3 with its ast module", python);
+				"python3 with its ast module (name one with --python or "
+				"CACHEADVISE_PYTHON)", python);
 		goto out;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
@@ -146,6 +156,33 @@ out:
 	free(opath);
 	free(epath);
 	return ret;
+}
+
+int python_rewrite_check(const char *python)
+{
+	int status, fd;
+	pid_t pid;
+
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0)
+		return error_set(CA_E_IO, "cannot start %s: %s", python, strerror(errno));
+	if (pid == 0) {
+		fd = open("/dev/null", O_RDWR);
+		if (fd < 0 || dup2(fd, 0) < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+			_exit(126);
+		execlp(python, python, "-I", "-c", "import ast", (char *)NULL);
+		_exit(127);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return error_set(CA_E_IO, "cannot wait for %s: %s", python, strerror(errno));
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return error_set(CA_E_IO, "cannot run '%s' (not found)", python);
+	if (!WIFEXITED(status) || WEXITSTATUS(status))
+		return error_set(CA_E_IO, "'%s' has no ast module, or is not a Python", python);
+	return 0;
 }
 
 static json_t *keyword(int set, const char *value)
@@ -180,8 +217,8 @@ int tl_load_rewrite(const char *python, const char *source, const struct tl_load
 	json_object_set_new(req, "edits", arr);
 	text = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
-	ret = run_python(python ? python : "python3", ca_tl_load_rewrite_py, text ? text : "{}",
-			 &answer, &err);
+	ret = run_python(python ? python : python_rewrite_interpreter(NULL), ca_tl_load_rewrite_py,
+			 text ? text : "{}", &answer, &err);
 	free(text);
 	if (!ret && !(resp = json_loads(answer.buf, 0, &jerr)))
 		ret = error_set(CA_E_IO, "the Python rewrite helper's answer is not JSON: %s",

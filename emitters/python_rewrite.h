@@ -47,8 +47,22 @@ int python_program(const char *program);
 int tl_load_form_of_action(const char *action, struct tl_load_edit *e);
 
 /*
+ * The Python that runs the rewrite helper: named (--python) when not NULL,
+ * else $CACHEADVISE_PYTHON when set and not empty, else "python3" (found
+ * in PATH). Never a path a capture names: a capture may come from someone
+ * else, and nothing named in it is ever executed (docs/security.md).
+ */
+const char *python_rewrite_interpreter(const char *named);
+
+/*
+ * Whether python runs and has its ast module (`doctor`): 0, or CA_E_IO
+ * with the message set.
+ */
+int python_rewrite_check(const char *python);
+
+/*
  * Rewrites the calls edits name in source (a Python file's text) with
- * python (NULL: "python3" from PATH). out[i] is edit i's result; edits
+ * python (NULL: python_rewrite_interpreter(NULL)). out[i] is edit i's result; edits
  * whose lines overlap share one replacement. Returns 0, or CA_E_IO when
  * python cannot be run or fails (the message says why: no python3, the
  * file does not parse).

@@ -12,9 +12,9 @@
 #include "emitters/report.h"
 
 int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program,
-		       const char *source_root)
+		       const char *source_root, const char *python)
 {
-	struct report_input_options iopt = { source_root };
+	struct report_input_options iopt = { source_root, python };
 	char *patch_path = capture_layout_file(dir, CAPTURE_LAYOUT_SOURCE_PATCH);
 	int ret;
 

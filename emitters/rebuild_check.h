@@ -28,14 +28,15 @@ struct rebuild_input {
 /*
  * Reads the capture in dir (checked as report does), its source.patch
  * and the rebuilt program; the sources are read under source_root when
- * given (as apply --source-root does), else where the line info says.
+ * given (as apply --source-root does), else where the line info says;
+ * python (may be NULL) rewrites Triton calls as report_input_options says.
  * A Python program (python3 prog.py) is its Triton kernels: for each
  * kernel the plan changes, the newest compile in Triton's cache
  * (intake_triton_newest), as the rerun left it.
  * Returns 0 or CA_E_*; release ri either way.
  */
 int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program,
-		       const char *source_root);
+		       const char *source_root, const char *python);
 void rebuild_input_release(struct rebuild_input *ri);
 
 /* The names of the kernels whose loads the plan changes (an array of

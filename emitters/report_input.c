@@ -642,6 +642,7 @@ static int build(struct report_input *in, const struct report_input_options *opt
 	collect_sections(in);
 	collect_no_ptx(in);
 	choose_roots(in, opt);
+	in->python = opt && opt->python ? xstrdup(opt->python) : NULL;
 	source_hints_resolve(in);
 	for (i = 0; i < in->nr_kernels; i++) {
 		struct report_kernel *k = &in->kernels[i];
@@ -668,6 +669,21 @@ int report_input_analyse(const struct capture *cap, struct plan *plan, struct an
 	return advise_capture(cap, &ao, plan, analysis);
 }
 
+/* A --source-root that is not a directory is a mistake to refuse, not an
+ * empty tree to rewrite nothing in (report --all would empty source.patch). */
+static int check_source_root(const struct report_input_options *opt)
+{
+	struct stat st;
+
+	if (!opt || !opt->source_root)
+		return 0;
+	if (stat(opt->source_root, &st) || !S_ISDIR(st.st_mode))
+		return error_set(CA_E_INPUT, "the source root '%s' is not a directory: pass "
+				 "--source-root with the directory the sources are in",
+				 opt->source_root);
+	return 0;
+}
+
 int report_input_load(struct report_input *in, const char *dir,
 		      const struct report_input_options *opt)
 {
@@ -683,6 +699,9 @@ int report_input_load(struct report_input *in, const char *dir,
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return error_set(CA_E_INPUT, "'%s' is not a capture directory: %s", dir,
 				 stat(dir, &st) ? strerror(errno) : "not a directory");
+	ret = check_source_root(opt);
+	if (ret)
+		return ret;
 	path = capture_layout_file(dir, CAPTURE_LAYOUT_CAPTURE);
 	/* Only a file that is not there is "missing": a directory, a FIFO or
 	 * permission denied is named by json_file_load (issue 16). */
@@ -746,6 +765,9 @@ int report_input_init_from(struct report_input *in, const char *dir, json_t *cap
 	capture_init(&in->model);
 	plan_init(&in->plan);
 	in->dir = xstrdup(dir);
+	ret = check_source_root(opt);
+	if (ret)
+		return ret;
 	if (!json_is_object(capture))
 		return error_set(CA_E_INPUT, "capture of '%s' is not a JSON object", dir);
 	ret = json_check_schema(capture, "capture.json", CAPTURE_SCHEMA);
@@ -793,6 +815,7 @@ void report_input_release(struct report_input *in)
 	free(in->no_ptx);
 	free(in->source_root);
 	free(in->lookup_root);
+	free(in->python);
 	plan_release(&in->plan);
 	analysis_release(&in->own_analysis);
 	capture_release(&in->model);

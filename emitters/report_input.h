@@ -166,6 +166,8 @@ struct report_input {
 	 * the program's working directory; NULL unknown. */
 	char *source_root;
 	char *lookup_root;          /* where sources are read from (--source-root), else source_root */
+	char *python;               /* the Python for Triton rewrites (--python); NULL:
+				       python_rewrite_interpreter()'s choice, never the capture's */
 	struct report_section *sections;
 	size_t nr_sections;
 	struct report_module *no_ptx;   /* modules without PTX */
@@ -178,6 +180,11 @@ struct report_input_options {
 	/* Where the sources are now (apply/report --source-root); NULL: where
 	 * they were at capture time. */
 	const char *source_root;
+	/* The Python that rewrites Triton tl.load calls (--python); NULL:
+	 * CACHEADVISE_PYTHON, else python3 from PATH (emitters/python_rewrite.h).
+	 * Never a program named in the capture: a capture may come from
+	 * someone else (docs/security.md). */
+	const char *python;
 };
 
 /*

@@ -1254,12 +1254,6 @@ static void describe_rewrites(struct cand *cands, size_t n)
 
 /* ---- Triton kernels: tl.load calls in Python (issue 27) ------------------ */
 
-/* The python that runs the program, if it is one ("python3 prog.py"), else "python3". */
-static const char *python_of(const struct report_input *in)
-{
-	return python_program(in->model.program.path) ? in->model.program.path : "python3";
-}
-
 /* What a Triton form sets, for the user: eviction_policy="evict_last". */
 static char *tl_form_text(const struct tl_load_edit *e)
 {
@@ -1286,7 +1280,8 @@ static void set_hint(struct source_hint *h, enum source_hint_status st, char *me
  */
 static void python_hints(struct resolver *r, struct cand *cands, size_t n)
 {
-	const char *python = python_of(r->in);
+	/* the user's choice or python3 from PATH; never the capture's program */
+	const char *python = python_rewrite_interpreter(r->in->python);
 	size_t i, j, s;
 
 	for (i = 0; i < r->in->nr_sources; i++) {

@@ -9,8 +9,9 @@
 
 /*
  * source.patch: a unified diff (paths "a/<file>" and "b/<file>", relative
- * to the report's source root; `git apply` or `patch -p1` in that
- * directory) that rewrites every load whose hint is "rewritten" and adds,
+ * to the report's source root; `cacheadvise apply` applies it itself,
+ * emitters/unified_diff.h, and `git apply` or `patch -p1` in that
+ * directory would too) that rewrites every load whose hint is "rewritten" and adds,
  * once per file after its #include lines, the load helpers it uses
  * (emitters/source_rewrite.h). Files the hints do not rewrite are left out.
  *

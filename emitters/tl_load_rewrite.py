@@ -1,6 +1,7 @@
 """Rewrites the keyword arguments of Triton tl.load calls in a Python file
-(issue 27). cacheadvise embeds this file and runs it with the program's own
-python3: the file is parsed with the ast module, never with regular
+(issue 27). cacheadvise embeds this file and runs it with python3 from PATH
+or the Python the user names (--python, CACHEADVISE_PYTHON), never a program
+a capture names (docs/security.md): the file is parsed with the ast module, never with regular
 expressions, so a call that spans several lines, has a trailing comma,
 comments, or already carries the argument is handled as Python sees it.
 

@@ -7,20 +7,20 @@
 
 #include "base/error.h"
 #include "base/xalloc.h"
-#include "collectors/patch_tool.h"
 #include "emitters/source_apply.h"
 #include "src/cli.h"
 
 /*
  * `cacheadvise apply DIR`: applies a capture's source.patch to the program's
- * sources (git apply, else patch -p1), after checking that every file it
- * changes is still the file the capture saw (sources.json).
+ * sources itself (emitters/source_apply.h: parsed once, strictly, every file
+ * or none), after checking that every file it changes is still the file the
+ * capture saw (sources.json). It runs no other program.
  */
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cacheadvise apply DIR [--source-root PATH] [--dry-run]\n"
+		"usage: cacheadvise apply DIR [--source-root PATH] [--python PATH] [--dry-run]\n"
 		"\n"
 		"Applies DIR/source.patch, written by 'cacheadvise profile', to the program's\n"
 		"sources: each advised global load is wrapped in a small inline-PTX helper\n"
@@ -28,14 +28,21 @@ static void usage(FILE *f)
 		"patch adds to the file. Loads the tool cannot rewrite safely are left alone;\n"
 		"report.txt says why for each. Rebuild the program afterwards.\n"
 		"\n"
-		"Refuses (exit 2) when a file the patch changes is no longer the file the\n"
-		"capture saw (its SHA-256 differs from DIR/sources.json), when the capture\n"
-		"or source.patch is invalid, and when the sources are read-only. Where DIR\n"
-		"has no source.patch, writes one from the capture and the sources as they\n"
-		"are now (a dry run only prints it).\n"
+		"The patch is parsed strictly and applied by cacheadvise itself (no git or\n"
+		"patch is run), to every file or to none. Refuses (exit 2) when a file the\n"
+		"patch changes is no longer the file the capture saw (its SHA-256 differs\n"
+		"from DIR/sources.json), when the capture or source.patch is invalid, when\n"
+		"the patch does anything but change the files sources.json records in place\n"
+		"(a new, deleted, renamed or linked file, a mode change, a context or binary\n"
+		"diff), when a file is a symbolic link, and when the sources are read-only.\n"
+		"Where DIR has no source.patch, writes one from the capture and the sources\n"
+		"as they are now (a dry run only prints it).\n"
 		"\n"
 		"      --source-root P  where the sources are now (default: where they were\n"
 		"                       when the program was profiled)\n"
+		"      --python PATH    the Python that rewrites Triton tl.load calls, where the\n"
+		"                       patch is made here (default: $CACHEADVISE_PYTHON, else\n"
+		"                       python3 from PATH; never a program the capture names)\n"
 		"  -n, --dry-run        print the patch and check that it applies; change nothing\n"
 		"  -h, --help           show this help\n"
 		"\n"
@@ -44,8 +51,9 @@ static void usage(FILE *f)
 		"--source-root with where they are.\n"
 		"\n"
 		"Exit status: 0 applied (or the plan changes no load), 1 usage error, 2 DIR is\n"
-		"not a capture, a source changed since the capture, the patch does not apply,\n"
-		"or it rewrites none of the advised loads (the reasons are listed).\n"
+		"not a capture, a source changed since the capture, the patch is refused or\n"
+		"does not apply, or it rewrites none of the advised loads (the reasons are\n"
+		"listed); then no source file is changed.\n"
 		"\n"
 		"EXAMPLES\n"
 		"  cacheadvise apply cacheadvise-out/app-20261122-031000 --dry-run\n"
@@ -57,6 +65,7 @@ static int parse(struct source_apply_options *o, int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "source-root", required_argument, NULL, 'S' },
+		{ "python", required_argument, NULL, 'P' },
 		{ "dry-run", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -70,6 +79,9 @@ static int parse(struct source_apply_options *o, int argc, char **argv)
 		switch (c) {
 		case 'S':
 			o->source_root = optarg;
+			break;
+		case 'P':
+			o->python = optarg;
 			break;
 		case 'n':
 			o->dry_run = 1;
@@ -161,8 +173,7 @@ int cmd_apply(int argc, char **argv)
 			r.name, r.root);
 	} else if (!ret && o.dry_run && fwrite(r.patch.buf, 1, r.patch.len, stdout) != r.patch.len) {
 		ret = error_set(CA_E_IO, "cannot write the patch to standard output");
-	} else if (!ret && !(ret = patch_tool_apply(r.root, r.name, r.patch.buf, r.patch.len,
-						    o.dry_run))) {
+	} else if (!ret && !(ret = source_apply_write(&r, o.dry_run))) {
 		if (o.dry_run)
 			fprintf(stderr, "cacheadvise apply: the patch applies cleanly in '%s' (dry "
 				"run: nothing changed)\n", r.root);

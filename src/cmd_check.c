@@ -20,14 +20,15 @@ struct check_cmd {
 	const char *dir;
 	int static_only;
 	const char *source_root;
+	const char *python;
 	struct rebuild_timing_options t; /* --repeat, --timeout, the program and its arguments */
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: cacheadvise check DIR [--static] [--source-root PATH] [--repeat N] [--timeout SEC]\n"
-		"                         -- PROGRAM [ARGS...]\n"
+		"usage: cacheadvise check DIR [--static] [--source-root PATH] [--python PATH]\n"
+		"                         [--repeat N] [--timeout SEC] -- PROGRAM [ARGS...]\n"
 		"\n"
 		"Checks a program rebuilt after 'cacheadvise apply DIR':\n"
 		"  1. statically, that its kernels carry the advised load forms (every advised\n"
@@ -41,6 +42,8 @@ static void usage(FILE *f)
 		"      --static      only the static check (no GPU, the program is not run)\n"
 		"      --source-root P  where the sources are now, as given to apply (default:\n"
 		"                    where the line info says)\n"
+		"      --python PATH the Python that reads Triton sources (default:\n"
+		"                    $CACHEADVISE_PYTHON, else python3 from PATH)\n"
 		"      --repeat N    A/B rounds (default 5)\n"
 		"      --timeout SEC per run (default 300)\n"
 		"  -h, --help        show this help\n"
@@ -60,6 +63,7 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "static", no_argument, NULL, 's' },
 		{ "source-root", required_argument, NULL, 'S' },
+		{ "python", required_argument, NULL, 'P' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -80,6 +84,9 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 			break;
 		case 'S':
 			o->source_root = optarg;
+			break;
+		case 'P':
+			o->python = optarg;
 			break;
 		case 'r': {
 			unsigned long v = strtoul(optarg, &end, 10);
@@ -145,7 +152,8 @@ static int check(const struct check_cmd *o)
 	struct rebuild_timing_options topt;
 	struct rebuild_timing tr = { NULL };
 	struct strbuf text = STRBUF_INIT;
-	int ret = rebuild_input_load(&ri, o->dir, o->t.argv[0], o->source_root);
+	int ret = rebuild_input_load(&ri, o->dir, o->t.argv[0], o->source_root,
+					 o->python);
 
 	if (ri.no_patch)
 		cli_warn("'%s' has no source.patch: loads are looked for at their captured lines",

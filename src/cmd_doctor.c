@@ -13,6 +13,7 @@
 #include "base/xalloc.h"
 #include "collectors/gpu.h"
 #include "collectors/run_request.h"
+#include "emitters/python_rewrite.h"
 #include "src/cli.h"
 
 /*
@@ -102,13 +103,6 @@ static int profiling_admin_only(void)
 	return v;
 }
 
-static int python_found(void)
-{
-	int st = system("python3 -c 'import ast' >/dev/null 2>&1");
-
-	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
-}
-
 int cmd_doctor(int argc, char **argv)
 {
 	struct device_model dm;
@@ -179,11 +173,15 @@ int cmd_doctor(int argc, char **argv)
 		line(WARN, "device", "no GPU: nothing to probe");
 	error_clear();
 
-	if (python_found())
-		line(OK, "python", "python3 with its ast module (Triton source rewrites)");
+	/* the Python that rewrites Triton sources: CACHEADVISE_PYTHON or python3 */
+	if (!python_rewrite_check(python_rewrite_interpreter(NULL)))
+		line(OK, "python", "%s with its ast module (Triton source rewrites)",
+		     python_rewrite_interpreter(NULL));
 	else
-		line(WARN, "python", "no python3: Triton kernels' tl.load calls cannot be "
-		     "rewritten in source (run --plan still applies the advice)");
+		line(WARN, "python", "%s: Triton kernels' tl.load calls cannot be rewritten in "
+		     "source (run --plan still applies the advice; CACHEADVISE_PYTHON names "
+		     "another Python)", error_message());
+	error_clear();
 
 	printf("%s\n", gpu_ok && lib_ok ? "profile can run here" :
 	       !lib_ok ? "profile cannot run: this copy of cacheadvise is incomplete" :

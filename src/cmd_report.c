@@ -25,6 +25,7 @@ struct report_cmd {
 	const char *format;
 	const char *output;
 	const char *source_root;
+	const char *python;
 	enum color_mode color;
 	int all;
 };
@@ -33,8 +34,9 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cacheadvise report DIR [--format text|html|json|sarif] [-o FILE]\n"
-		"                              [--source-root PATH] [--color auto|always|never]\n"
-		"       cacheadvise report DIR --all [--source-root PATH]\n"
+		"                              [--source-root PATH] [--python PATH]\n"
+		"                              [--color auto|always|never]\n"
+		"       cacheadvise report DIR --all [--source-root PATH] [--python PATH]\n"
 		"\n"
 		"Re-renders the capture directory DIR (written by 'cacheadvise profile') from its\n"
 		"capture.json and plan.json. Needs no GPU.\n"
@@ -44,6 +46,9 @@ static void usage(FILE *f)
 		"  -o, --output FILE    write FILE (atomically) instead of standard output\n"
 		"      --source-root P  where the program's sources are now, for source lines and\n"
 		"                       hints (default: where they were when it was profiled)\n"
+		"      --python PATH    the Python that rewrites Triton tl.load calls (default:\n"
+		"                       $CACHEADVISE_PYTHON, else python3 from PATH; never a\n"
+		"                       program the capture names)\n"
 		"      --color WHEN     text colours: auto (a terminal, unless NO_COLOR is set),\n"
 		"                       always or never\n"
 		"      --all            re-write every file of DIR: plan.json, patched/*.ptx,\n"
@@ -68,6 +73,7 @@ static int parse(struct report_cmd *o, int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "source-root", required_argument, NULL, 'S' },
+		{ "python", required_argument, NULL, 'P' },
 		{ "color", required_argument, NULL, 'C' },
 		{ "all", no_argument, NULL, 'A' },
 		{ "help", no_argument, NULL, 'h' },
@@ -89,6 +95,9 @@ static int parse(struct report_cmd *o, int argc, char **argv)
 			break;
 		case 'S':
 			o->source_root = optarg;
+			break;
+		case 'P':
+			o->python = optarg;
 			break;
 		case 'C':
 			if (!strcmp(optarg, "auto"))
@@ -197,7 +206,7 @@ out:
 
 static int report(const struct report_cmd *o)
 {
-	struct report_input_options iopt = { o->source_root };
+	struct report_input_options iopt = { o->source_root, o->python };
 	const struct report_format *fmt = report_format_find(o->format);
 	struct report_options ropt = { want_color(o) };
 	struct report_input in;

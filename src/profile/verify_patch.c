@@ -58,7 +58,7 @@ static size_t delivered_loads(const struct report_input *in, struct patch_plan_l
 
 int profile_verify_patch(struct profile_ctx *c)
 {
-	struct report_input_options iopt = { NULL };
+	struct report_input_options iopt = { NULL, NULL };
 	struct report_input in;
 	struct patch_plan_load *delivered = NULL;
 	struct plan pp;

@@ -66,6 +66,7 @@ PY
 
 # Without the sources: no regcache.patch (the earlier one is removed), and
 # the report gives the code to paste and why.
+mkdir "$TMP/nowhere"     # a source root without the file
 expect_status 0 "$CACHEADVISE" report "$cap" --all --source-root "$TMP/nowhere"
 [ -e "$patch" ] && not_ok "regcache.patch kept without the sources" || ok
 expect_grep 'rewrite: not patched: its source file cannot be read \(pass --source-root\); the code to paste \(not verified on this program\):' "$cap/report.txt"

@@ -87,7 +87,7 @@ static void fixture_plan(struct plan *p, int with_gather)
 /* Builds the input from capture (a reference is taken). Returns 0 or the error. */
 static int build(struct report_input *in, json_t *capture, int with_gather)
 {
-	struct report_input_options opt = { NULL };
+	struct report_input_options opt = { NULL, NULL };
 	struct plan plan;
 	char *dir = xstrdup(check_source_path("tests/fixtures/capture-handmade"));
 	int ret;
