@@ -20,7 +20,7 @@ struct timed {
 	const char *tmp;
 	const char *inject;
 	char *original;             /* the capture's program (resolved) */
-	char **orig_argv;
+	char *const *orig_argv;
 	char *rebuilt;
 	char *const *rebuilt_argv;
 	double timeout;
@@ -77,8 +77,6 @@ static int remove_entry(const char *p, const struct stat *s, int flag, struct FT
 
 int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_timing *r)
 {
-	const struct capture_program *prog = o->program;
-	const char *path = prog ? prog->path : NULL;
 	const char *const *kernels = o->kernels;
 	struct device_model dm;
 	struct run_request base = { .timing = 1 }, adv = { .timing = 1 };
@@ -86,7 +84,7 @@ int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_ti
 	struct ab_result ab;
 	struct timed t;
 	char tmpl[] = "/tmp/cacheadvise-check-XXXXXX", *modules = NULL;
-	size_t i, n = o->nr_kernels, argc = 0;
+	size_t i, n = o->nr_kernels;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
@@ -97,19 +95,16 @@ int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_ti
 	device_model_release(&dm);
 	if (ret)
 		return ret;
-	if (!path)
-		return error_set(CA_E_INPUT, "'%s/capture.json' records no program: cannot time the "
-				 "baseline", o->dir);
-	ret = runner_resolve_program(path, &t.original);
+	if (!o->baseline_argv || !o->baseline_argv[0])
+		return error_set(CA_E_USAGE, "no baseline to time the rebuilt program against: "
+				 "name the original program with --baseline");
+	ret = runner_resolve_program(o->baseline_argv[0], &t.original);
 	if (ret)
-		return error_prefix(ret, "the capture's program (the baseline)");
+		return error_prefix(ret, "the original program (--baseline)");
 	ret = runner_resolve_program(o->argv[0], &t.rebuilt);
 	if (ret)
 		goto out;
-	t.orig_argv = xcalloc(prog->nr_args + 2, sizeof(*t.orig_argv));
-	t.orig_argv[argc++] = xstrdup(path);
-	for (i = 0; i < prog->nr_args; i++)
-		t.orig_argv[argc++] = xstrdup(prog->args[i]);
+	t.orig_argv = o->baseline_argv;
 	t.rebuilt_argv = o->argv;
 	t.timeout = o->timeout;
 	t.inject = run_request_injection_library(o->exe_dir);
@@ -163,9 +158,6 @@ out:
 	if (t.tmp && nftw(t.tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
 		r->tmp_left = xstrdup(t.tmp);
 	ab_result_release(&ab);
-	for (i = 0; i < argc; i++)
-		free(t.orig_argv[i]);
-	free(t.orig_argv);
 	free(t.original);
 	free(t.rebuilt);
 	free((char *)t.inject);

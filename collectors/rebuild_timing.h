@@ -15,7 +15,10 @@
 
 struct rebuild_timing_options {
 	const char *dir;            /* the capture directory (its modules/) */
-	const struct capture_program *program; /* the capture's program (path, args) */
+	/* The baseline: the original program and its arguments as the user typed
+	 * them (check --baseline). Never the capture's program: nothing named
+	 * in a capture is run (docs/security.md). */
+	char **baseline_argv;
 	const char *const *kernels; /* the kernels the plan changes */
 	size_t nr_kernels;
 	char **argv;                /* the rebuilt program and its arguments */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/xalloc.h"
 #include "collectors/rebuild_timing.h"
 #include "emitters/rebuild_check.h"
 #include "emitters/report.h"
@@ -21,6 +22,7 @@ struct check_cmd {
 	int static_only;
 	const char *source_root;
 	const char *python;
+	const char *baseline;       /* --baseline: the original program, as typed */
 	struct rebuild_timing_options t; /* --repeat, --timeout, the program and its arguments */
 };
 
@@ -28,20 +30,25 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: cacheadvise check DIR [--static] [--source-root PATH] [--python PATH]\n"
-		"                         [--repeat N] [--timeout SEC] -- PROGRAM [ARGS...]\n"
+		"                         [--baseline ORIGINAL] [--repeat N] [--timeout SEC]\n"
+		"                         -- PROGRAM [ARGS...]\n"
 		"\n"
 		"Checks a program rebuilt after 'cacheadvise apply DIR':\n"
 		"  1. statically, that its kernels carry the advised load forms (every advised\n"
 		"     load of DIR's plan, found by kernel, source line and order within the\n"
 		"     line: found, wrong form or missing); needs no GPU;\n"
-		"  2. on a GPU, its kernel time against the capture's baseline (the original\n"
-		"     program, unpatched PTX through the injection library, with the capture's\n"
-		"     arguments), in alternating rounds: the advice is kept or lost.\n"
-		"Give the rebuilt program the arguments the capture ran with.\n"
+		"  2. on a GPU, its kernel time against the original program (--baseline,\n"
+		"     with the capture's unpatched PTX through the injection library), in\n"
+		"     alternating rounds: the advice is kept or lost.\n"
+		"Give the rebuilt program the arguments the capture ran with. The program a\n"
+		"capture names is never run (docs/security.md): name the original yourself.\n"
 		"\n"
 		"      --static      only the static check (no GPU, the program is not run)\n"
 		"      --source-root P  where the sources are now, as given to apply (default:\n"
 		"                    where the line info says)\n"
+		"      --baseline CMD  the original program to time against: a path, run with\n"
+		"                    PROGRAM's arguments, or a command split at spaces\n"
+		"                    ('python3 orig.py 4096'); needed unless --static\n"
 		"      --python PATH the Python that reads Triton sources (default:\n"
 		"                    $CACHEADVISE_PYTHON, else python3 from PATH)\n"
 		"      --repeat N    A/B rounds (default 5)\n"
@@ -55,7 +62,8 @@ static void usage(FILE *f)
 		"\n"
 		"EXAMPLES\n"
 		"  cacheadvise check cacheadvise-out/app-20261122-031000 --static -- ./app\n"
-		"  cacheadvise check cacheadvise-out/app-20261122-031000 -- ./app --n 1000000\n");
+		"  cacheadvise check cacheadvise-out/app-20261122-031000 --baseline ./app.orig \\\n"
+		"      -- ./app --n 1000000\n");
 }
 
 static int parse(struct check_cmd *o, int argc, char **argv)
@@ -64,6 +72,7 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 		{ "static", no_argument, NULL, 's' },
 		{ "source-root", required_argument, NULL, 'S' },
 		{ "python", required_argument, NULL, 'P' },
+		{ "baseline", required_argument, NULL, 'b' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "help", no_argument, NULL, 'h' },
@@ -87,6 +96,11 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 			break;
 		case 'P':
 			o->python = optarg;
+			break;
+		case 'b':
+			if (!*optarg)
+				return cli_usage_error("--baseline needs the original program");
+			o->baseline = optarg;
 			break;
 		case 'r': {
 			unsigned long v = strtoul(optarg, &end, 10);
@@ -119,7 +133,41 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 		return cli_usage_error("no program given: cacheadvise check %s -- ./rebuilt-app",
 				       o->dir);
 	o->t.argv = argv + optind;
+	if (!o->static_only && !o->baseline)
+		return cli_usage_error("the timed check needs the original program to time against: "
+				       "--baseline ORIGINAL (or --static for the static check alone)");
 	return 0;
+}
+
+/*
+ * --baseline's command: one word runs with the rebuilt program's arguments,
+ * several are the whole command (split at spaces; no shell). NULL-ended,
+ * the caller frees the array and its first element.
+ */
+static char **baseline_argv(const char *cmd, char *const *rebuilt)
+{
+	char *buf, *tok, *save = NULL;
+	char **argv = NULL;
+	size_t n = 0, i;
+
+	while (*cmd == ' ')   /* the first word starts buf: freed through argv[0] */
+		cmd++;
+	buf = xstrdup(cmd);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		argv = xrealloc(argv, (n + 2) * sizeof(*argv));
+		argv[n++] = tok;
+	}
+	if (n == 1)
+		for (i = 1; rebuilt[i]; i++) {
+			argv = xrealloc(argv, (n + 2) * sizeof(*argv));
+			argv[n++] = rebuilt[i];
+		}
+	if (!n) {
+		free(buf);
+		return NULL;
+	}
+	argv[n] = NULL;
+	return argv;
 }
 
 static void print_timed(const struct check_cmd *o, const struct report_input *in,
@@ -128,8 +176,8 @@ static void print_timed(const struct check_cmd *o, const struct report_input *in
 	double ps = tr->program_speedup, want = report_program_speedup(in);
 	size_t i;
 
-	printf("\nTIMED CHECK (%u alternating rounds: the capture's program with its unpatched "
-	       "PTX, then the rebuilt program as built)\n", o->t.repeat);
+	printf("\nTIMED CHECK (%u alternating rounds: the original program with the capture's "
+	       "unpatched PTX, then the rebuilt program as built)\n", o->t.repeat);
 	for (i = 0; i < tr->nr_kernels; i++) {
 		const struct rebuild_timing_kernel *k = &tr->kernels[i];
 
@@ -170,11 +218,14 @@ static int check(const struct check_cmd *o)
 		goto out;
 	topt = o->t;
 	topt.dir = o->dir;
-	topt.program = ri.in.model.has_program ? &ri.in.model.program : NULL;
+	topt.baseline_argv = baseline_argv(o->baseline, o->t.argv);
 	topt.kernels = rebuild_changed_kernels(&ri.in, &topt.nr_kernels);
 	topt.exe_dir = cli_exe_dir();
 	ret = rebuild_timing_run(&topt, &tr);
 	free((void *)topt.kernels);
+	if (topt.baseline_argv)
+		free(topt.baseline_argv[0]);
+	free(topt.baseline_argv);
 	if (tr.tmp_left)
 		cli_warn("cannot remove the temporary directory '%s'", tr.tmp_left);
 	if (!ret)

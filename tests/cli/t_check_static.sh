@@ -15,8 +15,12 @@ expect_grep '^EXAMPLES' "$TMP/out"
 expect_status 1 "$CACHEADVISE" check
 expect_status 1 "$CACHEADVISE" check "$TMP"
 expect_status 1 "$CACHEADVISE" check --repeat 0 "$TMP" -- ./app
-expect_status 2 "$CACHEADVISE" check "$TMP/nothing-here" -- ./app
+expect_status 2 "$CACHEADVISE" check "$TMP/nothing-here" --static -- ./app
 expect_grep 'not a capture directory' "$TMP/err"
+# the timed check runs only programs the user names: the capture's never
+expect_status 1 "$CACHEADVISE" check "$TMP/nothing-here" -- ./app
+expect_grep 'needs the original program to time against: --baseline ORIGINAL' "$TMP/err"
+expect_status 1 "$CACHEADVISE" check "$TMP/nothing-here" --baseline '' -- ./app
 
 cap="$TMP/cap" src="$TMP/src"
 cp -r "$CA_SOURCE_DIR/tests/fixtures/capture-real" "$cap"
@@ -37,7 +41,7 @@ expect_grep '2 advised loads: 2 carry the advised form, 0 do not, 0 not in sourc
 
 # The timed part needs a GPU: without one, exit 4 after the static check.
 if ! nvidia-smi -L >/dev/null 2>&1; then
-	expect_status 4 "$CACHEADVISE" check "$cap" -- "$TMP/stream_table"
+	expect_status 4 "$CACHEADVISE" check "$cap" --baseline "$TMP/stream_table" -- "$TMP/stream_table"
 	expect_grep '2 carry the advised form' "$TMP/out"
 	expect_grep 'the static check above passed; timing the rebuilt program needs a GPU' "$TMP/err"
 fi

@@ -60,7 +60,7 @@ for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair records stencil1d l
 	if "$NVCC" -gencode arch=compute_90,code=[sm_90,compute_90] -lineinfo -O3 "$src/$s.cu" \
 		-o "$WORK/$s-rebuilt" 2>"$WORK/$s.nvcc"; then ok; else
 		not_ok "$s: nvcc cannot compile the patched source: $(head -c 600 "$WORK/$s.nvcc")"; continue; fi
-	"$CACHEADVISE" check "$out" --source-root "$src" --repeat 5 -- "$WORK/$s-rebuilt" "${a[@]}" >"$WORK/$s.check" 2>&1
+	"$CACHEADVISE" check "$out" --source-root "$src" --repeat 5 --baseline "$SAMPLES/$s" -- "$WORK/$s-rebuilt" "${a[@]}" >"$WORK/$s.check" 2>&1
 	st=$?
 	cat "$WORK/$s.check"
 	[ "$st" = 0 ] && ok || not_ok "$s: check exited $st: $(tail -n 3 "$WORK/$s.check")"
