@@ -540,6 +540,8 @@ struct judge {
 	size_t volatile_lines, unstable_lines, files_left_out;
 	json_t *examples, *unstable_examples;
 	struct strbuf changed_why;     /* the first change, for the reason */
+	struct strbuf changed_what;    /* the places that changed, the first MAX_NAMED */
+	size_t changed_named;
 	struct strbuf unchecked_what;  /* what differs between baselines */
 	size_t unchecked_named;
 	double max_abs, max_rel;       /* the largest difference within the tolerance */
@@ -567,6 +569,20 @@ static void note_unchecked_file(struct judge *j, const char *what, const char *p
 	strbuf_addf(&sb, "%s '%s'", what, path);
 	note_unchecked(j, sb.buf);
 	strbuf_release(&sb);
+}
+
+/* Names a place that changed (a line, a file), up to MAX_NAMED places. */
+static void note_changed(struct judge *j, const char *place)
+{
+	j->changed = 1;
+	if (j->changed_named++ >= MAX_NAMED) {
+		if (j->changed_named == MAX_NAMED + 1)
+			strbuf_addstr(&j->changed_what, ", ...");
+		return;
+	}
+	if (j->changed_what.len)
+		strbuf_addstr(&j->changed_what, ", ");
+	strbuf_addstr(&j->changed_what, place);
 }
 
 /* A difference within the tolerance, where the largest so far comes from. */
@@ -612,8 +628,10 @@ static void judge_stream(struct judge *j, const char *name, int is_err,
 	const struct output_check_options *opt = j->opt;
 	struct lines ref, other;
 	unsigned char *kind = NULL;
+	const char **chg_at;   /* per line, the first variant's text where it changed */
+	size_t *chg_len;
 	size_t b, v, i, first = nb;
-	int shape = 1;
+	int shape = 1, counted = 0;
 
 	for (b = 0; b < nb; b++)
 		if (base[b]->ok && (is_err ? base[b]->err : base[b]->out)) {
@@ -663,16 +681,22 @@ static void judge_stream(struct judge *j, const char *name, int is_err,
 			j->stable_items++;
 		}
 	}
+	chg_at = xcalloc(ref.n + 1, sizeof(*chg_at));
+	chg_len = xcalloc(ref.n + 1, sizeof(*chg_len));
 	for (v = 0; v < nv && shape; v++) {
 		const char *t = is_err ? var[v]->err : var[v]->out;
 		if (!var[v]->ok || !t)
 			continue;
 		lines_split(&other, t);
 		if (other.n != ref.n) {
+			struct strbuf place = STRBUF_INIT;
+
+			strbuf_addf(&place, "%s has %zu lines instead of %zu", name, other.n, ref.n);
 			if (!j->changed)
-				strbuf_addf(&j->changed_why, "%s has %zu lines instead of %zu", name,
-					    other.n, ref.n);
-			j->changed = 1;
+				strbuf_add(&j->changed_why, place.buf, place.len);
+			if (!counted++)
+				note_changed(j, place.buf);
+			strbuf_release(&place);
 		}
 		for (i = 0; other.n == ref.n && i < ref.n; i++) {
 			double da = 0, dr = 0;
@@ -701,10 +725,28 @@ static void judge_stream(struct judge *j, const char *name, int is_err,
 				add_quoted(&j->changed_why, other.at[i], other.len[i]);
 			}
 			j->changed = 1;
-			break;
+			if (!chg_at[i]) {
+				chg_at[i] = other.at[i];
+				chg_len[i] = other.len[i];
+			}
 		}
 		lines_release(&other);
 	}
+	/* the lines that changed, named in their order (once, whichever variant) */
+	for (i = 0; i < ref.n; i++) {
+		struct strbuf place = STRBUF_INIT;
+
+		if (!chg_at[i])
+			continue;
+		strbuf_addf(&place, "%s line %zu: ", name, i + 1);
+		add_quoted(&place, ref.at[i], ref.len[i]);
+		strbuf_addstr(&place, " became ");
+		add_quoted(&place, chg_at[i], chg_len[i]);
+		note_changed(j, place.buf);
+		strbuf_release(&place);
+	}
+	free(chg_at);
+	free(chg_len);
 	lines_release(&ref);
 	free(kind);
 }
@@ -800,10 +842,14 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 				note_unchecked_file(j, "new file", path);
 				j->files_left_out++;
 			} else {
+				struct strbuf place = STRBUF_INIT;
+
 				if (!j->changed)
 					strbuf_addf(&j->changed_why, "file '%s' was written, the baseline "
 						    "writes no such file", path);
-				j->changed = 1;
+				strbuf_addf(&place, "file '%s' (new)", path);
+				note_changed(j, place.buf);
+				strbuf_release(&place);
 			}
 		} else if (touched < nbok || differs) {
 			status = "unchecked";
@@ -825,11 +871,15 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 				}
 			}
 			if (bad || missing) {
+				struct strbuf place = STRBUF_INIT;
+
 				status = bad ? "changed" : "missing";
 				if (!j->changed)
 					strbuf_addf(&j->changed_why, bad ? "file '%s' differs from the "
 						    "baseline's" : "file '%s' was not written", path);
-				j->changed = 1;
+				strbuf_addf(&place, bad ? "file '%s'" : "file '%s' (not written)", path);
+				note_changed(j, place.buf);
+				strbuf_release(&place);
 			} else if (within) {
 				char where[160];
 
@@ -864,9 +914,10 @@ static void judge_files(struct judge *j, json_t *files, const struct run_output 
 	json_decref(order);
 }
 
-json_t *output_check_judge(const struct run_output *const *base, size_t nb,
-			   const struct run_output *const *variant, size_t nv,
-			   const struct output_check_options *opt, int *ok)
+/* output_check_judge(); the places that changed go to *changed (may be NULL). */
+static json_t *judge(const struct run_output *const *base, size_t nb,
+		     const struct run_output *const *variant, size_t nv,
+		     const struct output_check_options *opt, int *ok, struct strbuf *changed)
 {
 	struct output_check_options defaults;
 	struct judge j;
@@ -884,6 +935,7 @@ json_t *output_check_judge(const struct run_output *const *base, size_t nb,
 	j.examples = json_array();
 	j.unstable_examples = json_array();
 	strbuf_init(&j.changed_why, 0);
+	strbuf_init(&j.changed_what, 0);
 	strbuf_init(&j.unchecked_what, 0);
 	judge_stream(&j, "stdout", 0, base, nb, variant, nv);
 	judge_stream(&j, "stderr", 1, base, nb, variant, nv);
@@ -935,10 +987,49 @@ json_t *output_check_judge(const struct run_output *const *base, size_t nb,
 	if (j.within && !j.changed)
 		json_object_set_new(res, "max_difference", json_pack("{s:f, s:f, s:s}", "abs",
 				    j.max_abs, "rel", j.max_rel, "where", j.max_where));
+	if (changed && j.changed)
+		strbuf_add(changed, j.changed_what.buf, j.changed_what.len);
 	strbuf_release(&why);
 	strbuf_release(&j.changed_why);
+	strbuf_release(&j.changed_what);
 	strbuf_release(&j.unchecked_what);
 	return res;
+}
+
+json_t *output_check_judge(const struct run_output *const *base, size_t nb,
+			   const struct run_output *const *variant, size_t nv,
+			   const struct output_check_options *opt, int *ok)
+{
+	return judge(base, nb, variant, nv, opt, ok, NULL);
+}
+
+char *output_check_changed(const struct run_output *const *ref, size_t nr,
+			   const struct run_output *run, const struct output_check_options *opt)
+{
+	struct output_check_options lenient;
+	struct strbuf changed = STRBUF_INIT;
+	const struct run_output *variant[1] = { run };
+	size_t i, nok = 0;
+	int ok = 1;
+
+	for (i = 0; i < nr; i++)
+		nok += ref[i]->ok;
+	/* nothing to compare with, or nothing to compare */
+	if (!nok || !run->ok)
+		return NULL;
+	if (opt)
+		lenient = *opt;
+	else
+		output_check_options_init(&lenient);
+	lenient.strict = 0;
+	json_decref(judge(ref, nr, variant, 1, &lenient, &ok, &changed));
+	if (ok) {
+		strbuf_release(&changed);
+		return NULL;
+	}
+	if (!changed.len)
+		strbuf_addstr(&changed, "its output");
+	return strbuf_detach(&changed, NULL);
 }
 
 /* The judgement read by the capture's reader; 0 when it refuses it. */

@@ -163,6 +163,22 @@ json_t *output_check_judge(const struct run_output *const *base, size_t nb,
 			   const struct output_check_options *opt, int *ok);
 
 /*
+ * Judges one run of changed code against the program's reference runs (the
+ * monitor run, whose instrumented kernels may split their work otherwise)
+ * as output_check_judge() judges a variant without opt->strict: numbers
+ * within the tolerance, volatile lines with their numbers masked, what
+ * differs between the references left out. Returns NULL where its output
+ * stands with theirs, where it failed or where no reference ran to the
+ * end; else a new string naming the first few places that differ, in
+ * order (caller frees):
+ *   "stdout line 12: 'sum 42' became 'sum 41', file 'out.bin'"
+ * (a file "(not written)" or "(new)"; ", ..." after the fourth). opt NULL:
+ * output_check_options_init()'s.
+ */
+char *output_check_changed(const struct run_output *const *ref, size_t nr,
+			   const struct run_output *run, const struct output_check_options *opt);
+
+/*
  * Of a judgement of output_check_judge(), as the capture's reader reads it
  * (analysis/capture_model.h): its status ("identical", "within_tolerance",
  * "changed", "unchecked"; static, "" when absent or unknown), its reason

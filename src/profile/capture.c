@@ -153,6 +153,8 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs)
 			  "max_counter_spread", spread, "notes", notes);
 	json_object_set_new(check, "output", output);
 	json_object_set_new(c->capture, "baseline_check", check);
+	/* a monitor run before the reference is judged against it now */
+	profile_monitor_output(c);
 }
 
 int profile_capture_variants(struct profile_ctx *c)

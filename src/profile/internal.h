@@ -138,6 +138,8 @@ struct profile_ctx {
 	struct plan *plan;          /* the advice, once analysed (owned) */
 	struct analysis analysis;   /* the analysis the plan came from, once plan is set */
 	int monitored;              /* the monitor run is done */
+	unsigned monitor_run;       /* its index, where monitor_output_pending */
+	int monitor_output_pending; /* its output awaits the reference runs (profile_monitor_output) */
 };
 
 /* ---- context.c: services of every step ---------------------------------- */
@@ -268,6 +270,10 @@ int profile_take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 void profile_choose_measured_loads(struct profile_ctx *c);
 /* monitor.c: the instrumented run (exact per-load counts). */
 int profile_monitor(struct profile_ctx *c);
+/* The monitor run's output against the reference runs' (a note where it
+ * differs), once both exist; called again when profile_baseline_check()
+ * writes the reference. */
+void profile_monitor_output(struct profile_ctx *c);
 /* monitor.c: the monitor's counts, software-cache ranking and register-cache
  * hints in k->json. */
 void profile_apply_monitor(struct profile_ctx *c, struct profile_kernel *k);

@@ -521,6 +521,105 @@ static void test_float_files(void)
 	run_output_release(&v);
 }
 
+/*
+ * A run of changed code (the monitor run) against the program's reference
+ * runs (the discovery run and the first capture pass), as real programs
+ * print (FACTS.md "Real programs under profile"): the timings differ in
+ * every run and are no difference; a result line or file that differs is
+ * named, the first few in order.
+ */
+static void test_changed(void)
+{
+	static const char disc[] = "Rodinia srad\nKernel : 0.012076\nTimer Wall Time: 0.61\n"
+				   "0.018891\nseed 1732\nresult 42\n";
+	struct run_output a, b, m;
+	const struct run_output *ref[2] = { &a, &b };
+	char *what;
+
+	set_run(&a, disc);
+	set_run(&b, "Rodinia srad\nKernel : 0.011802\nTimer Wall Time: 0.59\n0.017003\nseed 1811\n"
+		"result 42\n");
+	set_run(&m, "Rodinia srad\nKernel : 0.013001\nTimer Wall Time: 0.83\n0.021\nseed 99\n"
+		"result 42\n");
+	run_output_add_file(&a, "out.bin", 1, 64, "o1");
+	run_output_add_file(&b, "out.bin", 1, 64, "o1");
+	run_output_add_file(&m, "out.bin", 1, 64, "o1");
+	run_output_add_file(&a, "grid.bin", 1, 64, "g1");
+	run_output_add_file(&b, "grid.bin", 1, 64, "g2");
+	run_output_add_file(&m, "grid.bin", 1, 64, "g3");
+	/* timings masked, the seed and grid.bin left out (they differ between
+	 * the references): nothing to say */
+	CHECK(output_check_changed(ref, 2, &m, NULL) == NULL);
+
+	/* the discovery run alone cannot tell "Kernel : 0.012076" from a
+	 * result (the note on every real program, issue 35 item 4); a line
+	 * that reads as a timing is still masked */
+	what = output_check_changed(ref, 1, &m, NULL);
+	CHECK_STR(what, "stdout line 2: 'Kernel : 0.012076' became 'Kernel : 0.013001', "
+		  "stdout line 4: '0.018891' became '0.021', stdout line 5: 'seed 1732' became "
+		  "'seed 99', file 'grid.bin'");
+	free(what);
+
+	/* a result line and a result file differ: both named */
+	free(m.out);
+	m.out = xstrdup("Rodinia srad\nKernel : 0.013001\nTimer Wall Time: 0.83\n0.021\nseed 99\n"
+			"result 41\n");
+	snprintf(m.files[0].sha256, sizeof(m.files[0].sha256), "o2");
+	what = output_check_changed(ref, 2, &m, NULL);
+	CHECK_STR(what, "stdout line 6: 'result 42' became 'result 41', file 'out.bin'");
+	free(what);
+
+	/* strict or not, what differs between the references is left out */
+	{
+		struct output_check_options strict;
+
+		output_check_options_init(&strict);
+		strict.strict = 1;
+		snprintf(m.files[0].sha256, sizeof(m.files[0].sha256), "o1");
+		what = output_check_changed(ref, 2, &m, &strict);
+		CHECK_STR(what, "stdout line 6: 'result 42' became 'result 41'");
+		free(what);
+	}
+
+	/* more lines than are named; a file not written */
+	free(m.out);
+	m.out = xstrdup("Rodinia SRAD\nkernel : 0.013001\nTimer Wall Time: 0.83\nx\nseed 99\n"
+			"result 41\n");
+	m.nr_files = 1;
+	free(m.files[1].path);
+	free(m.files[0].path);
+	m.files[0].path = xstrdup("other.bin");
+	what = output_check_changed(ref, 2, &m, NULL);
+	CHECK_STR(what, "stdout line 1: 'Rodinia srad' became 'Rodinia SRAD', stdout line 2: "
+		  "'Kernel : 0.012076' became 'kernel : 0.013001', stdout line 4: '0.018891' "
+		  "became 'x', stdout line 6: 'result 42' became 'result 41', ...");
+	free(what);
+	free(m.out);
+	m.out = xstrdup(disc);
+	what = output_check_changed(ref, 2, &m, NULL);
+	CHECK_STR(what, "file 'out.bin' (not written), file 'other.bin' (new)");
+	free(what);
+
+	/* another number of lines */
+	free(m.out);
+	m.out = xstrdup("Rodinia srad\n");
+	run_output_add_file(&m, "out.bin", 1, 64, "o1");
+	what = output_check_changed(ref, 2, &m, NULL);
+	CHECK(what && strstr(what, "stdout has 1 lines instead of 6"));
+	free(what);
+
+	/* a failed run, or no reference that ran to the end: nothing judged */
+	m.ok = 0;
+	CHECK(output_check_changed(ref, 2, &m, NULL) == NULL);
+	m.ok = 1;
+	a.ok = b.ok = 0;
+	CHECK(output_check_changed(ref, 2, &m, NULL) == NULL);
+	CHECK(output_check_changed(ref, 0, &m, NULL) == NULL);
+	run_output_release(&a);
+	run_output_release(&b);
+	run_output_release(&m);
+}
+
 /* What the rest of the tool reads of a judgement: through the capture's reader. */
 static void test_accessors(void)
 {
@@ -557,6 +656,7 @@ int main(void)
 	test_filter();
 	test_streams();
 	test_files();
+	test_changed();
 	test_accessors();
 	return check_done();
 }

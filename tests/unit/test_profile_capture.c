@@ -311,6 +311,83 @@ static void test_triton_oracle(int with_default)
 	}
 }
 
+/*
+ * The monitor run's output against the program's own runs (issue 35 item
+ * 4), as profile runs them at the defaults: the discovery run, the in-run
+ * capture pass, the monitor run (CACHEADVISE_MONITOR=1 in its environment),
+ * then the output reference. The program prints its timings as real
+ * programs do (FACTS.md "Real programs under profile": "Kernel : 0.012076",
+ * "Timer Wall Time: 0.61", a bare "0.018891"), each run others (its
+ * process id), and writes out.bin. With result_differs the monitor run
+ * prints another result line and writes another out.bin. With
+ * monitor_first it runs before the capture pass (a kernel with more loads
+ * than --max-loads), and is judged once the reference is written.
+ */
+static void test_monitor_note(int result_differs, int monitor_first)
+{
+	static const char common[] =
+		"echo 'Rodinia srad'; echo \"Kernel : 0.0$$\"; echo \"Timer Wall Time: 0.$$\"; "
+		"echo \"0.01$$\"; ";
+	char tmpl[] = "/tmp/ca-profile-monitor-XXXXXX";
+	char *dir = mkdtemp(tmpl), *script, *argv[4];
+	struct profile_options opt;
+	struct profile_ctx c;
+	struct run_request req = { .timing = 1 };
+	struct run_result res;
+	struct capture cap;
+	size_t i;
+
+	CHECK(dir != NULL);
+	if (!dir)
+		return;
+	script = xasprintf("%sif [ -n \"$CACHEADVISE_MONITOR\" ]; then r=%d; else r=42; fi; "
+			   "echo \"result $r\"; echo \"$r\" > out.bin", common,
+			   result_differs ? 41 : 42);
+	argv[0] = "/bin/sh";
+	argv[1] = "-c";
+	argv[2] = script;
+	argv[3] = NULL;
+	setup(&c, &opt, argv, dir);
+	output_check_options_init(&c.output_check);
+	CHECK_INT(chdir(dir), 0);
+	CHECK_INT(profile_run_program(&c, "discovery", &req, NULL, &res, NULL), 0);
+	CHECK_INT(res.status, RUN_OK);
+	if (monitor_first)
+		CHECK_INT(profile_monitor(&c), 0);
+	CHECK_INT(profile_capture_launches(&c), 0);
+	if (!monitor_first)
+		CHECK_INT(profile_monitor(&c), 0);
+	profile_reference_check(&c);
+	CHECK_INT(profile_write_capture(&c, "complete"), 0);
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, c.capture, "capture.json"), 0);
+	/* the runs compared: discovery and capture, each printing its own timings */
+	CHECK(cap.has_baseline_check && cap.baseline_check.nr_runs == 2);
+	CHECK_INT(cap.baseline_output.volatile_lines, 3);
+	CHECK_INT(cap.baseline_output.unstable_lines, 0);
+	if (result_differs) {
+		CHECK(has_note(&cap, "the instrumented (monitor) run printed other output than the "
+			       "baseline (stdout line 5: 'result 42' became 'result 41', file 'out.bin')"));
+	} else {
+		CHECK(!has_note(&cap, "the instrumented (monitor) run printed other output"));
+	}
+	for (i = 0; i < cap.nr_notes; i++)
+		if (strstr(cap.notes[i], "monitor) run printed") && !result_differs)
+			fprintf(stderr, "unexpected note: %s\n", cap.notes[i]);
+	capture_release(&cap);
+	profile_ctx_release(&c);
+	free(script);
+	/* out of the directory about to go */
+	CHECK_INT(chdir("/tmp"), 0);
+	if (!getenv("CA_KEEP")) {
+		char *rm = xasprintf("rm -rf '%s'", dir);
+
+		if (system(rm) != 0)
+			fprintf(stderr, "could not remove %s\n", dir);
+		free(rm);
+	}
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/ca-profile-capture-XXXXXX";
@@ -820,5 +897,9 @@ int main(void)
 	}
 	test_triton_oracle(0);
 	test_triton_oracle(1);
+	test_monitor_note(0, 0);
+	test_monitor_note(1, 0);
+	test_monitor_note(0, 1);
+	test_monitor_note(1, 1);
 	return check_done();
 }
