@@ -471,6 +471,44 @@ static int read_alloc_uses(const struct rd *r, json_t *o, const char *path,
 	return 0;
 }
 
+/* all_kernels[] */
+static int read_kernel_seen(const struct rd *r, json_t *v, const char *path,
+			    struct capture_kernel_seen *s)
+{
+	int ret;
+
+	s->source = SEC(v);
+	if ((ret = item_object(r, v, path)) ||
+	    (ret = rd_str(r, v, path, "name", &s->name, 1)) ||
+	    (ret = rd_int(r, v, path, "launches", &s->launches, 0,
+			  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_num(r, v, path, "gpu_time_ns", &s->gpu_time_ns, NUM_COUNT)) ||
+	    (ret = read_alloc_uses(r, v, path, &s->allocs_used, &s->nr_allocs_used,
+				   &s->has_allocs_used)))
+		return ret;
+	return 0;
+}
+
+/* allocations[] */
+static int read_allocation(const struct rd *r, json_t *v, const char *path,
+			   struct capture_allocation *a)
+{
+	long long seq;
+	int ret;
+
+	a->source = SEC(v);
+	if ((ret = item_object(r, v, path)) ||
+	    (ret = rd_int(r, v, path, "seq", &seq, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = rd_num(r, v, path, "bytes", &a->bytes, NUM_COUNT)))
+		return ret;
+	if (seq < 0)
+		return fail(r, path, "seq", "missing: every allocation has a seq");
+	if (isnan(a->bytes))
+		return fail(r, path, "bytes", "missing: every allocation has a size");
+	a->seq = seq;
+	return 0;
+}
+
 /* An array of integers in [lo, hi]; *out NULL (and *has 0) when absent or null. */
 static int rd_ints(const struct rd *r, json_t *o, const char *path, const char *key,
 		   long long **out, size_t *nr, int *has, long long lo, long long hi)
@@ -1890,17 +1928,9 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 		return ret;
 	cap->all_kernels = xcalloc(json_array_size(arr) + 1, sizeof(*cap->all_kernels));
 	json_array_foreach(arr, i, v) {
-		struct capture_kernel_seen *s = &cap->all_kernels[cap->nr_all_kernels++];
-
 		snprintf(path, sizeof(path), "all_kernels[%zu]", i);
-		s->source = SEC(v);
-		if ((ret = item_object(&r, v, path)) ||
-		    (ret = rd_str(&r, v, path, "name", &s->name, 1)) ||
-		    (ret = rd_int(&r, v, path, "launches", &s->launches, 0,
-				  (long long)CAPTURE_COUNT_MAX, -1)) ||
-		    (ret = rd_num(&r, v, path, "gpu_time_ns", &s->gpu_time_ns, NUM_COUNT)) ||
-		    (ret = read_alloc_uses(&r, v, path, &s->allocs_used, &s->nr_allocs_used,
-					   &s->has_allocs_used)))
+		if ((ret = read_kernel_seen(&r, v, path,
+					    &cap->all_kernels[cap->nr_all_kernels++])))
 			return ret;
 	}
 	cap->has_allocations = json_object_get(doc, "allocations") != NULL;
@@ -1908,20 +1938,10 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 		return ret;
 	cap->allocations = xcalloc(json_array_size(arr) + 1, sizeof(*cap->allocations));
 	json_array_foreach(arr, i, v) {
-		struct capture_allocation *a = &cap->allocations[cap->nr_allocations++];
-		long long seq;
-
 		snprintf(path, sizeof(path), "allocations[%zu]", i);
-		a->source = SEC(v);
-		if ((ret = item_object(&r, v, path)) ||
-		    (ret = rd_int(&r, v, path, "seq", &seq, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-		    (ret = rd_num(&r, v, path, "bytes", &a->bytes, NUM_COUNT)))
+		if ((ret = read_allocation(&r, v, path,
+					   &cap->allocations[cap->nr_allocations++])))
 			return ret;
-		if (seq < 0)
-			return fail(&r, path, "seq", "missing: every allocation has a seq");
-		if (isnan(a->bytes))
-			return fail(&r, path, "bytes", "missing: every allocation has a size");
-		a->seq = seq;
 	}
 	if ((o = member(doc, "baseline_check"))) {
 		cap->has_baseline_check = 1;
@@ -2340,6 +2360,34 @@ static json_t *oracle_json(const struct capture_oracle *orc)
 	return o;
 }
 
+/* kernels[].ranks */
+static json_t *ranks_json(const struct capture_kernel *k)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < k->nr_ranks; i++) {
+		const struct capture_kernel_rank *rk = &k->ranks[i];
+		json_t *rj = start(rk->source), *loads = json_array();
+		size_t a;
+
+		json_object_set_new(rj, "rank", json_integer(rk->rank));
+		put_str(rj, "gpu", rk->gpu);
+		put_int(rj, "launches", rk->launches, -1);
+		for (a = 0; a < rk->nr_loads; a++) {
+			json_t *lj = start(rk->loads[a].source);
+
+			json_object_set_new(lj, "ordinal", json_integer(rk->loads[a].ordinal));
+			put_num(lj, "hit_per_launch", rk->loads[a].hit_per_launch);
+			put_num(lj, "samples", rk->loads[a].samples);
+			json_array_append_new(loads, lj);
+		}
+		json_object_set_new(rj, "loads", loads);
+		json_array_append_new(arr, rj);
+	}
+	return arr;
+}
+
 static json_t *kernel_json(const struct capture_kernel *k)
 {
 	json_t *o = start(k->source), *arr;
@@ -2397,29 +2445,8 @@ static json_t *kernel_json(const struct capture_kernel *k)
 		json_object_set_new(o, "verification", verdict_json(k->verification));
 	if (k->oracle)
 		json_object_set_new(o, "oracle", oracle_kernel_json(k->oracle));
-	if (k->nr_ranks) {
-		arr = json_array();
-		for (i = 0; i < k->nr_ranks; i++) {
-			const struct capture_kernel_rank *rk = &k->ranks[i];
-			json_t *rj = start(rk->source), *loads = json_array();
-			size_t a;
-
-			json_object_set_new(rj, "rank", json_integer(rk->rank));
-			put_str(rj, "gpu", rk->gpu);
-			put_int(rj, "launches", rk->launches, -1);
-			for (a = 0; a < rk->nr_loads; a++) {
-				json_t *lj = start(rk->loads[a].source);
-
-				json_object_set_new(lj, "ordinal", json_integer(rk->loads[a].ordinal));
-				put_num(lj, "hit_per_launch", rk->loads[a].hit_per_launch);
-				put_num(lj, "samples", rk->loads[a].samples);
-				json_array_append_new(loads, lj);
-			}
-			json_object_set_new(rj, "loads", loads);
-			json_array_append_new(arr, rj);
-		}
-		json_object_set_new(o, "ranks", arr);
-	}
+	if (k->nr_ranks)
+		json_object_set_new(o, "ranks", ranks_json(k));
 	if (k->has_data_structures) {
 		arr = json_array();
 		for (i = 0; i < k->nr_data_structures; i++) {
@@ -2547,6 +2574,189 @@ static json_t *output_check_json(const struct capture_output_check *oc)
 	return o;
 }
 
+static json_t *program_json(const struct capture_program *prog)
+{
+	json_t *p = start(prog->source);
+
+	put_str(p, "path", prog->path);
+	if (prog->nr_args || json_object_get(p, "args"))
+		json_object_set_new(p, "args", strings_json(prog->args, prog->nr_args));
+	put_str(p, "cwd", prog->cwd);
+	return p;
+}
+
+static json_t *options_json(const struct capture_options *op)
+{
+	json_t *p = start(op->source);
+
+	put_int(p, "top", op->top, -1);
+	put_num(p, "min_share", op->min_share);
+	put_int(p, "max_loads", op->max_loads, -1);
+	put_str(p, "model", op->model);
+	put_str(p, "bypass_form", op->bypass_form);
+	put_str(p, "kernels_regex", op->kernels_regex);
+	put_int(p, "repeat", op->repeat, -1);
+	put_num(p, "timeout", op->timeout);
+	return p;
+}
+
+static json_t *kernel_seen_json(const struct capture_kernel_seen *s)
+{
+	json_t *o = start(s->source);
+
+	json_object_set_new(o, "name", json_string(s->name));
+	put_int(o, "launches", s->launches, -1);
+	put_num(o, "gpu_time_ns", s->gpu_time_ns);
+	if (s->has_allocs_used)
+		json_object_set_new(o, "allocs_used",
+				    alloc_uses_json(s->allocs_used, s->nr_allocs_used));
+	return o;
+}
+
+static json_t *allocation_json(const struct capture_allocation *a)
+{
+	json_t *o = start(a->source);
+
+	json_object_set_new(o, "seq", json_integer(a->seq));
+	put_num(o, "bytes", a->bytes);
+	return o;
+}
+
+/* "baseline_check", with its "output" when output is not NULL. */
+static json_t *baseline_check_json(const struct capture_baseline_check *b,
+				   const struct capture_output_check *output)
+{
+	json_t *bc = start(b->source), *runs = json_array();
+	size_t i;
+
+	for (i = 0; i < b->nr_runs; i++)
+		json_array_append_new(runs, json_integer(b->runs[i]));
+	if (b->nr_runs || json_object_get(bc, "runs"))
+		json_object_set_new(bc, "runs", runs);
+	else
+		json_decref(runs);
+	put_bool(bc, "output_identical", b->output_identical);
+	put_num(bc, "max_counter_spread", b->max_counter_spread);
+	if (b->has_notes)
+		json_object_set_new(bc, "notes", strings_json(b->notes, b->nr_notes));
+	if (output)
+		json_object_set_new(bc, "output", output_check_json(output));
+	return bc;
+}
+
+static json_t *l2_json(const struct capture_l2 *l2)
+{
+	json_t *o = start(l2->source), *arr = json_array();
+	size_t i;
+
+	put_str(o, "status", l2->status);
+	put_str(o, "reason", l2->reason);
+	put_num(o, "baseline_dram_bytes", l2->baseline_dram_bytes);
+	put_str(o, "baseline", l2->baseline);
+	put_str(o, "kept", l2->kept);
+	for (i = 0; i < l2->nr_windows; i++) {
+		const struct capture_l2_window *w = &l2->windows[i];
+		json_t *wj = start(w->source);
+
+		put_str(wj, "variant", w->variant);
+		put_int(wj, "alloc", w->alloc, -1);
+		put_num(wj, "num_bytes", w->num_bytes);
+		put_num(wj, "set_aside_bytes", w->set_aside_bytes);
+		put_num(wj, "hit_ratio", w->hit_ratio);
+		if (w->nr_kernels || json_object_get(wj, "kernels"))
+			json_object_set_new(wj, "kernels", strings_json(w->kernels, w->nr_kernels));
+		if (w->nr_kernels_without_ptx || json_object_get(wj, "kernels_without_ptx"))
+			json_object_set_new(wj, "kernels_without_ptx", strings_json(
+				w->kernels_without_ptx, w->nr_kernels_without_ptx));
+		if (w->measured) {
+			json_t *vj = start(SEC(json_object_get(wj, "verification")));
+
+			put_bool(vj, "kept", w->kept);
+			put_str(vj, "reason", w->reason);
+			put_num(vj, "dram_bytes", w->dram_bytes);
+			if (!isnan(w->speedup.median) || json_object_get(vj, "speedup")) {
+				json_t *sp = start(SEC(json_object_get(vj, "speedup")));
+
+				put_num(sp, "min", w->speedup.min);
+				put_num(sp, "median", w->speedup.median);
+				put_num(sp, "max", w->speedup.max);
+				json_object_set_new(vj, "speedup", sp);
+			}
+			put_num(vj, "noise", w->noise);
+			put_int(vj, "ended_after_rounds", w->ended_after_rounds, -1);
+			json_object_set_new(wj, "verification", vj);
+		}
+		json_array_append_new(arr, wj);
+	}
+	if (l2->nr_windows || json_object_get(o, "windows"))
+		json_object_set_new(o, "windows", arr);
+	else
+		json_decref(arr);
+	return o;
+}
+
+static json_t *carveout_json(const struct capture_carveout *co)
+{
+	json_t *o = start(co->source), *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < co->nr_kernels; i++) {
+		const struct capture_carveout_kernel *k = &co->kernels[i];
+		json_t *kj = start(k->source);
+
+		json_object_set_new(kj, "name", json_string(k->name));
+		/* -1 (the driver's default) is also what an absent value reads as */
+		if (json_object_get(kj, "program_value") || k->program_value != -1)
+			json_object_set_new(kj, "program_value", json_integer(k->program_value));
+		if (json_object_get(kj, "default_value") || k->default_value != -1)
+			json_object_set_new(kj, "default_value", json_integer(k->default_value));
+		put_int(kj, "launches", k->launches, -1);
+		if (k->measured) {
+			json_t *sp = start(SEC(json_object_get(kj, "speedup_of_default")));
+
+			put_str(sp, "method", k->method);
+			speedup_json(sp, "speedup", &k->speedup);
+			put_num(sp, "noise", k->noise);
+			json_object_set_new(kj, "speedup_of_default", sp);
+		} else if (json_object_get(kj, "speedup_of_default")) {
+			json_object_set_new(kj, "speedup_of_default", json_null());
+		}
+		put_str(kj, "kept", k->kept);
+		put_str(kj, "reason", k->reason);
+		put_str(kj, "advice", k->advice);
+		json_array_append_new(arr, kj);
+	}
+	if (co->nr_kernels || json_object_get(o, "kernels"))
+		json_object_set_new(o, "kernels", arr);
+	else
+		json_decref(arr);
+	return o;
+}
+
+static json_t *budget_json(const struct capture_budget *b)
+{
+	json_t *o = start(b->source), *arr = json_array();
+	size_t i;
+
+	put_num(o, "factor", b->factor);
+	put_num(o, "seconds", b->seconds);
+	put_num(o, "native_seconds", b->native_seconds);
+	for (i = 0; i < b->nr_skipped; i++) {
+		json_t *sj = start(b->skipped[i].source);
+
+		json_object_set_new(sj, "step", json_string(b->skipped[i].step));
+		put_int(sj, "runs", b->skipped[i].runs, -1);
+		put_num(sj, "estimate_seconds", b->skipped[i].estimate_seconds);
+		put_num(sj, "spent_seconds", b->skipped[i].spent_seconds);
+		json_array_append_new(arr, sj);
+	}
+	if (b->nr_skipped || json_object_get(o, "skipped"))
+		json_object_set_new(o, "skipped", arr);
+	else
+		json_decref(arr);
+	return o;
+}
+
 json_t *capture_cost_to_json(const struct capture_cost *c)
 {
 	json_t *o = start(c->source), *by, *secs;
@@ -2585,32 +2795,12 @@ json_t *capture_to_json(const struct capture *cap)
 	put_str(doc, "status", cap->status);
 	put_str(doc, "tool_version", cap->tool_version);
 	put_str(doc, "created", cap->created);
-	if (cap->has_program) {
-		json_t *p = start(cap->program.source);
-
-		put_str(p, "path", cap->program.path);
-		if (cap->program.nr_args || json_object_get(p, "args"))
-			json_object_set_new(p, "args", strings_json(cap->program.args,
-								    cap->program.nr_args));
-		put_str(p, "cwd", cap->program.cwd);
-		json_object_set_new(doc, "program", p);
-	}
+	if (cap->has_program)
+		json_object_set_new(doc, "program", program_json(&cap->program));
 	if (cap->has_device && !cap->device_json)
 		json_object_set_new(doc, "device", device_model_to_json(&cap->device));
-	if (cap->has_options) {
-		const struct capture_options *op = &cap->options;
-		json_t *p = start(op->source);
-
-		put_int(p, "top", op->top, -1);
-		put_num(p, "min_share", op->min_share);
-		put_int(p, "max_loads", op->max_loads, -1);
-		put_str(p, "model", op->model);
-		put_str(p, "bypass_form", op->bypass_form);
-		put_str(p, "kernels_regex", op->kernels_regex);
-		put_int(p, "repeat", op->repeat, -1);
-		put_num(p, "timeout", op->timeout);
-		json_object_set_new(doc, "options", p);
-	}
+	if (cap->has_options)
+		json_object_set_new(doc, "options", options_json(&cap->options));
 	if (cap->has_modules || cap->nr_modules) {
 		arr = json_array();
 		for (i = 0; i < cap->nr_modules; i++)
@@ -2631,52 +2821,22 @@ json_t *capture_to_json(const struct capture *cap)
 		json_object_set_new(doc, "notes", strings_json(cap->notes, cap->nr_notes));
 	if (cap->has_all_kernels || cap->nr_all_kernels) {
 		arr = json_array();
-		for (i = 0; i < cap->nr_all_kernels; i++) {
-			const struct capture_kernel_seen *s = &cap->all_kernels[i];
-			json_t *o = start(s->source);
-
-			json_object_set_new(o, "name", json_string(s->name));
-			put_int(o, "launches", s->launches, -1);
-			put_num(o, "gpu_time_ns", s->gpu_time_ns);
-			if (s->has_allocs_used)
-				json_object_set_new(o, "allocs_used",
-						    alloc_uses_json(s->allocs_used, s->nr_allocs_used));
-			json_array_append_new(arr, o);
-		}
+		for (i = 0; i < cap->nr_all_kernels; i++)
+			json_array_append_new(arr, kernel_seen_json(&cap->all_kernels[i]));
 		json_object_set_new(doc, "all_kernels", arr);
 	}
 	if (cap->has_allocations || cap->nr_allocations) {
 		arr = json_array();
-		for (i = 0; i < cap->nr_allocations; i++) {
-			json_t *o = start(cap->allocations[i].source);
-
-			json_object_set_new(o, "seq", json_integer(cap->allocations[i].seq));
-			put_num(o, "bytes", cap->allocations[i].bytes);
-			json_array_append_new(arr, o);
-		}
+		for (i = 0; i < cap->nr_allocations; i++)
+			json_array_append_new(arr, allocation_json(&cap->allocations[i]));
 		json_object_set_new(doc, "allocations", arr);
 	}
 	if (cap->has_cost)
 		json_object_set_new(doc, "cost", capture_cost_to_json(&cap->cost));
 
-	if (cap->has_baseline_check) {
-		const struct capture_baseline_check *b = &cap->baseline_check;
-		json_t *bc = start(b->source), *runs = json_array();
-
-		for (i = 0; i < b->nr_runs; i++)
-			json_array_append_new(runs, json_integer(b->runs[i]));
-		if (b->nr_runs || json_object_get(bc, "runs"))
-			json_object_set_new(bc, "runs", runs);
-		else
-			json_decref(runs);
-		put_bool(bc, "output_identical", b->output_identical);
-		put_num(bc, "max_counter_spread", b->max_counter_spread);
-		if (b->has_notes)
-			json_object_set_new(bc, "notes", strings_json(b->notes, b->nr_notes));
-		if (cap->has_baseline_output)
-			json_object_set_new(bc, "output", output_check_json(&cap->baseline_output));
-		json_object_set_new(doc, "baseline_check", bc);
-	}
+	if (cap->has_baseline_check)
+		json_object_set_new(doc, "baseline_check", baseline_check_json(
+			&cap->baseline_check, cap->has_baseline_output ? &cap->baseline_output : NULL));
 	if (cap->oracle)
 		json_object_set_new(doc, "oracle", oracle_json(cap->oracle));
 	if (cap->has_verification)
@@ -2687,115 +2847,12 @@ json_t *capture_to_json(const struct capture *cap)
 		json_object_set_new(ver, "output", output_check_json(&cap->verification_output));
 		json_object_set_new(doc, "verification", ver);
 	}
-	if (cap->has_l2) {
-		const struct capture_l2 *l2 = &cap->l2;
-		json_t *o = start(l2->source);
-
-		put_str(o, "status", l2->status);
-		put_str(o, "reason", l2->reason);
-		put_num(o, "baseline_dram_bytes", l2->baseline_dram_bytes);
-		put_str(o, "baseline", l2->baseline);
-		put_str(o, "kept", l2->kept);
-		arr = json_array();
-		for (i = 0; i < l2->nr_windows; i++) {
-			const struct capture_l2_window *w = &l2->windows[i];
-			json_t *wj = start(w->source);
-
-			put_str(wj, "variant", w->variant);
-			put_int(wj, "alloc", w->alloc, -1);
-			put_num(wj, "num_bytes", w->num_bytes);
-			put_num(wj, "set_aside_bytes", w->set_aside_bytes);
-			put_num(wj, "hit_ratio", w->hit_ratio);
-			if (w->nr_kernels || json_object_get(wj, "kernels"))
-				json_object_set_new(wj, "kernels", strings_json(w->kernels, w->nr_kernels));
-			if (w->nr_kernels_without_ptx || json_object_get(wj, "kernels_without_ptx"))
-				json_object_set_new(wj, "kernels_without_ptx", strings_json(
-					w->kernels_without_ptx, w->nr_kernels_without_ptx));
-			if (w->measured) {
-				json_t *vj = start(SEC(json_object_get(wj, "verification")));
-
-				put_bool(vj, "kept", w->kept);
-				put_str(vj, "reason", w->reason);
-				put_num(vj, "dram_bytes", w->dram_bytes);
-				if (!isnan(w->speedup.median) || json_object_get(vj, "speedup")) {
-					json_t *sp = start(SEC(json_object_get(vj, "speedup")));
-
-					put_num(sp, "min", w->speedup.min);
-					put_num(sp, "median", w->speedup.median);
-					put_num(sp, "max", w->speedup.max);
-					json_object_set_new(vj, "speedup", sp);
-				}
-				put_num(vj, "noise", w->noise);
-				put_int(vj, "ended_after_rounds", w->ended_after_rounds, -1);
-				json_object_set_new(wj, "verification", vj);
-			}
-			json_array_append_new(arr, wj);
-		}
-		if (l2->nr_windows || json_object_get(o, "windows"))
-			json_object_set_new(o, "windows", arr);
-		else
-			json_decref(arr);
-		json_object_set_new(doc, "l2", o);
-	}
-	if (cap->has_carveout) {
-		json_t *o = start(cap->carveout.source);
-
-		arr = json_array();
-		for (i = 0; i < cap->carveout.nr_kernels; i++) {
-			const struct capture_carveout_kernel *k = &cap->carveout.kernels[i];
-			json_t *kj = start(k->source);
-
-			json_object_set_new(kj, "name", json_string(k->name));
-			/* -1 (the driver's default) is also what an absent value reads as */
-			if (json_object_get(kj, "program_value") || k->program_value != -1)
-				json_object_set_new(kj, "program_value", json_integer(k->program_value));
-			if (json_object_get(kj, "default_value") || k->default_value != -1)
-				json_object_set_new(kj, "default_value", json_integer(k->default_value));
-			put_int(kj, "launches", k->launches, -1);
-			if (k->measured) {
-				json_t *sp = start(SEC(json_object_get(kj, "speedup_of_default")));
-
-				put_str(sp, "method", k->method);
-				speedup_json(sp, "speedup", &k->speedup);
-				put_num(sp, "noise", k->noise);
-				json_object_set_new(kj, "speedup_of_default", sp);
-			} else if (json_object_get(kj, "speedup_of_default")) {
-				json_object_set_new(kj, "speedup_of_default", json_null());
-			}
-			put_str(kj, "kept", k->kept);
-			put_str(kj, "reason", k->reason);
-			put_str(kj, "advice", k->advice);
-			json_array_append_new(arr, kj);
-		}
-		if (cap->carveout.nr_kernels || json_object_get(o, "kernels"))
-			json_object_set_new(o, "kernels", arr);
-		else
-			json_decref(arr);
-		json_object_set_new(doc, "carveout", o);
-	}
-	if (cap->has_budget) {
-		const struct capture_budget *b = &cap->budget;
-		json_t *o = start(b->source);
-
-		put_num(o, "factor", b->factor);
-		put_num(o, "seconds", b->seconds);
-		put_num(o, "native_seconds", b->native_seconds);
-		arr = json_array();
-		for (i = 0; i < b->nr_skipped; i++) {
-			json_t *sj = start(b->skipped[i].source);
-
-			json_object_set_new(sj, "step", json_string(b->skipped[i].step));
-			put_int(sj, "runs", b->skipped[i].runs, -1);
-			put_num(sj, "estimate_seconds", b->skipped[i].estimate_seconds);
-			put_num(sj, "spent_seconds", b->skipped[i].spent_seconds);
-			json_array_append_new(arr, sj);
-		}
-		if (b->nr_skipped || json_object_get(o, "skipped"))
-			json_object_set_new(o, "skipped", arr);
-		else
-			json_decref(arr);
-		json_object_set_new(doc, "budget", o);
-	}
+	if (cap->has_l2)
+		json_object_set_new(doc, "l2", l2_json(&cap->l2));
+	if (cap->has_carveout)
+		json_object_set_new(doc, "carveout", carveout_json(&cap->carveout));
+	if (cap->has_budget)
+		json_object_set_new(doc, "budget", budget_json(&cap->budget));
 	/* the copy shares untouched members with cap's source: give the
 	 * caller a document of its own */
 	arr = json_deep_copy(doc);
@@ -2847,9 +2904,14 @@ static void verdict_release(struct capture_verdict *v)
 	free(v->ranks);
 }
 
-static void free_strings(char **s, size_t n);
+/* A kernel's own verdict (kernels[].verification). */
+static void verdict_free(struct capture_verdict *v)
+{
+	verdict_release(v);
+	free(v);
+}
 
-static void software_cache_release(struct capture_software_cache *sc)
+static void software_cache_free(struct capture_software_cache *sc)
 {
 	size_t i;
 
@@ -2868,9 +2930,10 @@ static void software_cache_release(struct capture_software_cache *sc)
 	free(sc->verification.rewrite_params);
 	free(sc->verification.rewrite_ptx);
 	free(sc->verification.rewrite_note);
+	free(sc);
 }
 
-static void register_cache_release(struct capture_register_cache *rc)
+static void register_cache_free(struct capture_register_cache *rc)
 {
 	size_t i;
 
@@ -2880,6 +2943,7 @@ static void register_cache_release(struct capture_register_cache *rc)
 	for (i = 0; i < rc->nr_hints; i++)
 		free(rc->hints[i].loads);
 	free(rc->hints);
+	free(rc);
 }
 
 static void oracle_kernel_release(struct capture_oracle_kernel *k)
@@ -2898,6 +2962,14 @@ static void oracle_kernel_release(struct capture_oracle_kernel *k)
 	free(k->dimension);
 }
 
+static void oracle_kernel_free(struct capture_oracle_kernel *k)
+{
+	if (!k)
+		return;
+	oracle_kernel_release(k);
+	free(k);
+}
+
 static void oracle_release(struct capture_oracle *orc)
 {
 	size_t i;
@@ -2909,6 +2981,33 @@ static void oracle_release(struct capture_oracle *orc)
 		oracle_kernel_release(&orc->kernels[i]);
 	free(orc->kernels);
 	free(orc);
+}
+
+static void ranks_release(struct capture_kernel *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_ranks; i++) {
+		free(k->ranks[i].gpu);
+		free(k->ranks[i].loads);
+	}
+	free(k->ranks);
+}
+
+static void l2_priority_free(struct capture_l2_priority *lp)
+{
+	size_t i;
+
+	if (!lp)
+		return;
+	free_strings(lp->forms, lp->nr_forms);
+	for (i = 0; i < lp->nr_loads; i++) {
+		free(lp->loads[i].dram_bytes);
+		free(lp->loads[i].ordinals);
+	}
+	free(lp->loads);
+	free(lp->pairs);
+	free(lp);
 }
 
 void capture_kernel_release(struct capture_kernel *k)
@@ -2938,30 +3037,93 @@ void capture_kernel_release(struct capture_kernel *k)
 	free(k->pairs);
 	free(k->allocs_used);
 	free(k->data_structures);
-	verdict_release(k->verification);
-	free(k->verification);
-	software_cache_release(k->software_cache);
-	if (k->oracle)
-		oracle_kernel_release(k->oracle);
-	free(k->oracle);
-	free(k->software_cache);
-	register_cache_release(k->register_cache);
-	free(k->register_cache);
-	for (i = 0; i < k->nr_ranks; i++) {
-		free(k->ranks[i].gpu);
-		free(k->ranks[i].loads);
+	verdict_free(k->verification);
+	software_cache_free(k->software_cache);
+	oracle_kernel_free(k->oracle);
+	register_cache_free(k->register_cache);
+	ranks_release(k);
+	l2_priority_free(k->l2_priority);
+}
+
+static void program_release(struct capture_program *p)
+{
+	free(p->path);
+	free_strings(p->args, p->nr_args);
+	free(p->cwd);
+}
+
+static void options_release(struct capture_options *op)
+{
+	free(op->model);
+	free(op->bypass_form);
+	free(op->kernels_regex);
+}
+
+static void module_release(struct capture_module *m)
+{
+	free(m->id);
+	free(m->origin);
+	free(m->arch);
+	free(m->ptx);
+	free(m->library);
+	free(m->no_ptx_reason);
+	free_strings(m->kernels, m->nr_kernels);
+}
+
+static void kernel_seen_release(struct capture_kernel_seen *s)
+{
+	free(s->name);
+	free(s->allocs_used);
+}
+
+static void baseline_check_release(struct capture_baseline_check *bc)
+{
+	free(bc->runs);
+	free_strings(bc->notes, bc->nr_notes);
+}
+
+static void verification_release(struct capture_verification *ver)
+{
+	size_t i;
+
+	free(ver->status);
+	for (i = 0; i < ver->nr_kernels; i++)
+		verdict_release(&ver->kernels[i]);
+	free(ver->kernels);
+	for (i = 0; i < ver->source_patch.nr_left_out; i++) {
+		struct capture_left_out *l = &ver->source_patch.left_out[i];
+
+		free(l->function);
+		free(l->action);
+		free(l->reason);
 	}
-	free(k->ranks);
-	if (k->l2_priority) {
-		free_strings(k->l2_priority->forms, k->l2_priority->nr_forms);
-		for (i = 0; i < k->l2_priority->nr_loads; i++) {
-			free(k->l2_priority->loads[i].dram_bytes);
-			free(k->l2_priority->loads[i].ordinals);
-		}
-		free(k->l2_priority->loads);
-		free(k->l2_priority->pairs);
-		free(k->l2_priority);
+	free(ver->source_patch.left_out);
+	free(ver->source_patch.status);
+}
+
+static void carveout_release(struct capture_carveout *co)
+{
+	size_t i;
+
+	for (i = 0; i < co->nr_kernels; i++) {
+		struct capture_carveout_kernel *k = &co->kernels[i];
+
+		free(k->name);
+		free(k->method);
+		free(k->kept);
+		free(k->reason);
+		free(k->advice);
 	}
+	free(co->kernels);
+}
+
+static void budget_release(struct capture_budget *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->nr_skipped; i++)
+		free(b->skipped[i].step);
+	free(b->skipped);
 }
 
 void capture_release(struct capture *cap)
@@ -2974,29 +3136,15 @@ void capture_release(struct capture *cap)
 	free(cap->status);
 	free(cap->tool_version);
 	free(cap->created);
-	free(cap->program.path);
-	free_strings(cap->program.args, cap->program.nr_args);
-	free(cap->program.cwd);
+	program_release(&cap->program);
 	device_model_release(&cap->device);
 	free(cap->device_partitioned);
 	oracle_release(cap->oracle);
-	free(cap->baseline_check.runs);
-	free_strings(cap->baseline_check.notes, cap->baseline_check.nr_notes);
+	baseline_check_release(&cap->baseline_check);
 	free(cap->measure.method);
-	free(cap->options.model);
-	free(cap->options.bypass_form);
-	free(cap->options.kernels_regex);
-	for (i = 0; i < cap->nr_modules; i++) {
-		struct capture_module *m = &cap->modules[i];
-
-		free(m->id);
-		free(m->origin);
-		free(m->arch);
-		free(m->ptx);
-		free(m->library);
-		free(m->no_ptx_reason);
-		free_strings(m->kernels, m->nr_kernels);
-	}
+	options_release(&cap->options);
+	for (i = 0; i < cap->nr_modules; i++)
+		module_release(&cap->modules[i]);
 	free(cap->modules);
 	for (i = 0; i < cap->nr_runs; i++)
 		capture_run_release(&cap->runs[i]);
@@ -3005,41 +3153,16 @@ void capture_release(struct capture *cap)
 		capture_kernel_release(&cap->kernels[i]);
 	free(cap->kernels);
 	free_strings(cap->notes, cap->nr_notes);
-	for (i = 0; i < cap->nr_all_kernels; i++) {
-		free(cap->all_kernels[i].name);
-		free(cap->all_kernels[i].allocs_used);
-	}
+	for (i = 0; i < cap->nr_all_kernels; i++)
+		kernel_seen_release(&cap->all_kernels[i]);
 	free(cap->all_kernels);
 	free(cap->allocations);
 	capture_l2_release(&cap->l2);
-	free(cap->verification.status);
-	for (i = 0; i < cap->verification.nr_kernels; i++)
-		verdict_release(&cap->verification.kernels[i]);
-	free(cap->verification.kernels);
-	for (i = 0; i < cap->verification.source_patch.nr_left_out; i++) {
-		struct capture_left_out *l = &cap->verification.source_patch.left_out[i];
-
-		free(l->function);
-		free(l->action);
-		free(l->reason);
-	}
-	free(cap->verification.source_patch.left_out);
-	free(cap->verification.source_patch.status);
-	output_check_release(&cap->baseline_output);
-	output_check_release(&cap->verification_output);
-	for (i = 0; i < cap->carveout.nr_kernels; i++) {
-		struct capture_carveout_kernel *k = &cap->carveout.kernels[i];
-
-		free(k->name);
-		free(k->method);
-		free(k->kept);
-		free(k->reason);
-		free(k->advice);
-	}
-	free(cap->carveout.kernels);
-	for (i = 0; i < cap->budget.nr_skipped; i++)
-		free(cap->budget.skipped[i].step);
-	free(cap->budget.skipped);
+	verification_release(&cap->verification);
+	capture_output_check_release(&cap->baseline_output);
+	capture_output_check_release(&cap->verification_output);
+	carveout_release(&cap->carveout);
+	budget_release(&cap->budget);
 	json_decref(JS(cap->source));
 	memset(cap, 0, sizeof(*cap));
 }
