@@ -7,6 +7,7 @@
  * source (the object as read) and gets the typed fields written over it.
  */
 #include "analysis/capture_model.h"
+#include "analysis/capture_model_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -20,10 +21,6 @@
 #include "base/error.h"
 #include "base/json_file.h"
 #include "base/xalloc.h"
-
-/* A section is a jansson value; the cast hides jansson from the header's users. */
-#define SEC(j) ((const struct capture_section *)(j))
-#define JS(s) ((json_t *)(s))
 
 json_t *capture_section_json(const struct capture_section *sec)
 {
@@ -44,14 +41,7 @@ json_t *capture_members_json(const struct capture_section *sec, const char *cons
 
 /* ---- reading ---------------------------------------------------------- */
 
-struct rd {
-	const char *name;           /* the file, for messages */
-};
-
-static int fail(const struct rd *r, const char *path, const char *key, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-
-static int fail(const struct rd *r, const char *path, const char *key, const char *fmt, ...)
+int capture_fail(const struct rd *r, const char *path, const char *key, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -64,123 +54,117 @@ static int fail(const struct rd *r, const char *path, const char *key, const cha
 }
 
 /* A member, or NULL when absent or null. */
-static json_t *member(json_t *o, const char *key)
+json_t *capture_member(json_t *o, const char *key)
 {
 	json_t *v = json_object_get(o, key);
 
 	return v && !json_is_null(v) ? v : NULL;
 }
 
-static int rd_str(const struct rd *r, json_t *o, const char *path, const char *key,
-		  char **out, int required)
+int capture_rd_str(const struct rd *r, json_t *o, const char *path, const char *key,
+		   char **out, int required)
 {
-	json_t *v = member(o, key);
+	json_t *v = capture_member(o, key);
 
 	*out = NULL;
 	if (!v)
-		return required ? fail(r, path, key, "missing: a string is required") : 0;
+		return required ? capture_fail(r, path, key, "missing: a string is required") : 0;
 	if (!json_is_string(v))
-		return fail(r, path, key, "not a string");
+		return capture_fail(r, path, key, "not a string");
 	*out = xstrdup(json_string_value(v));
 	return 0;
 }
 
-enum num_kind {
-	NUM_COUNT,                  /* 0 <= v <= CAPTURE_COUNT_MAX */
-	NUM_POSITIVE,               /* 0 < v <= CAPTURE_COUNT_MAX */
-	NUM_FINITE,                 /* any finite number */
-};
-
-static int check_num(const struct rd *r, const char *path, const char *key, double d,
-		     enum num_kind kind)
+int capture_check_num(const struct rd *r, const char *path, const char *key, double d,
+		      enum num_kind kind)
 {
 	if (!isfinite(d))
-		return fail(r, path, key, "not a finite number");
+		return capture_fail(r, path, key, "not a finite number");
 	if (kind == NUM_COUNT && d < 0)
-		return fail(r, path, key, "%g is not a count: counts are non-negative", d);
+		return capture_fail(r, path, key, "%g is not a count: counts are non-negative", d);
 	if (kind == NUM_POSITIVE && !(d > 0))
-		return fail(r, path, key, "%g is not a size: sizes are positive", d);
+		return capture_fail(r, path, key, "%g is not a size: sizes are positive", d);
 	if (kind != NUM_FINITE && d > CAPTURE_COUNT_MAX)
-		return fail(r, path, key, "%g is out of range: at most %.0f is accepted", d,
-			    CAPTURE_COUNT_MAX);
+		return capture_fail(r, path, key, "%g is out of range: at most %.0f is accepted", d,
+				    CAPTURE_COUNT_MAX);
 	return 0;
 }
 
 /* A number, NAN when absent or null. */
-static int rd_num(const struct rd *r, json_t *o, const char *path, const char *key,
-		  double *out, enum num_kind kind)
+int capture_rd_num(const struct rd *r, json_t *o, const char *path, const char *key,
+		   double *out, enum num_kind kind)
 {
-	json_t *v = member(o, key);
+	json_t *v = capture_member(o, key);
 
 	*out = NAN;
 	if (!v)
 		return 0;
 	if (!json_is_number(v))
-		return fail(r, path, key, "not a number");
+		return capture_fail(r, path, key, "not a number");
 	*out = json_number_value(v);
-	return check_num(r, path, key, *out, kind);
+	return capture_check_num(r, path, key, *out, kind);
 }
 
 /* An integer in [lo, hi]; `unknown` when absent or null. */
-static int rd_int(const struct rd *r, json_t *o, const char *path, const char *key,
-		  long long *out, long long lo, long long hi, long long unknown)
+int capture_rd_int(const struct rd *r, json_t *o, const char *path, const char *key,
+		   long long *out, long long lo, long long hi, long long unknown)
 {
-	json_t *v = member(o, key);
+	json_t *v = capture_member(o, key);
 
 	*out = unknown;
 	if (!v)
 		return 0;
 	if (!json_is_integer(v))
-		return fail(r, path, key, "not an integer");
+		return capture_fail(r, path, key, "not an integer");
 	*out = json_integer_value(v);
 	if (*out < lo || *out > hi)
-		return fail(r, path, key, "%lld is out of range [%lld, %lld]", *out, lo, hi);
+		return capture_fail(r, path, key, "%lld is out of range [%lld, %lld]", *out, lo, hi);
 	return 0;
 }
 
-static int rd_intv(const struct rd *r, json_t *o, const char *path, const char *key,
-		   int *out, long long lo, long long hi, int unknown)
+int capture_rd_intv(const struct rd *r, json_t *o, const char *path, const char *key,
+		    int *out, long long lo, long long hi, int unknown)
 {
 	long long v;
-	int ret = rd_int(r, o, path, key, &v, lo, hi, unknown);
+	int ret = capture_rd_int(r, o, path, key, &v, lo, hi, unknown);
 
 	*out = (int)v;
 	return ret;
 }
 
 /* A boolean: 1, 0, or -1 when absent or null. */
-static int rd_bool(const struct rd *r, json_t *o, const char *path, const char *key, int *out)
+int capture_rd_bool(const struct rd *r, json_t *o, const char *path, const char *key, int *out)
 {
-	json_t *v = member(o, key);
+	json_t *v = capture_member(o, key);
 
 	*out = -1;
 	if (!v)
 		return 0;
 	if (!json_is_boolean(v))
-		return fail(r, path, key, "not true or false");
+		return capture_fail(r, path, key, "not true or false");
 	*out = json_is_true(v);
 	return 0;
 }
 
 /* An array member: *arr is NULL when absent or null. */
-static int rd_array(const struct rd *r, json_t *o, const char *path, const char *key,
-		    json_t **arr)
+int capture_rd_array(const struct rd *r, json_t *o, const char *path, const char *key,
+		     json_t **arr)
 {
-	json_t *v = member(o, key);
+	json_t *v = capture_member(o, key);
 
 	*arr = v;
 	if (!v)
 		return 0;
 	if (!json_is_array(v))
-		return fail(r, path, key, "not an array");
+		return capture_fail(r, path, key, "not an array");
 	if (json_array_size(v) > CAPTURE_LIST_MAX)
-		return fail(r, path, key, "%zu items: at most %d are accepted",
-			    json_array_size(v), CAPTURE_LIST_MAX);
+		return capture_fail(r, path, key, "%zu items: at most %d are accepted",
+				    json_array_size(v), CAPTURE_LIST_MAX);
 	return 0;
 }
 
-static int rd_strings(const struct rd *r, json_t *o, const char *path, const char *key,
-		      char ***out, size_t *nr, int *has)
+int capture_rd_strings(const struct rd *r, json_t *o, const char *path, const char *key,
+		       char ***out, size_t *nr, int *has)
 {
 	json_t *arr, *v;
 	size_t i;
@@ -190,80 +174,75 @@ static int rd_strings(const struct rd *r, json_t *o, const char *path, const cha
 	*nr = 0;
 	if (has)
 		*has = json_object_get(o, key) != NULL;
-	if ((ret = rd_array(r, o, path, key, &arr)) || !arr)
+	if ((ret = capture_rd_array(r, o, path, key, &arr)) || !arr)
 		return ret;
 	*out = xcalloc(json_array_size(arr) + 1, sizeof(**out));
 	json_array_foreach(arr, i, v) {
 		if (!json_is_string(v))
-			return fail(r, path, key, "item %zu is not a string", i);
+			return capture_fail(r, path, key, "item %zu is not a string", i);
 		(*out)[(*nr)++] = xstrdup(json_string_value(v));
 	}
 	return 0;
 }
 
-static int read_speedup(const struct rd *r, json_t *o, const char *path, const char *key,
-			struct capture_speedup *sp);
-static int read_verdict(const struct rd *r, json_t *o, const char *path,
-			struct capture_verdict *v);
-
-static int item_object(const struct rd *r, json_t *v, const char *path)
+int capture_rd_object(const struct rd *r, json_t *v, const char *path)
 {
-	return json_is_object(v) ? 0 : fail(r, path, NULL, "not an object");
+	return json_is_object(v) ? 0 : capture_fail(r, path, NULL, "not an object");
 }
 
-static int read_program(const struct rd *r, json_t *o, struct capture_program *p)
+int capture_read_program(const struct rd *r, json_t *o, struct capture_program *p)
 {
 	int ret;
 
 	p->source = SEC(o);
-	if ((ret = item_object(r, o, "program")) ||
-	    (ret = rd_str(r, o, "program", "path", &p->path, 0)) ||
-	    (ret = rd_str(r, o, "program", "cwd", &p->cwd, 0)))
+	if ((ret = capture_rd_object(r, o, "program")) ||
+	    (ret = capture_rd_str(r, o, "program", "path", &p->path, 0)) ||
+	    (ret = capture_rd_str(r, o, "program", "cwd", &p->cwd, 0)))
 		return ret;
-	return rd_strings(r, o, "program", "args", &p->args, &p->nr_args, NULL);
+	return capture_rd_strings(r, o, "program", "args", &p->args, &p->nr_args, NULL);
 }
 
-static int read_options(const struct rd *r, json_t *o, struct capture_options *p)
+int capture_read_options(const struct rd *r, json_t *o, struct capture_options *p)
 {
 	int ret;
 
 	p->source = SEC(o);
-	if ((ret = item_object(r, o, "options")) ||
-	    (ret = rd_intv(r, o, "options", "top", &p->top, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_num(r, o, "options", "min_share", &p->min_share, NUM_COUNT)) ||
-	    (ret = rd_intv(r, o, "options", "max_loads", &p->max_loads, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_str(r, o, "options", "model", &p->model, 0)) ||
-	    (ret = rd_str(r, o, "options", "bypass_form", &p->bypass_form, 0)) ||
-	    (ret = rd_str(r, o, "options", "kernels_regex", &p->kernels_regex, 0)) ||
-	    (ret = rd_intv(r, o, "options", "repeat", &p->repeat, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_num(r, o, "options", "timeout", &p->timeout, NUM_COUNT)))
+	if ((ret = capture_rd_object(r, o, "options")) ||
+	    (ret = capture_rd_intv(r, o, "options", "top", &p->top, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_num(r, o, "options", "min_share", &p->min_share, NUM_COUNT)) ||
+	    (ret = capture_rd_intv(r, o, "options", "max_loads", &p->max_loads, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_str(r, o, "options", "model", &p->model, 0)) ||
+	    (ret = capture_rd_str(r, o, "options", "bypass_form", &p->bypass_form, 0)) ||
+	    (ret = capture_rd_str(r, o, "options", "kernels_regex", &p->kernels_regex, 0)) ||
+	    (ret = capture_rd_intv(r, o, "options", "repeat", &p->repeat, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_num(r, o, "options", "timeout", &p->timeout, NUM_COUNT)))
 		return ret;
 	if (p->model && strcmp(p->model, "sector") && strcmp(p->model, "classic"))
-		return fail(r, "options", "model", "\"%s\" is not a model: sector or classic",
-			    p->model);
+		return capture_fail(r, "options", "model", "\"%s\" is not a model: sector or classic",
+				    p->model);
 	return 0;
 }
 
-static int read_module(const struct rd *r, json_t *o, const char *path, struct capture_module *m)
+int capture_read_module(const struct rd *r, json_t *o, const char *path, struct capture_module *m)
 {
 	int ret, has_ptx;
 
 	m->source = SEC(o);
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_str(r, o, path, "id", &m->id, 1)) ||
-	    (ret = rd_str(r, o, path, "origin", &m->origin, 0)) ||
-	    (ret = rd_str(r, o, path, "arch", &m->arch, 0)) ||
-	    (ret = rd_bool(r, o, path, "has_ptx", &has_ptx)) ||
-	    (ret = rd_str(r, o, path, "ptx", &m->ptx, 0)) ||
-	    (ret = rd_str(r, o, path, "library", &m->library, 0)) ||
-	    (ret = rd_str(r, o, path, "no_ptx_reason", &m->no_ptx_reason, 0)) ||
-	    (ret = rd_strings(r, o, path, "kernels", &m->kernels, &m->nr_kernels,
-			      &m->has_kernels)) ||
-	    (ret = rd_num(r, o, path, "gpu_time_ns", &m->gpu_time_ns, NUM_COUNT)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_str(r, o, path, "id", &m->id, 1)) ||
+	    (ret = capture_rd_str(r, o, path, "origin", &m->origin, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "arch", &m->arch, 0)) ||
+	    (ret = capture_rd_bool(r, o, path, "has_ptx", &has_ptx)) ||
+	    (ret = capture_rd_str(r, o, path, "ptx", &m->ptx, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "library", &m->library, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "no_ptx_reason", &m->no_ptx_reason, 0)) ||
+	    (ret = capture_rd_strings(r, o, path, "kernels", &m->kernels, &m->nr_kernels,
+				      &m->has_kernels)) ||
+	    (ret = capture_rd_num(r, o, path, "gpu_time_ns", &m->gpu_time_ns, NUM_COUNT)))
 		return ret;
 	m->has_ptx = has_ptx < 0 ? m->ptx != NULL : has_ptx;
 	if (!*m->id)
-		return fail(r, path, "id", "empty: a module id is required");
+		return capture_fail(r, path, "id", "empty: a module id is required");
 	return 0;
 }
 
@@ -272,21 +251,21 @@ static int read_file(const struct rd *r, json_t *o, const char *path, struct cap
 	int ret, removed;
 
 	f->source = SEC(o);
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_str(r, o, path, "path", &f->path, 1)) ||
-	    (ret = rd_bool(r, o, path, "removed", &removed)) ||
-	    (ret = rd_num(r, o, path, "size", &f->size, NUM_COUNT)) ||
-	    (ret = rd_str(r, o, path, "sha256", &f->sha256, 0)) ||
-	    (ret = rd_str(r, o, path, "copy", &f->copy, 0)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_str(r, o, path, "path", &f->path, 1)) ||
+	    (ret = capture_rd_bool(r, o, path, "removed", &removed)) ||
+	    (ret = capture_rd_num(r, o, path, "size", &f->size, NUM_COUNT)) ||
+	    (ret = capture_rd_str(r, o, path, "sha256", &f->sha256, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "copy", &f->copy, 0)))
 		return ret;
 	f->removed = removed > 0;
 	if (f->copy && (f->copy[0] == '/' || strstr(f->copy, "..")))
-		return fail(r, path, "copy", "'%s' is not a path inside the capture directory",
-			    f->copy);
+		return capture_fail(r, path, "copy", "'%s' is not a path inside the capture directory",
+				    f->copy);
 	return 0;
 }
 
-static int read_run(const struct rd *r, json_t *o, const char *path, struct capture_run *run)
+int capture_read_run(const struct rd *r, json_t *o, const char *path, struct capture_run *run)
 {
 	json_t *files, *v;
 	char sub[160];
@@ -295,25 +274,26 @@ static int read_run(const struct rd *r, json_t *o, const char *path, struct capt
 	int ret;
 
 	run->source = SEC(o);
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_intv(r, o, path, "index", &run->index, 0, CAPTURE_LIST_MAX, -2)) ||
-	    (ret = rd_str(r, o, path, "variant", &run->variant, 0)) ||
-	    (ret = rd_str(r, o, path, "description", &run->description, 0)) ||
-	    (ret = rd_str(r, o, path, "log", &run->log, 0)) ||
-	    (ret = rd_str(r, o, path, "stdout", &run->stdout_path, 0)) ||
-	    (ret = rd_str(r, o, path, "stderr", &run->stderr_path, 0)) ||
-	    (ret = rd_str(r, o, path, "events", &run->events, 0)) ||
-	    (ret = rd_str(r, o, path, "status", &run->status, 0)) ||
-	    (ret = rd_int(r, o, path, "exit_status", &exit_status, -2147483648LL, 2147483647LL, 1LL << 40)) ||
-	    (ret = rd_num(r, o, path, "wall_seconds", &run->wall_seconds, NUM_COUNT)) ||
-	    (ret = rd_intv(r, o, path, "gpu", &run->gpu, 0, 1023, -1)) ||
-	    (ret = rd_str(r, o, path, "stdout_sha256", &run->stdout_sha256, 0)) ||
-	    (ret = rd_bool(r, o, path, "files_walk_truncated", &run->files_walk_truncated)) ||
-	    (ret = rd_bool(r, o, path, "files_compared", &run->files_compared)) ||
-	    (ret = rd_array(r, o, path, "files", &files)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_intv(r, o, path, "index", &run->index, 0, CAPTURE_LIST_MAX, -2)) ||
+	    (ret = capture_rd_str(r, o, path, "variant", &run->variant, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "description", &run->description, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "log", &run->log, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "stdout", &run->stdout_path, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "stderr", &run->stderr_path, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "events", &run->events, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "status", &run->status, 0)) ||
+	    (ret = capture_rd_int(r, o, path, "exit_status", &exit_status, -2147483648LL,
+				  2147483647LL, 1LL << 40)) ||
+	    (ret = capture_rd_num(r, o, path, "wall_seconds", &run->wall_seconds, NUM_COUNT)) ||
+	    (ret = capture_rd_intv(r, o, path, "gpu", &run->gpu, 0, 1023, -1)) ||
+	    (ret = capture_rd_str(r, o, path, "stdout_sha256", &run->stdout_sha256, 0)) ||
+	    (ret = capture_rd_bool(r, o, path, "files_walk_truncated", &run->files_walk_truncated)) ||
+	    (ret = capture_rd_bool(r, o, path, "files_compared", &run->files_compared)) ||
+	    (ret = capture_rd_array(r, o, path, "files", &files)))
 		return ret;
 	if (run->index == -2)
-		return fail(r, path, "index", "missing: every run has an index");
+		return capture_fail(r, path, "index", "missing: every run has an index");
 	run->has_gpu = run->gpu >= 0;
 	run->has_exit_status = exit_status != 1LL << 40;
 	run->exit_status = run->has_exit_status ? (int)exit_status : 0;
@@ -353,18 +333,20 @@ static int read_counters(const struct rd *r, json_t *o, const char *path,
 	int ret;
 
 	c->source = SEC(o);
-	if ((ret = item_object(r, o, path)))
+	if ((ret = capture_rd_object(r, o, path)))
 		return ret;
 	for (i = 0; i < ARRAY_SIZE(capture_counter_keys); i++)
-		if ((ret = rd_num(r, o, path, capture_counter_keys[i], counter_field(c, i), NUM_COUNT)))
+		if ((ret = capture_rd_num(r, o, path, capture_counter_keys[i], counter_field(c, i),
+					  NUM_COUNT)))
 			return ret;
-	if ((ret = rd_int(r, o, path, "launches", &c->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_int(r, o, path, "run", &c->run, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_int(r, o, path, "sampled_launches", &c->sampled_launches, 0,
-			  (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_int(r, o, path, "timed_launches", &c->timed_launches, 0,
-			  (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_str(r, o, path, "measured_as", &c->measured_as, 0)))
+	if ((ret = capture_rd_int(r, o, path, "launches", &c->launches, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "run", &c->run, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "sampled_launches", &c->sampled_launches, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "timed_launches", &c->timed_launches, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_str(r, o, path, "measured_as", &c->measured_as, 0)))
 		return ret;
 	return 0;
 }
@@ -375,34 +357,34 @@ static int read_load(const struct rd *r, json_t *o, const char *path, struct cap
 	int ret;
 
 	l->source = SEC(o);
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_int(r, o, path, "ordinal", &ord, 0, 0x7fffffff, -1)) ||
-	    (ret = rd_int(r, o, path, "ptx_line", &ptx_line, 0, 0x7fffffff, -1)) ||
-	    (ret = rd_str(r, o, path, "instruction", &l->instruction, 0)) ||
-	    (ret = rd_str(r, o, path, "space", &l->space, 0)) ||
-	    (ret = rd_str(r, o, path, "cache_op", &l->cache_op, 0)) ||
-	    (ret = rd_bool(r, o, path, "nc", &l->nc)) ||
-	    (ret = rd_intv(r, o, path, "vector", &l->vector, 0, 64, -1)) ||
-	    (ret = rd_intv(r, o, path, "bits", &l->bits, 0, 4096, -1)) ||
-	    (ret = rd_str(r, o, path, "file", &l->file, 0)) ||
-	    (ret = rd_int(r, o, path, "line", &line, 1, 0x7fffffff, 0)) ||
-	    (ret = rd_intv(r, o, path, "column", &l->column, 1, 0x7fffffff, 0)) ||
-	    (ret = rd_intv(r, o, path, "param", &l->param, 0, 0xffff, -1)) ||
-	    (ret = rd_bool(r, o, path, "read_only", &l->read_only)) ||
-	    (ret = rd_bool(r, o, path, "patchable", &l->patchable)) ||
-	    (ret = rd_str(r, o, path, "unpatchable_reason", &l->unpatchable_reason, 0)) ||
-	    (ret = rd_str(r, o, path, "l1_eviction", &l->l1_eviction, 0)) ||
-	    (ret = rd_bool(r, o, path, "measured", &l->measured)) ||
-	    (ret = rd_intv(r, o, path, "node", &l->node, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_num(r, o, path, "hit", &l->hit, NUM_COUNT)) ||
-	    (ret = rd_intv(r, o, path, "run", &l->run, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_num(r, o, path, "access", &l->access, NUM_COUNT)) ||
-	    (ret = rd_num(r, o, path, "requests", &l->requests, NUM_COUNT)) ||
-	    (ret = rd_num(r, o, path, "lines", &l->lines, NUM_COUNT)) ||
-	    (ret = rd_num(r, o, path, "bytes", &l->bytes, NUM_COUNT)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_int(r, o, path, "ordinal", &ord, 0, 0x7fffffff, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "ptx_line", &ptx_line, 0, 0x7fffffff, -1)) ||
+	    (ret = capture_rd_str(r, o, path, "instruction", &l->instruction, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "space", &l->space, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "cache_op", &l->cache_op, 0)) ||
+	    (ret = capture_rd_bool(r, o, path, "nc", &l->nc)) ||
+	    (ret = capture_rd_intv(r, o, path, "vector", &l->vector, 0, 64, -1)) ||
+	    (ret = capture_rd_intv(r, o, path, "bits", &l->bits, 0, 4096, -1)) ||
+	    (ret = capture_rd_str(r, o, path, "file", &l->file, 0)) ||
+	    (ret = capture_rd_int(r, o, path, "line", &line, 1, 0x7fffffff, 0)) ||
+	    (ret = capture_rd_intv(r, o, path, "column", &l->column, 1, 0x7fffffff, 0)) ||
+	    (ret = capture_rd_intv(r, o, path, "param", &l->param, 0, 0xffff, -1)) ||
+	    (ret = capture_rd_bool(r, o, path, "read_only", &l->read_only)) ||
+	    (ret = capture_rd_bool(r, o, path, "patchable", &l->patchable)) ||
+	    (ret = capture_rd_str(r, o, path, "unpatchable_reason", &l->unpatchable_reason, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "l1_eviction", &l->l1_eviction, 0)) ||
+	    (ret = capture_rd_bool(r, o, path, "measured", &l->measured)) ||
+	    (ret = capture_rd_intv(r, o, path, "node", &l->node, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_num(r, o, path, "hit", &l->hit, NUM_COUNT)) ||
+	    (ret = capture_rd_intv(r, o, path, "run", &l->run, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_num(r, o, path, "access", &l->access, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, path, "requests", &l->requests, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, path, "lines", &l->lines, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, path, "bytes", &l->bytes, NUM_COUNT)))
 		return ret;
 	if (ord < 0)
-		return fail(r, path, "ordinal", "missing: every load has an ordinal");
+		return capture_fail(r, path, "ordinal", "missing: every load has an ordinal");
 	l->ordinal = (unsigned)ord;
 	l->ptx_line = (long)ptx_line;
 	l->line = (long)line;
@@ -417,26 +399,26 @@ static int read_pair(const struct rd *r, json_t *o, const char *path, struct cap
 
 	p->source = SEC(o);
 	p->noise_measured = NAN;
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_int(r, o, path, "i", &i, 0, 0x7fffffff, -1)) ||
-	    (ret = rd_int(r, o, path, "j", &j, 0, 0x7fffffff, -1)) ||
-	    (ret = rd_num(r, o, path, "hit", &p->hit, NUM_COUNT)) ||
-	    (ret = rd_intv(r, o, path, "run", &p->run, 0, CAPTURE_LIST_MAX, -1)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_int(r, o, path, "i", &i, 0, 0x7fffffff, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "j", &j, 0, 0x7fffffff, -1)) ||
+	    (ret = capture_rd_num(r, o, path, "hit", &p->hit, NUM_COUNT)) ||
+	    (ret = capture_rd_intv(r, o, path, "run", &p->run, 0, CAPTURE_LIST_MAX, -1)))
 		return ret;
 	if (i < 0 || j < 0)
-		return fail(r, path, i < 0 ? "i" : "j", "missing: a pair names two load ordinals");
+		return capture_fail(r, path, i < 0 ? "i" : "j", "missing: a pair names two load ordinals");
 	if (i == j)
-		return fail(r, path, "j", "the pair names load %lld twice", i);
+		return capture_fail(r, path, "j", "the pair names load %lld twice", i);
 	p->i = (unsigned)i;
 	p->j = (unsigned)j;
-	noise = member(o, "noise");
+	noise = capture_member(o, "noise");
 	if (noise) {
 		char sub[256];
 
 		snprintf(sub, sizeof(sub), "%s.noise", path);
-		if ((ret = item_object(r, noise, sub)) ||
-		    (ret = rd_num(r, noise, sub, "measured", &p->noise_measured, NUM_FINITE)) ||
-		    (ret = rd_str(r, noise, sub, "resolution", &p->noise_resolution, 1)))
+		if ((ret = capture_rd_object(r, noise, sub)) ||
+		    (ret = capture_rd_num(r, noise, sub, "measured", &p->noise_measured, NUM_FINITE)) ||
+		    (ret = capture_rd_str(r, noise, sub, "resolution", &p->noise_resolution, 1)))
 			return ret;
 	}
 	return 0;
@@ -451,7 +433,7 @@ static int read_alloc_uses(const struct rd *r, json_t *o, const char *path,
 	int ret;
 
 	*has = json_object_get(o, "allocs_used") != NULL;
-	if ((ret = rd_array(r, o, path, "allocs_used", &arr)) || !arr)
+	if ((ret = capture_rd_array(r, o, path, "allocs_used", &arr)) || !arr)
 		return ret;
 	*out = xcalloc(json_array_size(arr) + 1, sizeof(**out));
 	json_array_foreach(arr, i, v) {
@@ -459,30 +441,33 @@ static int read_alloc_uses(const struct rd *r, json_t *o, const char *path,
 
 		snprintf(sub, sizeof(sub), "%s.allocs_used[%zu]", path, i);
 		u->source = SEC(v);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_intv(r, v, sub, "param", &u->param, 0, 0xffff, -1)) ||
-		    (ret = rd_int(r, v, sub, "alloc", &u->alloc, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-		    (ret = rd_int(r, v, sub, "launches", &u->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-		    (ret = rd_int(r, v, sub, "offset", &u->offset, 0, (long long)CAPTURE_COUNT_MAX, -1)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_intv(r, v, sub, "param", &u->param, 0, 0xffff, -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "alloc", &u->alloc, 0,
+					  (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "launches", &u->launches, 0,
+					  (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "offset", &u->offset, 0,
+					  (long long)CAPTURE_COUNT_MAX, -1)))
 			return ret;
 		if (u->alloc < 0)
-			return fail(r, sub, "alloc", "missing: an allocation seq is required");
+			return capture_fail(r, sub, "alloc", "missing: an allocation seq is required");
 	}
 	return 0;
 }
 
 /* all_kernels[] */
-static int read_kernel_seen(const struct rd *r, json_t *v, const char *path,
-			    struct capture_kernel_seen *s)
+int capture_read_kernel_seen(const struct rd *r, json_t *v, const char *path,
+			     struct capture_kernel_seen *s)
 {
 	int ret;
 
 	s->source = SEC(v);
-	if ((ret = item_object(r, v, path)) ||
-	    (ret = rd_str(r, v, path, "name", &s->name, 1)) ||
-	    (ret = rd_int(r, v, path, "launches", &s->launches, 0,
-			  (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_num(r, v, path, "gpu_time_ns", &s->gpu_time_ns, NUM_COUNT)) ||
+	if ((ret = capture_rd_object(r, v, path)) ||
+	    (ret = capture_rd_str(r, v, path, "name", &s->name, 1)) ||
+	    (ret = capture_rd_int(r, v, path, "launches", &s->launches, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_num(r, v, path, "gpu_time_ns", &s->gpu_time_ns, NUM_COUNT)) ||
 	    (ret = read_alloc_uses(r, v, path, &s->allocs_used, &s->nr_allocs_used,
 				   &s->has_allocs_used)))
 		return ret;
@@ -490,28 +475,28 @@ static int read_kernel_seen(const struct rd *r, json_t *v, const char *path,
 }
 
 /* allocations[] */
-static int read_allocation(const struct rd *r, json_t *v, const char *path,
-			   struct capture_allocation *a)
+int capture_read_allocation(const struct rd *r, json_t *v, const char *path,
+			    struct capture_allocation *a)
 {
 	long long seq;
 	int ret;
 
 	a->source = SEC(v);
-	if ((ret = item_object(r, v, path)) ||
-	    (ret = rd_int(r, v, path, "seq", &seq, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_num(r, v, path, "bytes", &a->bytes, NUM_COUNT)))
+	if ((ret = capture_rd_object(r, v, path)) ||
+	    (ret = capture_rd_int(r, v, path, "seq", &seq, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_num(r, v, path, "bytes", &a->bytes, NUM_COUNT)))
 		return ret;
 	if (seq < 0)
-		return fail(r, path, "seq", "missing: every allocation has a seq");
+		return capture_fail(r, path, "seq", "missing: every allocation has a seq");
 	if (isnan(a->bytes))
-		return fail(r, path, "bytes", "missing: every allocation has a size");
+		return capture_fail(r, path, "bytes", "missing: every allocation has a size");
 	a->seq = seq;
 	return 0;
 }
 
 /* An array of integers in [lo, hi]; *out NULL (and *has 0) when absent or null. */
-static int rd_ints(const struct rd *r, json_t *o, const char *path, const char *key,
-		   long long **out, size_t *nr, int *has, long long lo, long long hi)
+int capture_rd_ints(const struct rd *r, json_t *o, const char *path, const char *key,
+		    long long **out, size_t *nr, int *has, long long lo, long long hi)
 {
 	json_t *arr, *v;
 	size_t i;
@@ -521,15 +506,15 @@ static int rd_ints(const struct rd *r, json_t *o, const char *path, const char *
 	*nr = 0;
 	if (has)
 		*has = 0;
-	if ((ret = rd_array(r, o, path, key, &arr)) || !arr)
+	if ((ret = capture_rd_array(r, o, path, key, &arr)) || !arr)
 		return ret;
 	if (has)
 		*has = 1;
 	*out = xcalloc(json_array_size(arr) + 1, sizeof(**out));
 	json_array_foreach(arr, i, v) {
 		if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi)
-			return fail(r, path, key, "item %zu is not an integer in [%lld, %lld]", i,
-				    lo, hi);
+			return capture_fail(r, path, key, "item %zu is not an integer in [%lld, %lld]", i,
+					    lo, hi);
 		(*out)[(*nr)++] = json_integer_value(v);
 	}
 	return 0;
@@ -545,37 +530,37 @@ static int read_softcache_verification(const struct rd *r, json_t *o, const char
 	v->noise = NAN;
 	v->speedup.min = v->speedup.median = v->speedup.max = NAN;
 	v->rewrite_loads = v->rewrite_shared_bytes = -1;
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_str(r, o, path, "status", &v->status, 0)) ||
-	    (ret = rd_str(r, o, path, "reason", &v->reason, 0)) ||
-	    (ret = rd_bool(r, o, path, "kept", &v->kept)) ||
-	    (ret = rd_int(r, o, path, "repeat", &v->repeat, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_num(r, o, path, "noise", &v->noise, NUM_COUNT)) ||
-	    (ret = read_speedup(r, o, path, "speedup", &v->speedup)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_str(r, o, path, "status", &v->status, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "reason", &v->reason, 0)) ||
+	    (ret = capture_rd_bool(r, o, path, "kept", &v->kept)) ||
+	    (ret = capture_rd_int(r, o, path, "repeat", &v->repeat, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_num(r, o, path, "noise", &v->noise, NUM_COUNT)) ||
+	    (ret = capture_read_speedup(r, o, path, "speedup", &v->speedup)))
 		return ret;
-	if ((out = member(o, "output"))) {
+	if ((out = capture_member(o, "output"))) {
 		snprintf(sub, sizeof(sub), "%s.output", path);
-		if ((ret = item_object(r, out, sub)) ||
-		    (ret = rd_str(r, out, sub, "status", &v->output_status, 0)))
+		if ((ret = capture_rd_object(r, out, sub)) ||
+		    (ret = capture_rd_str(r, out, sub, "status", &v->output_status, 0)))
 			return ret;
 	}
-	if (!(rw = member(o, "rewrite")))
+	if (!(rw = capture_member(o, "rewrite")))
 		return 0;
 	v->has_rewrite = 1;
 	snprintf(sub, sizeof(sub), "%s.rewrite", path);
-	if ((ret = item_object(r, rw, sub)) ||
-	    (ret = rd_ints(r, rw, sub, "params", &v->rewrite_params, &v->nr_rewrite_params, NULL,
-			   0, 4096)) ||
-	    (ret = rd_int(r, rw, sub, "loads", &v->rewrite_loads, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_int(r, rw, sub, "shared_bytes", &v->rewrite_shared_bytes, 0, 1LL << 32, -1)) ||
-	    (ret = rd_str(r, rw, sub, "ptx", &v->rewrite_ptx, 0)) ||
-	    (ret = rd_str(r, rw, sub, "note", &v->rewrite_note, 0)))
+	if ((ret = capture_rd_object(r, rw, sub)) ||
+	    (ret = capture_rd_ints(r, rw, sub, "params", &v->rewrite_params, &v->nr_rewrite_params, NULL,
+				   0, 4096)) ||
+	    (ret = capture_rd_int(r, rw, sub, "loads", &v->rewrite_loads, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_int(r, rw, sub, "shared_bytes", &v->rewrite_shared_bytes, 0, 1LL << 32, -1)) ||
+	    (ret = capture_rd_str(r, rw, sub, "ptx", &v->rewrite_ptx, 0)) ||
+	    (ret = capture_rd_str(r, rw, sub, "note", &v->rewrite_note, 0)))
 		return ret;
 	return 0;
 }
 
-static int read_software_cache(const struct rd *r, json_t *o, const char *path,
-			       struct capture_software_cache *sc)
+int capture_read_software_cache(const struct rd *r, json_t *o, const char *path,
+				struct capture_software_cache *sc)
 {
 	struct capture_softcache_occupancy *occ = &sc->occupancy;
 	json_t *arr, *v;
@@ -584,57 +569,57 @@ static int read_software_cache(const struct rd *r, json_t *o, const char *path,
 	int ret;
 
 	sc->source = SEC(o);
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_bool(r, o, path, "enabled", &sc->enabled)) ||
-	    (ret = rd_int(r, o, path, "cln", &sc->cln, 0, 1LL << 32, -1)) ||
-	    (ret = rd_int(r, o, path, "line_bytes", &sc->line_bytes, 1, 1LL << 32, -1)) ||
-	    (ret = rd_str(r, o, path, "reason", &sc->reason, 0)) ||
-	    (ret = rd_ints(r, o, path, "selected", &sc->selected, &sc->nr_selected,
-			   &sc->has_selected, 0, 4096)) ||
-	    (ret = rd_array(r, o, path, "candidates", &arr)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_bool(r, o, path, "enabled", &sc->enabled)) ||
+	    (ret = capture_rd_int(r, o, path, "cln", &sc->cln, 0, 1LL << 32, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "line_bytes", &sc->line_bytes, 1, 1LL << 32, -1)) ||
+	    (ret = capture_rd_str(r, o, path, "reason", &sc->reason, 0)) ||
+	    (ret = capture_rd_ints(r, o, path, "selected", &sc->selected, &sc->nr_selected,
+				   &sc->has_selected, 0, 4096)) ||
+	    (ret = capture_rd_array(r, o, path, "candidates", &arr)))
 		return ret;
 	sc->candidates = xcalloc(json_array_size(arr) + 1, sizeof(*sc->candidates));
 	json_array_foreach(arr, i, v) {
 		struct capture_softcache_candidate *c = &sc->candidates[sc->nr_candidates++];
 
 		snprintf(sub, sizeof(sub), "%s.candidates[%zu]", path, i);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_int(r, v, sub, "param", &c->param, 0, 4096, -1)) ||
-		    (ret = rd_bool(r, v, sub, "read_only", &c->read_only)) ||
-		    (ret = rd_num(r, v, sub, "sim_hits", &c->sim_hits, NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "sim_accesses", &c->sim_accesses, NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "hit_rate", &c->hit_rate, NUM_COUNT)) ||
-		    (ret = rd_bool(r, v, sub, "selected", &c->selected)) ||
-		    (ret = rd_str(r, v, sub, "why", &c->why, 0)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_int(r, v, sub, "param", &c->param, 0, 4096, -1)) ||
+		    (ret = capture_rd_bool(r, v, sub, "read_only", &c->read_only)) ||
+		    (ret = capture_rd_num(r, v, sub, "sim_hits", &c->sim_hits, NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, v, sub, "sim_accesses", &c->sim_accesses, NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, v, sub, "hit_rate", &c->hit_rate, NUM_COUNT)) ||
+		    (ret = capture_rd_bool(r, v, sub, "selected", &c->selected)) ||
+		    (ret = capture_rd_str(r, v, sub, "why", &c->why, 0)))
 			return ret;
 	}
 	occ->threads_per_block = occ->blocks_per_sm = occ->threads_per_sm = -1;
 	occ->cln_per_sm = occ->cln_per_block = -1;
 	occ->shared_per_block = occ->shared_used_per_sm = occ->shared_free_per_sm = NAN;
-	if ((v = member(o, "occupancy"))) {
+	if ((v = capture_member(o, "occupancy"))) {
 		snprintf(sub, sizeof(sub), "%s.occupancy", path);
 		sc->has_occupancy = 1;
 		occ->source = SEC(v);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_int(r, v, sub, "threads_per_block", &occ->threads_per_block, 0,
-				  1 << 20, -1)) ||
-		    (ret = rd_int(r, v, sub, "blocks_per_sm", &occ->blocks_per_sm, 0, 1 << 20, -1)) ||
-		    (ret = rd_int(r, v, sub, "threads_per_sm", &occ->threads_per_sm, 0, 1 << 20,
-				  -1)) ||
-		    (ret = rd_int(r, v, sub, "cln_per_sm", &occ->cln_per_sm, 0, 1LL << 32, -1)) ||
-		    (ret = rd_int(r, v, sub, "cln_per_block", &occ->cln_per_block, 0, 1LL << 32,
-				  -1)) ||
-		    (ret = rd_num(r, v, sub, "shared_per_block", &occ->shared_per_block,
-				  NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "shared_used_per_sm", &occ->shared_used_per_sm,
-				  NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "shared_free_per_sm", &occ->shared_free_per_sm,
-				  NUM_COUNT)) ||
-		    (ret = rd_str(r, v, sub, "limited_by", &occ->limited_by, 0)) ||
-		    (ret = rd_str(r, v, sub, "registers", &occ->registers, 0)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_int(r, v, sub, "threads_per_block", &occ->threads_per_block, 0,
+					  1 << 20, -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "blocks_per_sm", &occ->blocks_per_sm, 0, 1 << 20, -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "threads_per_sm", &occ->threads_per_sm, 0, 1 << 20,
+					  -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "cln_per_sm", &occ->cln_per_sm, 0, 1LL << 32, -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "cln_per_block", &occ->cln_per_block, 0, 1LL << 32,
+					  -1)) ||
+		    (ret = capture_rd_num(r, v, sub, "shared_per_block", &occ->shared_per_block,
+					  NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, v, sub, "shared_used_per_sm", &occ->shared_used_per_sm,
+					  NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, v, sub, "shared_free_per_sm", &occ->shared_free_per_sm,
+					  NUM_COUNT)) ||
+		    (ret = capture_rd_str(r, v, sub, "limited_by", &occ->limited_by, 0)) ||
+		    (ret = capture_rd_str(r, v, sub, "registers", &occ->registers, 0)))
 			return ret;
 	}
-	if ((v = member(o, "verification"))) {
+	if ((v = capture_member(o, "verification"))) {
 		snprintf(sub, sizeof(sub), "%s.verification", path);
 		sc->has_verification = 1;
 		if ((ret = read_softcache_verification(r, v, sub, &sc->verification)))
@@ -643,8 +628,8 @@ static int read_software_cache(const struct rd *r, json_t *o, const char *path,
 	return 0;
 }
 
-static int read_register_cache(const struct rd *r, json_t *o, const char *path,
-			       struct capture_register_cache *rc)
+int capture_read_register_cache(const struct rd *r, json_t *o, const char *path,
+				struct capture_register_cache *rc)
 {
 	json_t *arr, *v;
 	char sub[240];
@@ -652,9 +637,9 @@ static int read_register_cache(const struct rd *r, json_t *o, const char *path,
 	int ret;
 
 	rc->source = SEC(o);
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_str(r, o, path, "status", &rc->status, 0)) ||
-	    (ret = rd_array(r, o, path, "hints", &arr)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_str(r, o, path, "status", &rc->status, 0)) ||
+	    (ret = capture_rd_array(r, o, path, "hints", &arr)))
 		return ret;
 	rc->hints = xcalloc(json_array_size(arr) + 1, sizeof(*rc->hints));
 	json_array_foreach(arr, i, v) {
@@ -662,21 +647,21 @@ static int read_register_cache(const struct rd *r, json_t *o, const char *path,
 
 		snprintf(sub, sizeof(sub), "%s.hints[%zu]", path, i);
 		h->source = SEC(v);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_int(r, v, sub, "param", &h->param, 0, 4096, -1)) ||
-		    (ret = rd_int(r, v, sub, "k", &h->k, 0, 1 << 20, 0)) ||
-		    (ret = rd_bool(r, v, sub, "k_exact", &h->k_exact)) ||
-		    (ret = rd_ints(r, v, sub, "loads", &h->loads, &h->nr_loads, NULL, 0,
-				   (long long)CAPTURE_COUNT_MAX)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_int(r, v, sub, "param", &h->param, 0, 4096, -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "k", &h->k, 0, 1 << 20, 0)) ||
+		    (ret = capture_rd_bool(r, v, sub, "k_exact", &h->k_exact)) ||
+		    (ret = capture_rd_ints(r, v, sub, "loads", &h->loads, &h->nr_loads, NULL, 0,
+					   (long long)CAPTURE_COUNT_MAX)))
 			return ret;
 	}
 	return 0;
 }
 
-static int read_measure(const struct rd *r, json_t *doc, struct capture *cap)
+int capture_read_measure(const struct rd *r, json_t *doc, struct capture *cap)
 {
 	struct capture_measure *m = &cap->measure;
-	json_t *o = member(doc, "measure"), *kernels, *k, *variants, *v;
+	json_t *o = capture_member(doc, "measure"), *kernels, *k, *variants, *v;
 	const char *kname, *vname;
 	char sub[400];
 	double s;
@@ -686,27 +671,27 @@ static int read_measure(const struct rd *r, json_t *doc, struct capture *cap)
 		return 0;
 	cap->has_measure = 1;
 	m->source = SEC(o);
-	if ((ret = item_object(r, o, "measure")) ||
-	    (ret = rd_str(r, o, "measure", "method", &m->method, 0)))
+	if ((ret = capture_rd_object(r, o, "measure")) ||
+	    (ret = capture_rd_str(r, o, "measure", "method", &m->method, 0)))
 		return ret;
-	if (!(kernels = member(o, "kernels")))
+	if (!(kernels = capture_member(o, "kernels")))
 		return 0;
-	if ((ret = item_object(r, kernels, "measure.kernels")))
+	if ((ret = capture_rd_object(r, kernels, "measure.kernels")))
 		return ret;
 	json_object_foreach(kernels, kname, k) {
 		snprintf(sub, sizeof(sub), "measure.kernels.%.300s", kname);
-		if ((ret = item_object(r, k, sub)))
+		if ((ret = capture_rd_object(r, k, sub)))
 			return ret;
-		if (!(variants = member(k, "variants")))
+		if (!(variants = capture_member(k, "variants")))
 			continue;
 		snprintf(sub, sizeof(sub), "measure.kernels.%.300s.variants", kname);
-		if ((ret = item_object(r, variants, sub)))
+		if ((ret = capture_rd_object(r, variants, sub)))
 			return ret;
 		json_object_foreach(variants, vname, v) {
 			snprintf(sub, sizeof(sub), "measure.kernels.%.200s.variants.%.150s", kname,
 				 vname);
-			if ((ret = item_object(r, v, sub)) ||
-			    (ret = rd_num(r, v, sub, "samples", &s, NUM_COUNT)))
+			if ((ret = capture_rd_object(r, v, sub)) ||
+			    (ret = capture_rd_num(r, v, sub, "samples", &s, NUM_COUNT)))
 				return ret;
 			if (!isnan(s))
 				m->samples += floor(s);
@@ -716,7 +701,7 @@ static int read_measure(const struct rd *r, json_t *doc, struct capture *cap)
 }
 
 /* kernels[].ranks (issue 29). */
-static int read_ranks(const struct rd *r, json_t *arr, const char *path, struct capture_kernel *k)
+int capture_read_ranks(const struct rd *r, json_t *arr, const char *path, struct capture_kernel *k)
 {
 	json_t *v, *loads, *x;
 	char sub[240], lsub[280];
@@ -724,7 +709,7 @@ static int read_ranks(const struct rd *r, json_t *arr, const char *path, struct 
 	int ret;
 
 	if (!json_is_array(arr))
-		return fail(r, path, NULL, "not an array");
+		return capture_fail(r, path, NULL, "not an array");
 	k->ranks = xcalloc(json_array_size(arr) + 1, sizeof(*k->ranks));
 	json_array_foreach(arr, i, v) {
 		struct capture_kernel_rank *rk = &k->ranks[k->nr_ranks++];
@@ -732,18 +717,19 @@ static int read_ranks(const struct rd *r, json_t *arr, const char *path, struct 
 
 		snprintf(sub, sizeof(sub), "%s[%zu]", path, i);
 		rk->source = SEC(v);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_int(r, v, sub, "rank", &rank, 0, 1 << 30, -1)) ||
-		    (ret = rd_str(r, v, sub, "gpu", &rk->gpu, 0)) ||
-		    (ret = rd_int(r, v, sub, "launches", &rk->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-		    (ret = rd_array(r, v, sub, "loads", &loads)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_int(r, v, sub, "rank", &rank, 0, 1 << 30, -1)) ||
+		    (ret = capture_rd_str(r, v, sub, "gpu", &rk->gpu, 0)) ||
+		    (ret = capture_rd_int(r, v, sub, "launches", &rk->launches, 0,
+					  (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = capture_rd_array(r, v, sub, "loads", &loads)))
 			return ret;
 		if (rank < 0)
-			return fail(r, sub, "rank", "missing: the rank of the job");
+			return capture_fail(r, sub, "rank", "missing: the rank of the job");
 		rk->rank = (int)rank;
 		for (a = 0; a + 1 < k->nr_ranks; a++)
 			if (k->ranks[a].rank == rk->rank)
-				return fail(r, sub, "rank", "rank %d is listed twice", rk->rank);
+				return capture_fail(r, sub, "rank", "rank %d is listed twice", rk->rank);
 		rk->loads = xcalloc(json_array_size(loads) + 1, sizeof(*rk->loads));
 		json_array_foreach(loads, j, x) {
 			struct capture_rank_load *l = &rk->loads[rk->nr_loads++];
@@ -751,20 +737,21 @@ static int read_ranks(const struct rd *r, json_t *arr, const char *path, struct 
 
 			snprintf(lsub, sizeof(lsub), "%s.loads[%zu]", sub, j);
 			l->source = SEC(x);
-			if ((ret = item_object(r, x, lsub)) ||
-			    (ret = rd_int(r, x, lsub, "ordinal", &ord, 0, 0x7fffffff, -1)) ||
-			    (ret = rd_num(r, x, lsub, "hit_per_launch", &l->hit_per_launch, NUM_COUNT)) ||
-			    (ret = rd_num(r, x, lsub, "samples", &l->samples, NUM_POSITIVE)))
+			if ((ret = capture_rd_object(r, x, lsub)) ||
+			    (ret = capture_rd_int(r, x, lsub, "ordinal", &ord, 0, 0x7fffffff, -1)) ||
+			    (ret = capture_rd_num(r, x, lsub, "hit_per_launch", &l->hit_per_launch,
+						  NUM_COUNT)) ||
+			    (ret = capture_rd_num(r, x, lsub, "samples", &l->samples, NUM_POSITIVE)))
 				return ret;
 			if (ord < 0 || !capture_kernel_find_load(k, (unsigned)ord))
-				return fail(r, lsub, "ordinal", "not a load of the kernel");
+				return capture_fail(r, lsub, "ordinal", "not a load of the kernel");
 			if (isnan(l->hit_per_launch) || isnan(l->samples))
-				return fail(r, lsub, NULL, "hit_per_launch and samples are required");
+				return capture_fail(r, lsub, NULL, "hit_per_launch and samples are required");
 			l->ordinal = (unsigned)ord;
 			for (a = 0; a + 1 < rk->nr_loads; a++)
 				if (rk->loads[a].ordinal == l->ordinal)
-					return fail(r, lsub, "ordinal", "load %u is listed twice",
-						    l->ordinal);
+					return capture_fail(r, lsub, "ordinal", "load %u is listed twice",
+							    l->ordinal);
 		}
 	}
 	return 0;
@@ -783,14 +770,14 @@ static int read_l2_site(const struct rd *r, json_t *v, const char *sub,
 	size_t n = 0, i, a, b;
 	int has, ret;
 
-	if ((ret = rd_ints(r, v, sub, "ordinals", &ords, &n, &has, 0, 0x7fffffff))) {
+	if ((ret = capture_rd_ints(r, v, sub, "ordinals", &ords, &n, &has, 0, 0x7fffffff))) {
 		free(ords);
 		return ret;
 	}
 	if (has && (!n || (unsigned)ords[0] != l->ordinal)) {
 		free(ords);
-		return fail(r, sub, "ordinals", "must start with the entry's ordinal (%u)",
-			    l->ordinal);
+		return capture_fail(r, sub, "ordinals", "must start with the entry's ordinal (%u)",
+				    l->ordinal);
 	}
 	l->ordinals = xcalloc(n + 2, sizeof(*l->ordinals));
 	if (!has)
@@ -800,8 +787,8 @@ static int read_l2_site(const struct rd *r, json_t *v, const char *sub,
 			long long bad = ords[i];
 
 			free(ords);
-			return fail(r, sub, "ordinals", "item %zu (%lld) is not a load of the "
-				    "kernel", i, bad);
+			return capture_fail(r, sub, "ordinals", "item %zu (%lld) is not a load of the "
+					    "kernel", i, bad);
 		}
 		l->ordinals[l->nr_ordinals++] = (unsigned)ords[i];
 	}
@@ -815,15 +802,15 @@ static int read_l2_site(const struct rd *r, json_t *v, const char *sub,
 				if (o == l && b >= i)
 					break;
 				if (o->ordinals[b] == l->ordinals[i])
-					return fail(r, sub, has ? "ordinals" : "ordinal",
-						    "load %u is listed twice", l->ordinals[i]);
+					return capture_fail(r, sub, has ? "ordinals" : "ordinal",
+							    "load %u is listed twice", l->ordinals[i]);
 			}
 	}
 	return 0;
 }
 
-static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
-			    const struct capture_kernel *k, struct capture_l2_priority *lp)
+int capture_read_l2_priority(const struct rd *r, json_t *o, const char *path,
+			     const struct capture_kernel *k, struct capture_l2_priority *lp)
 {
 	json_t *arr, *v, *d, *x;
 	char sub[240];
@@ -831,14 +818,14 @@ static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 	int ret;
 
 	lp->source = SEC(o);
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_strings(r, o, path, "forms", &lp->forms, &lp->nr_forms, NULL)) ||
-	    (ret = rd_num(r, o, path, "baseline_dram_bytes", &lp->baseline_dram_bytes,
-			  NUM_COUNT)) ||
-	    (ret = rd_num(r, o, path, "noise_dram_bytes", &lp->noise_dram_bytes, NUM_COUNT)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_strings(r, o, path, "forms", &lp->forms, &lp->nr_forms, NULL)) ||
+	    (ret = capture_rd_num(r, o, path, "baseline_dram_bytes", &lp->baseline_dram_bytes,
+				  NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, path, "noise_dram_bytes", &lp->noise_dram_bytes, NUM_COUNT)))
 		return ret;
 	if (!lp->nr_forms)
-		return fail(r, path, "forms", "missing or empty: the L2 priorities measured");
+		return capture_fail(r, path, "forms", "missing or empty: the L2 priorities measured");
 	for (f = 0; f < lp->nr_forms; f++) {
 		enum load_action act;
 		enum l2_priority pr;
@@ -846,13 +833,13 @@ static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 		/* an L2 priority, an L1 form with one (Triton's eviction_policy),
 		 * or "default" (a Triton load without one) */
 		if (load_form_parse(lp->forms[f], &act, &pr) || !load_form_is_l2_choice(act, pr))
-			return fail(r, path, "forms", "item %zu, '%s', is not an L2 priority "
-				    "(L2::evict_first, ..., an L1 form and one: "
-				    "L1::evict_first+L2::evict_first, or default)", f, lp->forms[f]);
+			return capture_fail(r, path, "forms", "item %zu, '%s', is not an L2 priority "
+					    "(L2::evict_first, ..., an L1 form and one: "
+					    "L1::evict_first+L2::evict_first, or default)", f, lp->forms[f]);
 	}
 	if (isnan(lp->baseline_dram_bytes))
-		return fail(r, path, "baseline_dram_bytes", "missing: every gain is against it");
-	if ((ret = rd_array(r, o, path, "loads", &arr)))
+		return capture_fail(r, path, "baseline_dram_bytes", "missing: every gain is against it");
+	if ((ret = capture_rd_array(r, o, path, "loads", &arr)))
 		return ret;
 	lp->loads = xcalloc(json_array_size(arr) + 1, sizeof(*lp->loads));
 	json_array_foreach(arr, i, v) {
@@ -861,30 +848,30 @@ static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 
 		snprintf(sub, sizeof(sub), "%s.loads[%zu]", path, i);
 		l->dram_bytes = xcalloc(lp->nr_forms + 1, sizeof(double));
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_int(r, v, sub, "ordinal", &ord, 0, 0x7fffffff, -1)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_int(r, v, sub, "ordinal", &ord, 0, 0x7fffffff, -1)))
 			return ret;
 		if (ord < 0 || !capture_kernel_find_load(k, (unsigned)ord))
-			return fail(r, sub, "ordinal", "not a load of the kernel");
+			return capture_fail(r, sub, "ordinal", "not a load of the kernel");
 		l->ordinal = (unsigned)ord;
 		if ((ret = read_l2_site(r, v, sub, k, lp, l)))
 			return ret;
-		d = member(v, "dram_bytes");
+		d = capture_member(v, "dram_bytes");
 		if (!json_is_array(d) || json_array_size(d) != lp->nr_forms)
-			return fail(r, sub, "dram_bytes", "not an array of one count per form (%zu)",
-				    lp->nr_forms);
+			return capture_fail(r, sub, "dram_bytes", "not an array of one count per form (%zu)",
+					    lp->nr_forms);
 		json_array_foreach(d, f, x) {
 			l->dram_bytes[f] = NAN;
 			if (json_is_null(x))
 				continue;
 			if (!json_is_number(x))
-				return fail(r, sub, "dram_bytes", "item %zu is not a number", f);
+				return capture_fail(r, sub, "dram_bytes", "item %zu is not a number", f);
 			l->dram_bytes[f] = json_number_value(x);
-			if ((ret = check_num(r, sub, "dram_bytes", l->dram_bytes[f], NUM_COUNT)))
+			if ((ret = capture_check_num(r, sub, "dram_bytes", l->dram_bytes[f], NUM_COUNT)))
 				return ret;
 		}
 	}
-	if ((ret = rd_array(r, o, path, "pairs", &arr)))
+	if ((ret = capture_rd_array(r, o, path, "pairs", &arr)))
 		return ret;
 	lp->pairs = xcalloc(json_array_size(arr) + 1, sizeof(*lp->pairs));
 	json_array_foreach(arr, i, v) {
@@ -893,26 +880,26 @@ static int read_l2_priority(const struct rd *r, json_t *o, const char *path,
 		json_t *forms;
 
 		snprintf(sub, sizeof(sub), "%s.pairs[%zu]", path, i);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_int(r, v, sub, "i", &pi, 0, 0x7fffffff, -1)) ||
-		    (ret = rd_int(r, v, sub, "j", &pj, 0, 0x7fffffff, -1)) ||
-		    (ret = rd_num(r, v, sub, "dram_bytes", &p->dram_bytes, NUM_COUNT)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_int(r, v, sub, "i", &pi, 0, 0x7fffffff, -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "j", &pj, 0, 0x7fffffff, -1)) ||
+		    (ret = capture_rd_num(r, v, sub, "dram_bytes", &p->dram_bytes, NUM_COUNT)))
 			return ret;
-		forms = member(v, "forms");
+		forms = capture_member(v, "forms");
 		if (!json_is_array(forms) || json_array_size(forms) != 2 ||
 		    !json_is_integer(json_array_get(forms, 0)) ||
 		    !json_is_integer(json_array_get(forms, 1)))
-			return fail(r, sub, "forms", "not two form indices");
+			return capture_fail(r, sub, "forms", "not two form indices");
 		fi = json_integer_value(json_array_get(forms, 0));
 		fj = json_integer_value(json_array_get(forms, 1));
 		if (pi < 0 || pj < 0 || pi == pj || !capture_kernel_find_load(k, (unsigned)pi) ||
 		    !capture_kernel_find_load(k, (unsigned)pj))
-			return fail(r, sub, NULL, "i and j must be two loads of the kernel");
+			return capture_fail(r, sub, NULL, "i and j must be two loads of the kernel");
 		if (fi < 0 || fj < 0 || (size_t)fi >= lp->nr_forms || (size_t)fj >= lp->nr_forms)
-			return fail(r, sub, "forms", "an index beyond the section's %zu forms",
-				    lp->nr_forms);
+			return capture_fail(r, sub, "forms", "an index beyond the section's %zu forms",
+					    lp->nr_forms);
 		if (isnan(p->dram_bytes))
-			return fail(r, sub, "dram_bytes", "missing");
+			return capture_fail(r, sub, "dram_bytes", "missing");
 		p->i = (unsigned)pi;
 		p->j = (unsigned)pj;
 		p->form_i = (unsigned)fi;
@@ -931,7 +918,7 @@ static int read_oracle_l2(const struct rd *r, json_t *p, const char *psub,
 	size_t i, a;
 	int ret;
 
-	if ((ret = rd_array(r, p, psub, "l2", &arr)) || !arr)
+	if ((ret = capture_rd_array(r, p, psub, "l2", &arr)) || !arr)
 		return ret;
 	pl->l2 = xcalloc(json_array_size(arr) + 1, sizeof(*pl->l2));
 	json_array_foreach(arr, i, v) {
@@ -941,26 +928,26 @@ static int read_oracle_l2(const struct rd *r, json_t *p, const char *psub,
 		long long ord;
 
 		snprintf(sub, sizeof(sub), "%s.l2[%zu]", psub, i);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_int(r, v, sub, "ordinal", &ord, 0, 0x7fffffff, -1)) ||
-		    (ret = rd_str(r, v, sub, "form", &e->form, 1)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_int(r, v, sub, "ordinal", &ord, 0, 0x7fffffff, -1)) ||
+		    (ret = capture_rd_str(r, v, sub, "form", &e->form, 1)))
 			return ret;
 		if (ord < 0)
-			return fail(r, sub, "ordinal", "missing");
+			return capture_fail(r, sub, "ordinal", "missing");
 		if (load_form_parse(e->form, &act, &pr) || !load_form_is_l2_choice(act, pr))
-			return fail(r, sub, "form", "'%s' is not an L2 priority (or default)",
-				    e->form);
+			return capture_fail(r, sub, "form", "'%s' is not an L2 priority (or default)",
+					    e->form);
 		e->ordinal = (unsigned)ord;
 		for (a = 0; a + 1 < pl->nr_l2; a++)
 			if (pl->l2[a].ordinal == e->ordinal)
-				return fail(r, sub, "ordinal", "load %u is listed twice", e->ordinal);
+				return capture_fail(r, sub, "ordinal", "load %u is listed twice", e->ordinal);
 	}
 	return 0;
 }
 
 /* An oracle's kernel: oracle.kernels[] and a kernel's own "oracle". */
-static int read_oracle_kernel(const struct rd *r, json_t *v, const char *sub,
-			      struct capture_oracle_kernel *k)
+int capture_read_oracle_kernel(const struct rd *r, json_t *v, const char *sub,
+			       struct capture_oracle_kernel *k)
 {
 	json_t *plans, *p;
 	char psub[300];
@@ -969,54 +956,54 @@ static int read_oracle_kernel(const struct rd *r, json_t *v, const char *sub,
 
 	k->source = SEC(v);
 	k->best_speedup = k->advised_speedup = k->ratio = NAN;
-	if ((ret = item_object(r, v, sub)) ||
-	    (ret = rd_str(r, v, sub, "kernel", &k->kernel, 1)) ||
-	    (ret = rd_str(r, v, sub, "dimension", &k->dimension, 0)) ||
-	    (ret = rd_int(r, v, sub, "loads", &k->loads, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_int(r, v, sub, "rounds", &k->rounds, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_num(r, v, sub, "best_speedup", &k->best_speedup, NUM_COUNT)) ||
-	    (ret = rd_num(r, v, sub, "advised_speedup", &k->advised_speedup, NUM_COUNT)) ||
-	    (ret = rd_num(r, v, sub, "ratio", &k->ratio, NUM_COUNT)) ||
-	    (ret = rd_array(r, v, sub, "plans", &plans)))
+	if ((ret = capture_rd_object(r, v, sub)) ||
+	    (ret = capture_rd_str(r, v, sub, "kernel", &k->kernel, 1)) ||
+	    (ret = capture_rd_str(r, v, sub, "dimension", &k->dimension, 0)) ||
+	    (ret = capture_rd_int(r, v, sub, "loads", &k->loads, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_int(r, v, sub, "rounds", &k->rounds, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_num(r, v, sub, "best_speedup", &k->best_speedup, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, v, sub, "advised_speedup", &k->advised_speedup, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, v, sub, "ratio", &k->ratio, NUM_COUNT)) ||
+	    (ret = capture_rd_array(r, v, sub, "plans", &plans)))
 		return ret;
 	k->plans = xcalloc(json_array_size(plans) + 1, sizeof(*k->plans));
 	json_array_foreach(plans, j, p) {
 		struct capture_oracle_plan *pl = &k->plans[k->nr_plans++];
 
 		snprintf(psub, sizeof(psub), "%s.plans[%zu]", sub, j);
-		if ((ret = item_object(r, p, psub)) ||
-		    (ret = rd_ints(r, p, psub, "cached", &pl->cached, &pl->nr_cached, NULL, 0,
-				   CAPTURE_LIST_MAX)) ||
-		    (ret = rd_num(r, p, psub, "median_ns", &pl->median_ns, NUM_COUNT)) ||
-		    (ret = rd_num(r, p, psub, "speedup", &pl->speedup, NUM_COUNT)) ||
-		    (ret = rd_str(r, p, psub, "output", &pl->output, 0)) ||
+		if ((ret = capture_rd_object(r, p, psub)) ||
+		    (ret = capture_rd_ints(r, p, psub, "cached", &pl->cached, &pl->nr_cached, NULL, 0,
+					   CAPTURE_LIST_MAX)) ||
+		    (ret = capture_rd_num(r, p, psub, "median_ns", &pl->median_ns, NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, p, psub, "speedup", &pl->speedup, NUM_COUNT)) ||
+		    (ret = capture_rd_str(r, p, psub, "output", &pl->output, 0)) ||
 		    (ret = read_oracle_l2(r, p, psub, pl)))
 			return ret;
 	}
-	if ((ret = rd_int(r, v, sub, "best_plan", &k->best_plan, 0, (long long)k->nr_plans - 1, -1)))
+	if ((ret = capture_rd_int(r, v, sub, "best_plan", &k->best_plan, 0, (long long)k->nr_plans - 1, -1)))
 		return ret;
-	return rd_int(r, v, sub, "advised_plan", &k->advised_plan, 0, (long long)k->nr_plans - 1,
-		      -1);
+	return capture_rd_int(r, v, sub, "advised_plan", &k->advised_plan, 0, (long long)k->nr_plans - 1,
+			      -1);
 }
 
 /* "baseline_check" (its "output" is read with the other output checks). */
-static int read_baseline_check(const struct rd *r, json_t *o, struct capture_baseline_check *bc)
+int capture_read_baseline_check(const struct rd *r, json_t *o, struct capture_baseline_check *bc)
 {
 	int ret;
 
 	bc->source = SEC(o);
-	if ((ret = item_object(r, o, "baseline_check")) ||
-	    (ret = rd_ints(r, o, "baseline_check", "runs", &bc->runs, &bc->nr_runs, NULL, 0,
-			   0x7fffffff)) ||
-	    (ret = rd_bool(r, o, "baseline_check", "output_identical", &bc->output_identical)) ||
-	    (ret = rd_num(r, o, "baseline_check", "max_counter_spread", &bc->max_counter_spread,
-			  NUM_COUNT)))
+	if ((ret = capture_rd_object(r, o, "baseline_check")) ||
+	    (ret = capture_rd_ints(r, o, "baseline_check", "runs", &bc->runs, &bc->nr_runs, NULL, 0,
+				   0x7fffffff)) ||
+	    (ret = capture_rd_bool(r, o, "baseline_check", "output_identical", &bc->output_identical)) ||
+	    (ret = capture_rd_num(r, o, "baseline_check", "max_counter_spread", &bc->max_counter_spread,
+				  NUM_COUNT)))
 		return ret;
-	return rd_strings(r, o, "baseline_check", "notes", &bc->notes, &bc->nr_notes,
-			  &bc->has_notes);
+	return capture_rd_strings(r, o, "baseline_check", "notes", &bc->notes, &bc->nr_notes,
+				  &bc->has_notes);
 }
 
-static int read_oracle(const struct rd *r, json_t *o, struct capture_oracle *orc)
+int capture_read_oracle(const struct rd *r, json_t *o, struct capture_oracle *orc)
 {
 	json_t *arr, *v;
 	char sub[64];
@@ -1024,24 +1011,24 @@ static int read_oracle(const struct rd *r, json_t *o, struct capture_oracle *orc
 	int ret;
 
 	orc->source = SEC(o);
-	orc->has_kernels = member(o, "kernels") != NULL;
-	if ((ret = item_object(r, o, "oracle")) ||
-	    (ret = rd_str(r, o, "oracle", "status", &orc->status, 0)) ||
-	    (ret = rd_int(r, o, "oracle", "rounds", &orc->rounds, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_int(r, o, "oracle", "plans_output_rejected", &orc->plans_output_rejected, 0,
-			  (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_array(r, o, "oracle", "kernels", &arr)))
+	orc->has_kernels = capture_member(o, "kernels") != NULL;
+	if ((ret = capture_rd_object(r, o, "oracle")) ||
+	    (ret = capture_rd_str(r, o, "oracle", "status", &orc->status, 0)) ||
+	    (ret = capture_rd_int(r, o, "oracle", "rounds", &orc->rounds, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_int(r, o, "oracle", "plans_output_rejected", &orc->plans_output_rejected, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_array(r, o, "oracle", "kernels", &arr)))
 		return ret;
 	orc->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*orc->kernels));
 	json_array_foreach(arr, i, v) {
 		snprintf(sub, sizeof(sub), "oracle.kernels[%zu]", i);
-		if ((ret = read_oracle_kernel(r, v, sub, &orc->kernels[orc->nr_kernels++])))
+		if ((ret = capture_read_oracle_kernel(r, v, sub, &orc->kernels[orc->nr_kernels++])))
 			return ret;
 	}
 	return 0;
 }
 
-static int read_kernel(const struct rd *r, json_t *o, const char *path, struct capture_kernel *k)
+int capture_read_kernel(const struct rd *r, json_t *o, const char *path, struct capture_kernel *k)
 {
 	json_t *arr, *v, *gt, *eff;
 	char sub[200];
@@ -1050,92 +1037,95 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 	int ret;
 
 	k->source = SEC(o);
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_str(r, o, path, "module", &k->module, 1)) ||
-	    (ret = rd_str(r, o, path, "name", &k->name, 1)) ||
-	    (ret = rd_str(r, o, path, "demangled", &k->demangled, 0)) ||
-	    (ret = rd_int(r, o, path, "launches", &k->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_int(r, o, path, "dynamic_shared_bytes", &k->dynamic_shared_bytes, 0,
-			  1LL << 32, -1)) ||
-	    (ret = rd_int(r, o, path, "static_shared_bytes", &k->static_shared_bytes, 0,
-			  1LL << 32, -1)) ||
-	    (ret = rd_intv(r, o, path, "registers", &k->registers, 0, 65536, -1)) ||
-	    (ret = rd_int(r, o, path, "left_out_loads", &k->left_out_loads, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_num(r, o, path, "monitor_gpu_time_ns", &k->monitor_gpu_time_ns, NUM_COUNT)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_str(r, o, path, "module", &k->module, 1)) ||
+	    (ret = capture_rd_str(r, o, path, "name", &k->name, 1)) ||
+	    (ret = capture_rd_str(r, o, path, "demangled", &k->demangled, 0)) ||
+	    (ret = capture_rd_int(r, o, path, "launches", &k->launches, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "dynamic_shared_bytes", &k->dynamic_shared_bytes, 0,
+				  1LL << 32, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "static_shared_bytes", &k->static_shared_bytes, 0,
+				  1LL << 32, -1)) ||
+	    (ret = capture_rd_intv(r, o, path, "registers", &k->registers, 0, 65536, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "left_out_loads", &k->left_out_loads, 0,
+				  CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_num(r, o, path, "monitor_gpu_time_ns", &k->monitor_gpu_time_ns, NUM_COUNT)))
 		return ret;
-	if ((v = member(o, "oracle"))) {
+	if ((v = capture_member(o, "oracle"))) {
 		snprintf(sub, sizeof(sub), "%s.oracle", path);
 		k->oracle = xcalloc(1, sizeof(*k->oracle));
-		if ((ret = read_oracle_kernel(r, v, sub, k->oracle)))
+		if ((ret = capture_read_oracle_kernel(r, v, sub, k->oracle)))
 			return ret;
 	}
-	if ((v = member(o, "software_cache"))) {
+	if ((v = capture_member(o, "software_cache"))) {
 		snprintf(sub, sizeof(sub), "%s.software_cache", path);
 		k->software_cache = xcalloc(1, sizeof(*k->software_cache));
-		if ((ret = read_software_cache(r, v, sub, k->software_cache)))
+		if ((ret = capture_read_software_cache(r, v, sub, k->software_cache)))
 			return ret;
 	}
-	if ((v = member(o, "register_cache"))) {
+	if ((v = capture_member(o, "register_cache"))) {
 		snprintf(sub, sizeof(sub), "%s.register_cache", path);
 		k->register_cache = xcalloc(1, sizeof(*k->register_cache));
-		if ((ret = read_register_cache(r, v, sub, k->register_cache)))
+		if ((ret = capture_read_register_cache(r, v, sub, k->register_cache)))
 			return ret;
 	}
 	if (!*k->name)
-		return fail(r, path, "name", "empty: a kernel name is required");
-	if ((v = member(o, "verification"))) {
+		return capture_fail(r, path, "name", "empty: a kernel name is required");
+	if ((v = capture_member(o, "verification"))) {
 		snprintf(sub, sizeof(sub), "%s.verification", path);
 		k->verification = xcalloc(1, sizeof(*k->verification));
-		if ((ret = read_verdict(r, v, sub, k->verification)))
+		if ((ret = capture_read_verdict(r, v, sub, k->verification)))
 			return ret;
 	}
 	for (a = 0; a < 2; a++) {
 		const char *dim = a ? "block" : "grid";
 		long long *out = a ? k->block : k->grid;
 
-		if ((ret = rd_array(r, o, path, dim, &arr)))
+		if ((ret = capture_rd_array(r, o, path, dim, &arr)))
 			return ret;
 		if (!arr)
 			continue;
 		k->has_extents |= 1 << a;
 		if (json_array_size(arr) != 3)
-			return fail(r, path, dim, "not three extents");
+			return capture_fail(r, path, dim, "not three extents");
 		json_array_foreach(arr, i, v) {
 			/* 0: the launch did not say (never a launched extent) */
 			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 			    json_integer_value(v) > 0x7fffffff)
-				return fail(r, path, dim, "extent %zu is not a non-negative integer", i);
+				return capture_fail(r, path, dim,
+						    "extent %zu is not a non-negative integer", i);
 			out[i] = json_integer_value(v);
 		}
 	}
 	k->gpu_time_baseline_ns = k->gpu_time_cubin_ns = NAN;
-	gt = member(o, "gpu_time_ns");
+	gt = capture_member(o, "gpu_time_ns");
 	k->has_gpu_time = gt != NULL;
 	if (gt) {
 		snprintf(sub, sizeof(sub), "%s.gpu_time_ns", path);
-		if ((ret = item_object(r, gt, sub)) ||
-		    (ret = rd_num(r, gt, sub, "baseline", &k->gpu_time_baseline_ns, NUM_COUNT)) ||
-		    (ret = rd_num(r, gt, sub, "cubin", &k->gpu_time_cubin_ns, NUM_COUNT)))
+		if ((ret = capture_rd_object(r, gt, sub)) ||
+		    (ret = capture_rd_num(r, gt, sub, "baseline", &k->gpu_time_baseline_ns, NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, gt, sub, "cubin", &k->gpu_time_cubin_ns, NUM_COUNT)))
 			return ret;
 	}
 	k->efficiency_on = k->efficiency_off = NAN;
-	eff = member(o, "efficiency");
+	eff = capture_member(o, "efficiency");
 	k->has_efficiency = eff != NULL;
 	if (eff) {
 		snprintf(sub, sizeof(sub), "%s.efficiency", path);
-		if ((ret = item_object(r, eff, sub)) ||
-		    (ret = rd_num(r, eff, sub, "on", &k->efficiency_on, NUM_COUNT)) ||
-		    (ret = rd_num(r, eff, sub, "off", &k->efficiency_off, NUM_COUNT)))
+		if ((ret = capture_rd_object(r, eff, sub)) ||
+		    (ret = capture_rd_num(r, eff, sub, "on", &k->efficiency_on, NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, eff, sub, "off", &k->efficiency_off, NUM_COUNT)))
 			return ret;
 	}
 
-	v = member(o, "counters");
+	v = capture_member(o, "counters");
 	k->has_counters = v != NULL;
 	if (v) {
 		json_t *c;
 
 		if (!json_is_object(v))
-			return fail(r, path, "counters", "not an object");
+			return capture_fail(r, path, "counters", "not an object");
 		k->counters = xcalloc(json_object_size(v) + 1, sizeof(*k->counters));
 		json_object_foreach(v, key, c) {
 			struct capture_counters *cc = &k->counters[k->nr_counters++];
@@ -1147,7 +1137,7 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 		}
 	}
 
-	if ((ret = rd_array(r, o, path, "loads", &arr)))
+	if ((ret = capture_rd_array(r, o, path, "loads", &arr)))
 		return ret;
 	k->has_loads = arr != NULL;
 	if (arr) {
@@ -1161,13 +1151,13 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 				return ret;
 			for (a = 0; a + 1 < k->nr_loads; a++)
 				if (k->loads[a].ordinal == l->ordinal)
-					return fail(r, sub, "ordinal", "load %u is listed twice",
-						    l->ordinal);
+					return capture_fail(r, sub, "ordinal", "load %u is listed twice",
+							    l->ordinal);
 		}
 	}
 
 	k->has_pairs = json_object_get(o, "pairs") != NULL;
-	if ((ret = rd_array(r, o, path, "pairs", &arr)))
+	if ((ret = capture_rd_array(r, o, path, "pairs", &arr)))
 		return ret;
 	if (arr) {
 		k->pairs = xcalloc(json_array_size(arr) + 1, sizeof(*k->pairs));
@@ -1179,28 +1169,29 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 			if ((ret = read_pair(r, v, sub, p)))
 				return ret;
 			if (!capture_kernel_find_load(k, p->i) || !capture_kernel_find_load(k, p->j))
-				return fail(r, sub, NULL, "names load %u, which the kernel does not have",
-					    capture_kernel_find_load(k, p->i) ? p->j : p->i);
+				return capture_fail(r, sub, NULL,
+						    "names load %u, which the kernel does not have",
+						    capture_kernel_find_load(k, p->i) ? p->j : p->i);
 			for (a = 0; a + 1 < k->nr_pairs; a++) {
 				const struct capture_pair *q = &k->pairs[a];
 
 				if ((q->i == p->i && q->j == p->j) || (q->i == p->j && q->j == p->i))
-					return fail(r, sub, NULL, "the pair {%u, %u} is listed twice",
-						    p->i, p->j);
+					return capture_fail(r, sub, NULL, "the pair {%u, %u} is listed twice",
+							    p->i, p->j);
 			}
 		}
 	}
 
-	if ((v = member(o, "l2_priority"))) {
+	if ((v = capture_member(o, "l2_priority"))) {
 		snprintf(sub, sizeof(sub), "%s.l2_priority", path);
 		k->l2_priority = xcalloc(1, sizeof(*k->l2_priority));
 		k->l2_priority->noise_dram_bytes = NAN;
-		if ((ret = read_l2_priority(r, v, sub, k, k->l2_priority)))
+		if ((ret = capture_read_l2_priority(r, v, sub, k, k->l2_priority)))
 			return ret;
 	}
-	if ((v = member(o, "ranks"))) {
+	if ((v = capture_member(o, "ranks"))) {
 		snprintf(sub, sizeof(sub), "%s.ranks", path);
-		if ((ret = read_ranks(r, v, sub, k)))
+		if ((ret = capture_read_ranks(r, v, sub, k)))
 			return ret;
 	}
 	if ((ret = read_alloc_uses(r, o, path, &k->allocs_used, &k->nr_allocs_used,
@@ -1208,7 +1199,7 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 		return ret;
 
 	k->has_data_structures = json_object_get(o, "data_structures") != NULL;
-	if ((ret = rd_array(r, o, path, "data_structures", &arr)))
+	if ((ret = capture_rd_array(r, o, path, "data_structures", &arr)))
 		return ret;
 	if (arr) {
 		k->data_structures = xcalloc(json_array_size(arr) + 1, sizeof(*k->data_structures));
@@ -1217,25 +1208,25 @@ static int read_kernel(const struct rd *r, json_t *o, const char *path, struct c
 
 			snprintf(sub, sizeof(sub), "%s.data_structures[%zu]", path, i);
 			d->source = SEC(v);
-			if ((ret = item_object(r, v, sub)) ||
-			    (ret = rd_intv(r, v, sub, "param", &d->param, 0, 0xffff, -1)) ||
-			    (ret = rd_bool(r, v, sub, "read_only", &d->read_only)) ||
-			    (ret = rd_num(r, v, sub, "sim_hits", &d->sim_hits, NUM_COUNT)) ||
-			    (ret = rd_num(r, v, sub, "sim_accesses", &d->sim_accesses, NUM_COUNT)))
+			if ((ret = capture_rd_object(r, v, sub)) ||
+			    (ret = capture_rd_intv(r, v, sub, "param", &d->param, 0, 0xffff, -1)) ||
+			    (ret = capture_rd_bool(r, v, sub, "read_only", &d->read_only)) ||
+			    (ret = capture_rd_num(r, v, sub, "sim_hits", &d->sim_hits, NUM_COUNT)) ||
+			    (ret = capture_rd_num(r, v, sub, "sim_accesses", &d->sim_accesses, NUM_COUNT)))
 				return ret;
 		}
 	}
 	return 0;
 }
 
-static int read_device(const struct rd *r, json_t *o, struct capture *cap)
+int capture_read_device(const struct rd *r, json_t *o, struct capture *cap)
 {
 	json_t *copy;
 	char *name;
 	int ret;
 
 	if (!json_is_object(o))
-		return fail(r, "device", NULL, "not an object");
+		return capture_fail(r, "device", NULL, "not an object");
 	/* device.json's reader checks the sizes; the capture's copy may
 	 * predate its "schema" member */
 	copy = json_copy(o);
@@ -1250,7 +1241,7 @@ static int read_device(const struct rd *r, json_t *o, struct capture *cap)
 		const char *m = error_message(), *p = strstr(m, "': ");
 		char *why = xstrdup(p ? p + 3 : m);
 
-		ret = fail(r, "device", NULL, "%s", why);
+		ret = capture_fail(r, "device", NULL, "%s", why);
 		free(why);
 		return ret;
 	}
@@ -1263,7 +1254,7 @@ static int read_device(const struct rd *r, json_t *o, struct capture *cap)
 	}
 	cap->has_device = 1;
 	cap->device_json = SEC(o);
-	return rd_str(r, o, "device", "partitioned", &cap->device_partitioned, 0);
+	return capture_rd_str(r, o, "device", "partitioned", &cap->device_partitioned, 0);
 }
 
 /* In this order: analysis/capture_cost.c names the steps by index. */
@@ -1275,7 +1266,7 @@ const char *const capture_steps[CAPTURE_NR_STEPS] = {
 static int read_by_step(const struct rd *r, json_t *o, const char *path, const char *key,
 			long long *ints, double *reals)
 {
-	json_t *by = member(o, key), *v;
+	json_t *by = capture_member(o, key), *v;
 	const char *step;
 	char sub[96];
 	size_t i;
@@ -1290,7 +1281,7 @@ static int read_by_step(const struct rd *r, json_t *o, const char *path, const c
 	if (!by)
 		return 0;
 	snprintf(sub, sizeof(sub), "%s.%s", path, key);
-	if ((ret = item_object(r, by, sub)))
+	if ((ret = capture_rd_object(r, by, sub)))
 		return ret;
 	json_object_foreach(by, step, v) {
 		for (i = 0; i < CAPTURE_NR_STEPS; i++)
@@ -1298,33 +1289,33 @@ static int read_by_step(const struct rd *r, json_t *o, const char *path, const c
 				break;
 		if (i == CAPTURE_NR_STEPS)
 			continue;   /* a step of a newer version: kept as written */
-		if (ints && (ret = rd_int(r, by, sub, step, &ints[i], 0, CAPTURE_LIST_MAX, 0)))
+		if (ints && (ret = capture_rd_int(r, by, sub, step, &ints[i], 0, CAPTURE_LIST_MAX, 0)))
 			return ret;
-		if (reals && (ret = rd_num(r, by, sub, step, &reals[i], NUM_COUNT)))
+		if (reals && (ret = capture_rd_num(r, by, sub, step, &reals[i], NUM_COUNT)))
 			return ret;
 	}
 	return 0;
 }
 
-static int read_cost(const struct rd *r, json_t *o, struct capture_cost *c)
+int capture_read_cost(const struct rd *r, json_t *o, struct capture_cost *c)
 {
 	int ret;
 
 	c->source = SEC(o);
-	if ((ret = item_object(r, o, "cost")) ||
-	    (ret = rd_int(r, o, "cost", "program_runs", &c->program_runs, 0, CAPTURE_LIST_MAX, -1)) ||
+	if ((ret = capture_rd_object(r, o, "cost")) ||
+	    (ret = capture_rd_int(r, o, "cost", "program_runs", &c->program_runs, 0, CAPTURE_LIST_MAX, -1)) ||
 	    (ret = read_by_step(r, o, "cost", "runs_by_step", c->runs_by_step, NULL)) ||
 	    (ret = read_by_step(r, o, "cost", "seconds_by_step", NULL, c->seconds_by_step)) ||
-	    (ret = rd_int(r, o, "cost", "launches_counted", &c->launches_counted, 0,
-			  (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_num(r, o, "cost", "wall_seconds", &c->wall_seconds, NUM_COUNT)) ||
-	    (ret = rd_num(r, o, "cost", "native_seconds", &c->native_seconds, NUM_COUNT)) ||
-	    (ret = rd_num(r, o, "cost", "ratio", &c->ratio, NUM_COUNT)))
+	    (ret = capture_rd_int(r, o, "cost", "launches_counted", &c->launches_counted, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_num(r, o, "cost", "wall_seconds", &c->wall_seconds, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, "cost", "native_seconds", &c->native_seconds, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, "cost", "ratio", &c->ratio, NUM_COUNT)))
 		return ret;
 	return 0;
 }
 
-static int read_budget(const struct rd *r, json_t *o, struct capture_budget *b)
+int capture_read_budget(const struct rd *r, json_t *o, struct capture_budget *b)
 {
 	json_t *arr, *v;
 	char sub[64];
@@ -1332,11 +1323,11 @@ static int read_budget(const struct rd *r, json_t *o, struct capture_budget *b)
 	int ret;
 
 	b->source = SEC(o);
-	if ((ret = item_object(r, o, "budget")) ||
-	    (ret = rd_num(r, o, "budget", "factor", &b->factor, NUM_COUNT)) ||
-	    (ret = rd_num(r, o, "budget", "seconds", &b->seconds, NUM_COUNT)) ||
-	    (ret = rd_num(r, o, "budget", "native_seconds", &b->native_seconds, NUM_COUNT)) ||
-	    (ret = rd_array(r, o, "budget", "skipped", &arr)))
+	if ((ret = capture_rd_object(r, o, "budget")) ||
+	    (ret = capture_rd_num(r, o, "budget", "factor", &b->factor, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, "budget", "seconds", &b->seconds, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, "budget", "native_seconds", &b->native_seconds, NUM_COUNT)) ||
+	    (ret = capture_rd_array(r, o, "budget", "skipped", &arr)))
 		return ret;
 	b->skipped = xcalloc(json_array_size(arr) + 1, sizeof(*b->skipped));
 	json_array_foreach(arr, i, v) {
@@ -1344,18 +1335,18 @@ static int read_budget(const struct rd *r, json_t *o, struct capture_budget *b)
 
 		snprintf(sub, sizeof(sub), "budget.skipped[%zu]", i);
 		s->source = SEC(v);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_str(r, v, sub, "step", &s->step, 1)) ||
-		    (ret = rd_intv(r, v, sub, "runs", &s->runs, 0, CAPTURE_LIST_MAX, -1)) ||
-		    (ret = rd_num(r, v, sub, "estimate_seconds", &s->estimate_seconds, NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "spent_seconds", &s->spent_seconds, NUM_COUNT)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_str(r, v, sub, "step", &s->step, 1)) ||
+		    (ret = capture_rd_intv(r, v, sub, "runs", &s->runs, 0, CAPTURE_LIST_MAX, -1)) ||
+		    (ret = capture_rd_num(r, v, sub, "estimate_seconds", &s->estimate_seconds, NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, v, sub, "spent_seconds", &s->spent_seconds, NUM_COUNT)))
 			return ret;
 	}
 	return 0;
 }
 
-static int read_output_check(const struct rd *r, json_t *o, const char *path,
-			     struct capture_output_check *oc)
+int capture_read_output_check(const struct rd *r, json_t *o, const char *path,
+			      struct capture_output_check *oc)
 {
 	json_t *arr, *v, *md;
 	char sub[160];
@@ -1364,27 +1355,30 @@ static int read_output_check(const struct rd *r, json_t *o, const char *path,
 
 	oc->source = SEC(o);
 	oc->max_abs = oc->max_rel = NAN;
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_str(r, o, path, "status", &oc->status, 0)) ||
-	    (ret = rd_num(r, o, path, "rtol", &oc->rtol, NUM_COUNT)) ||
-	    (ret = rd_num(r, o, path, "atol", &oc->atol, NUM_COUNT)) ||
-	    (ret = rd_int(r, o, path, "volatile_lines", &oc->volatile_lines, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_int(r, o, path, "unstable_lines", &oc->unstable_lines, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_int(r, o, path, "left_out", &oc->left_out, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-	    (ret = rd_strings(r, o, path, "volatile_examples", &oc->volatile_examples,
-			      &oc->nr_volatile_examples, NULL)) ||
-	    (ret = rd_strings(r, o, path, "unstable_examples", &oc->unstable_examples,
-			      &oc->nr_unstable_examples, NULL)) ||
-	    (ret = rd_str(r, o, path, "reason", &oc->reason, 0)) ||
-	    (ret = rd_array(r, o, path, "files", &arr)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_str(r, o, path, "status", &oc->status, 0)) ||
+	    (ret = capture_rd_num(r, o, path, "rtol", &oc->rtol, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, path, "atol", &oc->atol, NUM_COUNT)) ||
+	    (ret = capture_rd_int(r, o, path, "volatile_lines", &oc->volatile_lines, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "unstable_lines", &oc->unstable_lines, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_int(r, o, path, "left_out", &oc->left_out, 0,
+				  (long long)CAPTURE_COUNT_MAX, -1)) ||
+	    (ret = capture_rd_strings(r, o, path, "volatile_examples", &oc->volatile_examples,
+				      &oc->nr_volatile_examples, NULL)) ||
+	    (ret = capture_rd_strings(r, o, path, "unstable_examples", &oc->unstable_examples,
+				      &oc->nr_unstable_examples, NULL)) ||
+	    (ret = capture_rd_str(r, o, path, "reason", &oc->reason, 0)) ||
+	    (ret = capture_rd_array(r, o, path, "files", &arr)))
 		return ret;
-	if ((md = member(o, "max_difference"))) {
+	if ((md = capture_member(o, "max_difference"))) {
 		snprintf(sub, sizeof(sub), "%s.max_difference", path);
 		oc->has_max_difference = 1;
-		if ((ret = item_object(r, md, sub)) ||
-		    (ret = rd_num(r, md, sub, "abs", &oc->max_abs, NUM_COUNT)) ||
-		    (ret = rd_num(r, md, sub, "rel", &oc->max_rel, NUM_COUNT)) ||
-		    (ret = rd_str(r, md, sub, "where", &oc->max_where, 0)))
+		if ((ret = capture_rd_object(r, md, sub)) ||
+		    (ret = capture_rd_num(r, md, sub, "abs", &oc->max_abs, NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, md, sub, "rel", &oc->max_rel, NUM_COUNT)) ||
+		    (ret = capture_rd_str(r, md, sub, "where", &oc->max_where, 0)))
 			return ret;
 	}
 	oc->files = xcalloc(json_array_size(arr) + 1, sizeof(*oc->files));
@@ -1394,17 +1388,19 @@ static int read_output_check(const struct rd *r, json_t *o, const char *path,
 
 		snprintf(sub, sizeof(sub), "%s.files[%zu]", path, i);
 		f->source = SEC(v);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_str(r, v, sub, "path", &f->path, 1)) ||
-		    (ret = rd_str(r, v, sub, "status", &f->status, 0)) ||
-		    (ret = rd_num(r, v, sub, "size", &f->size, NUM_COUNT)) ||
-		    (ret = rd_str(r, v, sub, "sha256", &f->sha256, 0)) ||
-		    (ret = rd_bool(r, v, sub, "removed", &removed)) ||
-		    (ret = rd_str(r, v, sub, "compared_as", &f->compared_as, 0)) ||
-		    (ret = rd_num(r, v, sub, "max_abs_difference", &f->max_abs_difference, NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "max_rel_difference", &f->max_rel_difference, NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "advice_size", &f->advice_size, NUM_COUNT)) ||
-		    (ret = rd_str(r, v, sub, "advice_sha256", &f->advice_sha256, 0)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_str(r, v, sub, "path", &f->path, 1)) ||
+		    (ret = capture_rd_str(r, v, sub, "status", &f->status, 0)) ||
+		    (ret = capture_rd_num(r, v, sub, "size", &f->size, NUM_COUNT)) ||
+		    (ret = capture_rd_str(r, v, sub, "sha256", &f->sha256, 0)) ||
+		    (ret = capture_rd_bool(r, v, sub, "removed", &removed)) ||
+		    (ret = capture_rd_str(r, v, sub, "compared_as", &f->compared_as, 0)) ||
+		    (ret = capture_rd_num(r, v, sub, "max_abs_difference", &f->max_abs_difference,
+					  NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, v, sub, "max_rel_difference", &f->max_rel_difference,
+					  NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, v, sub, "advice_size", &f->advice_size, NUM_COUNT)) ||
+		    (ret = capture_rd_str(r, v, sub, "advice_sha256", &f->advice_sha256, 0)))
 			return ret;
 		f->removed = removed > 0;
 	}
@@ -1434,10 +1430,10 @@ static void output_check_release(struct capture_output_check *oc)
 	free(oc->reason);
 }
 
-static int read_speedup(const struct rd *r, json_t *o, const char *path, const char *key,
-			struct capture_speedup *sp)
+int capture_read_speedup(const struct rd *r, json_t *o, const char *path, const char *key,
+			 struct capture_speedup *sp)
 {
-	json_t *v = member(o, key);
+	json_t *v = capture_member(o, key);
 	char sub[160];
 	int ret;
 
@@ -1448,20 +1444,20 @@ static int read_speedup(const struct rd *r, json_t *o, const char *path, const c
 	if (json_is_number(v)) {
 		/* a verdict of older captures: the median alone */
 		sp->plain = 1;
-		if ((ret = rd_num(r, o, path, key, &sp->median, NUM_COUNT)))
+		if ((ret = capture_rd_num(r, o, path, key, &sp->median, NUM_COUNT)))
 			return ret;
 		return 0;
 	}
 	snprintf(sub, sizeof(sub), "%s.%s", path, key);
-	if ((ret = item_object(r, v, sub)) ||
-	    (ret = rd_num(r, v, sub, "min", &sp->min, NUM_COUNT)) ||
-	    (ret = rd_num(r, v, sub, "median", &sp->median, NUM_COUNT)) ||
-	    (ret = rd_num(r, v, sub, "max", &sp->max, NUM_COUNT)))
+	if ((ret = capture_rd_object(r, v, sub)) ||
+	    (ret = capture_rd_num(r, v, sub, "min", &sp->min, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, v, sub, "median", &sp->median, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, v, sub, "max", &sp->max, NUM_COUNT)))
 		return ret;
 	return 0;
 }
 
-static int read_verdict(const struct rd *r, json_t *o, const char *path, struct capture_verdict *v)
+int capture_read_verdict(const struct rd *r, json_t *o, const char *path, struct capture_verdict *v)
 {
 	json_t *arr, *x, *rv;
 	char sub[240], vsub[260];
@@ -1470,15 +1466,15 @@ static int read_verdict(const struct rd *r, json_t *o, const char *path, struct 
 
 	v->source = SEC(o);
 	v->noise = v->spread = NAN;
-	if ((ret = item_object(r, o, path)) ||
-	    (ret = rd_str(r, o, path, "name", &v->name, 0)) ||
-	    (ret = rd_str(r, o, path, "module", &v->module, 0)) ||
-	    (ret = read_speedup(r, o, path, "speedup", &v->speedup)) ||
-	    (ret = rd_num(r, o, path, "noise", &v->noise, NUM_COUNT)) ||
-	    (ret = rd_num(r, o, path, "spread", &v->spread, NUM_COUNT)) ||
-	    (ret = rd_bool(r, o, path, "kept", &v->kept)) ||
-	    (ret = rd_str(r, o, path, "reason", &v->reason, 0)) ||
-	    (ret = rd_array(r, o, path, "ranks", &arr)))
+	if ((ret = capture_rd_object(r, o, path)) ||
+	    (ret = capture_rd_str(r, o, path, "name", &v->name, 0)) ||
+	    (ret = capture_rd_str(r, o, path, "module", &v->module, 0)) ||
+	    (ret = capture_read_speedup(r, o, path, "speedup", &v->speedup)) ||
+	    (ret = capture_rd_num(r, o, path, "noise", &v->noise, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, o, path, "spread", &v->spread, NUM_COUNT)) ||
+	    (ret = capture_rd_bool(r, o, path, "kept", &v->kept)) ||
+	    (ret = capture_rd_str(r, o, path, "reason", &v->reason, 0)) ||
+	    (ret = capture_rd_array(r, o, path, "ranks", &arr)))
 		return ret;
 	/* a job's ranks apart (issue 29): each rank's own verdict, or why none */
 	v->ranks = xcalloc(json_array_size(arr) + 1, sizeof(*v->ranks));
@@ -1490,27 +1486,27 @@ static int read_verdict(const struct rd *r, json_t *o, const char *path, struct 
 		snprintf(sub, sizeof(sub), "%.200s.ranks[%zu]", path, i);
 		rk->median = NAN;
 		rk->kept = -1;
-		if ((ret = item_object(r, x, sub)) ||
-		    (ret = rd_int(r, x, sub, "rank", &rank, 0, 1 << 30, -1)) ||
-		    (ret = rd_str(r, x, sub, "gpu", &rk->gpu, 0)) ||
-		    (ret = rd_str(r, x, sub, "not_timed", &rk->not_timed, 0)))
+		if ((ret = capture_rd_object(r, x, sub)) ||
+		    (ret = capture_rd_int(r, x, sub, "rank", &rank, 0, 1 << 30, -1)) ||
+		    (ret = capture_rd_str(r, x, sub, "gpu", &rk->gpu, 0)) ||
+		    (ret = capture_rd_str(r, x, sub, "not_timed", &rk->not_timed, 0)))
 			return ret;
 		if (rank < 0)
-			return fail(r, sub, "rank", "missing: the rank of the job");
+			return capture_fail(r, sub, "rank", "missing: the rank of the job");
 		rk->rank = (int)rank;
-		if (!(rv = member(x, "verdict")))
+		if (!(rv = capture_member(x, "verdict")))
 			continue;
 		snprintf(vsub, sizeof(vsub), "%s.verdict", sub);
-		if ((ret = item_object(r, rv, vsub)) ||
-		    (ret = read_speedup(r, rv, vsub, "speedup", &sp)) ||
-		    (ret = rd_bool(r, rv, vsub, "kept", &rk->kept)))
+		if ((ret = capture_rd_object(r, rv, vsub)) ||
+		    (ret = capture_read_speedup(r, rv, vsub, "speedup", &sp)) ||
+		    (ret = capture_rd_bool(r, rv, vsub, "kept", &rk->kept)))
 			return ret;
 		rk->median = sp.median;
 	}
 	return 0;
 }
 
-static int read_verification(const struct rd *r, json_t *o, struct capture_verification *ver)
+int capture_read_verification(const struct rd *r, json_t *o, struct capture_verification *ver)
 {
 	json_t *arr, *v, *prog, *sp;
 	char sub[96];
@@ -1519,35 +1515,36 @@ static int read_verification(const struct rd *r, json_t *o, struct capture_verif
 
 	ver->source = SEC(o);
 	ver->gpu_speedup.min = ver->gpu_speedup.median = ver->gpu_speedup.max = NAN;
-	if ((ret = item_object(r, o, "verification")) ||
-	    (ret = rd_str(r, o, "verification", "status", &ver->status, 0)) ||
-	    (ret = rd_bool(r, o, "verification", "kept", &ver->kept)) ||
-	    (ret = read_speedup(r, o, "verification", "speedup", &ver->speedup)) ||
-	    (ret = rd_array(r, o, "verification", "kernels", &arr)))
+	if ((ret = capture_rd_object(r, o, "verification")) ||
+	    (ret = capture_rd_str(r, o, "verification", "status", &ver->status, 0)) ||
+	    (ret = capture_rd_bool(r, o, "verification", "kept", &ver->kept)) ||
+	    (ret = capture_read_speedup(r, o, "verification", "speedup", &ver->speedup)) ||
+	    (ret = capture_rd_array(r, o, "verification", "kernels", &arr)))
 		return ret;
 	ver->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*ver->kernels));
 	json_array_foreach(arr, i, v) {
 		snprintf(sub, sizeof(sub), "verification.kernels[%zu]", i);
-		if ((ret = read_verdict(r, v, sub, &ver->kernels[ver->nr_kernels++])))
+		if ((ret = capture_read_verdict(r, v, sub, &ver->kernels[ver->nr_kernels++])))
 			return ret;
 	}
-	if ((prog = member(o, "program"))) {
-		if ((ret = item_object(r, prog, "verification.program")) ||
-		    (ret = read_speedup(r, prog, "verification.program", "gpu_speedup",
-					&ver->gpu_speedup)))
+	if ((prog = capture_member(o, "program"))) {
+		if ((ret = capture_rd_object(r, prog, "verification.program")) ||
+		    (ret = capture_read_speedup(r, prog, "verification.program", "gpu_speedup",
+						&ver->gpu_speedup)))
 			return ret;
 	}
-	if (!(sp = member(o, "source_patch")))
+	if (!(sp = capture_member(o, "source_patch")))
 		return 0;
 	ver->has_source_patch = 1;
 	ver->source_patch.source = SEC(sp);
-	if ((ret = item_object(r, sp, "verification.source_patch")) ||
-	    (ret = rd_int(r, sp, "verification.source_patch", "rewritten",
-			  &ver->source_patch.rewritten, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_str(r, sp, "verification.source_patch", "status", &ver->source_patch.status, 0)) ||
-	    (ret = rd_num(r, sp, "verification.source_patch", "speedup", &ver->source_patch.speedup,
-			  NUM_COUNT)) ||
-	    (ret = rd_array(r, sp, "verification.source_patch", "left_out", &arr)))
+	if ((ret = capture_rd_object(r, sp, "verification.source_patch")) ||
+	    (ret = capture_rd_int(r, sp, "verification.source_patch", "rewritten",
+				  &ver->source_patch.rewritten, 0, CAPTURE_LIST_MAX, -1)) ||
+	    (ret = capture_rd_str(r, sp, "verification.source_patch", "status",
+				  &ver->source_patch.status, 0)) ||
+	    (ret = capture_rd_num(r, sp, "verification.source_patch", "speedup", &ver->source_patch.speedup,
+				  NUM_COUNT)) ||
+	    (ret = capture_rd_array(r, sp, "verification.source_patch", "left_out", &arr)))
 		return ret;
 	ver->source_patch.left_out = xcalloc(json_array_size(arr) + 1,
 					     sizeof(*ver->source_patch.left_out));
@@ -1556,17 +1553,17 @@ static int read_verification(const struct rd *r, json_t *o, struct capture_verif
 
 		snprintf(sub, sizeof(sub), "verification.source_patch.left_out[%zu]", i);
 		l->source = SEC(v);
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_str(r, v, sub, "function", &l->function, 0)) ||
-		    (ret = rd_int(r, v, sub, "ordinal", &l->ordinal, 0, 0x7fffffff, -1)) ||
-		    (ret = rd_str(r, v, sub, "action", &l->action, 0)) ||
-		    (ret = rd_str(r, v, sub, "reason", &l->reason, 0)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_str(r, v, sub, "function", &l->function, 0)) ||
+		    (ret = capture_rd_int(r, v, sub, "ordinal", &l->ordinal, 0, 0x7fffffff, -1)) ||
+		    (ret = capture_rd_str(r, v, sub, "action", &l->action, 0)) ||
+		    (ret = capture_rd_str(r, v, sub, "reason", &l->reason, 0)))
 			return ret;
 	}
 	return 0;
 }
 
-static int read_l2(const struct rd *r, json_t *o, struct capture_l2 *l2)
+int capture_read_l2(const struct rd *r, json_t *o, struct capture_l2 *l2)
 {
 	json_t *arr, *v, *ver;
 	char sub[64], vpath[96];
@@ -1575,13 +1572,13 @@ static int read_l2(const struct rd *r, json_t *o, struct capture_l2 *l2)
 
 	l2->source = SEC(o);
 	l2->has_kept = json_object_get(o, "kept") != NULL;
-	if ((ret = item_object(r, o, "l2")) ||
-	    (ret = rd_str(r, o, "l2", "status", &l2->status, 0)) ||
-	    (ret = rd_str(r, o, "l2", "reason", &l2->reason, 0)) ||
-	    (ret = rd_num(r, o, "l2", "baseline_dram_bytes", &l2->baseline_dram_bytes, NUM_COUNT)) ||
-	    (ret = rd_str(r, o, "l2", "baseline", &l2->baseline, 0)) ||
-	    (ret = rd_str(r, o, "l2", "kept", &l2->kept, 0)) ||
-	    (ret = rd_array(r, o, "l2", "windows", &arr)))
+	if ((ret = capture_rd_object(r, o, "l2")) ||
+	    (ret = capture_rd_str(r, o, "l2", "status", &l2->status, 0)) ||
+	    (ret = capture_rd_str(r, o, "l2", "reason", &l2->reason, 0)) ||
+	    (ret = capture_rd_num(r, o, "l2", "baseline_dram_bytes", &l2->baseline_dram_bytes, NUM_COUNT)) ||
+	    (ret = capture_rd_str(r, o, "l2", "baseline", &l2->baseline, 0)) ||
+	    (ret = capture_rd_str(r, o, "l2", "kept", &l2->kept, 0)) ||
+	    (ret = capture_rd_array(r, o, "l2", "windows", &arr)))
 		return ret;
 	l2->windows = xcalloc(json_array_size(arr) + 1, sizeof(*l2->windows));
 	json_array_foreach(arr, i, v) {
@@ -1592,34 +1589,35 @@ static int read_l2(const struct rd *r, json_t *o, struct capture_l2 *l2)
 		w->noise = w->dram_bytes = NAN;
 		w->speedup.min = w->speedup.median = w->speedup.max = NAN;
 		w->ended_after_rounds = -1;
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_str(r, v, sub, "variant", &w->variant, 0)) ||
-		    (ret = rd_int(r, v, sub, "alloc", &w->alloc, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-		    (ret = rd_num(r, v, sub, "num_bytes", &w->num_bytes, NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "set_aside_bytes", &w->set_aside_bytes, NUM_COUNT)) ||
-		    (ret = rd_num(r, v, sub, "hit_ratio", &w->hit_ratio, NUM_COUNT)) ||
-		    (ret = rd_strings(r, v, sub, "kernels", &w->kernels, &w->nr_kernels, NULL)) ||
-		    (ret = rd_strings(r, v, sub, "kernels_without_ptx", &w->kernels_without_ptx,
-				      &w->nr_kernels_without_ptx, NULL)))
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_str(r, v, sub, "variant", &w->variant, 0)) ||
+		    (ret = capture_rd_int(r, v, sub, "alloc", &w->alloc, 0,
+					  (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = capture_rd_num(r, v, sub, "num_bytes", &w->num_bytes, NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, v, sub, "set_aside_bytes", &w->set_aside_bytes, NUM_COUNT)) ||
+		    (ret = capture_rd_num(r, v, sub, "hit_ratio", &w->hit_ratio, NUM_COUNT)) ||
+		    (ret = capture_rd_strings(r, v, sub, "kernels", &w->kernels, &w->nr_kernels, NULL)) ||
+		    (ret = capture_rd_strings(r, v, sub, "kernels_without_ptx", &w->kernels_without_ptx,
+					      &w->nr_kernels_without_ptx, NULL)))
 			return ret;
-		if (!(ver = member(v, "verification")))
+		if (!(ver = capture_member(v, "verification")))
 			continue;
 		w->measured = 1;
 		snprintf(vpath, sizeof(vpath), "%s.verification", sub);
-		if ((ret = item_object(r, ver, vpath)) ||
-		    (ret = rd_bool(r, ver, vpath, "kept", &w->kept)) ||
-		    (ret = rd_str(r, ver, vpath, "reason", &w->reason, 0)) ||
-		    (ret = rd_num(r, ver, vpath, "dram_bytes", &w->dram_bytes, NUM_COUNT)) ||
-		    (ret = read_speedup(r, ver, vpath, "speedup", &w->speedup)) ||
-		    (ret = rd_num(r, ver, vpath, "noise", &w->noise, NUM_COUNT)) ||
-		    (ret = rd_int(r, ver, vpath, "ended_after_rounds", &w->ended_after_rounds, 0,
-				  CAPTURE_LIST_MAX, -1)))
+		if ((ret = capture_rd_object(r, ver, vpath)) ||
+		    (ret = capture_rd_bool(r, ver, vpath, "kept", &w->kept)) ||
+		    (ret = capture_rd_str(r, ver, vpath, "reason", &w->reason, 0)) ||
+		    (ret = capture_rd_num(r, ver, vpath, "dram_bytes", &w->dram_bytes, NUM_COUNT)) ||
+		    (ret = capture_read_speedup(r, ver, vpath, "speedup", &w->speedup)) ||
+		    (ret = capture_rd_num(r, ver, vpath, "noise", &w->noise, NUM_COUNT)) ||
+		    (ret = capture_rd_int(r, ver, vpath, "ended_after_rounds", &w->ended_after_rounds, 0,
+					  CAPTURE_LIST_MAX, -1)))
 			return ret;
 	}
 	return 0;
 }
 
-static int read_carveout(const struct rd *r, json_t *o, struct capture_carveout *co)
+int capture_read_carveout(const struct rd *r, json_t *o, struct capture_carveout *co)
 {
 	json_t *arr, *v, *sp;
 	char sub[64], spath[96];
@@ -1627,8 +1625,8 @@ static int read_carveout(const struct rd *r, json_t *o, struct capture_carveout 
 	int ret;
 
 	co->source = SEC(o);
-	if ((ret = item_object(r, o, "carveout")) ||
-	    (ret = rd_array(r, o, "carveout", "kernels", &arr)))
+	if ((ret = capture_rd_object(r, o, "carveout")) ||
+	    (ret = capture_rd_array(r, o, "carveout", "kernels", &arr)))
 		return ret;
 	co->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*co->kernels));
 	json_array_foreach(arr, i, v) {
@@ -1637,31 +1635,32 @@ static int read_carveout(const struct rd *r, json_t *o, struct capture_carveout 
 		snprintf(sub, sizeof(sub), "carveout.kernels[%zu]", i);
 		k->source = SEC(v);
 		k->noise = NAN;
-		if ((ret = item_object(r, v, sub)) ||
-		    (ret = rd_str(r, v, sub, "name", &k->name, 1)) ||
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_str(r, v, sub, "name", &k->name, 1)) ||
 		    /* what the program passed, even a value the driver refused */
-		    (ret = rd_intv(r, v, sub, "program_value", &k->program_value, -2147483647LL - 1,
-				   2147483647LL, -1)) ||
-		    (ret = rd_intv(r, v, sub, "default_value", &k->default_value, -2147483647LL - 1,
-				   2147483647LL, -1)) ||
-		    (ret = rd_int(r, v, sub, "launches", &k->launches, 0, (long long)CAPTURE_COUNT_MAX, -1)) ||
-		    (ret = rd_str(r, v, sub, "kept", &k->kept, 0)) ||
-		    (ret = rd_str(r, v, sub, "reason", &k->reason, 0)) ||
-		    (ret = rd_str(r, v, sub, "advice", &k->advice, 0)))
+		    (ret = capture_rd_intv(r, v, sub, "program_value", &k->program_value, -2147483647LL - 1,
+					   2147483647LL, -1)) ||
+		    (ret = capture_rd_intv(r, v, sub, "default_value", &k->default_value, -2147483647LL - 1,
+					   2147483647LL, -1)) ||
+		    (ret = capture_rd_int(r, v, sub, "launches", &k->launches, 0,
+					  (long long)CAPTURE_COUNT_MAX, -1)) ||
+		    (ret = capture_rd_str(r, v, sub, "kept", &k->kept, 0)) ||
+		    (ret = capture_rd_str(r, v, sub, "reason", &k->reason, 0)) ||
+		    (ret = capture_rd_str(r, v, sub, "advice", &k->advice, 0)))
 			return ret;
 		if (k->kept && strcmp(k->kept, "default") && strcmp(k->kept, "program"))
-			return fail(r, sub, "kept", "\"%s\" is neither \"default\" nor \"program\"",
-				    k->kept);
-		sp = member(v, "speedup_of_default");
+			return capture_fail(r, sub, "kept", "\"%s\" is neither \"default\" nor \"program\"",
+					    k->kept);
+		sp = capture_member(v, "speedup_of_default");
 		k->speedup.min = k->speedup.median = k->speedup.max = NAN;
 		if (!sp)
 			continue;
 		k->measured = 1;
 		snprintf(spath, sizeof(spath), "%s.speedup_of_default", sub);
-		if ((ret = item_object(r, sp, spath)) ||
-		    (ret = rd_str(r, sp, spath, "method", &k->method, 0)) ||
-		    (ret = read_speedup(r, sp, spath, "speedup", &k->speedup)) ||
-		    (ret = rd_num(r, sp, spath, "noise", &k->noise, NUM_COUNT)))
+		if ((ret = capture_rd_object(r, sp, spath)) ||
+		    (ret = capture_rd_str(r, sp, spath, "method", &k->method, 0)) ||
+		    (ret = capture_read_speedup(r, sp, spath, "speedup", &k->speedup)) ||
+		    (ret = capture_rd_num(r, sp, spath, "noise", &k->noise, NUM_COUNT)))
 			return ret;
 	}
 	return 0;
@@ -1677,13 +1676,13 @@ static int check_references(const struct rd *r, struct capture *cap)
 
 		snprintf(path, sizeof(path), "kernels[%zu]", i);
 		if (!capture_find_module(cap, k->module))
-			return fail(r, path, "module", "\"%s\" is not a module of \"modules\"",
-				    k->module);
+			return capture_fail(r, path, "module", "\"%s\" is not a module of \"modules\"",
+					    k->module);
 		for (a = 0; a < i; a++)
 			if (!strcmp(cap->kernels[a].module, k->module) &&
 			    !strcmp(cap->kernels[a].name, k->name))
-				return fail(r, path, "name", "kernel %s of module %s is listed twice "
-					    "(also kernels[%zu])", k->name, k->module, a);
+				return capture_fail(r, path, "name", "kernel %s of module %s is listed twice "
+						    "(also kernels[%zu])", k->name, k->module, a);
 		if (!cap->has_runs)
 			goto allocs;
 		for (a = 0; a < k->nr_loads; a++) {
@@ -1691,7 +1690,7 @@ static int check_references(const struct rd *r, struct capture *cap)
 
 			if (run >= 0 && !capture_find_run(cap, run)) {
 				snprintf(path, sizeof(path), "kernels[%zu].loads[%zu]", i, a);
-				return fail(r, path, "run", "run %d is not in \"runs\"", run);
+				return capture_fail(r, path, "run", "run %d is not in \"runs\"", run);
 			}
 		}
 		for (a = 0; a < k->nr_pairs; a++) {
@@ -1699,7 +1698,7 @@ static int check_references(const struct rd *r, struct capture *cap)
 
 			if (run >= 0 && !capture_find_run(cap, run)) {
 				snprintf(path, sizeof(path), "kernels[%zu].pairs[%zu]", i, a);
-				return fail(r, path, "run", "run %d is not in \"runs\"", run);
+				return capture_fail(r, path, "run", "run %d is not in \"runs\"", run);
 			}
 		}
 allocs:
@@ -1713,8 +1712,8 @@ allocs:
 					break;
 			if (b == cap->nr_allocations) {
 				snprintf(path, sizeof(path), "kernels[%zu].allocs_used[%zu]", i, a);
-				return fail(r, path, "alloc", "allocation %lld is not in \"allocations\"",
-					    seq);
+				return capture_fail(r, path, "alloc",
+						    "allocation %lld is not in \"allocations\"", seq);
 			}
 		}
 	}
@@ -1722,26 +1721,28 @@ allocs:
 		for (a = 0; a < i; a++)
 			if (!strcmp(cap->modules[a].id, cap->modules[i].id)) {
 				snprintf(path, sizeof(path), "modules[%zu]", i);
-				return fail(r, path, "id", "module %s is listed twice", cap->modules[i].id);
+				return capture_fail(r, path, "id", "module %s is listed twice",
+						    cap->modules[i].id);
 			}
 	for (i = 0; i < cap->nr_runs; i++)
 		for (a = 0; a < i; a++)
 			if (cap->runs[a].index == cap->runs[i].index) {
 				snprintf(path, sizeof(path), "runs[%zu]", i);
-				return fail(r, path, "index", "run %d is listed twice", cap->runs[i].index);
+				return capture_fail(r, path, "index", "run %d is listed twice",
+						    cap->runs[i].index);
 			}
 	for (i = 0; i < cap->nr_allocations; i++)
 		for (a = 0; a < i; a++)
 			if (cap->allocations[a].seq == cap->allocations[i].seq) {
 				snprintf(path, sizeof(path), "allocations[%zu]", i);
-				return fail(r, path, "seq", "allocation %lld is listed twice",
-					    cap->allocations[i].seq);
+				return capture_fail(r, path, "seq", "allocation %lld is listed twice",
+						    cap->allocations[i].seq);
 			}
 	if (cap->has_baseline_check && cap->has_runs)
 		for (i = 0; i < cap->baseline_check.nr_runs; i++)
 			if (!capture_find_run(cap, (int)cap->baseline_check.runs[i]))
-				return fail(r, "baseline_check", "runs",
-					    "item %zu is not the index of a run in \"runs\"", i);
+				return capture_fail(r, "baseline_check", "runs",
+						    "item %zu is not the index of a run in \"runs\"", i);
 	return 0;
 }
 
@@ -1763,14 +1764,13 @@ void capture_counters_release(struct capture_counters *cc)
 	memset(cc, 0, sizeof(*cc));
 }
 
-static void free_strings(char **s, size_t n);
 static void verdict_release(struct capture_verdict *v);
 
 int capture_verdict_from_json(struct capture_verdict *v, json_t *o, const char *name)
 {
 	struct rd r = { name };
 
-	return read_verdict(&r, o, "verdict", v);
+	return capture_read_verdict(&r, o, "verdict", v);
 }
 
 void capture_verdict_release(struct capture_verdict *v)
@@ -1783,7 +1783,7 @@ int capture_output_check_from_json(struct capture_output_check *oc, json_t *o, c
 {
 	struct rd r = { name };
 
-	return read_output_check(&r, o, "output", oc);
+	return capture_read_output_check(&r, o, "output", oc);
 }
 
 void capture_output_check_release(struct capture_output_check *oc)
@@ -1797,7 +1797,7 @@ int capture_speedup_from_json(struct capture_speedup *sp, json_t *o, const char 
 {
 	struct rd r = { name };
 
-	return read_speedup(&r, o, "", key, sp);
+	return capture_read_speedup(&r, o, "", key, sp);
 }
 
 int capture_l2_from_json(struct capture_l2 *l2, json_t *o, const char *name)
@@ -1805,7 +1805,7 @@ int capture_l2_from_json(struct capture_l2 *l2, json_t *o, const char *name)
 	struct rd r = { name };
 
 	l2->baseline_dram_bytes = NAN;
-	return read_l2(&r, o, l2);
+	return capture_read_l2(&r, o, l2);
 }
 
 void capture_l2_release(struct capture_l2 *l2)
@@ -1820,8 +1820,8 @@ void capture_l2_release(struct capture_l2 *l2)
 		struct capture_l2_window *w = &l2->windows[i];
 
 		free(w->variant);
-		free_strings(w->kernels, w->nr_kernels);
-		free_strings(w->kernels_without_ptx, w->nr_kernels_without_ptx);
+		capture_free_strings(w->kernels, w->nr_kernels);
+		capture_free_strings(w->kernels_without_ptx, w->nr_kernels_without_ptx);
 		free(w->reason);
 	}
 	free(l2->windows);
@@ -1832,7 +1832,7 @@ int capture_run_from_json(struct capture_run *run, json_t *o, const char *name)
 {
 	struct rd r = { name };
 
-	return read_run(&r, o, "run", run);
+	return capture_read_run(&r, o, "run", run);
 }
 
 void capture_run_release(struct capture_run *run)
@@ -1860,7 +1860,7 @@ int capture_kernel_from_json(struct capture_kernel *k, json_t *o, const char *na
 {
 	struct rd r = { name };
 
-	return read_kernel(&r, o, "kernel", k);
+	return capture_read_kernel(&r, o, "kernel", k);
 }
 
 int capture_from_json(struct capture *cap, json_t *doc, const char *name)
@@ -1875,119 +1875,120 @@ int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 		return error_set(CA_E_INPUT, "capture '%s': not a JSON object", r.name);
 	cap->source = (struct capture_section *)json_deep_copy(doc);
 	doc = JS(cap->source);
-	if ((ret = rd_str(&r, doc, "", "schema", &cap->schema, 1)) ||
-	    (ret = rd_str(&r, doc, "", "status", &cap->status, 0)) ||
-	    (ret = rd_str(&r, doc, "", "tool_version", &cap->tool_version, 0)) ||
-	    (ret = rd_str(&r, doc, "", "created", &cap->created, 0)))
+	if ((ret = capture_rd_str(&r, doc, "", "schema", &cap->schema, 1)) ||
+	    (ret = capture_rd_str(&r, doc, "", "status", &cap->status, 0)) ||
+	    (ret = capture_rd_str(&r, doc, "", "tool_version", &cap->tool_version, 0)) ||
+	    (ret = capture_rd_str(&r, doc, "", "created", &cap->created, 0)))
 		return ret;
-	if ((o = member(doc, "program"))) {
+	if ((o = capture_member(doc, "program"))) {
 		cap->has_program = 1;
-		if ((ret = read_program(&r, o, &cap->program)))
+		if ((ret = capture_read_program(&r, o, &cap->program)))
 			return ret;
 	}
-	if ((o = member(doc, "device")) && (ret = read_device(&r, o, cap)))
+	if ((o = capture_member(doc, "device")) && (ret = capture_read_device(&r, o, cap)))
 		return ret;
-	if ((o = member(doc, "options"))) {
+	if ((o = capture_member(doc, "options"))) {
 		cap->has_options = 1;
-		if ((ret = read_options(&r, o, &cap->options)))
+		if ((ret = capture_read_options(&r, o, &cap->options)))
 			return ret;
 	}
-	if ((ret = rd_array(&r, doc, "", "modules", &arr)))
+	if ((ret = capture_rd_array(&r, doc, "", "modules", &arr)))
 		return ret;
 	cap->has_modules = arr != NULL;
 	cap->modules = xcalloc(json_array_size(arr) + 1, sizeof(*cap->modules));
 	json_array_foreach(arr, i, v) {
 		snprintf(path, sizeof(path), "modules[%zu]", i);
-		if ((ret = read_module(&r, v, path, &cap->modules[cap->nr_modules++])))
+		if ((ret = capture_read_module(&r, v, path, &cap->modules[cap->nr_modules++])))
 			return ret;
 	}
 	cap->has_runs = json_object_get(doc, "runs") != NULL;
-	if ((ret = rd_array(&r, doc, "", "runs", &arr)))
+	if ((ret = capture_rd_array(&r, doc, "", "runs", &arr)))
 		return ret;
 	cap->runs = xcalloc(json_array_size(arr) + 1, sizeof(*cap->runs));
 	json_array_foreach(arr, i, v) {
 		snprintf(path, sizeof(path), "runs[%zu]", i);
-		if ((ret = read_run(&r, v, path, &cap->runs[cap->nr_runs++])))
+		if ((ret = capture_read_run(&r, v, path, &cap->runs[cap->nr_runs++])))
 			return ret;
 	}
-	if ((ret = rd_array(&r, doc, "", "kernels", &arr)))
+	if ((ret = capture_rd_array(&r, doc, "", "kernels", &arr)))
 		return ret;
 	if (!arr)
-		return fail(&r, "", "kernels", "missing: a capture lists its kernels (an empty list "
-			    "when none was measured)");
+		return capture_fail(&r, "", "kernels", "missing: a capture lists its kernels (an empty list "
+				    "when none was measured)");
 	cap->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*cap->kernels));
 	json_array_foreach(arr, i, v) {
 		snprintf(path, sizeof(path), "kernels[%zu]", i);
-		if ((ret = read_kernel(&r, v, path, &cap->kernels[cap->nr_kernels++])))
+		if ((ret = capture_read_kernel(&r, v, path, &cap->kernels[cap->nr_kernels++])))
 			return ret;
 	}
-	if ((ret = rd_strings(&r, doc, "", "notes", &cap->notes, &cap->nr_notes, &cap->has_notes)))
+	if ((ret = capture_rd_strings(&r, doc, "", "notes", &cap->notes, &cap->nr_notes, &cap->has_notes)))
 		return ret;
 	cap->has_all_kernels = json_object_get(doc, "all_kernels") != NULL;
-	if ((ret = rd_array(&r, doc, "", "all_kernels", &arr)))
+	if ((ret = capture_rd_array(&r, doc, "", "all_kernels", &arr)))
 		return ret;
 	cap->all_kernels = xcalloc(json_array_size(arr) + 1, sizeof(*cap->all_kernels));
 	json_array_foreach(arr, i, v) {
 		snprintf(path, sizeof(path), "all_kernels[%zu]", i);
-		if ((ret = read_kernel_seen(&r, v, path,
-					    &cap->all_kernels[cap->nr_all_kernels++])))
+		if ((ret = capture_read_kernel_seen(&r, v, path,
+						    &cap->all_kernels[cap->nr_all_kernels++])))
 			return ret;
 	}
 	cap->has_allocations = json_object_get(doc, "allocations") != NULL;
-	if ((ret = rd_array(&r, doc, "", "allocations", &arr)))
+	if ((ret = capture_rd_array(&r, doc, "", "allocations", &arr)))
 		return ret;
 	cap->allocations = xcalloc(json_array_size(arr) + 1, sizeof(*cap->allocations));
 	json_array_foreach(arr, i, v) {
 		snprintf(path, sizeof(path), "allocations[%zu]", i);
-		if ((ret = read_allocation(&r, v, path,
-					   &cap->allocations[cap->nr_allocations++])))
+		if ((ret = capture_read_allocation(&r, v, path,
+						   &cap->allocations[cap->nr_allocations++])))
 			return ret;
 	}
-	if ((o = member(doc, "baseline_check"))) {
+	if ((o = capture_member(doc, "baseline_check"))) {
 		cap->has_baseline_check = 1;
-		if ((ret = read_baseline_check(&r, o, &cap->baseline_check)))
+		if ((ret = capture_read_baseline_check(&r, o, &cap->baseline_check)))
 			return ret;
 	}
-	if ((ret = read_measure(&r, doc, cap)))
+	if ((ret = capture_read_measure(&r, doc, cap)))
 		return ret;
-	if ((o = member(doc, "oracle"))) {
+	if ((o = capture_member(doc, "oracle"))) {
 		cap->oracle = xcalloc(1, sizeof(*cap->oracle));
-		if ((ret = read_oracle(&r, o, cap->oracle)))
+		if ((ret = capture_read_oracle(&r, o, cap->oracle)))
 			return ret;
 	}
-	if ((o = member(doc, "cost"))) {
+	if ((o = capture_member(doc, "cost"))) {
 		cap->has_cost = 1;
-		if ((ret = read_cost(&r, o, &cap->cost)))
+		if ((ret = capture_read_cost(&r, o, &cap->cost)))
 			return ret;
 	}
-	if (cap->has_baseline_check && (o = member(JS(cap->baseline_check.source), "output"))) {
+	if (cap->has_baseline_check && (o = capture_member(JS(cap->baseline_check.source), "output"))) {
 		cap->has_baseline_output = 1;
-		if ((ret = read_output_check(&r, o, "baseline_check.output", &cap->baseline_output)))
+		if ((ret = capture_read_output_check(&r, o, "baseline_check.output", &cap->baseline_output)))
 			return ret;
 	}
-	if ((o = member(doc, "verification"))) {
+	if ((o = capture_member(doc, "verification"))) {
 		cap->has_verification = 1;
-		if ((ret = read_verification(&r, o, &cap->verification)))
+		if ((ret = capture_read_verification(&r, o, &cap->verification)))
 			return ret;
 	}
-	if (cap->has_verification && (o = member(JS(cap->verification.source), "output"))) {
+	if (cap->has_verification && (o = capture_member(JS(cap->verification.source), "output"))) {
 		cap->has_verification_output = 1;
-		if ((ret = read_output_check(&r, o, "verification.output", &cap->verification_output)))
+		if ((ret = capture_read_output_check(&r, o, "verification.output",
+						     &cap->verification_output)))
 			return ret;
 	}
-	if ((o = member(doc, "l2"))) {
+	if ((o = capture_member(doc, "l2"))) {
 		cap->has_l2 = 1;
-		if ((ret = read_l2(&r, o, &cap->l2)))
+		if ((ret = capture_read_l2(&r, o, &cap->l2)))
 			return ret;
 	}
-	if ((o = member(doc, "carveout"))) {
+	if ((o = capture_member(doc, "carveout"))) {
 		cap->has_carveout = 1;
-		if ((ret = read_carveout(&r, o, &cap->carveout)))
+		if ((ret = capture_read_carveout(&r, o, &cap->carveout)))
 			return ret;
 	}
-	if ((o = member(doc, "budget"))) {
+	if ((o = capture_member(doc, "budget"))) {
 		cap->has_budget = 1;
-		if ((ret = read_budget(&r, o, &cap->budget)))
+		if ((ret = capture_read_budget(&r, o, &cap->budget)))
 			return ret;
 	}
 	return check_references(&r, cap);
@@ -2075,7 +2076,7 @@ void capture_dropped_free(struct capture_dropped *dropped, size_t nr)
 /* ---- writing ---------------------------------------------------------- */
 
 /* The object to write into: a copy of the source, or a new object. */
-static json_t *start(const struct capture_section *source)
+json_t *capture_start(const struct capture_section *source)
 {
 	return source && json_is_object(JS(source)) ? json_copy(JS(source)) : json_object();
 }
@@ -2092,13 +2093,13 @@ static void put(json_t *o, const char *key, json_t *v, int known)
 	}
 }
 
-static void put_str(json_t *o, const char *key, const char *s)
+void capture_put_str(json_t *o, const char *key, const char *s)
 {
 	put(o, key, s ? json_string(s) : json_null(), s != NULL);
 }
 
 /* A number as the source wrote it (an integer stays an integer). */
-static void put_num(json_t *o, const char *key, double d)
+void capture_put_num(json_t *o, const char *key, double d)
 {
 	json_t *old = json_object_get(o, key);
 
@@ -2112,17 +2113,17 @@ static void put_num(json_t *o, const char *key, double d)
 		json_object_set_new(o, key, json_real(d));
 }
 
-static void put_int(json_t *o, const char *key, long long v, long long unknown)
+void capture_put_int(json_t *o, const char *key, long long v, long long unknown)
 {
 	put(o, key, json_integer(v), v != unknown);
 }
 
-static void put_bool(json_t *o, const char *key, int b)
+void capture_put_bool(json_t *o, const char *key, int b)
 {
 	put(o, key, json_boolean(b > 0), b >= 0);
 }
 
-static json_t *strings_json(char **s, size_t n)
+json_t *capture_strings_json(char **s, size_t n)
 {
 	json_t *arr = json_array();
 	size_t i;
@@ -2138,12 +2139,12 @@ static json_t *alloc_uses_json(const struct capture_alloc_use *u, size_t n)
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		json_t *o = start(u[i].source);
+		json_t *o = capture_start(u[i].source);
 
-		put_int(o, "param", u[i].param, -1);
-		put_int(o, "alloc", u[i].alloc, -1);
-		put_int(o, "launches", u[i].launches, -1);
-		put_int(o, "offset", u[i].offset, -1);
+		capture_put_int(o, "param", u[i].param, -1);
+		capture_put_int(o, "alloc", u[i].alloc, -1);
+		capture_put_int(o, "launches", u[i].launches, -1);
+		capture_put_int(o, "offset", u[i].offset, -1);
 		json_array_append_new(arr, o);
 	}
 	return arr;
@@ -2151,45 +2152,45 @@ static json_t *alloc_uses_json(const struct capture_alloc_use *u, size_t n)
 
 static json_t *load_json(const struct capture_load *l)
 {
-	json_t *o = start(l->source);
+	json_t *o = capture_start(l->source);
 
 	json_object_set_new(o, "ordinal", json_integer(l->ordinal));
-	put_int(o, "ptx_line", l->ptx_line, -1);
-	put_str(o, "instruction", l->instruction);
-	put_str(o, "space", l->space);
-	put_str(o, "cache_op", l->cache_op);
-	put_bool(o, "nc", l->nc);
-	put_int(o, "vector", l->vector, -1);
-	put_int(o, "bits", l->bits, -1);
-	put_str(o, "file", l->file);
-	put_int(o, "line", l->line, 0);
-	put_int(o, "column", l->column, 0);
-	put_int(o, "param", l->param, -1);
-	put_bool(o, "read_only", l->read_only);
-	put_bool(o, "patchable", l->patchable);
-	put_str(o, "unpatchable_reason", l->unpatchable_reason);
-	put_str(o, "l1_eviction", l->l1_eviction);
-	put_bool(o, "measured", l->measured);
-	put_int(o, "node", l->node, -1);
-	put_num(o, "hit", l->hit);
-	put_int(o, "run", l->run, -1);
-	put_num(o, "access", l->access);
-	put_num(o, "requests", l->requests);
-	put_num(o, "lines", l->lines);
-	put_num(o, "bytes", l->bytes);
+	capture_put_int(o, "ptx_line", l->ptx_line, -1);
+	capture_put_str(o, "instruction", l->instruction);
+	capture_put_str(o, "space", l->space);
+	capture_put_str(o, "cache_op", l->cache_op);
+	capture_put_bool(o, "nc", l->nc);
+	capture_put_int(o, "vector", l->vector, -1);
+	capture_put_int(o, "bits", l->bits, -1);
+	capture_put_str(o, "file", l->file);
+	capture_put_int(o, "line", l->line, 0);
+	capture_put_int(o, "column", l->column, 0);
+	capture_put_int(o, "param", l->param, -1);
+	capture_put_bool(o, "read_only", l->read_only);
+	capture_put_bool(o, "patchable", l->patchable);
+	capture_put_str(o, "unpatchable_reason", l->unpatchable_reason);
+	capture_put_str(o, "l1_eviction", l->l1_eviction);
+	capture_put_bool(o, "measured", l->measured);
+	capture_put_int(o, "node", l->node, -1);
+	capture_put_num(o, "hit", l->hit);
+	capture_put_int(o, "run", l->run, -1);
+	capture_put_num(o, "access", l->access);
+	capture_put_num(o, "requests", l->requests);
+	capture_put_num(o, "lines", l->lines);
+	capture_put_num(o, "bytes", l->bytes);
 	return o;
 }
 
 static json_t *pair_json(const struct capture_pair *p)
 {
-	json_t *o = start(p->source);
+	json_t *o = capture_start(p->source);
 
 	json_object_set_new(o, "i", json_integer(p->i));
 	json_object_set_new(o, "j", json_integer(p->j));
-	put_num(o, "hit", p->hit);
-	put_int(o, "run", p->run, -1);
+	capture_put_num(o, "hit", p->hit);
+	capture_put_int(o, "run", p->run, -1);
 	if (p->noise_resolution) {
-		json_t *n = start(SEC(json_object_get(JS(p->source), "noise")));
+		json_t *n = capture_start(SEC(json_object_get(JS(p->source), "noise")));
 
 		json_object_set_new(n, "measured", json_real(p->noise_measured));
 		json_object_set_new(n, "resolution", json_string(p->noise_resolution));
@@ -2202,16 +2203,16 @@ static json_t *pair_json(const struct capture_pair *p)
 
 static json_t *counters_json(const struct capture_counters *c)
 {
-	json_t *o = start(c->source);
+	json_t *o = capture_start(c->source);
 	size_t i;
 
 	for (i = 0; i < ARRAY_SIZE(capture_counter_keys); i++)
-		put_num(o, capture_counter_keys[i], counter_value(c, i));
-	put_int(o, "launches", c->launches, -1);
-	put_int(o, "run", c->run, -1);
-	put_int(o, "sampled_launches", c->sampled_launches, -1);
-	put_int(o, "timed_launches", c->timed_launches, -1);
-	put_str(o, "measured_as", c->measured_as);
+		capture_put_num(o, capture_counter_keys[i], counter_value(c, i));
+	capture_put_int(o, "launches", c->launches, -1);
+	capture_put_int(o, "run", c->run, -1);
+	capture_put_int(o, "sampled_launches", c->sampled_launches, -1);
+	capture_put_int(o, "timed_launches", c->timed_launches, -1);
+	capture_put_str(o, "measured_as", c->measured_as);
 	return o;
 }
 
@@ -2220,95 +2221,96 @@ static json_t *extents_json(const long long e[3])
 	return json_pack("[I,I,I]", (json_int_t)e[0], (json_int_t)e[1], (json_int_t)e[2]);
 }
 
-static json_t *speedup_json(json_t *into, const char *key, const struct capture_speedup *sp)
+json_t *capture_speedup_json(json_t *into, const char *key, const struct capture_speedup *sp)
 {
 	json_t *o;
 
 	if (isnan(sp->median) && isnan(sp->min) && isnan(sp->max) && !json_object_get(into, key))
 		return into;
 	if (sp->plain) {
-		put_num(into, key, sp->median);
+		capture_put_num(into, key, sp->median);
 		return into;
 	}
-	o = start(SEC(json_object_get(into, key)));
-	put_num(o, "min", sp->min);
-	put_num(o, "median", sp->median);
-	put_num(o, "max", sp->max);
+	o = capture_start(SEC(json_object_get(into, key)));
+	capture_put_num(o, "min", sp->min);
+	capture_put_num(o, "median", sp->median);
+	capture_put_num(o, "max", sp->max);
 	json_object_set_new(into, key, o);
 	return into;
 }
 
-static json_t *verdict_json(const struct capture_verdict *v)
+json_t *capture_verdict_json(const struct capture_verdict *v)
 {
-	json_t *o = start(v->source);
+	json_t *o = capture_start(v->source);
 
-	put_str(o, "name", v->name);
-	put_str(o, "module", v->module);
-	speedup_json(o, "speedup", &v->speedup);
-	put_num(o, "noise", v->noise);
-	put_num(o, "spread", v->spread);
-	put_bool(o, "kept", v->kept);
-	put_str(o, "reason", v->reason);
+	capture_put_str(o, "name", v->name);
+	capture_put_str(o, "module", v->module);
+	capture_speedup_json(o, "speedup", &v->speedup);
+	capture_put_num(o, "noise", v->noise);
+	capture_put_num(o, "spread", v->spread);
+	capture_put_bool(o, "kept", v->kept);
+	capture_put_str(o, "reason", v->reason);
 	return o;
 }
 
-static json_t *verification_json(const struct capture_verification *ver)
+json_t *capture_verification_json(const struct capture_verification *ver)
 {
-	json_t *o = start(ver->source), *arr = json_array();
+	json_t *o = capture_start(ver->source), *arr = json_array();
 	size_t i;
 
-	put_str(o, "status", ver->status);
-	put_bool(o, "kept", ver->kept);
-	speedup_json(o, "speedup", &ver->speedup);
+	capture_put_str(o, "status", ver->status);
+	capture_put_bool(o, "kept", ver->kept);
+	capture_speedup_json(o, "speedup", &ver->speedup);
 	for (i = 0; i < ver->nr_kernels; i++)
-		json_array_append_new(arr, verdict_json(&ver->kernels[i]));
+		json_array_append_new(arr, capture_verdict_json(&ver->kernels[i]));
 	if (ver->nr_kernels || json_object_get(o, "kernels"))
 		json_object_set_new(o, "kernels", arr);
 	else
 		json_decref(arr);
 	if (!isnan(ver->gpu_speedup.median) || json_is_object(json_object_get(o, "program"))) {
-		json_t *prog = start(SEC(json_object_get(o, "program")));
+		json_t *prog = capture_start(SEC(json_object_get(o, "program")));
 
-		json_object_set_new(o, "program", speedup_json(prog, "gpu_speedup", &ver->gpu_speedup));
+		json_object_set_new(o, "program",
+				    capture_speedup_json(prog, "gpu_speedup", &ver->gpu_speedup));
 	}
 	if (ver->has_source_patch) {
 		const struct capture_source_patch *sp = &ver->source_patch;
-		json_t *spj = start(sp->source), *left = json_array();
+		json_t *spj = capture_start(sp->source), *left = json_array();
 
-		put_int(spj, "rewritten", sp->rewritten, -1);
+		capture_put_int(spj, "rewritten", sp->rewritten, -1);
 		for (i = 0; i < sp->nr_left_out; i++) {
 			const struct capture_left_out *l = &sp->left_out[i];
-			json_t *lj = start(l->source);
+			json_t *lj = capture_start(l->source);
 
-			put_str(lj, "function", l->function);
-			put_int(lj, "ordinal", l->ordinal, -1);
-			put_str(lj, "action", l->action);
-			put_str(lj, "reason", l->reason);
+			capture_put_str(lj, "function", l->function);
+			capture_put_int(lj, "ordinal", l->ordinal, -1);
+			capture_put_str(lj, "action", l->action);
+			capture_put_str(lj, "reason", l->reason);
 			json_array_append_new(left, lj);
 		}
 		if (sp->nr_left_out || json_object_get(spj, "left_out"))
 			json_object_set_new(spj, "left_out", left);
 		else
 			json_decref(left);
-		put_str(spj, "status", sp->status);
-		put_num(spj, "speedup", sp->speedup);
+		capture_put_str(spj, "status", sp->status);
+		capture_put_num(spj, "speedup", sp->speedup);
 		json_object_set_new(o, "source_patch", spj);
 	}
 	return o;
 }
 
-static json_t *oracle_kernel_json(const struct capture_oracle_kernel *k)
+json_t *capture_oracle_kernel_json(const struct capture_oracle_kernel *k)
 {
-	json_t *o = start(k->source), *plans = json_array();
+	json_t *o = capture_start(k->source), *plans = json_array();
 	size_t i, j;
 
 	json_object_set_new(o, "kernel", json_string(k->kernel));
-	put_str(o, "dimension", k->dimension);
-	put_int(o, "loads", k->loads, -1);
-	put_int(o, "rounds", k->rounds, -1);
-	put_num(o, "best_speedup", k->best_speedup);
-	put_num(o, "advised_speedup", k->advised_speedup);
-	put_num(o, "ratio", k->ratio);
+	capture_put_str(o, "dimension", k->dimension);
+	capture_put_int(o, "loads", k->loads, -1);
+	capture_put_int(o, "rounds", k->rounds, -1);
+	capture_put_num(o, "best_speedup", k->best_speedup);
+	capture_put_num(o, "advised_speedup", k->advised_speedup);
+	capture_put_num(o, "ratio", k->ratio);
 	for (i = 0; i < k->nr_plans; i++) {
 		const struct capture_oracle_plan *pl = &k->plans[i];
 		json_t *old = json_array_get(json_object_get(o, "plans"), i);
@@ -2321,9 +2323,9 @@ static json_t *oracle_kernel_json(const struct capture_oracle_kernel *k)
 			json_object_set_new(p, "cached", cached);
 		else
 			json_decref(cached);
-		put_num(p, "median_ns", pl->median_ns);
-		put_num(p, "speedup", pl->speedup);
-		put_str(p, "output", pl->output);
+		capture_put_num(p, "median_ns", pl->median_ns);
+		capture_put_num(p, "speedup", pl->speedup);
+		capture_put_str(p, "output", pl->output);
 		if (pl->nr_l2 || json_object_get(p, "l2")) {
 			json_t *l2 = json_array();
 
@@ -2338,21 +2340,21 @@ static json_t *oracle_kernel_json(const struct capture_oracle_kernel *k)
 		json_object_set_new(o, "plans", plans);
 	else
 		json_decref(plans);
-	put_int(o, "best_plan", k->best_plan, -1);
-	put_int(o, "advised_plan", k->advised_plan, -1);
+	capture_put_int(o, "best_plan", k->best_plan, -1);
+	capture_put_int(o, "advised_plan", k->advised_plan, -1);
 	return o;
 }
 
-static json_t *oracle_json(const struct capture_oracle *orc)
+json_t *capture_oracle_json(const struct capture_oracle *orc)
 {
-	json_t *o = start(orc->source), *arr = json_array();
+	json_t *o = capture_start(orc->source), *arr = json_array();
 	size_t i;
 
-	put_str(o, "status", orc->status);
-	put_int(o, "rounds", orc->rounds, -1);
-	put_int(o, "plans_output_rejected", orc->plans_output_rejected, -1);
+	capture_put_str(o, "status", orc->status);
+	capture_put_int(o, "rounds", orc->rounds, -1);
+	capture_put_int(o, "plans_output_rejected", orc->plans_output_rejected, -1);
 	for (i = 0; i < orc->nr_kernels; i++)
-		json_array_append_new(arr, oracle_kernel_json(&orc->kernels[i]));
+		json_array_append_new(arr, capture_oracle_kernel_json(&orc->kernels[i]));
 	if (orc->has_kernels || orc->nr_kernels)
 		json_object_set_new(o, "kernels", arr);
 	else
@@ -2361,25 +2363,25 @@ static json_t *oracle_json(const struct capture_oracle *orc)
 }
 
 /* kernels[].ranks */
-static json_t *ranks_json(const struct capture_kernel *k)
+json_t *capture_ranks_json(const struct capture_kernel *k)
 {
 	json_t *arr = json_array();
 	size_t i;
 
 	for (i = 0; i < k->nr_ranks; i++) {
 		const struct capture_kernel_rank *rk = &k->ranks[i];
-		json_t *rj = start(rk->source), *loads = json_array();
+		json_t *rj = capture_start(rk->source), *loads = json_array();
 		size_t a;
 
 		json_object_set_new(rj, "rank", json_integer(rk->rank));
-		put_str(rj, "gpu", rk->gpu);
-		put_int(rj, "launches", rk->launches, -1);
+		capture_put_str(rj, "gpu", rk->gpu);
+		capture_put_int(rj, "launches", rk->launches, -1);
 		for (a = 0; a < rk->nr_loads; a++) {
-			json_t *lj = start(rk->loads[a].source);
+			json_t *lj = capture_start(rk->loads[a].source);
 
 			json_object_set_new(lj, "ordinal", json_integer(rk->loads[a].ordinal));
-			put_num(lj, "hit_per_launch", rk->loads[a].hit_per_launch);
-			put_num(lj, "samples", rk->loads[a].samples);
+			capture_put_num(lj, "hit_per_launch", rk->loads[a].hit_per_launch);
+			capture_put_num(lj, "samples", rk->loads[a].samples);
 			json_array_append_new(loads, lj);
 		}
 		json_object_set_new(rj, "loads", loads);
@@ -2388,27 +2390,27 @@ static json_t *ranks_json(const struct capture_kernel *k)
 	return arr;
 }
 
-static json_t *kernel_json(const struct capture_kernel *k)
+json_t *capture_kernel_json(const struct capture_kernel *k)
 {
-	json_t *o = start(k->source), *arr;
+	json_t *o = capture_start(k->source), *arr;
 	size_t i;
 
 	json_object_set_new(o, "module", json_string(k->module));
 	json_object_set_new(o, "name", json_string(k->name));
-	put_str(o, "demangled", k->demangled);
-	put_int(o, "launches", k->launches, -1);
+	capture_put_str(o, "demangled", k->demangled);
+	capture_put_int(o, "launches", k->launches, -1);
 	if (k->has_extents & 1)
 		json_object_set_new(o, "grid", extents_json(k->grid));
 	if (k->has_extents & 2)
 		json_object_set_new(o, "block", extents_json(k->block));
-	put_int(o, "dynamic_shared_bytes", k->dynamic_shared_bytes, -1);
-	put_int(o, "static_shared_bytes", k->static_shared_bytes, -1);
-	put_int(o, "registers", k->registers, -1);
+	capture_put_int(o, "dynamic_shared_bytes", k->dynamic_shared_bytes, -1);
+	capture_put_int(o, "static_shared_bytes", k->static_shared_bytes, -1);
+	capture_put_int(o, "registers", k->registers, -1);
 	if (k->has_gpu_time) {
-		json_t *gt = start(SEC(json_object_get(JS(k->source), "gpu_time_ns")));
+		json_t *gt = capture_start(SEC(json_object_get(JS(k->source), "gpu_time_ns")));
 
-		put_num(gt, "baseline", k->gpu_time_baseline_ns);
-		put_num(gt, "cubin", k->gpu_time_cubin_ns);
+		capture_put_num(gt, "baseline", k->gpu_time_baseline_ns);
+		capture_put_num(gt, "cubin", k->gpu_time_cubin_ns);
 		json_object_set_new(o, "gpu_time_ns", gt);
 	}
 	if (k->has_counters) {
@@ -2429,34 +2431,34 @@ static json_t *kernel_json(const struct capture_kernel *k)
 			json_array_append_new(arr, pair_json(&k->pairs[i]));
 		json_object_set_new(o, "pairs", arr);
 	}
-	put_int(o, "left_out_loads", k->left_out_loads, -1);
+	capture_put_int(o, "left_out_loads", k->left_out_loads, -1);
 	if (k->has_allocs_used)
 		json_object_set_new(o, "allocs_used", alloc_uses_json(k->allocs_used,
 								      k->nr_allocs_used));
-	put_num(o, "monitor_gpu_time_ns", k->monitor_gpu_time_ns);
+	capture_put_num(o, "monitor_gpu_time_ns", k->monitor_gpu_time_ns);
 	if (k->has_efficiency) {
-		json_t *e = start(SEC(json_object_get(JS(k->source), "efficiency")));
+		json_t *e = capture_start(SEC(json_object_get(JS(k->source), "efficiency")));
 
-		put_num(e, "on", k->efficiency_on);
-		put_num(e, "off", k->efficiency_off);
+		capture_put_num(e, "on", k->efficiency_on);
+		capture_put_num(e, "off", k->efficiency_off);
 		json_object_set_new(o, "efficiency", e);
 	}
 	if (k->verification)
-		json_object_set_new(o, "verification", verdict_json(k->verification));
+		json_object_set_new(o, "verification", capture_verdict_json(k->verification));
 	if (k->oracle)
-		json_object_set_new(o, "oracle", oracle_kernel_json(k->oracle));
+		json_object_set_new(o, "oracle", capture_oracle_kernel_json(k->oracle));
 	if (k->nr_ranks)
-		json_object_set_new(o, "ranks", ranks_json(k));
+		json_object_set_new(o, "ranks", capture_ranks_json(k));
 	if (k->has_data_structures) {
 		arr = json_array();
 		for (i = 0; i < k->nr_data_structures; i++) {
 			const struct capture_data_structure *d = &k->data_structures[i];
-			json_t *dj = start(d->source);
+			json_t *dj = capture_start(d->source);
 
-			put_int(dj, "param", d->param, -1);
-			put_bool(dj, "read_only", d->read_only);
-			put_num(dj, "sim_hits", d->sim_hits);
-			put_num(dj, "sim_accesses", d->sim_accesses);
+			capture_put_int(dj, "param", d->param, -1);
+			capture_put_bool(dj, "read_only", d->read_only);
+			capture_put_num(dj, "sim_hits", d->sim_hits);
+			capture_put_num(dj, "sim_accesses", d->sim_accesses);
 			json_array_append_new(arr, dj);
 		}
 		json_object_set_new(o, "data_structures", arr);
@@ -2464,40 +2466,40 @@ static json_t *kernel_json(const struct capture_kernel *k)
 	return o;
 }
 
-static json_t *run_json(const struct capture_run *run)
+json_t *capture_run_json(const struct capture_run *run)
 {
-	json_t *o = start(run->source);
+	json_t *o = capture_start(run->source);
 	size_t i;
 
 	json_object_set_new(o, "index", json_integer(run->index));
-	put_str(o, "variant", run->variant);
-	put_str(o, "description", run->description);
-	put_str(o, "log", run->log);
-	put_str(o, "stdout", run->stdout_path);
-	put_str(o, "stderr", run->stderr_path);
-	put_str(o, "events", run->events);
-	put_str(o, "status", run->status);
+	capture_put_str(o, "variant", run->variant);
+	capture_put_str(o, "description", run->description);
+	capture_put_str(o, "log", run->log);
+	capture_put_str(o, "stdout", run->stdout_path);
+	capture_put_str(o, "stderr", run->stderr_path);
+	capture_put_str(o, "events", run->events);
+	capture_put_str(o, "status", run->status);
 	if (run->has_exit_status)
 		json_object_set_new(o, "exit_status", json_integer(run->exit_status));
-	put_num(o, "wall_seconds", run->wall_seconds);
+	capture_put_num(o, "wall_seconds", run->wall_seconds);
 	if (run->has_gpu)
 		json_object_set_new(o, "gpu", json_integer(run->gpu));
-	put_str(o, "stdout_sha256", run->stdout_sha256);
-	put_bool(o, "files_walk_truncated", run->files_walk_truncated);
-	put_bool(o, "files_compared", run->files_compared);
+	capture_put_str(o, "stdout_sha256", run->stdout_sha256);
+	capture_put_bool(o, "files_walk_truncated", run->files_walk_truncated);
+	capture_put_bool(o, "files_compared", run->files_compared);
 	if (run->has_files) {
 		json_t *arr = json_array();
 
 		for (i = 0; i < run->nr_files; i++) {
 			const struct capture_file *f = &run->files[i];
-			json_t *fj = start(f->source);
+			json_t *fj = capture_start(f->source);
 
 			json_object_set_new(fj, "path", json_string(f->path));
 			if (f->removed)
 				json_object_set_new(fj, "removed", json_true());
-			put_num(fj, "size", f->size);
-			put_str(fj, "sha256", f->sha256);
-			put_str(fj, "copy", f->copy);
+			capture_put_num(fj, "size", f->size);
+			capture_put_str(fj, "sha256", f->sha256);
+			capture_put_str(fj, "copy", f->copy);
 			json_array_append_new(arr, fj);
 		}
 		json_object_set_new(o, "files", arr);
@@ -2505,128 +2507,128 @@ static json_t *run_json(const struct capture_run *run)
 	return o;
 }
 
-static json_t *module_json(const struct capture_module *m)
+json_t *capture_module_json(const struct capture_module *m)
 {
-	json_t *o = start(m->source);
+	json_t *o = capture_start(m->source);
 
 	json_object_set_new(o, "id", json_string(m->id));
-	put_str(o, "origin", m->origin);
-	put_str(o, "arch", m->arch);
+	capture_put_str(o, "origin", m->origin);
+	capture_put_str(o, "arch", m->arch);
 	/* a null has_ptx (unknown: derived from "ptx" when read) stays null */
 	if (!m->source || json_is_boolean(json_object_get(o, "has_ptx")))
 		json_object_set_new(o, "has_ptx", json_boolean(m->has_ptx));
-	put_str(o, "ptx", m->ptx);
-	put_str(o, "library", m->library);
-	put_str(o, "no_ptx_reason", m->no_ptx_reason);
+	capture_put_str(o, "ptx", m->ptx);
+	capture_put_str(o, "library", m->library);
+	capture_put_str(o, "no_ptx_reason", m->no_ptx_reason);
 	if (m->has_kernels || m->nr_kernels)
-		json_object_set_new(o, "kernels", strings_json(m->kernels, m->nr_kernels));
-	put_num(o, "gpu_time_ns", m->gpu_time_ns);
+		json_object_set_new(o, "kernels", capture_strings_json(m->kernels, m->nr_kernels));
+	capture_put_num(o, "gpu_time_ns", m->gpu_time_ns);
 	return o;
 }
 
-static json_t *output_check_json(const struct capture_output_check *oc)
+json_t *capture_output_check_json(const struct capture_output_check *oc)
 {
-	json_t *o = start(oc->source), *arr = json_array();
+	json_t *o = capture_start(oc->source), *arr = json_array();
 	size_t i;
 
-	put_str(o, "status", oc->status);
-	put_num(o, "rtol", oc->rtol);
-	put_num(o, "atol", oc->atol);
+	capture_put_str(o, "status", oc->status);
+	capture_put_num(o, "rtol", oc->rtol);
+	capture_put_num(o, "atol", oc->atol);
 	if (oc->has_max_difference) {
-		json_t *md = start(SEC(json_object_get(o, "max_difference")));
+		json_t *md = capture_start(SEC(json_object_get(o, "max_difference")));
 
-		put_num(md, "abs", oc->max_abs);
-		put_num(md, "rel", oc->max_rel);
-		put_str(md, "where", oc->max_where);
+		capture_put_num(md, "abs", oc->max_abs);
+		capture_put_num(md, "rel", oc->max_rel);
+		capture_put_str(md, "where", oc->max_where);
 		json_object_set_new(o, "max_difference", md);
 	}
-	put_int(o, "volatile_lines", oc->volatile_lines, -1);
+	capture_put_int(o, "volatile_lines", oc->volatile_lines, -1);
 	if (oc->nr_volatile_examples || json_object_get(o, "volatile_examples"))
 		json_object_set_new(o, "volatile_examples",
-				    strings_json(oc->volatile_examples, oc->nr_volatile_examples));
-	put_int(o, "unstable_lines", oc->unstable_lines, -1);
+				    capture_strings_json(oc->volatile_examples, oc->nr_volatile_examples));
+	capture_put_int(o, "unstable_lines", oc->unstable_lines, -1);
 	if (oc->nr_unstable_examples || json_object_get(o, "unstable_examples"))
 		json_object_set_new(o, "unstable_examples",
-				    strings_json(oc->unstable_examples, oc->nr_unstable_examples));
-	put_int(o, "left_out", oc->left_out, -1);
+				    capture_strings_json(oc->unstable_examples, oc->nr_unstable_examples));
+	capture_put_int(o, "left_out", oc->left_out, -1);
 	for (i = 0; i < oc->nr_files; i++) {
 		const struct capture_output_file *f = &oc->files[i];
-		json_t *fj = start(f->source);
+		json_t *fj = capture_start(f->source);
 
 		json_object_set_new(fj, "path", json_string(f->path));
-		put_str(fj, "status", f->status);
-		put_num(fj, "size", f->size);
-		put_str(fj, "sha256", f->sha256);
+		capture_put_str(fj, "status", f->status);
+		capture_put_num(fj, "size", f->size);
+		capture_put_str(fj, "sha256", f->sha256);
 		if (f->removed)
 			json_object_set_new(fj, "removed", json_true());
-		put_str(fj, "compared_as", f->compared_as);
-		put_num(fj, "max_abs_difference", f->max_abs_difference);
-		put_num(fj, "max_rel_difference", f->max_rel_difference);
-		put_num(fj, "advice_size", f->advice_size);
-		put_str(fj, "advice_sha256", f->advice_sha256);
+		capture_put_str(fj, "compared_as", f->compared_as);
+		capture_put_num(fj, "max_abs_difference", f->max_abs_difference);
+		capture_put_num(fj, "max_rel_difference", f->max_rel_difference);
+		capture_put_num(fj, "advice_size", f->advice_size);
+		capture_put_str(fj, "advice_sha256", f->advice_sha256);
 		json_array_append_new(arr, fj);
 	}
 	if (oc->nr_files || json_object_get(o, "files"))
 		json_object_set_new(o, "files", arr);
 	else
 		json_decref(arr);
-	put_str(o, "reason", oc->reason);
+	capture_put_str(o, "reason", oc->reason);
 	return o;
 }
 
-static json_t *program_json(const struct capture_program *prog)
+json_t *capture_program_json(const struct capture_program *prog)
 {
-	json_t *p = start(prog->source);
+	json_t *p = capture_start(prog->source);
 
-	put_str(p, "path", prog->path);
+	capture_put_str(p, "path", prog->path);
 	if (prog->nr_args || json_object_get(p, "args"))
-		json_object_set_new(p, "args", strings_json(prog->args, prog->nr_args));
-	put_str(p, "cwd", prog->cwd);
+		json_object_set_new(p, "args", capture_strings_json(prog->args, prog->nr_args));
+	capture_put_str(p, "cwd", prog->cwd);
 	return p;
 }
 
-static json_t *options_json(const struct capture_options *op)
+json_t *capture_options_json(const struct capture_options *op)
 {
-	json_t *p = start(op->source);
+	json_t *p = capture_start(op->source);
 
-	put_int(p, "top", op->top, -1);
-	put_num(p, "min_share", op->min_share);
-	put_int(p, "max_loads", op->max_loads, -1);
-	put_str(p, "model", op->model);
-	put_str(p, "bypass_form", op->bypass_form);
-	put_str(p, "kernels_regex", op->kernels_regex);
-	put_int(p, "repeat", op->repeat, -1);
-	put_num(p, "timeout", op->timeout);
+	capture_put_int(p, "top", op->top, -1);
+	capture_put_num(p, "min_share", op->min_share);
+	capture_put_int(p, "max_loads", op->max_loads, -1);
+	capture_put_str(p, "model", op->model);
+	capture_put_str(p, "bypass_form", op->bypass_form);
+	capture_put_str(p, "kernels_regex", op->kernels_regex);
+	capture_put_int(p, "repeat", op->repeat, -1);
+	capture_put_num(p, "timeout", op->timeout);
 	return p;
 }
 
-static json_t *kernel_seen_json(const struct capture_kernel_seen *s)
+json_t *capture_kernel_seen_json(const struct capture_kernel_seen *s)
 {
-	json_t *o = start(s->source);
+	json_t *o = capture_start(s->source);
 
 	json_object_set_new(o, "name", json_string(s->name));
-	put_int(o, "launches", s->launches, -1);
-	put_num(o, "gpu_time_ns", s->gpu_time_ns);
+	capture_put_int(o, "launches", s->launches, -1);
+	capture_put_num(o, "gpu_time_ns", s->gpu_time_ns);
 	if (s->has_allocs_used)
 		json_object_set_new(o, "allocs_used",
 				    alloc_uses_json(s->allocs_used, s->nr_allocs_used));
 	return o;
 }
 
-static json_t *allocation_json(const struct capture_allocation *a)
+json_t *capture_allocation_json(const struct capture_allocation *a)
 {
-	json_t *o = start(a->source);
+	json_t *o = capture_start(a->source);
 
 	json_object_set_new(o, "seq", json_integer(a->seq));
-	put_num(o, "bytes", a->bytes);
+	capture_put_num(o, "bytes", a->bytes);
 	return o;
 }
 
 /* "baseline_check", with its "output" when output is not NULL. */
-static json_t *baseline_check_json(const struct capture_baseline_check *b,
-				   const struct capture_output_check *output)
+json_t *capture_baseline_check_json(const struct capture_baseline_check *b,
+				    const struct capture_output_check *output)
 {
-	json_t *bc = start(b->source), *runs = json_array();
+	json_t *bc = capture_start(b->source), *runs = json_array();
 	size_t i;
 
 	for (i = 0; i < b->nr_runs; i++)
@@ -2635,55 +2637,55 @@ static json_t *baseline_check_json(const struct capture_baseline_check *b,
 		json_object_set_new(bc, "runs", runs);
 	else
 		json_decref(runs);
-	put_bool(bc, "output_identical", b->output_identical);
-	put_num(bc, "max_counter_spread", b->max_counter_spread);
+	capture_put_bool(bc, "output_identical", b->output_identical);
+	capture_put_num(bc, "max_counter_spread", b->max_counter_spread);
 	if (b->has_notes)
-		json_object_set_new(bc, "notes", strings_json(b->notes, b->nr_notes));
+		json_object_set_new(bc, "notes", capture_strings_json(b->notes, b->nr_notes));
 	if (output)
-		json_object_set_new(bc, "output", output_check_json(output));
+		json_object_set_new(bc, "output", capture_output_check_json(output));
 	return bc;
 }
 
-static json_t *l2_json(const struct capture_l2 *l2)
+json_t *capture_l2_json(const struct capture_l2 *l2)
 {
-	json_t *o = start(l2->source), *arr = json_array();
+	json_t *o = capture_start(l2->source), *arr = json_array();
 	size_t i;
 
-	put_str(o, "status", l2->status);
-	put_str(o, "reason", l2->reason);
-	put_num(o, "baseline_dram_bytes", l2->baseline_dram_bytes);
-	put_str(o, "baseline", l2->baseline);
-	put_str(o, "kept", l2->kept);
+	capture_put_str(o, "status", l2->status);
+	capture_put_str(o, "reason", l2->reason);
+	capture_put_num(o, "baseline_dram_bytes", l2->baseline_dram_bytes);
+	capture_put_str(o, "baseline", l2->baseline);
+	capture_put_str(o, "kept", l2->kept);
 	for (i = 0; i < l2->nr_windows; i++) {
 		const struct capture_l2_window *w = &l2->windows[i];
-		json_t *wj = start(w->source);
+		json_t *wj = capture_start(w->source);
 
-		put_str(wj, "variant", w->variant);
-		put_int(wj, "alloc", w->alloc, -1);
-		put_num(wj, "num_bytes", w->num_bytes);
-		put_num(wj, "set_aside_bytes", w->set_aside_bytes);
-		put_num(wj, "hit_ratio", w->hit_ratio);
+		capture_put_str(wj, "variant", w->variant);
+		capture_put_int(wj, "alloc", w->alloc, -1);
+		capture_put_num(wj, "num_bytes", w->num_bytes);
+		capture_put_num(wj, "set_aside_bytes", w->set_aside_bytes);
+		capture_put_num(wj, "hit_ratio", w->hit_ratio);
 		if (w->nr_kernels || json_object_get(wj, "kernels"))
-			json_object_set_new(wj, "kernels", strings_json(w->kernels, w->nr_kernels));
+			json_object_set_new(wj, "kernels", capture_strings_json(w->kernels, w->nr_kernels));
 		if (w->nr_kernels_without_ptx || json_object_get(wj, "kernels_without_ptx"))
-			json_object_set_new(wj, "kernels_without_ptx", strings_json(
+			json_object_set_new(wj, "kernels_without_ptx", capture_strings_json(
 				w->kernels_without_ptx, w->nr_kernels_without_ptx));
 		if (w->measured) {
-			json_t *vj = start(SEC(json_object_get(wj, "verification")));
+			json_t *vj = capture_start(SEC(json_object_get(wj, "verification")));
 
-			put_bool(vj, "kept", w->kept);
-			put_str(vj, "reason", w->reason);
-			put_num(vj, "dram_bytes", w->dram_bytes);
+			capture_put_bool(vj, "kept", w->kept);
+			capture_put_str(vj, "reason", w->reason);
+			capture_put_num(vj, "dram_bytes", w->dram_bytes);
 			if (!isnan(w->speedup.median) || json_object_get(vj, "speedup")) {
-				json_t *sp = start(SEC(json_object_get(vj, "speedup")));
+				json_t *sp = capture_start(SEC(json_object_get(vj, "speedup")));
 
-				put_num(sp, "min", w->speedup.min);
-				put_num(sp, "median", w->speedup.median);
-				put_num(sp, "max", w->speedup.max);
+				capture_put_num(sp, "min", w->speedup.min);
+				capture_put_num(sp, "median", w->speedup.median);
+				capture_put_num(sp, "max", w->speedup.max);
 				json_object_set_new(vj, "speedup", sp);
 			}
-			put_num(vj, "noise", w->noise);
-			put_int(vj, "ended_after_rounds", w->ended_after_rounds, -1);
+			capture_put_num(vj, "noise", w->noise);
+			capture_put_int(vj, "ended_after_rounds", w->ended_after_rounds, -1);
 			json_object_set_new(wj, "verification", vj);
 		}
 		json_array_append_new(arr, wj);
@@ -2695,14 +2697,14 @@ static json_t *l2_json(const struct capture_l2 *l2)
 	return o;
 }
 
-static json_t *carveout_json(const struct capture_carveout *co)
+json_t *capture_carveout_json(const struct capture_carveout *co)
 {
-	json_t *o = start(co->source), *arr = json_array();
+	json_t *o = capture_start(co->source), *arr = json_array();
 	size_t i;
 
 	for (i = 0; i < co->nr_kernels; i++) {
 		const struct capture_carveout_kernel *k = &co->kernels[i];
-		json_t *kj = start(k->source);
+		json_t *kj = capture_start(k->source);
 
 		json_object_set_new(kj, "name", json_string(k->name));
 		/* -1 (the driver's default) is also what an absent value reads as */
@@ -2710,20 +2712,20 @@ static json_t *carveout_json(const struct capture_carveout *co)
 			json_object_set_new(kj, "program_value", json_integer(k->program_value));
 		if (json_object_get(kj, "default_value") || k->default_value != -1)
 			json_object_set_new(kj, "default_value", json_integer(k->default_value));
-		put_int(kj, "launches", k->launches, -1);
+		capture_put_int(kj, "launches", k->launches, -1);
 		if (k->measured) {
-			json_t *sp = start(SEC(json_object_get(kj, "speedup_of_default")));
+			json_t *sp = capture_start(SEC(json_object_get(kj, "speedup_of_default")));
 
-			put_str(sp, "method", k->method);
-			speedup_json(sp, "speedup", &k->speedup);
-			put_num(sp, "noise", k->noise);
+			capture_put_str(sp, "method", k->method);
+			capture_speedup_json(sp, "speedup", &k->speedup);
+			capture_put_num(sp, "noise", k->noise);
 			json_object_set_new(kj, "speedup_of_default", sp);
 		} else if (json_object_get(kj, "speedup_of_default")) {
 			json_object_set_new(kj, "speedup_of_default", json_null());
 		}
-		put_str(kj, "kept", k->kept);
-		put_str(kj, "reason", k->reason);
-		put_str(kj, "advice", k->advice);
+		capture_put_str(kj, "kept", k->kept);
+		capture_put_str(kj, "reason", k->reason);
+		capture_put_str(kj, "advice", k->advice);
 		json_array_append_new(arr, kj);
 	}
 	if (co->nr_kernels || json_object_get(o, "kernels"))
@@ -2733,21 +2735,21 @@ static json_t *carveout_json(const struct capture_carveout *co)
 	return o;
 }
 
-static json_t *budget_json(const struct capture_budget *b)
+json_t *capture_budget_json(const struct capture_budget *b)
 {
-	json_t *o = start(b->source), *arr = json_array();
+	json_t *o = capture_start(b->source), *arr = json_array();
 	size_t i;
 
-	put_num(o, "factor", b->factor);
-	put_num(o, "seconds", b->seconds);
-	put_num(o, "native_seconds", b->native_seconds);
+	capture_put_num(o, "factor", b->factor);
+	capture_put_num(o, "seconds", b->seconds);
+	capture_put_num(o, "native_seconds", b->native_seconds);
 	for (i = 0; i < b->nr_skipped; i++) {
-		json_t *sj = start(b->skipped[i].source);
+		json_t *sj = capture_start(b->skipped[i].source);
 
 		json_object_set_new(sj, "step", json_string(b->skipped[i].step));
-		put_int(sj, "runs", b->skipped[i].runs, -1);
-		put_num(sj, "estimate_seconds", b->skipped[i].estimate_seconds);
-		put_num(sj, "spent_seconds", b->skipped[i].spent_seconds);
+		capture_put_int(sj, "runs", b->skipped[i].runs, -1);
+		capture_put_num(sj, "estimate_seconds", b->skipped[i].estimate_seconds);
+		capture_put_num(sj, "spent_seconds", b->skipped[i].spent_seconds);
 		json_array_append_new(arr, sj);
 	}
 	if (b->nr_skipped || json_object_get(o, "skipped"))
@@ -2759,17 +2761,17 @@ static json_t *budget_json(const struct capture_budget *b)
 
 json_t *capture_cost_to_json(const struct capture_cost *c)
 {
-	json_t *o = start(c->source), *by, *secs;
+	json_t *o = capture_start(c->source), *by, *secs;
 	size_t i;
 
-	put_int(o, "program_runs", c->program_runs, -1);
-	by = start(SEC(json_object_get(o, "runs_by_step")));
-	secs = start(SEC(json_object_get(o, "seconds_by_step")));
+	capture_put_int(o, "program_runs", c->program_runs, -1);
+	by = capture_start(SEC(json_object_get(o, "runs_by_step")));
+	secs = capture_start(SEC(json_object_get(o, "seconds_by_step")));
 	for (i = 0; i < CAPTURE_NR_STEPS; i++) {
 		if (c->runs_by_step[i] || json_object_get(by, capture_steps[i]))
 			json_object_set_new(by, capture_steps[i],
 					    json_integer(c->runs_by_step[i]));
-		put_num(secs, capture_steps[i], c->seconds_by_step[i]);
+		capture_put_num(secs, capture_steps[i], c->seconds_by_step[i]);
 	}
 	if (json_object_get(o, "runs_by_step") || json_object_size(by))
 		json_object_set_new(o, "runs_by_step", by);
@@ -2779,80 +2781,80 @@ json_t *capture_cost_to_json(const struct capture_cost *c)
 		json_object_set_new(o, "seconds_by_step", secs);
 	else
 		json_decref(secs);
-	put_int(o, "launches_counted", c->launches_counted, -1);
-	put_num(o, "wall_seconds", c->wall_seconds);
-	put_num(o, "native_seconds", c->native_seconds);
-	put_num(o, "ratio", c->ratio);
+	capture_put_int(o, "launches_counted", c->launches_counted, -1);
+	capture_put_num(o, "wall_seconds", c->wall_seconds);
+	capture_put_num(o, "native_seconds", c->native_seconds);
+	capture_put_num(o, "ratio", c->ratio);
 	return o;
 }
 
 json_t *capture_to_json(const struct capture *cap)
 {
-	json_t *doc = start(cap->source), *arr;
+	json_t *doc = capture_start(cap->source), *arr;
 	size_t i;
 
 	json_object_set_new(doc, "schema", json_string(cap->schema ? cap->schema : CAPTURE_SCHEMA));
-	put_str(doc, "status", cap->status);
-	put_str(doc, "tool_version", cap->tool_version);
-	put_str(doc, "created", cap->created);
+	capture_put_str(doc, "status", cap->status);
+	capture_put_str(doc, "tool_version", cap->tool_version);
+	capture_put_str(doc, "created", cap->created);
 	if (cap->has_program)
-		json_object_set_new(doc, "program", program_json(&cap->program));
+		json_object_set_new(doc, "program", capture_program_json(&cap->program));
 	if (cap->has_device && !cap->device_json)
 		json_object_set_new(doc, "device", device_model_to_json(&cap->device));
 	if (cap->has_options)
-		json_object_set_new(doc, "options", options_json(&cap->options));
+		json_object_set_new(doc, "options", capture_options_json(&cap->options));
 	if (cap->has_modules || cap->nr_modules) {
 		arr = json_array();
 		for (i = 0; i < cap->nr_modules; i++)
-			json_array_append_new(arr, module_json(&cap->modules[i]));
+			json_array_append_new(arr, capture_module_json(&cap->modules[i]));
 		json_object_set_new(doc, "modules", arr);
 	}
 	if (cap->has_runs || cap->nr_runs) {
 		arr = json_array();
 		for (i = 0; i < cap->nr_runs; i++)
-			json_array_append_new(arr, run_json(&cap->runs[i]));
+			json_array_append_new(arr, capture_run_json(&cap->runs[i]));
 		json_object_set_new(doc, "runs", arr);
 	}
 	arr = json_array();
 	for (i = 0; i < cap->nr_kernels; i++)
-		json_array_append_new(arr, kernel_json(&cap->kernels[i]));
+		json_array_append_new(arr, capture_kernel_json(&cap->kernels[i]));
 	json_object_set_new(doc, "kernels", arr);
 	if (cap->has_notes || cap->nr_notes)
-		json_object_set_new(doc, "notes", strings_json(cap->notes, cap->nr_notes));
+		json_object_set_new(doc, "notes", capture_strings_json(cap->notes, cap->nr_notes));
 	if (cap->has_all_kernels || cap->nr_all_kernels) {
 		arr = json_array();
 		for (i = 0; i < cap->nr_all_kernels; i++)
-			json_array_append_new(arr, kernel_seen_json(&cap->all_kernels[i]));
+			json_array_append_new(arr, capture_kernel_seen_json(&cap->all_kernels[i]));
 		json_object_set_new(doc, "all_kernels", arr);
 	}
 	if (cap->has_allocations || cap->nr_allocations) {
 		arr = json_array();
 		for (i = 0; i < cap->nr_allocations; i++)
-			json_array_append_new(arr, allocation_json(&cap->allocations[i]));
+			json_array_append_new(arr, capture_allocation_json(&cap->allocations[i]));
 		json_object_set_new(doc, "allocations", arr);
 	}
 	if (cap->has_cost)
 		json_object_set_new(doc, "cost", capture_cost_to_json(&cap->cost));
 
 	if (cap->has_baseline_check)
-		json_object_set_new(doc, "baseline_check", baseline_check_json(
+		json_object_set_new(doc, "baseline_check", capture_baseline_check_json(
 			&cap->baseline_check, cap->has_baseline_output ? &cap->baseline_output : NULL));
 	if (cap->oracle)
-		json_object_set_new(doc, "oracle", oracle_json(cap->oracle));
+		json_object_set_new(doc, "oracle", capture_oracle_json(cap->oracle));
 	if (cap->has_verification)
-		json_object_set_new(doc, "verification", verification_json(&cap->verification));
+		json_object_set_new(doc, "verification", capture_verification_json(&cap->verification));
 	if (cap->has_verification_output && json_is_object(json_object_get(doc, "verification"))) {
 		json_t *ver = json_copy(json_object_get(doc, "verification"));
 
-		json_object_set_new(ver, "output", output_check_json(&cap->verification_output));
+		json_object_set_new(ver, "output", capture_output_check_json(&cap->verification_output));
 		json_object_set_new(doc, "verification", ver);
 	}
 	if (cap->has_l2)
-		json_object_set_new(doc, "l2", l2_json(&cap->l2));
+		json_object_set_new(doc, "l2", capture_l2_json(&cap->l2));
 	if (cap->has_carveout)
-		json_object_set_new(doc, "carveout", carveout_json(&cap->carveout));
+		json_object_set_new(doc, "carveout", capture_carveout_json(&cap->carveout));
 	if (cap->has_budget)
-		json_object_set_new(doc, "budget", budget_json(&cap->budget));
+		json_object_set_new(doc, "budget", capture_budget_json(&cap->budget));
 	/* the copy shares untouched members with cap's source: give the
 	 * caller a document of its own */
 	arr = json_deep_copy(doc);
@@ -2879,7 +2881,7 @@ void capture_init(struct capture *cap)
 	device_model_init(&cap->device);
 }
 
-static void free_strings(char **s, size_t n)
+void capture_free_strings(char **s, size_t n)
 {
 	size_t i;
 
@@ -2905,13 +2907,13 @@ static void verdict_release(struct capture_verdict *v)
 }
 
 /* A kernel's own verdict (kernels[].verification). */
-static void verdict_free(struct capture_verdict *v)
+void capture_verdict_free(struct capture_verdict *v)
 {
 	verdict_release(v);
 	free(v);
 }
 
-static void software_cache_free(struct capture_software_cache *sc)
+void capture_software_cache_free(struct capture_software_cache *sc)
 {
 	size_t i;
 
@@ -2933,7 +2935,7 @@ static void software_cache_free(struct capture_software_cache *sc)
 	free(sc);
 }
 
-static void register_cache_free(struct capture_register_cache *rc)
+void capture_register_cache_free(struct capture_register_cache *rc)
 {
 	size_t i;
 
@@ -2962,7 +2964,7 @@ static void oracle_kernel_release(struct capture_oracle_kernel *k)
 	free(k->dimension);
 }
 
-static void oracle_kernel_free(struct capture_oracle_kernel *k)
+void capture_oracle_kernel_free(struct capture_oracle_kernel *k)
 {
 	if (!k)
 		return;
@@ -2970,7 +2972,7 @@ static void oracle_kernel_free(struct capture_oracle_kernel *k)
 	free(k);
 }
 
-static void oracle_release(struct capture_oracle *orc)
+void capture_oracle_free(struct capture_oracle *orc)
 {
 	size_t i;
 
@@ -2983,7 +2985,7 @@ static void oracle_release(struct capture_oracle *orc)
 	free(orc);
 }
 
-static void ranks_release(struct capture_kernel *k)
+void capture_ranks_release(struct capture_kernel *k)
 {
 	size_t i;
 
@@ -2994,13 +2996,13 @@ static void ranks_release(struct capture_kernel *k)
 	free(k->ranks);
 }
 
-static void l2_priority_free(struct capture_l2_priority *lp)
+void capture_l2_priority_free(struct capture_l2_priority *lp)
 {
 	size_t i;
 
 	if (!lp)
 		return;
-	free_strings(lp->forms, lp->nr_forms);
+	capture_free_strings(lp->forms, lp->nr_forms);
 	for (i = 0; i < lp->nr_loads; i++) {
 		free(lp->loads[i].dram_bytes);
 		free(lp->loads[i].ordinals);
@@ -3037,29 +3039,29 @@ void capture_kernel_release(struct capture_kernel *k)
 	free(k->pairs);
 	free(k->allocs_used);
 	free(k->data_structures);
-	verdict_free(k->verification);
-	software_cache_free(k->software_cache);
-	oracle_kernel_free(k->oracle);
-	register_cache_free(k->register_cache);
-	ranks_release(k);
-	l2_priority_free(k->l2_priority);
+	capture_verdict_free(k->verification);
+	capture_software_cache_free(k->software_cache);
+	capture_oracle_kernel_free(k->oracle);
+	capture_register_cache_free(k->register_cache);
+	capture_ranks_release(k);
+	capture_l2_priority_free(k->l2_priority);
 }
 
-static void program_release(struct capture_program *p)
+void capture_program_release(struct capture_program *p)
 {
 	free(p->path);
-	free_strings(p->args, p->nr_args);
+	capture_free_strings(p->args, p->nr_args);
 	free(p->cwd);
 }
 
-static void options_release(struct capture_options *op)
+void capture_options_release(struct capture_options *op)
 {
 	free(op->model);
 	free(op->bypass_form);
 	free(op->kernels_regex);
 }
 
-static void module_release(struct capture_module *m)
+void capture_module_release(struct capture_module *m)
 {
 	free(m->id);
 	free(m->origin);
@@ -3067,22 +3069,22 @@ static void module_release(struct capture_module *m)
 	free(m->ptx);
 	free(m->library);
 	free(m->no_ptx_reason);
-	free_strings(m->kernels, m->nr_kernels);
+	capture_free_strings(m->kernels, m->nr_kernels);
 }
 
-static void kernel_seen_release(struct capture_kernel_seen *s)
+void capture_kernel_seen_release(struct capture_kernel_seen *s)
 {
 	free(s->name);
 	free(s->allocs_used);
 }
 
-static void baseline_check_release(struct capture_baseline_check *bc)
+void capture_baseline_check_release(struct capture_baseline_check *bc)
 {
 	free(bc->runs);
-	free_strings(bc->notes, bc->nr_notes);
+	capture_free_strings(bc->notes, bc->nr_notes);
 }
 
-static void verification_release(struct capture_verification *ver)
+void capture_verification_release(struct capture_verification *ver)
 {
 	size_t i;
 
@@ -3101,7 +3103,7 @@ static void verification_release(struct capture_verification *ver)
 	free(ver->source_patch.status);
 }
 
-static void carveout_release(struct capture_carveout *co)
+void capture_carveout_release(struct capture_carveout *co)
 {
 	size_t i;
 
@@ -3117,7 +3119,7 @@ static void carveout_release(struct capture_carveout *co)
 	free(co->kernels);
 }
 
-static void budget_release(struct capture_budget *b)
+void capture_budget_release(struct capture_budget *b)
 {
 	size_t i;
 
@@ -3136,15 +3138,15 @@ void capture_release(struct capture *cap)
 	free(cap->status);
 	free(cap->tool_version);
 	free(cap->created);
-	program_release(&cap->program);
+	capture_program_release(&cap->program);
 	device_model_release(&cap->device);
 	free(cap->device_partitioned);
-	oracle_release(cap->oracle);
-	baseline_check_release(&cap->baseline_check);
+	capture_oracle_free(cap->oracle);
+	capture_baseline_check_release(&cap->baseline_check);
 	free(cap->measure.method);
-	options_release(&cap->options);
+	capture_options_release(&cap->options);
 	for (i = 0; i < cap->nr_modules; i++)
-		module_release(&cap->modules[i]);
+		capture_module_release(&cap->modules[i]);
 	free(cap->modules);
 	for (i = 0; i < cap->nr_runs; i++)
 		capture_run_release(&cap->runs[i]);
@@ -3152,17 +3154,17 @@ void capture_release(struct capture *cap)
 	for (i = 0; i < cap->nr_kernels; i++)
 		capture_kernel_release(&cap->kernels[i]);
 	free(cap->kernels);
-	free_strings(cap->notes, cap->nr_notes);
+	capture_free_strings(cap->notes, cap->nr_notes);
 	for (i = 0; i < cap->nr_all_kernels; i++)
-		kernel_seen_release(&cap->all_kernels[i]);
+		capture_kernel_seen_release(&cap->all_kernels[i]);
 	free(cap->all_kernels);
 	free(cap->allocations);
 	capture_l2_release(&cap->l2);
-	verification_release(&cap->verification);
+	capture_verification_release(&cap->verification);
 	capture_output_check_release(&cap->baseline_output);
 	capture_output_check_release(&cap->verification_output);
-	carveout_release(&cap->carveout);
-	budget_release(&cap->budget);
+	capture_carveout_release(&cap->carveout);
+	capture_budget_release(&cap->budget);
 	json_decref(JS(cap->source));
 	memset(cap, 0, sizeof(*cap));
 }
