@@ -5,6 +5,8 @@
  * names the field's JSON path in its refusal; cross-references are checked
  * once the whole document is read. Writing: each object starts from its
  * source (the object as read) and gets the typed fields written over it.
+ * This file holds the document; each section's reader, writer and release
+ * are in capture_model_<section>.c (analysis/capture_model_internal.h).
  */
 #include "analysis/capture_model.h"
 #include "analysis/capture_model_internal.h"
