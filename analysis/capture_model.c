@@ -236,7 +236,8 @@ static int read_options(const struct rd *r, json_t *o, struct capture_options *p
 	    (ret = rd_str(r, o, "options", "bypass_form", &p->bypass_form, 0)) ||
 	    (ret = rd_str(r, o, "options", "kernels_regex", &p->kernels_regex, 0)) ||
 	    (ret = rd_intv(r, o, "options", "repeat", &p->repeat, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = rd_num(r, o, "options", "timeout", &p->timeout, NUM_COUNT)))
+	    (ret = rd_num(r, o, "options", "timeout", &p->timeout, NUM_COUNT)) ||
+	    (ret = rd_bool(r, o, "options", "l2_priority", &p->l2_priority)))
 		return ret;
 	if (p->model && strcmp(p->model, "sector") && strcmp(p->model, "classic"))
 		return fail(r, "options", "model", "\"%s\" is not a model: sector or classic",
@@ -2609,6 +2610,7 @@ json_t *capture_to_json(const struct capture *cap)
 		put_str(p, "kernels_regex", op->kernels_regex);
 		put_int(p, "repeat", op->repeat, -1);
 		put_num(p, "timeout", op->timeout);
+		put_bool(p, "l2_priority", op->l2_priority);
 		json_object_set_new(doc, "options", p);
 	}
 	if (cap->has_modules || cap->nr_modules) {
