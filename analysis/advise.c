@@ -371,10 +371,16 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 		if (m == l->nr_ordinals)
 			idx[n++] = i;
 	}
-	ak->l2_method = "bnb";
+	/* nothing measured (the pass did not run, or measured no load): no
+	 * decision was made, and none is reported as if it had been */
+	if (!lp->nr_loads)
+		ak->l2_note = "no load was measured with an L2 priority";
+	else
+		ak->l2_method = "bnb";
 	ak->l2_saved_dram_bytes = 0;
 	if (!n) {
-		ak->l2_note = "no load measured with an L2 priority can take one";
+		if (lp->nr_loads)
+			ak->l2_note = "no load measured with an L2 priority can take one";
 		free(idx);
 		free(prio);
 		free(act);
@@ -811,8 +817,8 @@ static json_t *kernel_to_json(const struct analysis_kernel *k)
 			(json_int_t)k->site_loads, "calls", (json_int_t)k->sites));
 	json_object_set_new(ko, "expected_l2_traffic_saved_bytes",
 			    graph_weight_json(k->chosen->objective));
-	if (k->l2_method)
-		json_object_set_new(ko, "l2_priority", json_pack("{s:s, s:b, s:o, s:s?}", "method",
+	if (k->l2_method || k->l2_note)
+		json_object_set_new(ko, "l2_priority", json_pack("{s:s?, s:b, s:o, s:s?}", "method",
 			k->l2_method, "optimal", k->l2_optimal, "expected_dram_bytes_saved",
 			graph_weight_json(k->l2_saved_dram_bytes), "note", k->l2_note));
 	return ko;

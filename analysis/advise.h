@@ -80,10 +80,12 @@ struct analysis_kernel {
 	 * one Triton tl.load take one decision): site_loads of the graph's nodes
 	 * were decided as `sites` calls; both 0 when no loads share a site. */
 	size_t site_loads, sites;
-	/* The L2 priorities chosen from the kernel's "l2_priority" (NULL method:
-	 * none measured): the solver, whether proven optimal, the DRAM bytes
-	 * the choice is expected to save against every load as built, and a
-	 * note where no priority is advised. */
+	/* The L2 priorities chosen from the kernel's "l2_priority": the
+	 * solver, whether proven optimal, the DRAM bytes the choice is
+	 * expected to save against every load as built, and a note where no
+	 * priority is advised. NULL method: nothing decided; the note then
+	 * says why when the kernel has an "l2_priority" that measured no load
+	 * (the pass did not run), else it is NULL too. */
 	const char *l2_method;
 	int l2_optimal;
 	double l2_saved_dram_bytes;

@@ -82,6 +82,7 @@ struct capture_options {
 	char *kernels_regex;        /* --kernels, NULL none */
 	int repeat;                 /* --repeat, -1 unknown */
 	double timeout;             /* --timeout, seconds; NAN unknown */
+	int l2_priority;            /* --l2-priority: 1, 0, -1 not written */
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 

@@ -50,7 +50,8 @@ int capture_read_options(const struct rd *r, json_t *o, struct capture_options *
 	    (ret = capture_rd_str(r, o, "options", "bypass_form", &p->bypass_form, 0)) ||
 	    (ret = capture_rd_str(r, o, "options", "kernels_regex", &p->kernels_regex, 0)) ||
 	    (ret = capture_rd_intv(r, o, "options", "repeat", &p->repeat, 0, CAPTURE_LIST_MAX, -1)) ||
-	    (ret = capture_rd_num(r, o, "options", "timeout", &p->timeout, NUM_COUNT)))
+	    (ret = capture_rd_num(r, o, "options", "timeout", &p->timeout, NUM_COUNT)) ||
+	    (ret = capture_rd_bool(r, o, "options", "l2_priority", &p->l2_priority)))
 		return ret;
 	if (p->model && strcmp(p->model, "sector") && strcmp(p->model, "classic"))
 		return capture_fail(r, "options", "model", "\"%s\" is not a model: sector or classic",
@@ -70,6 +71,7 @@ json_t *capture_options_json(const struct capture_options *op)
 	capture_put_str(p, "kernels_regex", op->kernels_regex);
 	capture_put_int(p, "repeat", op->repeat, -1);
 	capture_put_num(p, "timeout", op->timeout);
+	capture_put_bool(p, "l2_priority", op->l2_priority);
 	return p;
 }
 

@@ -348,136 +348,6 @@ const char *report_section_standing(const struct report_section *s)
 	return candidate ? "candidate, not verified on this program" : "as measured";
 }
 
-void report_summarize(const struct report_input *in, struct report_summary *s)
-{
-	size_t i, j;
-
-	memset(s, 0, sizeof(*s));
-	s->expected_saved_bytes = NAN;
-	s->program_speedup = report_program_speedup(in);
-	s->verification = in->verification != NULL;
-	s->nr_kernels = in->nr_kernels;
-	for (i = 0; i < in->nr_kernels; i++) {
-		const struct report_kernel *k = &in->kernels[i];
-		double speedup;
-		int kept;
-
-		if (!isnan(k->expected_saved_bytes))
-			s->expected_saved_bytes = (isnan(s->expected_saved_bytes) ? 0 :
-						   s->expected_saved_bytes) + k->expected_saved_bytes;
-		if (!k->nr_changes) {
-			if (report_kernel_verified(k, &speedup, &kept) && !kept)
-				s->nr_rejected_dropped++;
-			continue;
-		}
-		s->nr_kernels_changed++;
-		s->nr_changes += k->nr_changes;
-		for (j = 0; j < k->nr_loads; j++)
-			if (k->loads[j].changes && k->loads[j].hint.status == SOURCE_HINT_REWRITTEN)
-				s->nr_rewritten++;
-		if (report_kernel_verified(k, &speedup, &kept)) {
-			s->nr_verified++;
-			s->nr_kept += kept != 0;
-		}
-	}
-}
-
-static void add_win(struct report_win **w, size_t *n, const char *kind, char *what,
-		    double speedup, const char *measured, char *how)
-{
-	*w = xrealloc(*w, (*n + 1) * sizeof(**w));
-	(*w)[*n] = (struct report_win){ kind, what, speedup, measured, how };
-	(*n)++;
-}
-
-static int by_speedup_desc(const void *a, const void *b)
-{
-	const struct report_win *x = a, *y = b;
-
-	return (x->speedup < y->speedup) - (x->speedup > y->speedup);
-}
-
-size_t report_verified_wins(const struct report_input *in, struct report_win **wins)
-{
-	struct report_summary s;
-	struct strbuf cmd = STRBUF_INIT;
-	size_t n = 0, i;
-
-	*wins = NULL;
-	report_summarize(in, &s);
-	/* the run --plan command, shell-quoted */
-	strbuf_addstr(&cmd, "cacheadvise run --plan ");
-	report_shell_path(&cmd, in->dir, "plan.json");
-	strbuf_addstr(&cmd, " -- ");
-	report_program_command(&cmd, in);
-	if (s.nr_kept && !isnan(s.program_speedup)) {
-		struct strbuf apply = STRBUF_INIT;
-
-		strbuf_addstr(&apply, cmd.buf);
-		strbuf_addstr(&apply, " (no rebuild), or cacheadvise apply ");
-		report_shell_path(&apply, in->dir, NULL);
-		add_win(wins, &n, "load plan", xasprintf("per-load L1 choices: %zu load%s in %zu "
-			"kernel%s", s.nr_changes, s.nr_changes == 1 ? "" : "s", s.nr_kept,
-			s.nr_kept == 1 ? "" : "s"), s.program_speedup, "program GPU time",
-			strbuf_detach(&apply, NULL));
-	}
-	for (i = 0; i < in->nr_kernels; i++) {
-		const struct capture_software_cache *sc = in->kernels[i].model->software_cache;
-		const struct capture_softcache_verification *ver =
-			sc && sc->has_verification ? &sc->verification : NULL;
-		char *label;
-
-		if (!ver || !ver->status || strcmp(ver->status, "verified") || ver->kept != 1 ||
-		    isnan(ver->speedup.median))
-			continue;
-		label = report_kernel_label(&in->kernels[i]);
-		add_win(wins, &n, "software cache", xasprintf("kernel %s: the software cache in "
-			"shared memory", label), ver->speedup.median, "kernel time",
-			xasprintf("the rewritten PTX %s (see SOFTWARE CACHE)",
-				  ver->rewrite_ptx ? ver->rewrite_ptx : "?"));
-		free(label);
-	}
-	for (i = 0; i < in->model.carveout.nr_kernels; i++) {
-		const struct capture_carveout_kernel *k = &in->model.carveout.kernels[i];
-		char *label;
-
-		if (!k->kept || strcmp(k->kept, "default") || isnan(k->speedup.median))
-			continue;
-		label = report_label_of(in, k->name);
-		add_win(wins, &n, "carve-out", xasprintf("kernel %s: the driver's default L1/shared "
-			"carve-out instead of the program's %d%%", label, k->program_value),
-			k->speedup.median, "kernel time", report_carveout_advice(in, k));
-		free(label);
-	}
-	for (i = 0; in->model.has_l2 && i < in->model.l2.nr_windows; i++) {
-		const struct capture_l2 *l2 = &in->model.l2;
-		const struct capture_l2_window *w = &l2->windows[i];
-
-		if (!l2->kept || !w->variant || strcmp(l2->kept, w->variant) || w->kept <= 0 ||
-		    isnan(w->speedup.median))
-			continue;
-		add_win(wins, &n, "L2 window", xasprintf("a persisting L2 window over allocation "
-			"#%lld (%s)", w->alloc, l2->kept), w->speedup.median, "program GPU time",
-			xasprintf("%s (no rebuild), or the code under ADVICE THAT NEEDS NO PATCHING",
-				  cmd.buf));
-	}
-	strbuf_release(&cmd);
-	if (n > 1)
-		qsort(*wins, n, sizeof(**wins), by_speedup_desc);
-	return n;
-}
-
-void report_wins_release(struct report_win *wins, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		free(wins[i].what);
-		free(wins[i].how);
-	}
-	free(wins);
-}
-
 /* A job's ranks in a verdict: " (rank 0 on GPU 0000:1b:00.0: 1.21x; rank 1:
  * not timed, ...)", "" outside a job. Caller frees. */
 static char *rank_verdicts_phrase(const struct capture_verdict *v)
@@ -547,7 +417,12 @@ char *report_kernel_verification_text(const struct report_input *in,
 		char *sp = isnan(spread) ? xstrdup("") :
 			   xasprintf(", baseline spread %.1f%%", 100 * spread);
 		char *ranks = rank_verdicts_phrase(k->verdict);
-		char *ret = kept ? xasprintf("verified: %.3gx median kernel speedup%s, kept%s", speedup,
+		/* kept, with no load changed: the kernel was timed against itself */
+		char *ret = kept && !k->nr_changes ?
+			    xasprintf("verified: %.3gx median kernel speedup%s, with no load changed: "
+				      "no advice (the plan keeps every load as built, so the figure "
+				      "is the timing's noise)%s", speedup, sp, ranks) :
+			    kept ? xasprintf("verified: %.3gx median kernel speedup%s, kept%s", speedup,
 					     sp, ranks)
 				 : xasprintf("measured and rejected: %.3gx median kernel speedup%s%s%s%s",
 					     speedup, sp, reason ? ": " : "", reason ? reason : "", ranks);
@@ -562,6 +437,36 @@ char *report_kernel_verification_text(const struct report_input *in,
 	if (status && strcmp(status, "verified"))
 		return xasprintf("not verified (%s)", status);
 	return xstrdup("not verified");
+}
+
+char *report_l2_priorities_text(const struct report_input *in, const struct report_kernel *k)
+{
+	const struct analysis_kernel *a = k->analysis;
+	size_t i;
+
+	if (!a || (!a->l2_method && !a->l2_note))
+		return NULL;
+	if (!a->l2_method) {
+		/* nothing measured: say so, and why where the SUMMARY knows */
+		for (i = 0; i < in->summary.nr_not_run; i++)
+			if (in->summary.not_run[i].skipped &&
+			    !strncmp(in->summary.not_run[i].step, "the L2 priority", 15))
+				return xasprintf("L2 priorities: not measured: %s (%s did not run: "
+						 "see the summary)", a->l2_note,
+						 in->summary.not_run[i].step);
+		return xasprintf("L2 priorities: not measured: %s", a->l2_note);
+	}
+	{
+		char *dram = report_human_bytes(a->l2_saved_dram_bytes);
+		char *ret = xasprintf("L2 priorities: %s%s, expected DRAM traffic saved %s (measured "
+				      "per load and pair against every load as built)%s%s",
+				      a->l2_method, a->l2_optimal ? " (proven optimal)" :
+				      " (not proven optimal)", dram, a->l2_note ? ": " : "",
+				      a->l2_note ? a->l2_note : "");
+
+		free(dram);
+		return ret;
+	}
 }
 
 static json_t *num(double v)
@@ -693,8 +598,8 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 			k->provenance));
 	if (k->ranks.nr_ranks >= 2)
 		json_object_set_new(o, "ranks", ranks_json(&k->ranks));
-	if (k->analysis && k->analysis->l2_method)
-		json_object_set_new(o, "l2_priority", json_pack("{s:s, s:b, s:o, s:s?}", "method",
+	if (k->analysis && (k->analysis->l2_method || k->analysis->l2_note))
+		json_object_set_new(o, "l2_priority", json_pack("{s:s?, s:b, s:o, s:s?}", "method",
 			k->analysis->l2_method, "optimal", k->analysis->l2_optimal,
 			"expected_dram_bytes_saved", num(k->analysis->l2_saved_dram_bytes),
 			"note", k->analysis->l2_note));
@@ -716,15 +621,68 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 	return o;
 }
 
+/* report.json's "summary": in->summary, as every format prints it. */
+static void summary_json(json_t *sum, const struct report_summary *s)
+{
+	static const char *const standing[] = {
+		[REPORT_PLAN_UNCHANGED] = "nothing to verify",
+		[REPORT_PLAN_UNVERIFIED] = "not verified",
+		[REPORT_PLAN_NONE_MEASURED] = "not verified",
+		[REPORT_PLAN_ALL_REJECTED] = "all rejected",
+		[REPORT_PLAN_VERIFIED] = "verified",
+	};
+	json_t *arr = json_array();
+	char *headline = report_summary_headline(s);
+	size_t k;
+
+	json_object_set_new(sum, "kernels", json_integer((json_int_t)s->nr_kernels));
+	json_object_set_new(sum, "kernels_changed", json_integer((json_int_t)s->nr_kernels_changed));
+	json_object_set_new(sum, "loads_changed", json_integer((json_int_t)s->nr_changes));
+	json_object_set_new(sum, "loads_rewritten_in_source", json_integer((json_int_t)s->nr_rewritten));
+	json_object_set_new(sum, "expected_l2_traffic_saved_bytes", num(s->expected_saved_bytes));
+	json_object_set_new(sum, "verification", json_string(standing[s->plan]));
+	json_object_set_new(sum, "verified_kernels", json_integer((json_int_t)s->nr_verified));
+	json_object_set_new(sum, "kept_kernels", json_integer((json_int_t)s->nr_kept));
+	for (k = 0; k < s->nr_wins; k++) {
+		const struct report_win *w = &s->wins[k];
+		json_t *o = json_pack("{s:s, s:s, s:f, s:s, s:s}", "kind", w->kind, "what", w->what,
+				      "speedup", w->speedup, "measured", w->measured, "how", w->how);
+
+		if (!isnan(w->noise))
+			json_object_set_new(o, "noise", json_real(w->noise));
+		json_array_append_new(arr, o);
+	}
+	json_object_set_new(sum, "verified_advice", arr);
+	json_object_set_new(sum, "program_speedup", num(s->program_speedup));
+	/* the first screen's sentences, as the text and HTML reports print them */
+	json_object_set_new(sum, "kept_anything", json_boolean(s->kept_any));
+	json_object_set_new(sum, "headline", json_string(headline));
+	free(headline);
+	arr = json_array();
+	for (k = 0; k < s->nr_verdicts; k++) {
+		const struct report_verdict *v = &s->verdicts[k];
+
+		json_array_append_new(arr, json_pack("{s:s, s:o, s:b, s:b, s:s}", "kernel",
+			v->kernel->name, "speedup", num(v->speedup), "kept", v->kept,
+			"changes_loads", v->changes, "text", v->line));
+	}
+	json_object_set_new(sum, "kernel_verdicts", arr);
+	arr = json_array();
+	for (k = 0; k < s->nr_not_run; k++)
+		json_array_append_new(arr, json_pack("{s:s, s:b, s:s}", "step", s->not_run[k].step,
+			"asked_for", s->not_run[k].asked, "text", s->not_run[k].sentence));
+	json_object_set_new(sum, "not_run", arr);
+	json_object_set_new(sum, "nothing_to_change", str_or_null(s->no_change));
+}
+
 json_t *report_to_json(const struct report_input *in)
 {
-	struct report_summary s;
+	const struct report_summary *s = &in->summary;
 	json_t *doc = json_object(), *cap = json_object(), *sum = json_object();
 	json_t *kernels = json_array(), *sections = json_array(), *notes = json_array();
 	json_t *sources = json_object(), *files = json_array(), *no_ptx = json_array();
 	size_t i;
 
-	report_summarize(in, &s);
 	json_object_set_new(doc, "schema", json_string("cacheadvise.report/1"));
 	json_object_set_new(doc, "tool_version", json_string(CACHEADVISE_VERSION));
 
@@ -741,29 +699,7 @@ json_t *report_to_json(const struct report_input *in)
 	}
 	json_object_set_new(doc, "capture", cap);
 
-	json_object_set_new(sum, "kernels", json_integer((json_int_t)s.nr_kernels));
-	json_object_set_new(sum, "kernels_changed", json_integer((json_int_t)s.nr_kernels_changed));
-	json_object_set_new(sum, "loads_changed", json_integer((json_int_t)s.nr_changes));
-	json_object_set_new(sum, "loads_rewritten_in_source", json_integer((json_int_t)s.nr_rewritten));
-	json_object_set_new(sum, "expected_l2_traffic_saved_bytes", num(s.expected_saved_bytes));
-	json_object_set_new(sum, "verification", json_string(s.nr_verified ? "verified" :
-							     s.nr_rejected_dropped ? "all rejected" :
-							     "not verified"));
-	json_object_set_new(sum, "verified_kernels", json_integer((json_int_t)s.nr_verified));
-	json_object_set_new(sum, "kept_kernels", json_integer((json_int_t)s.nr_kept));
-	{
-		struct report_win *w;
-		size_t nw = report_verified_wins(in, &w), k;
-		json_t *arr = json_array();
-
-		for (k = 0; k < nw; k++)
-			json_array_append_new(arr, json_pack("{s:s, s:s, s:f, s:s, s:s}", "kind",
-				w[k].kind, "what", w[k].what, "speedup", w[k].speedup, "measured",
-				w[k].measured, "how", w[k].how));
-		json_object_set_new(sum, "verified_advice", arr);
-		report_wins_release(w, nw);
-	}
-	json_object_set_new(sum, "program_speedup", num(s.program_speedup));
+	summary_json(sum, s);
 	json_object_set_new(doc, "summary", sum);
 
 	for (i = 0; i < in->nr_kernels; i++)

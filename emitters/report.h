@@ -51,41 +51,10 @@ char *report_human_bytes(double bytes);
 /* s, or "" for a field the capture did not record (static). */
 const char *report_or_empty(const char *s);
 
-/* What the summary of every format says, computed once. */
-struct report_summary {
-	size_t nr_kernels;
-	size_t nr_kernels_changed;  /* kernels whose plan changes at least one load */
-	size_t nr_changes;          /* loads whose instruction the plan changes */
-	size_t nr_rewritten;        /* of those, rewritten in source.patch */
-	double expected_saved_bytes;/* sum of the kernels' objectives; NAN when none known */
-	int verification;           /* capture.json has a verification section */
-	size_t nr_verified;         /* changed kernels the verification measured */
-	size_t nr_kept;             /* of those, kept (faster beyond the noise) */
-	/* Kernels the verification measured and rejected, whose changes the
-	 * plan then dropped (so they are not among the changed kernels). */
-	size_t nr_rejected_dropped;
-	double program_speedup;     /* verification.speedup; NAN when absent */
-};
-void report_summarize(const struct report_input *in, struct report_summary *s);
-
 /*
- * Every piece of advice the capture verified and kept, whatever its kind,
- * best first (issue 25: the first screen leads with the largest verified
- * win): the load plan (program GPU time), a software cache (kernel time),
- * the driver's default carve-out (kernel time), an L2 window (program GPU
- * time). Each says what it is, the measured median speedup and how to
- * apply it.
+ * The first screen of every format is in->summary (emitters/report_summary.h),
+ * computed once when the input is built; the formats only print it.
  */
-struct report_win {
-	const char *kind;           /* "load plan", "software cache", "carve-out", "L2 window" */
-	char *what;                 /* what changes */
-	double speedup;             /* median, as measured */
-	const char *measured;       /* "program GPU time", "kernel time" */
-	char *how;                  /* how to apply it */
-};
-/* Returns how many, sets *wins (release with report_wins_release). */
-size_t report_verified_wins(const struct report_input *in, struct report_win **wins);
-void report_wins_release(struct report_win *wins, size_t n);
 
 /*
  * The kernel's verification as a phrase: "verified: 1.08x median kernel
@@ -94,6 +63,14 @@ void report_wins_release(struct report_win *wins, size_t n);
  */
 char *report_kernel_verification_text(const struct report_input *in,
 				      const struct report_kernel *k);
+
+/*
+ * The kernel's L2 priorities as a phrase: "L2 priorities: bnb (proven
+ * optimal), expected DRAM traffic saved 1.2 GiB (...)", or "L2 priorities:
+ * not measured: ..." (with the step that did not run, where the summary
+ * names one); NULL where the kernel has no "l2_priority". Caller frees.
+ */
+char *report_l2_priorities_text(const struct report_input *in, const struct report_kernel *k);
 
 /*
  * The kernel's async copies as a sentence ("24 async copies from global to

@@ -41,6 +41,7 @@ static const char css[] =
 	"td.num{text-align:right;font-variant-numeric:tabular-nums}\n"
 	".banner{background:#d1242f;color:#fff;padding:10px 24px;font-weight:600;font-size:16px}\n"
 	".summary{background:#f6f8fa;border:1px solid #d0d7de;border-radius:8px;padding:4px 16px 12px}\n"
+	".not-run{color:#9a6700}\n"
 	".facts li{margin:3px 0}.muted{color:#656d76}\n"
 	".tag{display:inline-block;padding:0 6px;border-radius:10px;color:#fff;font-size:12px}\n"
 	".tag.bypass{background:" COLOR_BYPASS "}.tag.cache{background:" COLOR_CACHE "}"
@@ -241,83 +242,71 @@ static void cost_li(struct strbuf *out, const struct report_input *in)
 
 static void summary(struct strbuf *out, const struct report_input *in)
 {
-	struct report_summary s;
+	const struct report_summary *s = &in->summary;
 	char *saved;
 	size_t i, j;
 
-	report_summarize(in, &s);
-	saved = report_human_bytes(s.expected_saved_bytes);
+	saved = report_human_bytes(s->expected_saved_bytes);
 	strbuf_addstr(out, "<section class=\"summary\" id=\"summary\"><h2>Summary</h2><ul class=\"facts\">");
+	for (i = 0; i < s->nr_not_run; i++) {
+		strbuf_addstr(out, "<li class=\"not-run\"><strong>");
+		esc(out, s->not_run[i].sentence);
+		strbuf_addstr(out, "</strong></li>");
+	}
 	if (!in->analysis)
 		strbuf_addstr(out, "<li><strong>No analysis:</strong> the capture lacks the measurements "
 				   "advice needs (see Notes).</li>");
 	strbuf_addf(out, "<li>%zu kernel%s measured; the plan changes <strong>%zu load%s</strong> in "
-		    "%zu kernel%s.</li>", s.nr_kernels, s.nr_kernels == 1 ? "" : "s", s.nr_changes,
-		    s.nr_changes == 1 ? "" : "s", s.nr_kernels_changed,
-		    s.nr_kernels_changed == 1 ? "" : "s");
+		    "%zu kernel%s.</li>", s->nr_kernels, s->nr_kernels == 1 ? "" : "s", s->nr_changes,
+		    s->nr_changes == 1 ? "" : "s", s->nr_kernels_changed,
+		    s->nr_kernels_changed == 1 ? "" : "s");
 	strbuf_addf(out, "<li>Expected L2 traffic saved: <strong>%s</strong> (traffic reduction graph "
 		    "objective, against bypassing every load).</li>", saved);
 	free(saved);
-	{
-		/* every verified win, whatever its kind, the largest first */
-		struct report_win *w;
-		size_t nw = report_verified_wins(in, &w), k;
-
-		if (nw)
-			strbuf_addstr(out, "<li>Verified advice, best first:<table id=\"verified-advice\">"
-				      "<tr><th>speedup</th><th>kind</th><th>what</th><th>how to apply"
-				      "</th></tr>");
-		for (k = 0; k < nw; k++) {
-			strbuf_addf(out, "<tr><td class=\"num\"><strong>%.3gx</strong> (", w[k].speedup);
-			esc(out, w[k].measured);
-			strbuf_addstr(out, ")</td><td>");
-			esc(out, w[k].kind);
-			strbuf_addstr(out, "</td><td>");
-			esc(out, w[k].what);
-			strbuf_addstr(out, "</td><td><code>");
-			esc(out, w[k].how);
-			strbuf_addstr(out, "</code></td></tr>");
-		}
-		if (nw)
-			strbuf_addstr(out, "</table></li>");
-		report_wins_release(w, nw);
+	/* every verified win, whatever its kind, the largest first */
+	if (s->nr_wins)
+		strbuf_addstr(out, "<li>Verified advice, best first:<table id=\"verified-advice\">"
+			      "<tr><th>speedup</th><th>kind</th><th>what</th><th>how to apply"
+			      "</th></tr>");
+	for (i = 0; i < s->nr_wins; i++) {
+		strbuf_addf(out, "<tr><td class=\"num\"><strong>%.3gx</strong> (", s->wins[i].speedup);
+		esc(out, s->wins[i].measured);
+		if (!isnan(s->wins[i].noise))
+			strbuf_addf(out, ", baseline spread %.1f%%", 100 * s->wins[i].noise);
+		strbuf_addstr(out, ")</td><td>");
+		esc(out, s->wins[i].kind);
+		strbuf_addstr(out, "</td><td>");
+		esc(out, s->wins[i].what);
+		strbuf_addstr(out, "</td><td><code>");
+		esc(out, s->wins[i].how);
+		strbuf_addstr(out, "</code></td></tr>");
 	}
-	if (!s.verification)
-		strbuf_addstr(out, "<li>Verified speedup: <strong>not verified</strong> (this capture has "
-				   "no verification section).</li>");
-	else if (!s.nr_verified && s.nr_rejected_dropped)
-		strbuf_addf(out, "<li>Verified speedup: <strong>none kept</strong>: the verification "
-			    "measured %zu kernel%s and rejected every change (each kernel's verdict "
-			    "below says why).</li>", s.nr_rejected_dropped,
-			    s.nr_rejected_dropped == 1 ? "" : "s");
-	else if (!s.nr_verified)
-		strbuf_addstr(out, "<li>Verified speedup: <strong>not verified</strong> (the verification "
-				   "measured none of the changed kernels).</li>");
-	else {
-		strbuf_addf(out, "<li>Verified: %zu of %zu changed kernels measured, <strong>%zu kept"
-			    "</strong> as faster", s.nr_verified, s.nr_kernels_changed, s.nr_kept);
-		if (!isnan(s.program_speedup))
-			strbuf_addf(out, "; program speedup %.3gx", s.program_speedup);
-		strbuf_addstr(out, ".<ul>");
-		for (i = 0; i < in->nr_kernels; i++) {
-			double speedup;
-			int kept;
-			char *label;
+	if (s->nr_wins)
+		strbuf_addstr(out, "</table></li>");
+	strbuf_addstr(out, "<li id=\"verified\">");
+	esc(out, s->headline_lead);
+	strbuf_addstr(out, ": <strong>");
+	esc(out, s->headline_state);
+	strbuf_addstr(out, "</strong>");
+	esc(out, s->headline_rest);
+	if (s->nr_verdicts)
+		strbuf_addstr(out, "<ul>");
+	for (i = 0; i < s->nr_verdicts; i++) {
+		char *label = report_kernel_label(s->verdicts[i].kernel);
 
-			if (!report_kernel_verified(&in->kernels[i], &speedup, &kept))
-				continue;
-			label = report_kernel_label(&in->kernels[i]);
-			strbuf_addstr(out, "<li>");
-			label_html(out, &in->kernels[i], label);
-			strbuf_addf(out, ": <strong>%.3gx</strong> median kernel speedup, %s</li>",
-				    speedup, kept ? "kept" : "rejected");
-			free(label);
-		}
-		strbuf_addstr(out, "</ul></li>");
+		strbuf_addstr(out, "<li>");
+		label_html(out, s->verdicts[i].kernel, label);
+		strbuf_addstr(out, ": ");
+		esc(out, s->verdicts[i].line);
+		strbuf_addstr(out, "</li>");
+		free(label);
 	}
+	if (s->nr_verdicts)
+		strbuf_addstr(out, "</ul>");
+	strbuf_addstr(out, "</li>");
 	cost_li(out, in);
 	strbuf_addstr(out, "</ul>");
-	if (s.nr_changes) {
+	if (s->nr_changes) {
 		strbuf_addstr(out, "<h3>What to change</h3><table><tr><th>kernel</th><th>load</th>"
 				   "<th>where</th><th>change</th><th>L2 traffic</th>"
 				   "<th>source.patch</th></tr>");
@@ -362,8 +351,8 @@ static void summary(struct strbuf *out, const struct report_input *in)
 		strbuf_addstr(out, "/plan.json -- ");
 		program_text(out, in);
 		strbuf_addf(out, "</pre><p>In the source (%zu of %zu loads rewritten in "
-			    "<code>source.patch</code>):</p><pre>cacheadvise apply ", s.nr_rewritten,
-			    s.nr_changes);
+			    "<code>source.patch</code>):</p><pre>cacheadvise apply ", s->nr_rewritten,
+			    s->nr_changes);
 		esc(out, in->dir);
 		strbuf_addstr(out, "</pre>");
 		{
@@ -376,12 +365,10 @@ static void summary(struct strbuf *out, const struct report_input *in)
 			}
 			free(sps);
 		}
-	} else if (in->analysis && s.nr_rejected_dropped) {
-		strbuf_addstr(out, "<p>Nothing to change: the changes the analysis advised were "
-				   "measured and rejected (above).</p>");
-	} else if (in->analysis) {
-		strbuf_addstr(out, "<p>Nothing to change: every measured load is best left as it "
-				   "is.</p>");
+	} else if (s->no_change) {
+		strbuf_addstr(out, "<p>");
+		esc(out, s->no_change);
+		strbuf_addstr(out, "</p>");
 	}
 	strbuf_addstr(out, "</section>\n");
 }
@@ -546,18 +533,14 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 		}
 		free(ac);
 	}
-	if (k->analysis && k->analysis->l2_method) {
-		char *dram = report_human_bytes(k->analysis->l2_saved_dram_bytes);
+	{
+		char *l2 = report_l2_priorities_text(in, k);
 
-		strbuf_addf(out, "L2 priorities: %s%s, expected DRAM traffic saved <strong>%s"
-			    "</strong>", k->analysis->l2_method, k->analysis->l2_optimal ?
-			    " (proven optimal)" : " (not proven optimal)", dram);
-		if (k->analysis->l2_note) {
-			strbuf_addstr(out, ": ");
-			esc(out, k->analysis->l2_note);
+		if (l2) {
+			esc(out, l2);
+			strbuf_addstr(out, ". ");
 		}
-		strbuf_addstr(out, ". ");
-		free(dram);
+		free(l2);
 	}
 	if (vt[0])
 		vt[0] = (char)toupper((unsigned char)vt[0]);

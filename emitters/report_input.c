@@ -656,6 +656,7 @@ static int build(struct report_input *in, const struct report_input_options *opt
 		}
 		rank_spread_compute(k->model, &k->ranks);
 	}
+	report_summary_init(&in->summary, in);
 	return 0;
 }
 
@@ -788,6 +789,7 @@ void report_input_release(struct report_input *in)
 {
 	size_t i, j;
 
+	report_summary_release(&in->summary);
 	for (i = 0; i < in->nr_kernels; i++) {
 		for (j = 0; j < in->kernels[i].nr_loads; j++)
 			source_hint_release(&in->kernels[i].loads[j].hint);

@@ -9,6 +9,7 @@
 #include "analysis/capture_model.h"
 #include "analysis/rank_spread.h"
 #include "analysis/plan.h"
+#include "emitters/report_summary.h"
 #include "emitters/source_hints.h"
 
 /*
@@ -174,6 +175,9 @@ struct report_input {
 	size_t nr_no_ptx;
 	char **notes;               /* things the reader should know, one sentence each */
 	size_t nr_notes;
+	/* The first screen's facts, computed once from all of the above
+	 * (emitters/report_summary.h): every format prints these. */
+	struct report_summary summary;
 };
 
 struct report_input_options {

@@ -185,99 +185,49 @@ static void cost_line(struct strbuf *out, const struct report_input *in)
 
 static void summary(struct strbuf *out, const struct report_input *in, const struct palette *p)
 {
-	struct report_summary s;
+	const struct report_summary *s = &in->summary;
 	char *saved;
 	size_t i, j;
 
-	report_summarize(in, &s);
-	saved = report_human_bytes(s.expected_saved_bytes);
+	saved = report_human_bytes(s->expected_saved_bytes);
 	strbuf_addf(out, "\n%sSUMMARY%s\n", p->bold, p->reset);
+	for (i = 0; i < s->nr_not_run; i++)
+		strbuf_addf(out, "  %s%s%s\n", p->yellow, s->not_run[i].sentence, p->reset);
 	if (!in->analysis)
 		strbuf_addstr(out, "  No analysis: the capture lacks the measurements advice needs "
 				   "(see NOTES).\n");
 	strbuf_addf(out, "  %zu kernel%s measured; the plan changes %zu load%s in %zu kernel%s.\n",
-		    s.nr_kernels, s.nr_kernels == 1 ? "" : "s", s.nr_changes,
-		    s.nr_changes == 1 ? "" : "s", s.nr_kernels_changed,
-		    s.nr_kernels_changed == 1 ? "" : "s");
+		    s->nr_kernels, s->nr_kernels == 1 ? "" : "s", s->nr_changes,
+		    s->nr_changes == 1 ? "" : "s", s->nr_kernels_changed,
+		    s->nr_kernels_changed == 1 ? "" : "s");
 	strbuf_addf(out, "  Expected L2 traffic saved: %s (traffic reduction graph objective, "
 			 "against bypassing every load).\n", saved);
 	free(saved);
-	{
-		/* every verified win, whatever its kind, the largest first */
-		struct report_win *w;
-		size_t nw = report_verified_wins(in, &w);
+	/* every verified win, whatever its kind, the largest first */
+	if (s->nr_wins)
+		strbuf_addf(out, "  %sVerified advice, best first:%s\n", p->bold, p->reset);
+	for (i = 0; i < s->nr_wins; i++) {
+		const struct report_win *w = &s->wins[i];
 
-		if (nw)
-			strbuf_addf(out, "  %sVerified advice, best first:%s\n", p->bold, p->reset);
-		for (i = 0; i < nw; i++)
-			strbuf_addf(out, "    %zu. %s%.3gx%s %-14s %s (%s)\n         apply: %s\n", i + 1,
-				    p->green, w[i].speedup, p->reset, w[i].kind, w[i].what,
-				    w[i].measured, w[i].how);
-		report_wins_release(w, nw);
+		strbuf_addf(out, "    %zu. %s%.3gx%s %-14s %s (%s", i + 1, p->green, w->speedup,
+			    p->reset, w->kind, w->what, w->measured);
+		if (!isnan(w->noise))
+			strbuf_addf(out, ", baseline spread %.1f%%", 100 * w->noise);
+		strbuf_addf(out, ")\n         apply: %s\n", w->how);
 	}
-	if (!s.verification)
-		strbuf_addf(out, "  Verified speedup: %snot verified%s (this capture has no verification"
-			    " section; profile without --no-verify to measure the advice).\n",
-			    p->yellow, p->reset);
-	else if (!s.nr_verified && s.nr_rejected_dropped) {
-		/* every kernel measured and rejected: the plan dropped them all */
-		strbuf_addf(out, "  Verified speedup: %snone kept%s: the verification measured %zu "
-			    "kernel%s and rejected every change:\n",
-			    p->yellow, p->reset, s.nr_rejected_dropped,
-			    s.nr_rejected_dropped == 1 ? "" : "s");
-		for (i = 0; i < in->nr_kernels; i++) {
-			double speedup;
-			int kept;
-			char *label;
+	strbuf_addf(out, "  %s: %s%s%s%s\n", s->headline_lead,
+		    s->plan == REPORT_PLAN_VERIFIED ? "" : s->kept_any ? p->green : p->yellow,
+		    s->headline_state, p->reset, s->headline_rest);
+	for (i = 0; i < s->nr_verdicts; i++) {
+		const struct report_verdict *v = &s->verdicts[i];
+		char *label = report_kernel_label(v->kernel);
 
-			if (!report_kernel_verified(&in->kernels[i], &speedup, &kept))
-				continue;
-			label = report_kernel_label(&in->kernels[i]);
-			/* why, as the verdict says: the noise, the output, a slower rank */
-			strbuf_addf(out, "    %-16s %s%.3gx%s median kernel speedup, %s%s%s\n", label,
-				    kept ? p->green : p->red, speedup, p->reset,
-				    kept ? "kept" : "rejected",
-				    !kept && in->kernels[i].verdict && in->kernels[i].verdict->reason ?
-				    ": " : "",
-				    !kept && in->kernels[i].verdict && in->kernels[i].verdict->reason ?
-				    in->kernels[i].verdict->reason : "");
-			free(label);
-		}
-	} else if (!s.nr_verified)
-		strbuf_addf(out, "  Verified speedup: %snot verified%s (the verification measured none "
-			    "of the changed kernels).\n", p->yellow, p->reset);
-	else {
-		strbuf_addf(out, "  Verified: %zu of %zu changed kernel%s measured, %zu kept as faster",
-			    s.nr_verified, s.nr_kernels_changed, s.nr_kernels_changed == 1 ? "" : "s",
-			    s.nr_kept);
-		if (!isnan(s.program_speedup)) {
-			double ps;
-			char *sps = source_patch_summary(in, &ps);
-
-			/* The headline names the way that delivers it (DESIGN.md). */
-			strbuf_addf(out, "; program speedup %.3gx", s.program_speedup);
-			if (sps && !isnan(ps) && fabs(ps - s.program_speedup) > 0.005)
-				strbuf_addf(out, " via run --plan (the source patch as written: %.2fx)",
-					    ps);
-			free(sps);
-		}
-		strbuf_addstr(out, ".\n");
-		for (i = 0; i < in->nr_kernels; i++) {
-			double speedup;
-			int kept;
-			char *label;
-
-			if (!report_kernel_verified(&in->kernels[i], &speedup, &kept))
-				continue;
-			label = report_kernel_label(&in->kernels[i]);
-			strbuf_addf(out, "    %-16s %s%.3gx%s median kernel speedup, %s\n", label,
-				    kept ? p->green : p->red, speedup, p->reset,
-				    kept ? "kept" : "rejected");
-			free(label);
-		}
+		strbuf_addf(out, "    %-16s %s%s%s\n", label,
+			    !v->kept ? p->red : v->changes ? p->green : p->yellow, v->line, p->reset);
+		free(label);
 	}
 	cost_line(out, in);
-	if (s.nr_changes) {
+	if (s->nr_changes) {
 		strbuf_addstr(out, "\n  What to change:\n");
 		for (i = 0; i < in->nr_kernels; i++) {
 			const struct report_kernel *k = &in->kernels[i];
@@ -324,7 +274,7 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 		strbuf_addstr(out, "\n    in the source:       cacheadvise apply ");
 		report_shell_path(out, in->dir, NULL);
 		strbuf_addf(out, "   (%zu of %zu loads rewritten in source.patch; see SOURCE HINTS)\n",
-			    s.nr_rewritten, s.nr_changes);
+			    s->nr_rewritten, s->nr_changes);
 		{
 			char *sps = source_patch_summary(in, NULL);
 
@@ -332,11 +282,8 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 				strbuf_addf(out, "    verified:            %s\n", sps);
 			free(sps);
 		}
-	} else if (in->analysis && s.nr_rejected_dropped) {
-		strbuf_addstr(out, "  Nothing to change: the changes the analysis advised were measured "
-			      "and rejected (above).\n");
-	} else if (in->analysis) {
-		strbuf_addstr(out, "  Nothing to change: every measured load is best left as it is.\n");
+	} else if (s->no_change) {
+		strbuf_addf(out, "  %s\n", s->no_change);
 	}
 }
 
@@ -387,15 +334,12 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 				    k->analysis->sites == 1 ? "" : "s");
 	} else
 		strbuf_addstr(out, "  not analysed\n");
-	if (k->analysis && k->analysis->l2_method) {
-		char *dram = report_human_bytes(k->analysis->l2_saved_dram_bytes);
+	{
+		char *l2 = report_l2_priorities_text(in, k);
 
-		strbuf_addf(out, "  L2 priorities: %s%s, expected DRAM traffic saved %s (measured "
-			    "per load and pair against every load as built)%s%s\n",
-			    k->analysis->l2_method, k->analysis->l2_optimal ? " (proven optimal)" :
-			    " (not proven optimal)", dram, k->analysis->l2_note ? ": " : "",
-			    k->analysis->l2_note ? k->analysis->l2_note : "");
-		free(dram);
+		if (l2)
+			strbuf_addf(out, "  %s\n", l2);
+		free(l2);
 	}
 	strbuf_addf(out, "  %s\n", vt);
 	{

@@ -201,10 +201,12 @@ void profile_start_capture(struct profile_ctx *c)
 			  getcwd(cwd, sizeof(cwd)) ? cwd : "."));
 	c->device_json = device_json(&c->dm);
 	json_object_set_new(c->capture, "device", c->device_json);
-	c->options_json = json_pack("{s:i, s:f, s:i, s:s, s:s, s:s?, s:f, s:i}", "top", opt->top,
+	c->options_json = json_pack("{s:i, s:f, s:i, s:s, s:s, s:s?, s:f, s:i, s:b}", "top", opt->top,
 			  "min_share", opt->min_share, "max_loads", opt->max_loads, "model", opt->model,
 			  "bypass_form", opt->bypass_form, "kernels_regex", opt->kernels_regex,
-			  "timeout", opt->timeout, "repeat", opt->repeat);
+			  "timeout", opt->timeout, "repeat", opt->repeat,
+			  /* a pass asked for: the report says when it did not run */
+			  "l2_priority", opt->l2_priority);
 	json_object_set_new(c->capture, "options", c->options_json);
 	c->modules_json = json_array();
 	json_object_set_new(c->capture, "modules", c->modules_json);

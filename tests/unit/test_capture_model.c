@@ -76,7 +76,8 @@ static void test_fixtures_round_trip(void)
 		CHECK_INT(capture_from_json(&cap2, back, "back"), 0);
 		again = capture_to_json(&cap2);
 		CHECK(json_equal(again, back));
-		CHECK(cap.nr_kernels > 0);
+		/* every kernel read (a program whose kernels all lack PTX has none) */
+		CHECK_INT(cap.nr_kernels, json_array_size(json_object_get(doc, "kernels")));
 		CHECK_INT(cap2.nr_kernels, cap.nr_kernels);
 		json_decref(again);
 		json_decref(back);
@@ -115,7 +116,22 @@ static void test_typed_fields(void)
 	CHECK(cap.has_verification && capture_section_json(cap.verification.source) != NULL);
 	CHECK(cap.verification.nr_kernels == 1 && cap.verification.kernels[0].kept == 1);
 	CHECK(!isnan(cap.verification.kernels[0].speedup.median));
+	/* --l2-priority was not written then: unknown, not "no" */
+	CHECK_INT(cap.options.l2_priority, -1);
 	capture_release(&cap);
+	json_decref(doc);
+
+	/* a pass asked for, and the budget's record of the steps it skipped */
+	doc = load("summary-budget/capture.json");
+	capture_init(&cap);
+	CHECK_INT(capture_from_json(&cap, doc, "budget"), 0);
+	CHECK_INT(cap.options.l2_priority, 1);
+	CHECK(cap.has_budget && cap.budget.nr_skipped == 2);
+	CHECK_STR(cap.budget.skipped[0].step, "the L2 priority pass");
+	capture_release(&cap);
+	json_object_set_new(json_object_get(doc, "options"), "l2_priority", json_string("yes"));
+	CHECK_INT(read_doc(doc), CA_E_INPUT);
+	CHECK(strstr(error_message(), "l2_priority") != NULL);
 	json_decref(doc);
 }
 

@@ -84,22 +84,31 @@ static void fixture_plan(struct plan *p, int with_gather)
 	plan_set(p, MOD_B, SCALE, 2, LOAD_ACTION_NO_ALLOCATE);
 }
 
-/* Builds the input from capture (a reference is taken). Returns 0 or the error. */
-static int build(struct report_input *in, json_t *capture, int with_gather)
+/* Builds the input from capture (a reference is taken) and plan. Returns 0 or the error. */
+static int build_with(struct report_input *in, json_t *capture, const struct plan *plan)
 {
 	struct report_input_options opt = { NULL, NULL };
-	struct plan plan;
 	char *dir = xstrdup(check_source_path("tests/fixtures/capture-handmade"));
 	int ret;
 
 	opt.source_root = check_source_path("tests/fixtures/sources");
 	opt.source_root = xstrdup(opt.source_root);
-	fixture_plan(&plan, with_gather);
 	CHECK(nr_analyses < ARRAY_SIZE(analyses));
-	ret = report_input_init_from(in, dir, capture, fixture_analysis(capture), &plan, &opt);
-	plan_release(&plan);
+	ret = report_input_init_from(in, dir, capture, fixture_analysis(capture), plan, &opt);
 	free((char *)opt.source_root);
 	free(dir);
+	return ret;
+}
+
+/* build_with the fixture's plan. */
+static int build(struct report_input *in, json_t *capture, int with_gather)
+{
+	struct plan plan;
+	int ret;
+
+	fixture_plan(&plan, with_gather);
+	ret = build_with(in, capture, &plan);
+	plan_release(&plan);
 	return ret;
 }
 
@@ -393,6 +402,157 @@ static void test_verified(void)
 	json_decref(cap);
 }
 
+static int starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The summary's headline of the input, as one line. */
+static int headline_is(const struct report_input *in, const char *want)
+{
+	char *h = report_summary_headline(&in->summary);
+	int same = !strcmp(h, want);
+
+	if (!same)
+		fprintf(stderr, "headline: %s\n", h);
+	free(h);
+	return same;
+}
+
+/*
+ * Issue 35: every kind of kept advice counts in the headline, and a kept
+ * verdict whose figure is within its own noise is no advice.
+ */
+static void test_summary_kept_kinds(void)
+{
+	json_t *cap = fixture_capture(), *doc;
+	struct report_input in;
+	char *t;
+
+	json_object_set_new(cap, "carveout", json_pack("{s:[{s:s, s:i, s:i, s:{s:{s:f,s:f,s:f}, "
+		"s:f, s:b}, s:s, s:s}]}", "kernels", "name", MIX, "program_value", 100,
+		"default_value", -1, "speedup_of_default", "speedup", "min", 1.03, "median", 1.05,
+		"max", 1.07, "noise", 0.01, "kept", 1, "kept", "default", "advice",
+		"remove the cudaFuncSetAttribute call"));
+	/* recorded as kept, yet 1.003x within a 1% spread */
+	json_object_set_new(cap, "l2", json_pack("{s:s, s:[{s:s, s:i, s:f, s:{s:{s:f,s:f,s:f}, "
+		"s:f, s:b}}], s:s}", "status", "advised", "windows", "variant", "guide", "alloc", 0,
+		"num_bytes", 4194304.0, "verification", "speedup", "min", 0.99, "median", 1.003,
+		"max", 1.01, "noise", 0.01, "kept", 1, "kept", "guide"));
+	CHECK_INT(build(&in, cap, 1), 0);
+	CHECK_INT(in.summary.nr_wins, 1);
+	CHECK_STR(in.summary.wins[0].kind, "carve-out");
+	CHECK_NEAR(in.summary.wins[0].noise, 0.01, 1e-12);
+	CHECK_INT(in.summary.kept_any, 1);
+	CHECK_INT(in.summary.plan, REPORT_PLAN_UNVERIFIED);
+	CHECK(headline_is(&in, "Verified speedup: 1.05x at best (carve-out, kernel time; 1 piece "
+			  "of advice kept, listed above); the load plan is not verified (this "
+			  "capture has no verification section; profile without --no-verify to "
+			  "measure it)."));
+	t = render(&in, "text", 0);
+	CHECK(strstr(t, "Verified speedup: not verified") == NULL);
+	CHECK(strstr(t, "1. 1.05x carve-out") != NULL);
+	CHECK(strstr(t, "L2 window      a persisting") == NULL);
+	free(t);
+	t = render(&in, "json", 0);
+	doc = json_loads(t, 0, NULL);
+	CHECK(json_is_true(json_object_get(json_object_get(doc, "summary"), "kept_anything")));
+	CHECK_INT(json_array_size(json_object_get(json_object_get(doc, "summary"),
+						  "verified_advice")), 1);
+	json_decref(doc);
+	free(t);
+	report_input_release(&in);
+	json_decref(cap);
+}
+
+/* Issue 35 item 7: --l2-priority asked for, and nothing measured. */
+static void test_summary_l2_not_run(void)
+{
+	json_t *cap = fixture_capture(), *mix;
+	struct report_input in;
+	const struct report_kernel *k;
+	char *t;
+
+	json_object_set_new(json_object_get(cap, "options"), "l2_priority", json_true());
+	/* what the profile records when the pass measured no load */
+	mix = json_array_get(json_object_get(cap, "kernels"), 0);
+	json_object_set_new(mix, "l2_priority", json_pack("{s:[s,s], s:f, s:[], s:[]}", "forms",
+		"L2::evict_first", "L2::evict_last", "baseline_dram_bytes", 4.0e6, "loads", "pairs"));
+	CHECK_INT(build(&in, cap, 1), 0);
+	k = &in.kernels[0];
+	CHECK_STR(k->name, MIX);
+	/* no decision made, and none reported as one */
+	CHECK(k->analysis && k->analysis->l2_method == NULL);
+	CHECK_INT(in.summary.l2_priority_asked, 1);
+	CHECK_INT(in.summary.l2_priority_ran, 0);
+	CHECK_INT(in.summary.nr_not_run, 1);
+	CHECK(starts_with(in.summary.not_run[0].sentence, "The L2 priority pass you asked for "
+			  "(--l2-priority) measured no load with an L2 priority: "));
+	CHECK_INT(in.summary.not_run[0].skipped, 0);
+	t = render(&in, "text", 0);
+	CHECK(strstr(t, "can take one") == NULL);
+	CHECK(strstr(t, "  L2 priorities: not measured: no load was measured with an L2 "
+			"priority\n") != NULL);
+	free(t);
+	report_input_release(&in);
+
+	/* the budget skipped it: said first, with how to make it run */
+	json_object_set_new(cap, "budget", json_pack("{s:f, s:f, s:f, s:[{s:s, s:i, s:f, s:f}]}",
+		"factor", 20.0, "seconds", 30.0, "native_seconds", 1.5, "skipped", "step",
+		"the L2 priority pass", "runs", 1, "estimate_seconds", 4.0, "spent_seconds", 28.0));
+	CHECK_INT(build(&in, cap, 1), 0);
+	CHECK_INT(in.summary.nr_not_run, 1);
+	CHECK_INT(in.summary.not_run[0].asked, 1);
+	CHECK_STR(in.summary.not_run[0].sentence, "The L2 priority pass you asked for "
+		  "(--l2-priority) did not run, so no load was measured with an L2 priority: the "
+		  "budget skipped it (its 1 program run would take about 4 s, and 28 s of the "
+		  "budget's 30 s were spent); profile again with --budget 0 to measure it.");
+	t = render(&in, "text", 0);
+	CHECK(strstr(t, "SUMMARY\n  The L2 priority pass you asked for") != NULL);
+	CHECK(strstr(t, "(the L2 priority pass did not run: see the summary)") != NULL);
+	free(t);
+	t = render(&in, "html", 0);
+	CHECK(strstr(t, "<li class=\"not-run\"><strong>The L2 priority pass you asked for") != NULL);
+	free(t);
+	report_input_release(&in);
+
+	/* not asked for (an older capture): the skip is said, not as asked */
+	json_object_del(json_object_get(cap, "options"), "l2_priority");
+	CHECK_INT(build(&in, cap, 1), 0);
+	CHECK_INT(in.summary.nr_not_run, 1);
+	CHECK_INT(in.summary.not_run[0].asked, 0);
+	CHECK(starts_with(in.summary.not_run[0].sentence, "The L2 priority pass did not run: the "
+			  "budget skipped it ("));
+	report_input_release(&in);
+	json_decref(cap);
+}
+
+/* A plan that changes no load: nothing to verify, said so, nothing kept. */
+static void test_summary_unchanged(void)
+{
+	json_t *cap = fixture_capture();
+	struct report_input in;
+	struct plan plan;
+	char *t;
+
+	json_object_set_new(cap, "verification", json_pack("{s:s, s:b}", "status",
+		"nothing to verify: the plan changes no load", "kept", 0));
+	plan_init(&plan);
+	CHECK_INT(build_with(&in, cap, &plan), 0);
+	plan_release(&plan);
+	CHECK_INT(in.summary.plan, REPORT_PLAN_UNCHANGED);
+	CHECK_INT(in.summary.kept_any, 0);
+	CHECK(headline_is(&in, "Verified speedup: none: the plan changes no load, so there was "
+			  "nothing to verify."));
+	CHECK_STR(in.summary.no_change, "Nothing to change: every measured load is best left as "
+		  "it is.");
+	t = render(&in, "json", 0);
+	CHECK(strstr(t, "\"verification\": \"nothing to verify\"") != NULL);
+	free(t);
+	report_input_release(&in);
+	json_decref(cap);
+}
+
 static void test_incomplete_and_conflict(void)
 {
 	json_t *cap = fixture_capture(), *mix;
@@ -552,6 +712,9 @@ int main(void)
 	}
 	json_decref(cap);
 	test_verified();
+	test_summary_kept_kinds();
+	test_summary_l2_not_run();
+	test_summary_unchanged();
 	test_incomplete_and_conflict();
 	test_bad_capture();
 	test_capture_write();
