@@ -222,6 +222,9 @@ static int report(const struct report_cmd *o)
 			return ret;
 		}
 	}
+	/* --all: nothing read or written through a link planted in the capture */
+	if (o->all && (ret = capture_write_check_dir(o->dir)))
+		return ret;
 	ret = report_input_load(&in, o->dir, &iopt);
 	if (!ret && o->output) {
 		for (i = 0; i < in.nr_sources; i++)
