@@ -9,6 +9,7 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/file_lock.h"
 #include "base/output_guard.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -209,6 +210,7 @@ static int report(const struct report_cmd *o)
 	struct report_input in;
 	struct strbuf sb = STRBUF_INIT;
 	struct output_guard guard = OUTPUT_GUARD_INIT;
+	struct file_lock lock = { -1 };
 	size_t i;
 	int ret;
 
@@ -222,9 +224,19 @@ static int report(const struct report_cmd *o)
 			return ret;
 		}
 	}
-	/* --all: nothing read or written through a link planted in the capture */
-	if (o->all && (ret = capture_write_check_dir(o->dir)))
-		return ret;
+	/* --all: nothing read or written through a link planted in the
+	 * capture, and one --all at a time, so that the files it writes
+	 * (source.patch and sources.json) come from one run */
+	if (o->all) {
+		char *path = capture_layout_file(o->dir, CAPTURE_LAYOUT_LOCK);
+
+		ret = capture_write_check_dir(o->dir);
+		if (!ret)
+			ret = file_lock_acquire(&lock, path);
+		free(path);
+		if (ret)
+			return ret;
+	}
 	ret = report_input_load(&in, o->dir, &iopt);
 	if (!ret && o->output) {
 		for (i = 0; i < in.nr_sources; i++)
@@ -264,6 +276,7 @@ static int report(const struct report_cmd *o)
 out:
 	strbuf_release(&sb);
 	report_input_release(&in);
+	file_lock_release(&lock);
 	return ret;
 }
 
