@@ -50,7 +50,8 @@ static void usage(FILE *f)
 		"  --arch ARCH     choose the PTX a GPU of this arch would use (90, sm_90);\n"
 		"                  default: the highest arch in each fatbin\n"
 		"  -o, --output FILE\n"
-		"                  write to FILE (atomically) instead of standard output\n"
+		"                  write to FILE (atomically) instead of standard output;\n"
+		"                  '-' for standard output\n"
 		"  -h, --help      show this help\n"
 		"\n"
 		"Exit status: 0 success, 1 usage error, 2 unreadable or invalid FILE.\n"
@@ -106,7 +107,8 @@ static int parse_options(int argc, char **argv, struct inspect_options *o)
 						       optarg);
 			break;
 		case 'o':
-			o->output = optarg;
+			if (cli_parse_output(optarg, &o->output))
+				return 1;
 			break;
 		case 'h':
 			usage(stdout);

@@ -63,7 +63,8 @@ static void usage(FILE *f)
 		"  -i, --instrument      instrument instead of applying a plan\n"
 		"  -t, --threshold N     simulateCache accesses per thread (default %d)\n"
 		"  -l, --layout FILE     write the counter layout (JSON) to FILE\n"
-		"  -o, --output OUT      write the PTX to OUT instead of standard output\n"
+		"  -o, --output OUT      write the PTX to OUT instead of standard output;\n"
+		"                        '-' for standard output\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 success, 1 usage error, 2 invalid plan or PTX, or a load the\n"
@@ -139,10 +140,13 @@ static int parse_options(int argc, char **argv, struct patch_options *o)
 			break;
 		}
 		case 'l':
+			if (!*optarg)
+				return cli_usage_error("--layout wants a file name, not an empty one");
 			o->layout_path = optarg;
 			break;
 		case 'o':
-			o->out_path = optarg;
+			if (cli_parse_output(optarg, &o->out_path))
+				return 1;
 			break;
 		case 'h':
 			usage(stdout);

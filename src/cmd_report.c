@@ -30,6 +30,7 @@ struct report_cmd {
 	const char *source_root;
 	enum color_mode color;
 	int all;
+	int output_given;       /* -o, even -o - (output NULL: standard output) */
 };
 
 static void usage(FILE *f)
@@ -44,7 +45,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -f, --format FMT     text (default), html (one self-contained page), json\n"
 		"                       (cacheadvise.report/1) or sarif (SARIF 2.1.0)\n"
-		"  -o, --output FILE    write FILE (atomically) instead of standard output\n"
+		"  -o, --output FILE    write FILE (atomically) instead of standard output;\n"
+		"                       '-' for standard output\n"
 		"      --source-root P  where the program's sources are now, for source lines and\n"
 		"                       hints (default: where they were when it was profiled)\n"
 		"      --color WHEN     text colours: auto (a terminal, unless NO_COLOR is set),\n"
@@ -88,7 +90,9 @@ static int parse(struct report_cmd *o, int argc, char **argv)
 			o->format = optarg;
 			break;
 		case 'o':
-			o->output = optarg;
+			if (cli_parse_output(optarg, &o->output))
+				return 1;
+			o->output_given = 1;
 			break;
 		case 'S':
 			o->source_root = optarg;
@@ -120,7 +124,7 @@ static int parse(struct report_cmd *o, int argc, char **argv)
 		return 1;
 	if (!report_format_find(o->format))
 		return cli_usage_error("unknown format '%s' (text, html, json or sarif)", o->format);
-	if (o->all && (o->output || strcmp(o->format, "text")))
+	if (o->all && (o->output_given || strcmp(o->format, "text")))
 		return cli_usage_error("--all writes every format into DIR: it takes no --format "
 				       "or -o");
 	return 0;
