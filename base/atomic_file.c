@@ -207,7 +207,7 @@ static int open_temporary(const char *path, char **tmp)
 int atomic_file_open(struct atomic_file *af, const char *path)
 {
 	struct stat st, fst;
-	int kind, fd, saved;
+	int kind, fd, saved, changed = 0;
 
 	memset(af, 0, sizeof(*af));
 	kind = output_kind(path, &st);
@@ -221,7 +221,7 @@ int atomic_file_open(struct atomic_file *af, const char *path)
 		if (fd >= 0 && (fstat(fd, &fst) || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino)) {
 			close(fd);
 			fd = -1;
-			errno = EAGAIN;
+			changed = 1;
 		}
 	} else {
 		fd = open_temporary(path, &af->tmp_path);
@@ -234,7 +234,7 @@ int atomic_file_open(struct atomic_file *af, const char *path)
 			unlink(af->tmp_path);
 		atomic_file_release(af);
 		return error_set(CA_E_IO, "cannot write '%s': %s", path,
-				 saved == EAGAIN ? "it changed while it was opened" : strerror(saved));
+				 changed ? "it changed while it was opened" : strerror(saved));
 	}
 	return 0;
 }
