@@ -1,9 +1,13 @@
 #include "base/atomic_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -23,7 +27,8 @@ static void batch_add(char *path, char *tmp_path)
 
 	for (i = 0; i < batch.nr; i++) {
 		if (!strcmp(batch.path[i], path)) {
-			/* The same temporary name was written again: keep the last. */
+			/* The same path was written again: keep the last. */
+			unlink(batch.tmp_path[i]);
 			free(batch.path[i]);
 			free(batch.tmp_path[i]);
 			batch.path[i] = path;
@@ -86,84 +91,152 @@ void atomic_batch_abort(void)
 	batch_end();
 }
 
-/*
- * The file to replace for path: path itself, or where a symlink leads (the
- * link stays a link). Sets *direct when path is a FIFO or a device, which
- * is written into, never renamed over. NULL with the message set when path
- * cannot be an output file (a directory, a dangling symlink).
- */
-static char *output_target(const char *path, int *direct)
-{
-	struct stat st;
-	char *real;
-
-	*direct = 0;
-	if (lstat(path, &st))
-		return xstrdup(path);       /* a new file */
-	if (S_ISLNK(st.st_mode)) {
-		real = realpath(path, NULL);
-		if (!real) {
-			error_set(CA_E_IO, "cannot write '%s': it is a symbolic link to a file that "
-				  "cannot be reached (%s): name the file itself", path,
-				  strerror(errno));
-			return NULL;
-		}
-		if (stat(real, &st)) {
-			error_set(CA_E_IO, "cannot write '%s': %s", real, strerror(errno));
-			free(real);
-			return NULL;
-		}
-	} else {
-		real = xstrdup(path);
-	}
-	if (S_ISDIR(st.st_mode)) {
-		error_set(CA_E_IO, "cannot write '%s': it is a directory: name a file in it", path);
-		free(real);
-		return NULL;
-	}
-	*direct = !S_ISREG(st.st_mode);
-	return real;
-}
-
-int atomic_file_open(struct atomic_file *af, const char *path)
-{
-	int direct;
-
-	af->path = output_target(path, &direct);
-	if (!af->path)
-		return CA_E_IO;
-	if (direct) {
-		/* a FIFO or a device: written into (a reader may be waiting) */
-		af->tmp_path = NULL;
-		af->fp = fopen(af->path, "wb");
-		if (!af->fp) {
-			int ret = error_set(CA_E_IO, "cannot write '%s': %s", af->path,
-					    strerror(errno));
-			free(af->path);
-			af->path = NULL;
-			return ret;
-		}
-		return 0;
-	}
-	af->tmp_path = xasprintf("%s.tmp.%ld", af->path, (long)getpid());
-	af->fp = fopen(af->tmp_path, "wb");
-	if (!af->fp) {
-		int ret = error_set(CA_E_IO, "cannot write '%s': %s", af->tmp_path,
-				    strerror(errno));
-		free(af->path);
-		free(af->tmp_path);
-		af->path = af->tmp_path = NULL;
-		return ret;
-	}
-	return 0;
-}
-
 static void atomic_file_release(struct atomic_file *af)
 {
 	free(af->path);
 	free(af->tmp_path);
 	af->path = af->tmp_path = NULL;
 	af->fp = NULL;
+}
+
+/*
+ * Whether the symbolic link path leads through /proc: /dev/stdout ->
+ * /proc/self/fd/1, /dev/fd/N. It names a file the process already has open
+ * (where the shell sent standard output), which is written into as a device
+ * is, never renamed over: a rename would replace /dev/stdout itself.
+ */
+static int leads_through_proc(const char *path)
+{
+	char *cur = xstrdup(path), *dir, *slash, real[PATH_MAX], link[PATH_MAX];
+	int hops, ret = 0;
+
+	for (hops = 0; hops < 40 && !ret; hops++) {
+		ssize_t n;
+
+		dir = xstrdup(cur);
+		slash = strrchr(dir, '/');
+		if (slash)
+			*(slash == dir ? slash + 1 : slash) = '\0';
+		ret = realpath(slash ? dir : ".", real) && !strncmp(real, "/proc/", 6);
+		free(dir);
+		n = readlink(cur, link, sizeof(link) - 1);
+		if (ret || n < 0)
+			break;
+		link[n] = '\0';
+		slash = strrchr(cur, '/');
+		if (link[0] != '/' && slash) {
+			char *next = xasprintf("%.*s/%s", (int)(slash - cur), cur, link);
+
+			free(cur);
+			cur = next;
+		} else {
+			free(cur);
+			cur = xstrdup(link);
+		}
+	}
+	free(cur);
+	return ret;
+}
+
+/*
+ * How path is written: 0 renamed over (nothing there, a regular file, a
+ * symbolic link to a regular file or to nothing: the link is replaced), 1
+ * written into (a FIFO, a device, or a link to one; *st is that file), or
+ * CA_E_IO with the message set (a directory, or a link to one).
+ */
+static int output_kind(const char *path, struct stat *st)
+{
+	struct stat lst;
+
+	if (!*path)
+		return error_set(CA_E_IO, "cannot write '': no file name given");
+	if (lstat(path, &lst) || stat(path, st))
+		return 0;           /* nothing there, or a dangling link: created */
+	if (S_ISDIR(st->st_mode))
+		return error_set(CA_E_IO, "cannot write '%s': it is a directory: name a file in it",
+				 path);
+	if (!S_ISREG(st->st_mode))
+		return 1;
+	return S_ISLNK(lst.st_mode) && leads_through_proc(path);
+}
+
+/*
+ * A new file "<path>.tmp.XXXXXX" beside path, made with O_EXCL and
+ * O_NOFOLLOW: whatever is at a name already (a planted link or FIFO) is
+ * never opened, another name is tried. The mode is 0666 less the umask, as
+ * fopen gives (mkstemp's 0600 would need the umask read, which no thread
+ * can do safely). Returns the descriptor and sets *tmp, or -1 with errno.
+ */
+static int open_temporary(const char *path, char **tmp)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static unsigned long long counter;
+	unsigned char rnd[6];
+	int attempt, fd, i;
+
+	for (attempt = 0; attempt < 100; attempt++) {
+		char suffix[sizeof(rnd) + 1];
+
+		if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+			/* no entropy yet: O_EXCL keeps it safe, the name need only differ */
+			struct timespec ts;
+			unsigned long long x;
+
+			clock_gettime(CLOCK_REALTIME, &ts);
+			x = (unsigned long long)ts.tv_nsec ^ ((unsigned long long)getpid() << 32) ^
+			    __atomic_add_fetch(&counter, 0x9e3779b97f4a7c15ULL, __ATOMIC_RELAXED);
+			for (i = 0; i < (int)sizeof(rnd); i++, x >>= 8)
+				rnd[i] = (unsigned char)x;
+		}
+		for (i = 0; i < (int)sizeof(rnd); i++)
+			suffix[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+		suffix[sizeof(rnd)] = '\0';
+		*tmp = xasprintf("%s.tmp.%s", path, suffix);
+		fd = open(*tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+		if (fd >= 0)
+			return fd;
+		free(*tmp);
+		*tmp = NULL;
+		if (errno != EEXIST)
+			return -1;
+	}
+	errno = EEXIST;
+	return -1;
+}
+
+int atomic_file_open(struct atomic_file *af, const char *path)
+{
+	struct stat st, fst;
+	int kind, fd, saved, changed = 0;
+
+	memset(af, 0, sizeof(*af));
+	kind = output_kind(path, &st);
+	if (kind < 0)
+		return kind;
+	af->path = xstrdup(path);
+	if (kind) {
+		/* a FIFO or a device: written into (a reader may be waiting),
+		 * appended to as a shell's >> would, never truncated or created */
+		fd = open(path, O_WRONLY | O_APPEND | O_NOCTTY | O_CLOEXEC);
+		if (fd >= 0 && (fstat(fd, &fst) || fst.st_dev != st.st_dev || fst.st_ino != st.st_ino)) {
+			close(fd);
+			fd = -1;
+			changed = 1;
+		}
+	} else {
+		fd = open_temporary(path, &af->tmp_path);
+	}
+	if (fd < 0 || !(af->fp = fdopen(fd, "w"))) {
+		saved = errno;
+		if (fd >= 0)
+			close(fd);
+		if (af->tmp_path)
+			unlink(af->tmp_path);
+		atomic_file_release(af);
+		return error_set(CA_E_IO, "cannot write '%s': %s", path,
+				 changed ? "it changed while it was opened" : strerror(saved));
+	}
+	return 0;
 }
 
 int atomic_file_flush(struct atomic_file *af)
@@ -240,15 +313,6 @@ int write_file_atomic(const char *path, const void *data, size_t len)
 		return ret;
 	}
 	return atomic_file_commit(&af);
-}
-
-int write_file_replacing(const char *path, const void *data, size_t len)
-{
-	struct stat st;
-
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && unlink(path))
-		return error_set(CA_E_IO, "cannot replace the link '%s': %s", path, strerror(errno));
-	return write_file_atomic(path, data, len);
 }
 
 int mkdir_p(const char *path)

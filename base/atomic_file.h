@@ -5,12 +5,21 @@
 #include <stdio.h>
 
 /*
- * Output files are written to "<path>.tmp.<pid>" and renamed over <path>
- * only when complete, so a crash or an error never leaves a half-written
- * file under the final name. A FIFO or a device (/dev/null, /dev/full, a
- * terminal) is written into, never renamed over, and a write error there
- * is still an error; a symbolic link is written through (the file it leads
- * to is replaced, the link stays); a directory is refused.
+ * Every output file of the tool is written here, so that a crash or an
+ * error never leaves a half-written file under the final name and nothing
+ * planted beside it can redirect or stall the write (issue 36).
+ *
+ * A file is written to a new temporary "<path>.tmp.XXXXXX" in path's own
+ * folder, created with O_CREAT | O_EXCL | O_NOFOLLOW (a link or FIFO
+ * already at a name is never opened: another name is tried) with the mode
+ * fopen would give (0666 less the umask), and renamed over path only when
+ * complete. rename() does not follow links: a symbolic link at path is
+ * replaced, never written through, and the file it led to stays as it was.
+ * A FIFO or a device (/dev/null, /dev/full, a terminal), or a link to one,
+ * is written into (appended to, never created or truncated), never renamed
+ * over, and a write error there is still an error; so is a link through
+ * /proc (/dev/stdout, /dev/fd/N: a file the shell opened for the process).
+ * A directory is refused, and so is an empty path.
  *
  *     struct atomic_file af;
  *     if (atomic_file_open(&af, path)) return ...;
@@ -19,8 +28,8 @@
  */
 struct atomic_file {
 	FILE *fp;
-	char *path;
-	char *tmp_path;
+	char *path;         /* as given: what is renamed over */
+	char *tmp_path;     /* NULL when written into (a FIFO, a device) */
 };
 
 /* Returns 0 or CA_E_IO with the message set. */
@@ -60,11 +69,8 @@ int atomic_batch_commit(void);
 /* Removes every temporary file of the batch, replacing nothing, and ends it. */
 void atomic_batch_abort(void);
 
-/* Writes len bytes to path atomically. Returns 0 or CA_E_IO. */
+/* Writes len bytes to path atomically, as above. Returns 0 or CA_E_IO. */
 int write_file_atomic(const char *path, const void *data, size_t len);
-/* The same for a file of the tool's own (a substitute module): a symbolic
- * link at path is replaced, never written through. */
-int write_file_replacing(const char *path, const void *data, size_t len);
 
 /* mkdir -p. Returns 0 or CA_E_IO with the message set. */
 int mkdir_p(const char *path);

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/atomic_file.h"
 #include "base/digest.h"
 #include "base/input_file.h"
 #include "base/xalloc.h"
@@ -218,9 +219,10 @@ size_t file_snapshot_changes(const struct file_snapshot *before, const struct fi
 int file_snapshot_keep(const struct output_file *f, const char *keep_path,
 		       unsigned long long *kept)
 {
+	struct atomic_file out;
 	struct stat st;
-	char *tmp, buf[65536];
-	FILE *in, *out;
+	char buf[65536];
+	FILE *in;
 	size_t n;
 	int ok = 1;
 
@@ -234,29 +236,24 @@ int file_snapshot_keep(const struct output_file *f, const char *keep_path,
 	in = fopen(f->path, "rb");
 	if (!in)
 		return 0;
-	tmp = xasprintf("%s.tmp.%ld", keep_path, (long)getpid());
-	out = fopen(tmp, "wb");
-	if (!out) {
+	if (atomic_file_open(&out, keep_path)) {
 		fclose(in);
-		free(tmp);
 		return 0;
 	}
 	while (ok && (n = fread(buf, 1, sizeof(buf), in)) > 0)
-		ok = fwrite(buf, 1, n, out) == n;
+		ok = fwrite(buf, 1, n, out.fp) == n;
 	ok = ok && !ferror(in);
 	fclose(in);
-	if (fclose(out))
-		ok = 0;
 	/* the file may have changed since it was hashed: a copy under another
 	 * content's name would mislead, so it must have the size hashed */
-	if (ok && (stat(tmp, &st) || st.st_size != f->size))
-		ok = 0;
-	if (ok && rename(tmp, keep_path))
-		ok = 0;
-	if (!ok)
-		unlink(tmp);
-	else
-		*kept += (unsigned long long)f->size;
-	free(tmp);
-	return ok;
+	ok = ok && !atomic_file_flush(&out) && !fstat(fileno(out.fp), &st) &&
+	     st.st_size == f->size;
+	if (!ok) {
+		atomic_file_abort(&out);
+		return 0;
+	}
+	if (atomic_file_commit(&out))
+		return 0;
+	*kept += (unsigned long long)f->size;
+	return 1;
 }

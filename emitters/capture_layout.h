@@ -7,7 +7,7 @@
  * here for a path.
  *
  *   capture.json  plan.json  sources.json  source.patch  regcache.patch
- *   report.txt  report.html  report.json  hints.sarif
+ *   report.txt  report.html  report.json  hints.sarif  .lock
  *   modules/<id>.ptx         the original PTX
  *   patched/<id>.ptx         PTX with the plan applied
  *   patched/<id>.softcache.ptx  PTX with the automatic software cache
@@ -32,6 +32,9 @@
 #define CAPTURE_LAYOUT_REPORT_HTML "report.html"
 #define CAPTURE_LAYOUT_REPORT_JSON "report.json"
 #define CAPTURE_LAYOUT_HINTS_SARIF "hints.sarif"
+/* held (flock) by `report --all` while it re-writes the files above, so
+ * that two at once take turns (base/file_lock.h); empty, left in place */
+#define CAPTURE_LAYOUT_LOCK ".lock"
 
 /* dir/name for one of the names above (or another top-level file). */
 char *capture_layout_file(const char *dir, const char *name);

@@ -3,9 +3,11 @@
 #include "analysis/advise.h"
 #include "analysis/capture_model.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "base/atomic_file.h"
@@ -49,6 +51,67 @@ static int write_regcache_patch(const struct report_input *in)
 		free(path);
 	}
 	regcache_patch_release(&rp);
+	return ret;
+}
+
+/* The top-level files capture_write_input() writes, besides the reports. */
+static const char *const written_files[] = {
+	CAPTURE_LAYOUT_PLAN, CAPTURE_LAYOUT_SOURCE_PATCH, CAPTURE_LAYOUT_SOURCES,
+	CAPTURE_LAYOUT_REGCACHE_PATCH,
+};
+
+/* 0 when path is absent or of the type wanted (S_IFREG or S_IFDIR), not
+ * a link; else CA_E_INPUT naming it. */
+static int check_plain(const char *dir, const char *path, mode_t type)
+{
+	struct stat st;
+
+	if (lstat(path, &st))
+		return errno == ENOENT ? 0 : error_set(CA_E_INPUT, "cannot write in the capture "
+						       "'%s': '%s': %s", dir, path, strerror(errno));
+	if ((st.st_mode & S_IFMT) == type)
+		return 0;
+	return error_set(CA_E_INPUT, "refusing to write in the capture '%s': '%s' is %s; a "
+			 "capture from elsewhere may lead outside it: remove it, or copy the "
+			 "capture's files", dir, path, S_ISLNK(st.st_mode) ? "a symbolic link" :
+			 type == S_IFDIR ? "not a directory" : "not a regular file");
+}
+
+int capture_write_check_dir(const char *dir)
+{
+	char *path = NULL;
+	struct dirent *e;
+	size_t i, n;
+	DIR *d;
+	int ret = 0;
+
+	for (i = 0; !ret && i < ARRAY_SIZE(written_files); i++) {
+		path = capture_layout_file(dir, written_files[i]);
+		ret = check_plain(dir, path, S_IFREG);
+		free(path);
+	}
+	for (i = 0; !ret && report_formats[i]; i++) {
+		path = capture_layout_file(dir, report_formats[i]->file_name);
+		ret = check_plain(dir, path, S_IFREG);
+		free(path);
+	}
+	path = capture_layout_patched_dir(dir);
+	if (!ret)
+		ret = check_plain(dir, path, S_IFDIR);
+	d = ret ? NULL : opendir(path);
+	while (d && !ret && (e = readdir(d))) {
+		char *ptx;
+
+		n = strlen(e->d_name);
+		if (n < 4 || strcmp(e->d_name + n - 4, ".ptx"))
+			continue;
+		ptx = xasprintf("%s/%s", path, e->d_name);
+		ret = check_plain(dir, ptx, S_IFREG);
+		free(ptx);
+	}
+	if (d)
+		closedir(d);
+	free(path);
 	return ret;
 }
 

@@ -57,4 +57,16 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 /* The same from an input already built; files go to in->dir. */
 int capture_write_input(const struct report_input *in);
 
+/*
+ * Whether the capture directory dir, perhaps from someone else, may be
+ * re-written (`report --all`): each file written above (plan.json, the
+ * reports, source.patch, sources.json, regcache.patch, patched/<id>.ptx)
+ * must be a regular file or absent, and patched/ a folder or absent, none
+ * of them a symbolic link, which would send the write outside dir, nor a
+ * FIFO that would stall it. Returns 0, or CA_E_INPUT naming the first that
+ * is not ("refusing to write in the capture 'c': 'c/report.txt' is a
+ * symbolic link ..."). Checks before anything is written.
+ */
+int capture_write_check_dir(const char *dir);
+
 #endif

@@ -39,8 +39,9 @@ int patched_ptx_write_module(const struct ptx_module *pm, const char *id,
 
 	if (ret > 0) {
 		/* a link left by an earlier write of this substitute leads to the
-		 * unpatched module: replace the link, never write through it */
-		int w = write_file_replacing(path, sb.buf, sb.len);
+		 * unpatched module: write_file_atomic replaces the link, never
+		 * writes through it */
+		int w = write_file_atomic(path, sb.buf, sb.len);
 
 		if (w)
 			ret = w;

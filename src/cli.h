@@ -60,6 +60,13 @@ int cli_parse_number(const char *arg, const char *option, double min, double max
  * prints the usage error naming `option` and returns 1.
  */
 int cli_parse_timeout(const char *arg, const char *option, double *seconds);
+/*
+ * An -o FILE value of a command that writes standard output without one:
+ * "-" is standard output (*out = NULL), "" a usage error ("-o wants a file
+ * name, not an empty one"). Returns 0, or prints the usage error and
+ * returns 1.
+ */
+int cli_parse_output(const char *arg, const char **out);
 /* Prints a warning line to stderr. */
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Checks that stdout was flushed and written; returns status, or 2 when

@@ -16,6 +16,7 @@
 #include "base/input_file.h"
 #include "base/error.h"
 #include "base/json_file.h"
+#include "base/output_guard.h"
 #include "analysis/ptx.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
@@ -49,7 +50,8 @@ static void usage(FILE *f)
 		"  --arch ARCH     choose the PTX a GPU of this arch would use (90, sm_90);\n"
 		"                  default: the highest arch in each fatbin\n"
 		"  -o, --output FILE\n"
-		"                  write to FILE (atomically) instead of standard output\n"
+		"                  write to FILE (atomically) instead of standard output;\n"
+		"                  '-' for standard output\n"
 		"  -h, --help      show this help\n"
 		"\n"
 		"Exit status: 0 success, 1 usage error, 2 unreadable or invalid FILE.\n"
@@ -105,7 +107,8 @@ static int parse_options(int argc, char **argv, struct inspect_options *o)
 						       optarg);
 			break;
 		case 'o':
-			o->output = optarg;
+			if (cli_parse_output(optarg, &o->output))
+				return 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -126,9 +129,17 @@ static int parse_options(int argc, char **argv, struct inspect_options *o)
 	if (!strcmp(o->file, "-"))
 		return cli_usage_error("inspect reads a file, not standard input: save it first "
 				       "(e.g. kernels.ptx) and name it");
-	if (o->output && input_file_same(o->output, o->file))
-		return cli_usage_error("-o '%s' is the file to inspect: the report would replace "
-				       "it; name another file", o->output);
+	if (o->output) {
+		struct output_guard g = OUTPUT_GUARD_INIT;
+		const char *what;
+
+		output_guard_add_file(&g, o->file, "the file to inspect");
+		what = output_guard_check(&g, o->output);
+		output_guard_release(&g);
+		if (what)
+			return cli_usage_error("-o '%s' is %s: the report would replace it; name "
+					       "another file", o->output, what);
+	}
 	return 0;
 }
 

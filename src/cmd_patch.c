@@ -11,6 +11,8 @@
 #include "base/input_file.h"
 #include "base/json_file.h"
 #include "base/module_id.h"
+#include "base/output_guard.h"
+#include "base/xalloc.h"
 #include "analysis/plan.h"
 #include "analysis/ptx.h"
 #include "analysis/ptx_instrument.h"
@@ -61,7 +63,8 @@ static void usage(FILE *f)
 		"  -i, --instrument      instrument instead of applying a plan\n"
 		"  -t, --threshold N     simulateCache accesses per thread (default %d)\n"
 		"  -l, --layout FILE     write the counter layout (JSON) to FILE\n"
-		"  -o, --output OUT      write the PTX to OUT instead of standard output\n"
+		"  -o, --output OUT      write the PTX to OUT instead of standard output;\n"
+		"                        '-' for standard output\n"
 		"  -h, --help            this text\n"
 		"\n"
 		"Exit status: 0 success, 1 usage error, 2 invalid plan or PTX, or a load the\n"
@@ -74,6 +77,30 @@ static void usage(FILE *f)
 		"  ptxas -arch=sm_90 patched.ptx -o /dev/null         # check the result\n"
 		"  cacheadvise patch --instrument --layout layout.json -o mon.ptx kernels.ptx\n",
 		PTX_INSTRUMENT_DEFAULT_THRESHOLD);
+}
+
+/* Neither output may be an input (the PTX, the plan), nor both one file. */
+static int check_outputs(const struct patch_options *o)
+{
+	struct output_guard in = OUTPUT_GUARD_INIT, out = OUTPUT_GUARD_INIT;
+	const char *outputs[] = { o->out_path, o->layout_path }, *what = NULL;
+	size_t i;
+	int ret = 0;
+
+	output_guard_add_file(&in, o->ptx_path, "the PTX to patch");
+	output_guard_add_file(&in, o->plan_path, "the plan to apply");
+	for (i = 0; i < ARRAY_SIZE(outputs) && !what; i++)
+		if (outputs[i] && (what = output_guard_check(&in, outputs[i])))
+			ret = cli_usage_error("'%s' is %s: writing it would destroy the input; "
+					      "name another output file", outputs[i], what);
+	if (!ret && o->out_path && o->layout_path) {
+		output_guard_add_file(&out, o->out_path, "-o");
+		if (output_guard_check(&out, o->layout_path))
+			ret = cli_usage_error("-o and --layout name the same file");
+	}
+	output_guard_release(&in);
+	output_guard_release(&out);
+	return ret;
 }
 
 static int parse_options(int argc, char **argv, struct patch_options *o)
@@ -113,10 +140,13 @@ static int parse_options(int argc, char **argv, struct patch_options *o)
 			break;
 		}
 		case 'l':
+			if (!*optarg)
+				return cli_usage_error("--layout wants a file name, not an empty one");
 			o->layout_path = optarg;
 			break;
 		case 'o':
-			o->out_path = optarg;
+			if (cli_parse_output(optarg, &o->out_path))
+				return 1;
 			break;
 		case 'h':
 			usage(stdout);
@@ -137,15 +167,7 @@ static int parse_options(int argc, char **argv, struct patch_options *o)
 	if (optind + 1 < argc)
 		return cli_usage_error("one PTX file at a time ('%s' is extra)", argv[optind + 1]);
 	o->ptx_path = argv[optind];
-	if ((o->out_path && input_file_same(o->out_path, o->ptx_path)) ||
-	    (o->layout_path && input_file_same(o->layout_path, o->ptx_path)))
-		return cli_usage_error("'%s' is the PTX to patch: writing it would destroy the "
-				       "input; name another output file", o->out_path &&
-				       input_file_same(o->out_path, o->ptx_path) ? o->out_path :
-				       o->layout_path);
-	if (o->out_path && o->layout_path && !strcmp(o->out_path, o->layout_path))
-		return cli_usage_error("-o and --layout name the same file");
-	return 0;
+	return check_outputs(o);
 }
 
 /*

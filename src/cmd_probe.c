@@ -34,7 +34,8 @@ static void usage(FILE *f)
 		"'cacheadvise profile' finds it. Takes a few seconds to a minute.\n"
 		"\n"
 		"  --json            print the device model as JSON instead of a summary\n"
-		"  -o, --output FILE also write it to FILE (device.json)\n"
+		"  -o, --output FILE also write it to FILE (device.json); '-' for standard output\n"
+		"                    in place of the summary (as --json)\n"
 		"      --no-cache    do not store it in the cache folder\n"
 		"                    ($XDG_CACHE_HOME/cacheadvise or ~/.cache/cacheadvise)\n"
 		"      --device N    probe GPU N (default 0, as numbered by CUDA)\n"
@@ -76,7 +77,11 @@ static int parse_options(int argc, char **argv, struct probe_options *opt)
 			opt->json = 1;
 			break;
 		case 'o':
-			opt->run.output = optarg;
+			/* -o -: the device model on standard output, as --json */
+			if (cli_parse_output(optarg, &opt->run.output))
+				return 1;
+			if (!opt->run.output)
+				opt->json = 1;
 			break;
 		case 'n':
 			opt->run.cache = 0;
@@ -104,8 +109,6 @@ static int parse_options(int argc, char **argv, struct probe_options *opt)
 	}
 	if (optind < argc)
 		return cli_usage_error("unexpected argument '%s'", argv[optind]);
-	if (opt->run.output && !*opt->run.output)
-		return cli_usage_error("-o wants a file name");
 	return 0;
 }
 

@@ -403,7 +403,12 @@ int cmd_profile(int argc, char **argv)
 	 * ':': a missing value is told apart from an unknown option. */
 	while ((c = getopt_long(argc, argv, "+:o:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'o': opt.out_dir = optarg; break;
+		case 'o':
+			if (!*optarg || !strcmp(optarg, "-"))
+				return cli_usage_error("-o wants a folder name, not %s (the folder the "
+						       "capture goes in)", *optarg ? "'-'" : "an empty one");
+			opt.out_dir = optarg;
+			break;
 		case 'k': opt.kernels_regex = optarg; break;
 		case 't': if (parse_uint(optarg, &opt.top, "--top")) return 1; break;
 		case 'H': {

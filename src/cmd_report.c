@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -8,6 +9,8 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/file_lock.h"
+#include "base/output_guard.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
@@ -28,6 +31,7 @@ struct report_cmd {
 	const char *python;
 	enum color_mode color;
 	int all;
+	int output_given;       /* -o, even -o - (output NULL: standard output) */
 };
 
 static void usage(FILE *f)
@@ -43,7 +47,8 @@ static void usage(FILE *f)
 		"\n"
 		"  -f, --format FMT     text (default), html (one self-contained page), json\n"
 		"                       (cacheadvise.report/1) or sarif (SARIF 2.1.0)\n"
-		"  -o, --output FILE    write FILE (atomically) instead of standard output\n"
+		"  -o, --output FILE    write FILE (atomically) instead of standard output;\n"
+		"                       '-' for standard output\n"
 		"      --source-root P  where the program's sources are now, for source lines and\n"
 		"                       hints (default: where they were when it was profiled)\n"
 		"      --python PATH    the Python that rewrites Triton tl.load calls (default:\n"
@@ -91,7 +96,9 @@ static int parse(struct report_cmd *o, int argc, char **argv)
 			o->format = optarg;
 			break;
 		case 'o':
-			o->output = optarg;
+			if (cli_parse_output(optarg, &o->output))
+				return 1;
+			o->output_given = 1;
 			break;
 		case 'S':
 			o->source_root = optarg;
@@ -126,7 +133,7 @@ static int parse(struct report_cmd *o, int argc, char **argv)
 		return 1;
 	if (!report_format_find(o->format))
 		return cli_usage_error("unknown format '%s' (text, html, json or sarif)", o->format);
-	if (o->all && (o->output || strcmp(o->format, "text")))
+	if (o->all && (o->output_given || strcmp(o->format, "text")))
 		return cli_usage_error("--all writes every format into DIR: it takes no --format "
 				       "or -o");
 	return 0;
@@ -150,58 +157,62 @@ static const char *const capture_files[] = {
 	CAPTURE_LAYOUT_SOURCE_PATCH, CAPTURE_LAYOUT_REGCACHE_PATCH,
 };
 
-static int is_capture_file(const char *name, const char *own)
-{
-	size_t i;
+static const char capture_input[] = "the capture";
+static const char source_input[] = "a source file";
 
-	if (!strcmp(name, own))
-		return 0;
-	for (i = 0; i < ARRAY_SIZE(capture_files); i++)
-		if (!strcmp(name, capture_files[i]))
-			return 1;
-	for (i = 0; report_formats[i]; i++)
-		if (!strcmp(name, report_formats[i]->file_name))
-			return 1;
-	return 0;
+static void guard_add(struct output_guard *g, const char *dir, const char *name)
+{
+	char *path = capture_layout_file(dir, name);
+
+	output_guard_add_file(g, path, capture_input);
+	free(path);
 }
 
 /*
- * Whether writing path (renamed into place, as write_file_atomic does)
- * would replace one of the files of the capture directory dir: a file of
- * its layout at its top level, or anything in one of its subdirectories
- * (modules/, patched/, graphs/, runs/). Directories are compared by device
- * and inode, and by their real paths, so no spelling of path (./, ..,
- * a symbolic link) gets past. own, the format's own file (report.txt for
- * text), may be written. Returns 1 when it would, 0 otherwise (also when
- * path's directory does not exist: writing then fails on its own).
+ * The inputs -o may not replace: the files of the capture directory dir at
+ * its top level (own, the format's own report file, may be re-written) and
+ * everything in its folders (modules/, patched/, graphs/, runs/, any other).
  */
-static int replaces_capture_file(const char *dir, const char *path, const char *own)
+static void guard_capture(struct output_guard *g, const char *dir, const char *own)
 {
-	char *copy = xstrdup(path), *slash = strrchr(copy, '/');
-	const char *parent = ".", *name = copy;
-	char real_dir[PATH_MAX], real_parent[PATH_MAX];
-	struct stat dst, pst;
-	size_t n;
-	int ret = 0;
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	size_t i;
 
-	if (slash) {
-		*slash = '\0';
-		parent = slash == copy ? "/" : copy;
-		name = slash + 1;
+	for (i = 0; i < ARRAY_SIZE(capture_files); i++)
+		guard_add(g, dir, capture_files[i]);
+	for (i = 0; report_formats[i]; i++)
+		if (strcmp(report_formats[i]->file_name, own))
+			guard_add(g, dir, report_formats[i]->file_name);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		char *path;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		path = capture_layout_file(dir, e->d_name);
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			output_guard_add_tree(g, path, capture_input);
+		free(path);
 	}
-	if (stat(dir, &dst) || stat(parent, &pst))
-		goto out;
-	if (dst.st_dev == pst.st_dev && dst.st_ino == pst.st_ino) {
-		ret = is_capture_file(name, own);
-		goto out;
-	}
-	if (!realpath(dir, real_dir) || !realpath(parent, real_parent))
-		goto out;
-	n = strlen(real_dir);
-	ret = !strncmp(real_parent, real_dir, n) && real_parent[n] == '/';
-out:
-	free(copy);
-	return ret;
+	if (d)
+		closedir(d);
+}
+
+/* Refuses -o when it is one of the inputs of g (CA_E_INPUT), else 0. */
+static int check_output(const struct report_cmd *o, const struct output_guard *g)
+{
+	const char *what = output_guard_check(g, o->output);
+
+	if (what == capture_input)
+		return error_set(CA_E_INPUT, "refusing to write over '%s': it is one of the files "
+				 "of the capture '%s'; write the report elsewhere, or re-write the "
+				 "capture's reports with --all", o->output, o->dir);
+	if (what)
+		return error_set(CA_E_INPUT, "refusing to write over '%s': it is %s the report "
+				 "reads; write the report elsewhere", o->output, what);
+	return 0;
 }
 
 static int report(const struct report_cmd *o)
@@ -211,13 +222,42 @@ static int report(const struct report_cmd *o)
 	struct report_options ropt = { want_color(o) };
 	struct report_input in;
 	struct strbuf sb = STRBUF_INIT;
+	struct output_guard guard = OUTPUT_GUARD_INIT;
+	struct file_lock lock = { -1 };
+	size_t i;
 	int ret;
 
-	if (o->output && replaces_capture_file(o->dir, o->output, fmt->file_name))
-		return error_set(CA_E_INPUT, "refusing to write over '%s': it is one of the files "
-				 "of the capture '%s'; write the report elsewhere, or re-write the "
-				 "capture's reports with --all", o->output, o->dir);
+	/* -o is checked against the capture before anything is read, and
+	 * against the sources once they are known */
+	if (o->output) {
+		guard_capture(&guard, o->dir, fmt->file_name);
+		ret = check_output(o, &guard);
+		if (ret) {
+			output_guard_release(&guard);
+			return ret;
+		}
+	}
+	/* --all: nothing read or written through a link planted in the
+	 * capture, and one --all at a time, so that the files it writes
+	 * (source.patch and sources.json) come from one run */
+	if (o->all) {
+		char *path = capture_layout_file(o->dir, CAPTURE_LAYOUT_LOCK);
+
+		ret = capture_write_check_dir(o->dir);
+		if (!ret)
+			ret = file_lock_acquire(&lock, path);
+		free(path);
+		if (ret)
+			return ret;
+	}
 	ret = report_input_load(&in, o->dir, &iopt);
+	if (!ret && o->output) {
+		for (i = 0; i < in.nr_sources; i++)
+			if (in.sources[i].file)
+				output_guard_add_file(&guard, in.sources[i].read_path, source_input);
+		ret = check_output(o, &guard);
+	}
+	output_guard_release(&guard);
 	if (ret)
 		goto out;
 	/* The same checks for one format as for --all (issue 16). */
@@ -249,6 +289,7 @@ static int report(const struct report_cmd *o)
 out:
 	strbuf_release(&sb);
 	report_input_release(&in);
+	file_lock_release(&lock);
 	return ret;
 }
 

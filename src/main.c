@@ -91,6 +91,15 @@ int cli_parse_timeout(const char *arg, const char *option, double *seconds)
 	return 0;
 }
 
+int cli_parse_output(const char *arg, const char **out)
+{
+	if (!*arg)
+		return cli_usage_error("-o wants a file name, not an empty one ('-' for standard "
+				       "output)");
+	*out = strcmp(arg, "-") ? arg : NULL;
+	return 0;
+}
+
 int cli_capture_dir_operand(int argc, char **argv, int optind, const char *usage_line,
 			    const char **dir)
 {

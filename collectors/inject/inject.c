@@ -31,6 +31,7 @@
 #include <cuda.h>
 #include <cupti.h>
 
+#include "base/atomic_file.h"
 #include "base/xalloc.h"
 #include "analysis/ptx_instrument.h"
 #include "base/strbuf.h"
@@ -135,25 +136,16 @@ static char *read_subst(const char *id, size_t *len)
 
 static void save_module_ptx(const struct seen_module *m)
 {
-	char *dir, *path, *tmp;
-	FILE *f;
+	char *dir, *path;
 
 	if (!g.save_modules || !m->ptx)
 		return;
 	dir = xasprintf("%s/seen", g.out_dir);
 	mkdir(dir, 0777);
 	path = xasprintf("%s/%s.ptx", dir, m->id);
-	if (access(path, F_OK)) {
-		tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
-		f = fopen(tmp, "wb");
-		if (f) {
-			int bad = fwrite(m->ptx, 1, m->ptx_len, f) != m->ptx_len;
-			bad |= fclose(f) != 0;
-			if (bad || rename(tmp, path))
-				unlink(tmp);
-		}
-		free(tmp);
-	}
+	/* best effort: a module not saved is one the capture does not show */
+	if (access(path, F_OK))
+		(void)write_file_atomic(path, m->ptx, m->ptx_len);
 	free(path);
 	free(dir);
 }

@@ -419,8 +419,9 @@ static char *write_switchable(struct profile_ctx *c, unsigned run)
 			ret = ptx_write_switchable(pm->pm, ks, nk, &out);
 			if (!ret) {
 				path = capture_layout_subst_ptx(subst, pm->id);
-				/* the unpatched copy may be a link */
-				ret = write_file_replacing(path, out.buf, out.len);
+				/* the unpatched copy may be a link: replaced, not
+				 * written through */
+				ret = write_file_atomic(path, out.buf, out.len);
 				free(path);
 			}
 		}

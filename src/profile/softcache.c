@@ -143,7 +143,7 @@ static int rewrite_module(struct profile_ctx *c, size_t mi, struct sc_kernel *ks
 	path = capture_layout_subst_ptx(sc_dir, m->id);
 	/* the substitute directory links the unpatched module: replace the
 	 * link, or the capture's modules/<id>.ptx would become the rewrite */
-	ret = write_file_replacing(path, out.buf, out.len);
+	ret = write_file_atomic(path, out.buf, out.len);
 	free(path);
 	if (!ret) {
 		path = capture_layout_softcache_ptx(c->dir, m->id);

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Issue 25, item 7: `-o X` of report, inspect and patch where X is not a
 # plain file. A FIFO or a device is written into, never replaced by a
-# regular file; a write error there (a full device) is exit 2; a symbolic
-# link is written through and stays a link; a dangling link and a
-# directory are refused with a message saying what X is.
+# regular file; a write error there (a full device) is exit 2; a directory
+# is refused with a message saying what X is. Issue 36: a symbolic link is
+# replaced by the output, never written through (the file it led to stays
+# as it was), dangling or not; a link to a FIFO or a device, as
+# /dev/stdout is, is written into.
 . "$CA_SOURCE_DIR/tests/cli/lib.sh"
 
 capture="$CA_SOURCE_DIR/tests/fixtures/capture-real"
@@ -42,18 +44,40 @@ for cmd in report inspect patch; do
 	fi
 	ls "$TMP" | grep -q '\.tmp\.' && not_ok "$cmd left a temporary file" || ok
 
-	# a symbolic link: written through, the link stays
+	# a symbolic link: replaced, the file it led to unchanged
 	rm -f "$TMP/link" "$TMP/target"
 	echo OLD-CONTENT-MARKER >"$TMP/target"
 	ln -s "$TMP/target" "$TMP/link"
 	run_o $cmd "$TMP/link" 0
-	[ -L "$TMP/link" ] && ok || not_ok "$cmd -o LINK replaced the link"
-	grep -q OLD-CONTENT-MARKER "$TMP/target" && not_ok "$cmd -o LINK did not write the target" || ok
-	# a dangling one: refused
-	rm -f "$TMP/target"
-	run_o $cmd "$TMP/link" 2
-	expect_grep "symbolic link to a file that cannot be reached" "$TMP/err"
-	[ -L "$TMP/link" ] && ok || not_ok "$cmd -o dangling LINK replaced the link"
+	[ -f "$TMP/link" ] && [ ! -L "$TMP/link" ] && [ -s "$TMP/link" ] && ok ||
+		not_ok "$cmd -o LINK did not replace the link with the output"
+	grep -qx OLD-CONTENT-MARKER "$TMP/target" && ok || not_ok "$cmd -o LINK wrote through the link"
+	# a dangling one: replaced too
+	rm -f "$TMP/link" "$TMP/target"
+	ln -s "$TMP/target" "$TMP/link"
+	run_o $cmd "$TMP/link" 0
+	[ -f "$TMP/link" ] && [ ! -L "$TMP/link" ] && ok || not_ok "$cmd -o dangling LINK was not replaced"
+	[ ! -e "$TMP/target" ] && ok || not_ok "$cmd -o dangling LINK created the file it named"
+	# a link to a FIFO (as /dev/stdout is, to a pipe): written into, both stay
+	rm -f "$TMP/link" "$TMP/fifo" "$TMP/fifo.out"
+	mkfifo "$TMP/fifo"
+	ln -s "$TMP/fifo" "$TMP/link"
+	cat "$TMP/fifo" >"$TMP/fifo.out" &
+	reader=$!
+	run_o $cmd "$TMP/link" 0
+	wait $reader
+	[ -L "$TMP/link" ] && [ -p "$TMP/fifo" ] && ok || not_ok "$cmd -o LINK-TO-FIFO replaced something"
+	[ -s "$TMP/fifo.out" ] && ok || not_ok "$cmd -o LINK-TO-FIFO: the reader got nothing"
+	# /dev/stdout, whether it is a pipe or a file the shell opened
+	case $cmd in
+	report) "$CACHEADVISE" report "$capture" -o /dev/stdout | cat >"$TMP/via-pipe" ;;
+	inspect) "$CACHEADVISE" inspect -o /dev/stdout "$ptx" | cat >"$TMP/via-pipe" ;;
+	patch) "$CACHEADVISE" patch --plan "$plan" -o /dev/stdout "$ptx" | cat >"$TMP/via-pipe" ;;
+	esac
+	[ -s "$TMP/via-pipe" ] && ok || not_ok "$cmd -o /dev/stdout into a pipe wrote nothing"
+	run_o $cmd /dev/stdout 0
+	cmp -s "$TMP/out" "$TMP/via-pipe" && ok || not_ok "$cmd -o /dev/stdout into a file differs from a pipe"
+	[ -L /dev/stdout ] || [ -c /dev/stdout ] && ok || not_ok "$cmd -o /dev/stdout replaced /dev/stdout"
 
 	# a directory: refused as one, nothing left in it
 	mkdir -p "$TMP/dir"

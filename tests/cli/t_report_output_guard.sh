@@ -3,6 +3,8 @@
 # (capture.json, plan.json, modules/, patched/, runs/, ...), however FILE is
 # spelled: the check is on the directory's identity, not on the string.
 # Writing a format's own report file (report.txt for text) stays allowed.
+# Issue 36, item 5: nor through a symbolic link, outside the capture or in
+# it, that leads to one of those files.
 . "$CA_SOURCE_DIR/tests/cli/lib.sh"
 
 fixture="$CA_SOURCE_DIR/tests/fixtures/capture-real"
@@ -38,6 +40,29 @@ refused "$c/modules/../capture.json"
 (cd "$c/modules" && refused "../plan.json")
 ln -s "$c" "$TMP/link"
 refused "$TMP/link/capture.json"
+# A link to one of the files, outside the capture and as the own report.
+ln -s "$c/capture.json" "$TMP/to-capture"
+refused "$TMP/to-capture"
+ln -s "$c/modules/83c50ebd491c19e2.ptx" "$TMP/to-module"
+refused "$TMP/to-module" json
+(cd "$TMP" && ln -s c/plan.json rel-plan)
+refused "$TMP/rel-plan" html
+mv "$c/report.txt" "$TMP/report.txt.saved"
+ln -s capture.json "$c/report.txt"
+before=$(snapshot)
+refused "$c/report.txt" text
+rm "$c/report.txt"
+mv "$TMP/report.txt.saved" "$c/report.txt"
+before=$(snapshot)
+
+# A source file the report reads (with --source-root) is an input too.
+root="$CA_SOURCE_DIR/$(cat "$fixture/source-root.txt")"
+cp -r "$root" "$TMP/src"
+cp "$TMP/src/stream_table.cu" "$TMP/stream_table.orig"
+expect_status 2 "$CACHEADVISE" report "$c" --source-root "$TMP/src" -o "$TMP/src/stream_table.cu"
+expect_grep "refusing to write over '$TMP/src/stream_table.cu': it is a source file the report reads" "$TMP/err"
+cmp -s "$TMP/src/stream_table.cu" "$TMP/stream_table.orig" && ok || not_ok "report -o replaced a source file"
+expect_status 0 "$CACHEADVISE" report "$c" --source-root "$TMP/src" -o "$TMP/src/report.txt"
 
 # Allowed: a file outside the capture, and the format's own report file.
 expect_status 0 "$CACHEADVISE" report "$c" --format json -o "$TMP/elsewhere.json"
