@@ -21,6 +21,9 @@
 
 /* Without --time-limit, ilp and bnb stop after this many seconds each. */
 #define SOLVE_DEFAULT_TIME_LIMIT 10.0
+/* The largest --time-limit, as --timeout's (the solvers clamp what GLPK
+ * takes, whole milliseconds in an int, about 24.8 days). */
+#define SOLVE_MAX_TIME_LIMIT 1e7
 
 struct solve_options {
 	const char *method;         /* a solver's name or "all" */
@@ -82,8 +85,6 @@ static int parse_options(int argc, char **argv, struct solve_options *o)
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":hm:jt:", longopts, NULL)) != -1) {
-		char *end;
-
 		switch (c) {
 		case 'm':
 			if (strcmp(optarg, "all") && !solver_find(optarg))
@@ -95,10 +96,10 @@ static int parse_options(int argc, char **argv, struct solve_options *o)
 			o->json = 1;
 			break;
 		case 't':
-			o->time_limit = strtod(optarg, &end);
-			if (end == optarg || *end || !isfinite(o->time_limit) || o->time_limit < 0)
-				return cli_usage_error("--time-limit wants a number of seconds (0: "
-						       "no limit), not '%s'", optarg);
+			if (cli_parse_number(optarg, "--time-limit", 0, SOLVE_MAX_TIME_LIMIT,
+					     "a number of seconds from 0 (no limit) to 1e7",
+					     &o->time_limit))
+				return 1;
 			break;
 		case 'h':
 			print_usage(stdout);

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Hostile limits (issue 36, items 7, 11, 13, 16): numbers on the command
+# line are range-checked where they are parsed (exit 1, naming the option
+# and the range), never wrapped or overflowed; a truncated cubin and an
+# out-of-range PTX ISA version are named as such (exit 2).
+. "$CA_SOURCE_DIR/tests/cli/lib.sh"
+
+# expect_text TEXT FILE: FILE holds TEXT (no pattern characters)
+expect_text() {
+	if grep -q -F -- "$1" "$2"; then ok; else not_ok "'$1' not found in $2: $(head -c 400 "$2")"; fi
+}
+
+FIX="$CA_SOURCE_DIR/tests/fixtures/intake"
+
+# 7: solve --time-limit 2147484 overflowed GLPK's int milliseconds and GLPK
+# aborted (SIGABRT). Up to 1e7 s solves as without a limit; beyond, exit 1.
+python3 - "$TMP/g.json" <<'PY'
+import json, random, sys
+random.seed(36)
+n = 14
+nodes = [{"id": "ld%d" % i, "weight": random.randint(-100, 100)} for i in range(n)]
+edges = [{"u": "ld%d" % i, "v": "ld%d" % j, "weight": random.randint(-100, 100)}
+         for i in range(n) for j in range(i + 1, n)]
+json.dump({"nodes": nodes, "edges": edges}, open(sys.argv[1], "w"))
+PY
+"$CACHEADVISE" solve --json --method exhaustive "$TMP/g.json" >"$TMP/ex.json"
+for t in 2147484 1e7; do
+	expect_status 0 "$CACHEADVISE" solve --json --method ilp --time-limit $t "$TMP/g.json"
+	python3 - "$TMP/out" "$TMP/ex.json" <<'PY' && ok || not_ok "ilp --time-limit $t: $(head -c 300 "$TMP/out")"
+import json, sys
+got, want = (json.load(open(p)) for p in sys.argv[1:3])
+assert got["optimal"] and abs(got["objective"] - want["objective"]) < 1e-6, (got, want)
+PY
+done
+for t in 4294967296 1e8 1e300 inf nan -1 '' 10s; do
+	expect_status 1 "$CACHEADVISE" solve --time-limit "$t" "$TMP/g.json"
+	expect_text "cacheadvise solve: --time-limit needs a number of seconds from 0 (no limit) to 1e7, not '$t'" "$TMP/err"
+done
+
+finish
