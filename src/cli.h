@@ -55,6 +55,15 @@ int cli_capture_dir_operand(int argc, char **argv, int optind, const char *usage
 int cli_parse_number(const char *arg, const char *option, double min, double max,
 		     const char *what, double *out);
 /*
+ * A whole-number option: decimal digits only (no sign, no blanks, no
+ * "0x"), from min to max; a value too large for unsigned long is out of
+ * range, never wrapped or saturated. Else prints the usage error
+ * "<option> needs <what>, not '<arg>'" and returns 1. Every integer option
+ * goes through here (issue 36: `probe --device 4294967296` was GPU 0).
+ */
+int cli_parse_uint(const char *arg, const char *option, unsigned long min, unsigned long max,
+		   const char *what, unsigned long *out);
+/*
  * A --timeout value: a finite number of seconds above 0 and at most 1e7
  * (nan, inf, 1e999 and 0 are refused). Returns 0 and sets *seconds, or
  * prints the usage error naming `option` and returns 1.

@@ -66,7 +66,6 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	char *end;
 
 	memset(o, 0, sizeof(*o));
 	o->t.repeat = 5;
@@ -82,10 +81,10 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 			o->source_root = optarg;
 			break;
 		case 'r': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || !v || v > 1000)
-				return cli_usage_error("--repeat needs a number from 1 to 1000, not '%s'",
-						       optarg);
+			unsigned long v;
+
+			if (cli_parse_uint(optarg, "--repeat", 1, 1000, "a number from 1 to 1000", &v))
+				return 1;
 			o->t.repeat = (unsigned)v;
 			break;
 		}

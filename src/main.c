@@ -78,6 +78,22 @@ int cli_parse_number(const char *arg, const char *option, double min, double max
 	return 0;
 }
 
+int cli_parse_uint(const char *arg, const char *option, unsigned long min, unsigned long max,
+		   const char *what, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!*arg || strspn(arg, "0123456789") != strlen(arg))
+		return cli_usage_error("%s needs %s, not '%s'", option, what, arg);
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return cli_usage_error("%s needs %s, not '%s'", option, what, arg);
+	*out = v;
+	return 0;
+}
+
 int cli_parse_timeout(const char *arg, const char *option, double *seconds)
 {
 	static const char what[] = "a number of seconds above 0 and at most 1e7";

@@ -37,4 +37,29 @@ for t in 4294967296 1e8 1e300 inf nan -1 '' 10s; do
 	expect_text "cacheadvise solve: --time-limit needs a number of seconds from 0 (no limit) to 1e7, not '$t'" "$TMP/err"
 done
 
+# 13: every integer option is digits only and within its range: no wrap
+# (4294967296 was GPU 0), no saturation, no sign, no blank, no hex
+for v in 4294967296 18446744073709551617 -1 1024 ' 1' +1 0x1 ''; do
+	expect_status 1 "$CACHEADVISE" probe --device "$v"
+	expect_text "cacheadvise probe: --device needs a GPU number from 0 to 1023, not '$v'" "$TMP/err"
+done
+for v in 0 1001 4294967297 -18446744073709551615 ' 5'; do
+	expect_status 1 "$CACHEADVISE" check "$TMP" --repeat "$v" -- true
+	expect_text "cacheadvise check: --repeat needs a number from 1 to 1000, not '$v'" "$TMP/err"
+done
+for v in 0 16777217 4294967297 -18446744073709551615; do
+	expect_status 1 "$CACHEADVISE" patch --instrument --threshold "$v" "$FIX/kernels.ptx"
+	expect_text "cacheadvise patch: --threshold needs a number from 1 to 16777216, not '$v'" "$TMP/err"
+done
+for o in --top --max-loads --repeat --samples --oracle; do
+	for v in 18446744073709551617 -18446744073709551615 4294967297; do
+		expect_status 1 "$CACHEADVISE" profile "$o=$v" ./app
+		expect_text "cacheadvise profile: $o needs a whole number, not '$v'" "$TMP/err"
+	done
+done
+expect_status 1 "$CACHEADVISE" profile --min-share '' ./app
+expect_text "cacheadvise profile: --min-share is a percentage from 0 to 100, not ''" "$TMP/err"
+expect_status 1 "$CACHEADVISE" profile --ranks 99999999999999999999 ./app
+expect_grep "^cacheadvise profile: --ranks takes" "$TMP/err"
+
 finish
