@@ -392,6 +392,70 @@ unsigned fatbin_cubin_arch(const void *data, size_t size)
 	return p[EI_ABIVERSION] >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
 }
 
+/*
+ * Whether an ELF cubin of size bytes holds everything its headers name: the
+ * ELF header, the program and section header tables, each segment's and
+ * each section's contents (SHT_NOBITS has none). libelf reads a truncated
+ * cubin as one with fewer sections, or none, which would pass for "no
+ * kernels" (issue 36). Returns 0, or CA_E_INPUT naming what runs past the
+ * end; what names the cubin ("cubin 'kernels.cubin'").
+ */
+static int cubin_check_extent(const unsigned char *p, size_t size, const char *what)
+{
+	int is64 = size > EI_CLASS && p[EI_CLASS] == ELFCLASS64;
+	size_t ehsize = is64 ? 64 : 52, i;
+	uint64_t phoff, shoff, phentsize, phnum, shentsize, shnum, off, len;
+	const char *part;
+
+	if (size < ehsize)
+		return error_set(CA_E_INPUT, "cannot read %s: it is truncated (%zu bytes, shorter "
+				 "than its %zu-byte ELF header)", what, size, ehsize);
+	phoff = is64 ? get64(p + 32) : get32(p + 28);
+	shoff = is64 ? get64(p + 40) : get32(p + 32);
+	phentsize = get16(p + (is64 ? 54 : 42));
+	phnum = get16(p + (is64 ? 56 : 44));
+	shentsize = get16(p + (is64 ? 58 : 46));
+	shnum = get16(p + (is64 ? 60 : 48));
+	if (phnum && (phoff > size || phnum * phentsize > size - phoff)) {
+		off = phoff + phnum * phentsize;
+		part = "program header table";
+		goto truncated;
+	}
+	if (shnum && (shoff > size || shnum * shentsize > size - shoff)) {
+		off = shoff + shnum * shentsize;
+		part = "section header table";
+		goto truncated;
+	}
+	for (i = 0; phentsize >= (is64 ? 56u : 32u) && i < phnum; i++) {
+		const unsigned char *ph = p + phoff + i * phentsize;
+
+		off = is64 ? get64(ph + 8) : get32(ph + 4);
+		len = is64 ? get64(ph + 32) : get32(ph + 16);
+		if (off > size || len > size - off) {
+			off += len;
+			part = "a segment";
+			goto truncated;
+		}
+	}
+	for (i = 0; shentsize >= (is64 ? 64u : 40u) && i < shnum; i++) {
+		const unsigned char *sh = p + shoff + i * shentsize;
+
+		if (get32(sh + 4) == SHT_NOBITS)
+			continue;
+		off = is64 ? get64(sh + 24) : get32(sh + 16);
+		len = is64 ? get64(sh + 32) : get32(sh + 20);
+		if (off > size || len > size - off) {
+			off += len;
+			part = "a section";
+			goto truncated;
+		}
+	}
+	return 0;
+truncated:
+	return error_set(CA_E_INPUT, "cannot read %s: it is truncated (%s ends at byte %llu, "
+			 "the cubin has %zu bytes)", what, part, (unsigned long long)off, size);
+}
+
 /* Appends an entry that is a whole file or image; takes ownership of data,
  * a heap buffer of size bytes followed by a NUL. */
 static void add_owned_entry(struct fatbin *fb, enum fatbin_kind kind, unsigned char *data,
@@ -574,11 +638,17 @@ static int read_elf(struct fatbin *fb, int fd, const char *path, uint64_t file_s
 	if (ehdr.e_machine == EM_CUDA_) {
 		size_t size;
 		char *image = elf_rawfile(elf, &size);
+		struct strbuf what = STRBUF_INIT;
+
 		if (!image || !size) {
 			ret = elf_fail(path, "cubin");
 			goto out;
 		}
-		ret = add_whole_entry(fb, FATBIN_KIND_CUBIN, image, size, path);
+		strbuf_addf(&what, "cubin '%s'", path);
+		ret = cubin_check_extent((const unsigned char *)image, size, what.buf);
+		strbuf_release(&what);
+		if (!ret)
+			ret = add_whole_entry(fb, FATBIN_KIND_CUBIN, image, size, path);
 		goto out;
 	}
 	/* libelf sees no sections at all when the table lies past the end of
@@ -731,6 +801,15 @@ int fatbin_cubin_kernels(const void *data, size_t size, const char *origin, char
 	*nr = 0;
 	if (!fatbin_cubin_arch(data, size) && (size < SELFMAG || memcmp(data, ELFMAG, SELFMAG)))
 		return error_set(CA_E_INPUT, "cannot read cubin '%s': not a CUDA ELF", origin);
+	{
+		struct strbuf what = STRBUF_INIT;
+
+		strbuf_addf(&what, "cubin '%s'", origin);
+		ret = cubin_check_extent(data, size, what.buf);
+		strbuf_release(&what);
+		if (ret)
+			return ret;
+	}
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return error_set(CA_E_INTERNAL, "libelf is out of date: %s", elf_errmsg(-1));
 	/* libelf wants a writable image; the entry's bytes stay untouched. */

@@ -62,4 +62,17 @@ expect_text "cacheadvise profile: --min-share is a percentage from 0 to 100, not
 expect_status 1 "$CACHEADVISE" profile --ranks 99999999999999999999 ./app
 expect_grep "^cacheadvise profile: --ranks takes" "$TMP/err"
 
+# 11: a truncated cubin is refused as truncated (exit 2), not read as one
+# with no PTX and no kernels
+size=$(wc -c <"$FIX/kernels.cubin")
+for n in 100 $((size / 2)) $((size - 1)); do
+	head -c $n "$FIX/kernels.cubin" >"$TMP/short.cubin"
+	expect_status 2 "$CACHEADVISE" inspect "$TMP/short.cubin"
+	expect_grep "^cacheadvise inspect: cannot read cubin '.*short\.cubin': it is truncated \(.* ends at byte [0-9]+, the cubin has $n bytes\)" "$TMP/err"
+	expect_no_grep . "$TMP/out"
+	expect_status 2 "$CACHEADVISE" inspect --json "$TMP/short.cubin"
+done
+expect_status 0 "$CACHEADVISE" inspect "$FIX/kernels.cubin"
+expect_grep "3 kernels" "$TMP/out"
+
 finish

@@ -609,6 +609,65 @@ static void test_bad_files(void)
 	strbuf_release(&sb);
 }
 
+/*
+ * Issue 36: a truncated .cubin passed as one with no PTX and no kernels.
+ * Every prefix is refused with "it is truncated", as is a cubin whose
+ * header tables are whole but whose section runs past the end, whether
+ * read from a file or listed from memory (a cubin inside a fatbin).
+ */
+static void test_truncated_cubin(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct fatbin fb;
+	char **names = NULL;
+	size_t nr = 0, i;
+	char *path;
+
+	load(FIX "kernels.cubin", &sb);
+	{
+		size_t cuts[] = { 64, 200, sb.len / 2, sb.len - 100, sb.len - 1 };
+
+		for (i = 0; i < ARRAY_SIZE(cuts); i++) {
+			fatbin_init(&fb);
+			path = write_tmp("short.cubin", sb.buf, cuts[i]);
+			CHECK_INT(fatbin_read_file(&fb, path), CA_E_INPUT);
+			CHECK(has(error_message(), "short.cubin': it is truncated ("));
+			CHECK_INT(fb.nr_entries, 0);
+			fatbin_release(&fb);
+			free(path);
+			CHECK_INT(fatbin_cubin_kernels(sb.buf, cuts[i], "k.cubin", &names, &nr),
+				  CA_E_INPUT);
+			CHECK(has(error_message(), "cannot read cubin 'k.cubin': it is truncated"));
+			CHECK(names == NULL && nr == 0);
+		}
+	}
+	/* the whole cubin still lists its kernels */
+	CHECK_INT(fatbin_cubin_kernels(sb.buf, sb.len, "k.cubin", &names, &nr), 0);
+	CHECK_INT(nr, 3);
+	for (i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	/* the header tables whole, a section's contents past the end */
+	{
+		unsigned char *p = (unsigned char *)sb.buf;
+		uint64_t shoff = (uint64_t)get32(p + 40) | (uint64_t)get32(p + 44) << 32;
+		unsigned char *sh1 = p + shoff + 64;
+
+		put64(sh1 + 32, sb.len);            /* section 1's size */
+		CHECK_INT(fatbin_cubin_kernels(sb.buf, sb.len, "k.cubin", &names, &nr),
+			  CA_E_INPUT);
+		CHECK(has(error_message(), "it is truncated (a section ends at byte"));
+		/* the section header table cut: no program headers to cut first */
+		load(FIX "kernels.cubin", &sb);
+		p = (unsigned char *)sb.buf;
+		p[56] = p[57] = 0;                  /* e_phnum */
+		CHECK_INT(fatbin_cubin_kernels(sb.buf, shoff + 64 * 3, "k.cubin", &names, &nr),
+			  CA_E_INPUT);
+		CHECK(has(error_message(), "(section header table ends at byte"));
+	}
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -627,6 +686,7 @@ int main(void)
 	test_zstd_corrupt();
 	test_lz4_corrupt();
 	test_bad_files();
+	test_truncated_cubin();
 	{
 		char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 		if (system(cmd))
