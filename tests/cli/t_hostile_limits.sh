@@ -75,4 +75,13 @@ done
 expect_status 0 "$CACHEADVISE" inspect "$FIX/kernels.cubin"
 expect_grep "3 kernels" "$TMP/out"
 
+# 16: .version 99999999999999.x is not "too old": it is not an ISA version
+for v in 99999999999999.x 99999999999999.0 4294967302.2 100.0; do
+	sed "s/^\.version .*/.version $v/" "$FIX/kernels.ptx" >"$TMP/v.ptx"
+	for cmd in "inspect" "patch --instrument"; do
+		expect_status 2 "$CACHEADVISE" $cmd "$TMP/v.ptx"
+		expect_grep "v\.ptx:[0-9]+: \.version '$v' is not a PTX ISA version \(major\.minor" "$TMP/err"
+		expect_no_grep "or later" "$TMP/err"
+	done
+done
 finish

@@ -786,6 +786,14 @@ static void test_errors(void)
 	expect_error(".version 8.0\n.target sm_90\n.entry k(\n.param .u64 p\n",
 		     "bad.ptx:3: unclosed '('");
 	expect_error(".version 8.0\n.target sm_90\n.address_size 48\n", ".address_size");
+	/* issue 36: an out-of-range or malformed ISA version is named as such,
+	 * never "too old" later on */
+	expect_error(".version 99999999999999.x\n.target sm_90\n",
+		     "bad.ptx:1: .version '99999999999999.x' is not a PTX ISA version");
+	expect_error(".version 99999999999999.0\n.target sm_90\n", "is not a PTX ISA version");
+	expect_error(".version 4294967302.2\n.target sm_90\n", "is not a PTX ISA version");
+	expect_error(".version 9\n.target sm_90\n", "is not a PTX ISA version");
+	expect_error(".version 9.0.1\n.target sm_90\n", "is not a PTX ISA version");
 }
 
 /* Linear time: a 16 MB module, many functions, and one big function. */
