@@ -296,6 +296,40 @@ static void test_async_copies(void)
 	ptx_module_free(m);
 }
 
+/*
+ * An async copy whose location is unknown (no .loc before it, or a .loc
+ * naming a file the module never declares) has no file and line 0, never
+ * what the allocator left there (issue 36 sweep: `inspect
+ * libcublasLt.so.13` crashed printing such a copy's "file").
+ */
+static void test_async_copies_unlocated(void)
+{
+	static const char text[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 k_param_0)\n{\n"
+		"\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<9>;\n"
+		"\tld.param.u64 %rd1, [k_param_0];\n"
+		"\tcp.async.cg.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x10, %r2;\n"
+		"\t.loc 7 10 20\n"
+		"\tcp.async.cg.shared.global [ %r1 + 16 ], [ %rd1 + 16 ], 0x10, %r2;\n"
+		"\tret;\n}\n";
+	struct ptx_module *m = parse_str(text);
+	const struct ptx_function *f = m ? fn(m, "k") : NULL;
+	size_t i;
+
+	if (!f) {
+		ptx_module_free(m);
+		return;
+	}
+	CHECK_INT(f->nr_memops, 2);
+	for (i = 0; i < f->nr_memops; i++) {
+		CHECK(f->memops[i].file == NULL);
+		CHECK_INT(f->memops[i].line, 0);
+		CHECK_INT(f->memops[i].column, 0);
+	}
+	ptx_module_free(m);
+}
+
 static void test_shared(void)
 {
 	struct ptx_module *m = load_fixture("shared.ptx");
@@ -888,6 +922,7 @@ int main(void)
 	test_strong();
 	test_shared();
 	test_async_copies();
+	test_async_copies_unlocated();
 	test_module_variables();
 	test_func_and_prototypes();
 	test_loops_vectors_predicates();
