@@ -270,7 +270,7 @@ static void render_function(struct strbuf *out, const struct ptx_function *f)
 		render_loads(out, f);
 }
 
-void inspect_report_text(struct strbuf *out, const struct intake *in, const char *path)
+static void render_text(struct strbuf *out, const struct intake *in, const char *path)
 {
 	size_t i, j, with_ptx = 0, kernels = 0, loads = 0;
 
@@ -308,4 +308,16 @@ void inspect_report_text(struct strbuf *out, const struct intake *in, const char
 		for (j = 0; j < m->ptx->nr_functions; j++)
 			render_function(out, &m->ptx->functions[j]);
 	}
+}
+
+/* The table as a terminal may show it: names and paths come from the file
+ * (a .file name of the PTX, a kernel name), so their control characters
+ * are written as \xHH (issue 36). */
+void inspect_report_text(struct strbuf *out, const struct intake *in, const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	render_text(&text, in, path);
+	strbuf_add_printable_lines(out, text.buf);
+	strbuf_release(&text);
 }

@@ -20,7 +20,7 @@ struct intake;
  * intake itself holds). Write errors are the caller's to find (ferror).
  */
 void inspect_report_json(FILE *out, const struct intake *in, const char *path);
-/* Appends the table to out. */
+/* Appends the table to out, control characters from the file as \xHH. */
 void inspect_report_text(struct strbuf *out, const struct intake *in, const char *path);
 
 #endif

@@ -37,7 +37,9 @@ int cmd_doctor(int argc, char **argv);
 extern const char *cli_command_name;
 
 /* Prints "cacheadvise <cmd>: <message>" with error_message() when fmt is
- * NULL, and returns error_exit_status(code). */
+ * NULL, and returns error_exit_status(code). The message's control
+ * characters (but newline and tab) are written as \xHH
+ * (strbuf_add_printable_lines), here and in the two below. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "cacheadvise <cmd>: <message>" and a hint to run --help; returns 1. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

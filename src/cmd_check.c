@@ -8,6 +8,7 @@
 #include "collectors/rebuild_timing.h"
 #include "emitters/rebuild_check.h"
 #include "emitters/report.h"
+#include "base/strbuf.h"
 #include "src/cli.h"
 
 /*
@@ -124,10 +125,14 @@ static void print_timed(const struct check_cmd *o, const struct report_input *in
 	       "PTX, then the rebuilt program as built)\n", o->t.repeat);
 	for (i = 0; i < tr->nr_kernels; i++) {
 		const struct rebuild_timing_kernel *k = &tr->kernels[i];
+		struct strbuf name = STRBUF_INIT;
 
+		strbuf_add_printable(&name, k->name);    /* the capture's */
 		printf("  %-40s %.3fx median kernel speedup, baseline spread %.1f%%: %s\n",
-		       k->name, k->median, 100.0 * k->noise, k->kept ? "kept" : "lost");
-		printf("RESULT kernel=%s rebuilt_speedup=%.4f kept=%d\n", k->name, k->median, k->kept);
+		       name.buf, k->median, 100.0 * k->noise, k->kept ? "kept" : "lost");
+		printf("RESULT kernel=%s rebuilt_speedup=%.4f kept=%d\n", name.buf, k->median,
+		       k->kept);
+		strbuf_release(&name);
 	}
 	printf("  program GPU time: %.3fx (advice via run --plan, verified: %.3fx)%s\n", ps,
 	       want, isnan(want) || isnan(ps) ? "" :
@@ -152,7 +157,15 @@ static int check(const struct check_cmd *o)
 	if (ret)
 		goto out;
 	rebuild_check_static(&ri, &sr, &text);
-	printf("STATIC CHECK (the rebuilt binary's PTX)\n%s", text.buf);
+	printf("STATIC CHECK (the rebuilt binary's PTX)\n");
+	{
+		/* kernel names and files of the capture and the binary */
+		struct strbuf safe = STRBUF_INIT;
+
+		strbuf_add_printable_lines(&safe, text.buf);
+		fputs(safe.buf, stdout);
+		strbuf_release(&safe);
+	}
 	if (!sr.checked) {
 		printf("  the plan changes no load: nothing to check\n");
 		goto out;

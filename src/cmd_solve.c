@@ -16,6 +16,7 @@
 #include "analysis/graph.h"
 #include "base/json_file.h"
 #include "analysis/solver.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "src/cli.h"
 
@@ -120,15 +121,21 @@ static int parse_options(int argc, char **argv, struct solve_options *o)
 
 static void print_ids(const struct graph *g, const unsigned char *cached, int want)
 {
+	struct strbuf sb = STRBUF_INIT;
 	size_t i, nr = 0;
 
 	for (i = 0; i < g->n; i++)
 		nr += !cached[i] == !want;
-	printf("  %s (%zu):", want ? "cache " : "bypass", nr);
-	for (i = 0; i < g->n; i++)
-		if (!cached[i] == !want)
-			printf(" %s", g->nodes[i].id);
-	printf("\n");
+	strbuf_addf(&sb, "  %s (%zu):", want ? "cache " : "bypass", nr);
+	/* the ids are the graph's: their control characters as \xHH */
+	for (i = 0; i < g->n; i++) {
+		if (!cached[i] == !want) {
+			strbuf_addch(&sb, ' ');
+			strbuf_add_printable(&sb, g->nodes[i].id);
+		}
+	}
+	printf("%s\n", sb.buf);
+	strbuf_release(&sb);
 }
 
 static void print_text(const struct graph *g, const struct solver_result *res, size_t nr)
