@@ -371,7 +371,7 @@ int plan_from_json(struct plan *p, json_t *doc, const char *name)
 			ret = bad(name, path, jfns ? "expected an array" : "missing");
 			goto out;
 		}
-		/* plan_set copies id and names; the seen list points at t's copies. */
+		/* t holds copies of the id and the names; the seen list points at them */
 		json_array_foreach(jfns, fi, jf) {
 			json_t *jn, *jl;
 			struct plan_function *pf;

@@ -3,6 +3,7 @@
  * made by regen.sh from the .cu files in src/) and on small hand-written modules for
  * the forms nvcc does not emit. Expected values were read off the PTX.
  */
+#include <malloc.h>
 #include <string.h>
 #include <time.h>
 
@@ -313,10 +314,16 @@ static void test_async_copies_unlocated(void)
 		"\t.loc 7 10 20\n"
 		"\tcp.async.cg.shared.global [ %r1 + 16 ], [ %rd1 + 16 ], 0x10, %r2;\n"
 		"\tret;\n}\n";
-	struct ptx_module *m = parse_str(text);
-	const struct ptx_function *f = m ? fn(m, "k") : NULL;
+	struct ptx_module *m;
+	const struct ptx_function *f;
 	size_t i;
 
+	/* new memory filled with 0x5a, not the zeros a fresh heap gives:
+	 * what is left unset shows (ASan fills it with 0xbe anyway) */
+	mallopt(M_PERTURB, 0xa5);
+	m = parse_str(text);
+	mallopt(M_PERTURB, 0);
+	f = m ? fn(m, "k") : NULL;
 	if (!f) {
 		ptx_module_free(m);
 		return;
