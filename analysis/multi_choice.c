@@ -11,6 +11,7 @@
 
 #include <glpk.h>
 
+#include "analysis/solver.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 
@@ -537,7 +538,7 @@ int multi_choice_ilp(const struct multi_choice *mc, const struct multi_choice_op
 	glp_init_iocp(&iocp);
 	iocp.msg_lev = GLP_MSG_OFF;
 	if (opt->time_limit_seconds > 0)
-		iocp.tm_lim = (int)fmin(opt->time_limit_seconds * 1000, 2e9);
+		iocp.tm_lim = solver_glpk_ms(opt->time_limit_seconds);
 	status = status == 0 ? glp_intopt(lp, &iocp) : status;
 	glp_term_out(old_term);
 	if (status != 0 && status != GLP_ETMLIM) {

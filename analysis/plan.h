@@ -24,18 +24,19 @@ struct plan_load {
 struct plan_function {
 	char *name;
 	struct plan_load *loads;
-	size_t nr_loads;
+	size_t nr_loads, alloc_loads;
 };
 
 struct plan_module {
 	char *id;                   /* NULL: applies to every module with the function */
 	struct plan_function *functions;
-	size_t nr_functions;
+	size_t nr_functions, alloc_functions;
 };
 
+/* The arrays grow through plan_set, plan_set_l2 and plan_from_json only. */
 struct plan {
 	struct plan_module *modules;
-	size_t nr_modules;
+	size_t nr_modules, alloc_modules;
 	json_t *extra;              /* object of the other top-level sections (owned) */
 };
 
@@ -45,7 +46,8 @@ void plan_release(struct plan *p);
 /*
  * Reads plan.json. Returns 0, or CA_E_INPUT with a message naming the file
  * and the JSON path of the bad item ("modules[0].functions[1].loads[2].action:
- * unknown action 'foo'").
+ * unknown action 'foo'"). Time linear in the plan's entries (plus sorting
+ * its loads once to find one given twice), whatever their number.
  */
 int plan_load_file(struct plan *p, const char *path);
 int plan_from_json(struct plan *p, json_t *doc, const char *name);

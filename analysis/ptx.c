@@ -9,14 +9,48 @@
 
 /* ------------------------------------------------------ after parsing */
 
+/* The first function called name (in the module's order), or -1. */
 static int find_function_index(const struct ptx_module *m, const char *name)
+{
+	size_t i, lo = 0, hi = m->nr_functions;
+
+	if (!m->by_name) {
+		for (i = 0; i < m->nr_functions; i++)
+			if (!strcmp(m->functions[i].name, name))
+				return (int)i;
+		return -1;
+	}
+	while (lo < hi) {           /* the leftmost name >= name */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(m->by_name[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->nr_functions && !strcmp(m->by_name[lo].name, name) ?
+	       (int)m->by_name[lo].index : -1;
+}
+
+static int cmp_function_name(const void *a, const void *b)
+{
+	const struct ptx_function_name *x = a, *y = b;
+	int r = strcmp(x->name, y->name);
+
+	return r ? r : (x->index > y->index) - (x->index < y->index);
+}
+
+/* Sorts the functions' names into m->by_name. */
+static void index_functions(struct ptx_module *m)
 {
 	size_t i;
 
-	for (i = 0; i < m->nr_functions; i++)
-		if (!strcmp(m->functions[i].name, name))
-			return (int)i;
-	return -1;
+	m->by_name = xmalloc((m->nr_functions + 1) * sizeof(*m->by_name));
+	for (i = 0; i < m->nr_functions; i++) {
+		m->by_name[i].name = m->functions[i].name;
+		m->by_name[i].index = i;
+	}
+	qsort(m->by_name, m->nr_functions, sizeof(*m->by_name), cmp_function_name);
 }
 
 /* A header of the CUDA toolkit (intrinsics, cccl), not the user's source. */
@@ -191,6 +225,7 @@ static void finish_module(struct parser *P)
 	struct ptx_module *m = P->m;
 	size_t i, j;
 
+	index_functions(m);
 	ptx_resolve_written(P);
 	resolve_locations(P);
 	for (i = 0; i < m->nr_functions; i++) {
@@ -225,6 +260,7 @@ void ptx_module_free(struct ptx_module *m)
 	for (i = 0; i < m->nr_variables; i++)
 		free(m->variables[i].name);
 	free(m->variables);
+	free(m->by_name);
 	free(m->text);
 	free(m);
 }

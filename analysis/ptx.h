@@ -177,6 +177,13 @@ struct ptx_module {
 	size_t nr_functions;
 	struct ptx_variable *variables;  /* module-scope .global and .const, in order */
 	size_t nr_variables;
+	/* the functions' names and indices sorted by name (then index), for
+	 * ptx_module_find: a plan of 40k functions applied to a module of 40k
+	 * took 27 s of name comparisons (issue 36) */
+	struct ptx_function_name {
+		const char *name;   /* the function's own */
+		size_t index;
+	} *by_name;
 };
 
 /*

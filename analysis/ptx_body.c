@@ -12,6 +12,30 @@ static int perr(struct parser *P, unsigned line, const char *what)
 	return error_set(CA_E_INPUT, "%s:%u: %s", P->name, line, what);
 }
 
+/*
+ * A PTX ISA version as .version gives it: "major.minor", digits only, each
+ * at most 99 (ISA 9.0 is current; ptxas refuses anything else). The rest
+ * of the tool compares versions as numbers, so an out-of-range or
+ * malformed one must not pass as "too old" (issue 36: .version
+ * 99999999999999.x was).
+ */
+static int isa_version(struct slice v)
+{
+	size_t i, dot = v.n, digits = 0;
+
+	for (i = 0; i < v.n; i++) {
+		if (v.s[i] == '.' && dot == v.n && i) {
+			dot = i;
+			digits = 0;
+		} else if (v.s[i] >= '0' && v.s[i] <= '9' && ++digits <= 2) {
+			continue;
+		} else {
+			return 0;
+		}
+	}
+	return dot < v.n && digits > 0;
+}
+
 /* ------------------------------------------------------ bodies */
 
 /* Directives that end at the end of their line rather than at ';'. */
@@ -391,6 +415,11 @@ int ptx_parse_module(struct parser *P)
 			if (SLICE_IS(d, "version")) {
 				if (!v.n)
 					return perr(P, line, ".version has no number");
+				if (!isa_version(v))
+					return error_set(CA_E_INPUT, "%s:%u: .version '%.*s' is not a PTX "
+							 "ISA version (major.minor, each at most 99, as "
+							 "in .version 8.5)", P->name, line,
+							 (int)(v.n > 40 ? 40 : v.n), v.s);
 				snprintf(m->version, sizeof(m->version), "%.*s", (int)v.n, v.s);
 				P->seen_version = 1;
 			} else if (SLICE_IS(d, "target")) {

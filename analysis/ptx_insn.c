@@ -201,6 +201,10 @@ static void record_memop(struct parser *P, struct ptx_function *f, enum ptx_memo
 	op->opcode = xstrndup(opcode.s, opcode.n);
 	op->param = -1;
 	op->module_var = -1;
+	/* set later only where a .loc names a known file: inspect printed
+	 * whatever the allocator left here (a crash on libcublasLt.so.13) */
+	op->file = NULL;
+	op->line = op->column = 0;
 	if (addr_reg >= 0)
 		add_use(P, U_MEMOP, addr_reg, f->nr_memops);
 	f->nr_memops++;

@@ -1,5 +1,6 @@
 #include "analysis/solver.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -94,6 +95,15 @@ double solver_clock(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+int solver_glpk_ms(double seconds)
+{
+	double ms = ceil(seconds * 1000.0);
+
+	if (!(ms < (double)INT_MAX))
+		return INT_MAX;
+	return ms < 1 ? 1 : (int)ms;
 }
 
 json_t *solver_result_to_json(const struct graph *g, const struct solver_result *res)

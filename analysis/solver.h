@@ -138,6 +138,15 @@ void solver_progress_maybe(const struct solver_options *opt, const char *method,
 
 /* For the back-ends: a monotonic clock in seconds. */
 double solver_clock(void);
+
+/*
+ * For the back-ends: seconds as GLPK's tm_lim wants them, whole
+ * milliseconds in an int, rounded up: at least 1, and at most INT_MAX
+ * (about 24.8 days) however many seconds are left (a NaN or larger value
+ * included), so that no double-to-int conversion overflows (issue 36: a
+ * limit of 2147484 s became tm_lim -2147483648 and GLPK aborted).
+ */
+int solver_glpk_ms(double seconds);
 /* For the back-ends: res zeroed, method set, cached allocated (n flags, all 0). */
 void solver_result_start(struct solver_result *res, const char *method, size_t n);
 

@@ -533,10 +533,7 @@ static int ilp_solve(const struct graph *g, const struct solver_options *opt,
 		if (opt->ilp_backtracking)
 			parm.bt_tech = opt->ilp_backtracking;
 		if (opt->time_limit_seconds > 0) {
-			double left = opt->time_limit_seconds - (solver_clock() - t0);
-			double ms = ceil(left * 1000.0);
-
-			parm.tm_lim = ms < 1 ? 1 : ms > 2e9 ? 2000000000 : (int)ms;
+			parm.tm_lim = solver_glpk_ms(opt->time_limit_seconds - (solver_clock() - t0));
 		}
 		old_term = glp_term_out(GLP_OFF);
 		if (!opt->ilp_presolve) {
@@ -553,8 +550,7 @@ static int ilp_solve(const struct graph *g, const struct solver_options *opt,
 				double left = opt->time_limit_seconds > 0 ?
 					opt->time_limit_seconds - (solver_clock() - t0) : 1e9;
 
-				smcp.tm_lim = left * 1000.0 < 1 ? 1 : left > 1e6 ? INT_MAX :
-					(int)ceil(left * 1000.0);
+				smcp.tm_lim = solver_glpk_ms(left);
 				if (opt->progress && smcp.tm_lim > 1000)
 					smcp.tm_lim = 1000;
 				glp_ret = glp_simplex(lp, &smcp);
@@ -568,9 +564,7 @@ static int ilp_solve(const struct graph *g, const struct solver_options *opt,
 		}
 		if (!glp_ret && opt->time_limit_seconds > 0) {
 			/* what the LP relaxation left of the limit */
-			double left = opt->time_limit_seconds - (solver_clock() - t0);
-
-			parm.tm_lim = left * 1000.0 < 1 ? 1 : (int)ceil(left * 1000.0);
+			parm.tm_lim = solver_glpk_ms(opt->time_limit_seconds - (solver_clock() - t0));
 		}
 		if (!glp_ret)
 			glp_ret = glp_intopt(lp, &parm);

@@ -128,16 +128,35 @@ static int is_control(unsigned char c)
 	return c < 0x20 || c == 0x7f;
 }
 
+void strbuf_add_printable_mem(struct strbuf *sb, const char *s, size_t len, int keep_lines)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (keep_lines && (c == '\n' || c == '\t')) {
+			strbuf_addch(sb, c);
+		} else if (is_control(c)) {
+			strbuf_addf(sb, "\\x%02x", c);
+		} else if (c == 0xc2 && i + 1 < len && (unsigned char)s[i + 1] >= 0x80 &&
+			   (unsigned char)s[i + 1] <= 0x9f) {
+			/* a C1 control (CSI is U+009B) */
+			strbuf_addf(sb, "\\x%02x\\x%02x", c, (unsigned char)s[++i]);
+		} else {
+			strbuf_addch(sb, c);
+		}
+	}
+}
+
 void strbuf_add_printable(struct strbuf *sb, const char *s)
 {
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	strbuf_add_printable_mem(sb, s, strlen(s), 0);
+}
 
-		if (is_control(c))
-			strbuf_addf(sb, "\\x%02x", c);
-		else
-			strbuf_addch(sb, c);
-	}
+void strbuf_add_printable_lines(struct strbuf *sb, const char *s)
+{
+	strbuf_add_printable_mem(sb, s, strlen(s), 1);
 }
 
 void strbuf_add_shell_word(struct strbuf *sb, const char *s)

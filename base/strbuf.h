@@ -36,10 +36,18 @@ void strbuf_add_html(struct strbuf *sb, const char *s);
 
 /*
  * Appends s as it may be shown on a terminal: control characters (below
- * 0x20, and 0x7f) as \xHH, so text from a capture cannot move the cursor,
- * clear the screen or change colours.
+ * 0x20, 0x7f, and the C1 controls U+0080 to U+009F as UTF-8) as \xHH, so
+ * text from a capture, a PTX file or a graph cannot ring the bell, return
+ * the cursor, clear the screen or change colours. The one escaper of the
+ * tool: every name or text from input that reaches a terminal or a message
+ * goes through it.
  */
 void strbuf_add_printable(struct strbuf *sb, const char *s);
+/* The same for a text of several lines: newlines and tabs are kept. */
+void strbuf_add_printable_lines(struct strbuf *sb, const char *s);
+/* The same for len bytes of s (which may hold NULs, written as \x00);
+ * keep_lines as in strbuf_add_printable_lines. */
+void strbuf_add_printable_mem(struct strbuf *sb, const char *s, size_t len, int keep_lines);
 
 /*
  * Appends s as one word of a POSIX shell command line that, pasted, passes

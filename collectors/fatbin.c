@@ -74,6 +74,7 @@ struct fatbin_where {
 	const char *name;
 	const char *section;
 	unsigned index;
+	int quiet;              /* the size pass: errors set no message */
 };
 
 static int bad(const struct fatbin_where *w, const char *fmt, ...)
@@ -84,6 +85,8 @@ static int bad(const struct fatbin_where *w, const char *fmt, ...)
 	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 
+	if (w->quiet)
+		return CA_E_INPUT;
 	strbuf_addf(&sb, "cannot read fatbin in '%s' (", w->name);
 	if (w->section)
 		strbuf_addf(&sb, "section %s, ", w->section);
@@ -174,70 +177,96 @@ static int check_claimed_size(const struct fatbin_where *w, unsigned idx, const 
 	return 0;
 }
 
-/* Decompresses (or copies) one entry's payload into e->data / e->size. */
-static int entry_decode(const struct fatbin_where *w, unsigned idx, const unsigned char *hdr,
-			const unsigned char *payload, uint64_t psize, struct fatbin_entry *e)
+/*
+ * What one entry's payload decompresses to, from its headers alone: sets
+ * *claimed (0 for an entry stored uncompressed) and *n, the bytes of the
+ * payload its data takes (the zstd frame, the LZ4 block or the whole
+ * payload). Every size is checked here, before anything is allocated.
+ */
+static int entry_claim(const struct fatbin_where *w, unsigned idx, const unsigned char *hdr,
+		       const unsigned char *payload, uint64_t psize, uint64_t *claimed,
+		       size_t *n)
 {
 	uint64_t flags = get64(hdr + 0x28);
 	uint32_t csize = get32(hdr + 0x10);
 	uint64_t usize = get64(hdr + 0x38);
-	size_t n = psize;
+	int ret;
 
+	*claimed = 0;
+	*n = psize;
 	if (csize) {
 		if (csize > psize)
 			return bad(w, "entry %u compressed size %u exceeds its payload of %llu bytes",
 				   idx, csize, (unsigned long long)psize);
-		n = csize;
+		*n = csize;
 	}
 	if ((flags & FATBIN_FLAG_ZSTD) && (flags & FATBIN_FLAG_LZ4))
 		return bad(w, "entry %u has both compression flags set (flags 0x%llx)", idx,
 			   (unsigned long long)flags);
 
 	if (flags & FATBIN_FLAG_ZSTD) {
-		size_t frame, got;
-		unsigned long long claimed;
-		int ret;
+		size_t frame = ZSTD_findFrameCompressedSize(payload, *n);
+		unsigned long long content;
 
-		frame = ZSTD_findFrameCompressedSize(payload, n);
 		if (ZSTD_isError(frame))
 			return bad(w, "entry %u: zstd frame is corrupt: %s", idx,
 				   ZSTD_getErrorName(frame));
-		claimed = ZSTD_getFrameContentSize(payload, frame);
-		if (claimed == ZSTD_CONTENTSIZE_ERROR)
+		content = ZSTD_getFrameContentSize(payload, frame);
+		if (content == ZSTD_CONTENTSIZE_ERROR)
 			return bad(w, "entry %u: zstd frame header is corrupt", idx);
-		if (claimed == ZSTD_CONTENTSIZE_UNKNOWN) {
+		if (content == ZSTD_CONTENTSIZE_UNKNOWN) {
 			if (!usize)
 				return bad(w, "entry %u: zstd frame does not say its size", idx);
-			claimed = usize;
+			content = usize;
 		}
-		ret = check_claimed_size(w, idx, "zstd", claimed, frame);
+		ret = check_claimed_size(w, idx, "zstd", content, frame);
 		if (ret)
 			return ret;
-		if (usize && usize != claimed)
+		if (usize && usize != content)
 			return bad(w, "entry %u: zstd frame holds %llu bytes but the entry header "
-				   "says %llu", idx, claimed, (unsigned long long)usize);
+				   "says %llu", idx, content, (unsigned long long)usize);
+		*claimed = content;
+		*n = frame;
+	} else if (flags & FATBIN_FLAG_LZ4) {
+		if (!usize)
+			return bad(w, "entry %u: LZ4 entry does not say its decompressed size", idx);
+		ret = check_claimed_size(w, idx, "LZ4", usize, *n);
+		if (ret)
+			return ret;
+		*claimed = usize;
+	}
+	return 0;
+}
+
+/* Decompresses (or copies) one entry's payload into e->data / e->size. */
+static int entry_decode(const struct fatbin_where *w, unsigned idx, const unsigned char *hdr,
+			const unsigned char *payload, uint64_t psize, struct fatbin_entry *e)
+{
+	uint64_t flags = get64(hdr + 0x28), claimed;
+	size_t n;
+	int ret = entry_claim(w, idx, hdr, payload, psize, &claimed, &n);
+
+	if (ret)
+		return ret;
+	if (flags & FATBIN_FLAG_ZSTD) {
+		size_t got;
+
 		e->data = xmalloc(claimed + 1);
-		got = ZSTD_decompress(e->data, claimed, payload, frame);
+		got = ZSTD_decompress(e->data, claimed, payload, n);
 		if (ZSTD_isError(got))
 			return bad(w, "entry %u: cannot decompress zstd data: %s", idx,
 				   ZSTD_getErrorName(got));
 		if (got != claimed)
 			return bad(w, "entry %u: zstd data decompressed to %zu bytes, expected %llu",
-				   idx, got, claimed);
+				   idx, got, (unsigned long long)claimed);
 		e->size = got;
 	} else if (flags & FATBIN_FLAG_LZ4) {
 		const char *why = "";
-		int ret;
 
-		if (!usize)
-			return bad(w, "entry %u: LZ4 entry does not say its decompressed size", idx);
-		ret = check_claimed_size(w, idx, "LZ4", usize, n);
-		if (ret)
-			return ret;
-		e->data = xmalloc(usize + 1);
-		if (lz4_block_decode(payload, n, e->data, usize, &why))
+		e->data = xmalloc(claimed + 1);
+		if (lz4_block_decode(payload, n, e->data, claimed, &why))
 			return bad(w, "entry %u: cannot decompress LZ4 data: %s", idx, why);
-		e->size = usize;
+		e->size = claimed;
 	} else {
 		e->data = xmalloc(n + 1);
 		memcpy(e->data, payload, n);
@@ -257,9 +286,18 @@ static void entry_clear(struct fatbin_entry *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* Parses the entries of one fatbin, whose header starts at p (len bytes). */
+/* What compressed entries claim: their decompressed and compressed bytes. */
+struct claims {
+	unsigned long long decompressed, compressed;
+};
+
+/*
+ * Parses the entries of one fatbin, whose header starts at p (len bytes).
+ * With claims set, decodes nothing and adds up what each compressed
+ * entry's headers claim instead (the size pass).
+ */
 static int parse_one(struct fatbin *fb, const unsigned char *p, uint64_t hsize, uint64_t psize,
-		     const struct fatbin_where *w)
+		     const struct fatbin_where *w, struct claims *claims)
 {
 	const unsigned char *e = p + hsize, *end = p + hsize + psize;
 	unsigned idx;
@@ -285,6 +323,20 @@ static int parse_one(struct fatbin *fb, const unsigned char *p, uint64_t hsize, 
 		if (epsize > (uint64_t)(end - e - ehsize))
 			return bad(w, "entry %u payload runs past the end", idx);
 		if (kind != FATBIN_KIND_PTX && kind != FATBIN_KIND_CUBIN) {
+			e += ehsize + epsize;
+			continue;
+		}
+		if (claims) {
+			uint64_t claimed;
+			size_t n;
+
+			ret = entry_claim(w, idx, e, e + ehsize, epsize, &claimed, &n);
+			if (ret)
+				return ret;
+			if (claimed) {
+				claims->decompressed += claimed;
+				claims->compressed += n;
+			}
 			e += ehsize + epsize;
 			continue;
 		}
@@ -329,19 +381,25 @@ static int all_zero(const unsigned char *p, size_t n)
 	return 1;
 }
 
-int fatbin_parse(struct fatbin *fb, const void *buf, size_t len, const char *name,
-		 const char *section)
+/*
+ * The fatbins back to back in p[0, len): appends their entries, or with
+ * claims set only adds up what their compressed entries decompress to,
+ * quietly, stopping at the first thing wrong (the parse that follows says
+ * what).
+ */
+static int parse_all(struct fatbin *fb, const unsigned char *p, size_t len, const char *name,
+		     const char *section, struct claims *claims)
 {
-	const unsigned char *p = buf;
+	unsigned index = fb->nr_fatbins;
 	size_t off = 0;
 	int ret;
 
 	if (!len) {
-		struct fatbin_where w = { name, section, fb->nr_fatbins };
+		struct fatbin_where w = { name, section, index, claims != NULL };
 		return bad(&w, "no data");
 	}
 	while (off < len) {
-		struct fatbin_where w = { name, section, fb->nr_fatbins };
+		struct fatbin_where w = { name, section, index, claims != NULL };
 		uint64_t hsize, psize;
 		uint32_t magic;
 
@@ -363,14 +421,49 @@ int fatbin_parse(struct fatbin *fb, const void *buf, size_t len, const char *nam
 		if (psize > len - off - hsize)
 			return bad(&w, "its size (%llu bytes) runs past the end (%zu bytes left)",
 				   (unsigned long long)psize, len - off - hsize);
-		ret = parse_one(fb, p + off, hsize, psize, &w);
+		ret = parse_one(fb, p + off, hsize, psize, &w, claims);
 		if (ret)
 			return ret;
-		fb->nr_fatbins++;
+		index++;
+		if (!claims)
+			fb->nr_fatbins = index;
 		off += hsize + psize;
 		off = (off + 7) & ~(size_t)7;
 	}
 	return 0;
+}
+
+int fatbin_parse(struct fatbin *fb, const void *buf, size_t len, const char *name,
+		 const char *section)
+{
+	struct claims c = { 0, 0 };
+	unsigned long long total, compressed, limit;
+	const char *before;
+
+	parse_all(fb, buf, len, name, section, &c);
+	total = fb->decompressed_bytes + c.decompressed;
+	compressed = fb->compressed_bytes + c.compressed;
+	limit = compressed > FATBIN_MAX_TOTAL_BYTES / FATBIN_MAX_TOTAL_RATIO ?
+		FATBIN_MAX_TOTAL_BYTES : compressed * FATBIN_MAX_TOTAL_RATIO;
+	if (limit < FATBIN_TOTAL_FLOOR_BYTES)
+		limit = FATBIN_TOTAL_FLOOR_BYTES;
+	before = fb->decompressed_bytes ? " with those before them" : "";
+	if (total > FATBIN_MAX_TOTAL_BYTES)
+		return error_set(CA_E_INPUT, "cannot read fatbin in '%s'%s%s: its compressed "
+				 "entries decompress to %llu bytes%s, more than the %llu bytes "
+				 "(4 GiB) one input may decompress to", name,
+				 section ? ", section " : "", section ? section : "", total, before,
+				 FATBIN_MAX_TOTAL_BYTES);
+	if (total > limit)
+		return error_set(CA_E_INPUT, "cannot read fatbin in '%s'%s%s: its compressed "
+				 "entries decompress to %llu bytes from %llu%s, more than the "
+				 "%llu bytes one input may (%d times its compressed bytes, at least "
+				 "256 MiB): it is corrupt or hostile", name,
+				 section ? ", section " : "", section ? section : "", total,
+				 compressed, before, limit, FATBIN_MAX_TOTAL_RATIO);
+	fb->decompressed_bytes = total;
+	fb->compressed_bytes = compressed;
+	return parse_all(fb, buf, len, name, section, NULL);
 }
 
 unsigned fatbin_cubin_arch(const void *data, size_t size)
@@ -390,6 +483,70 @@ unsigned fatbin_cubin_arch(const void *data, size_t size)
 	/* Measured: ABI version 8 (CUDA 12.x/13) keeps the SM in bits 8-15
 	 * (0x5a04 for sm_90); older cubins keep it in bits 0-7. */
 	return p[EI_ABIVERSION] >= 8 ? (flags >> 8) & 0xff : flags & 0xff;
+}
+
+/*
+ * Whether an ELF cubin of size bytes holds everything its headers name: the
+ * ELF header, the program and section header tables, each segment's and
+ * each section's contents (SHT_NOBITS has none). libelf reads a truncated
+ * cubin as one with fewer sections, or none, which would pass for "no
+ * kernels" (issue 36). Returns 0, or CA_E_INPUT naming what runs past the
+ * end; what names the cubin ("cubin 'kernels.cubin'").
+ */
+static int cubin_check_extent(const unsigned char *p, size_t size, const char *what)
+{
+	int is64 = size > EI_CLASS && p[EI_CLASS] == ELFCLASS64;
+	size_t ehsize = is64 ? 64 : 52, i;
+	uint64_t phoff, shoff, phentsize, phnum, shentsize, shnum, off, len;
+	const char *part;
+
+	if (size < ehsize)
+		return error_set(CA_E_INPUT, "cannot read %s: it is truncated (%zu bytes, shorter "
+				 "than its %zu-byte ELF header)", what, size, ehsize);
+	phoff = is64 ? get64(p + 32) : get32(p + 28);
+	shoff = is64 ? get64(p + 40) : get32(p + 32);
+	phentsize = get16(p + (is64 ? 54 : 42));
+	phnum = get16(p + (is64 ? 56 : 44));
+	shentsize = get16(p + (is64 ? 58 : 46));
+	shnum = get16(p + (is64 ? 60 : 48));
+	if (phnum && (phoff > size || phnum * phentsize > size - phoff)) {
+		off = phoff + phnum * phentsize;
+		part = "program header table";
+		goto truncated;
+	}
+	if (shnum && (shoff > size || shnum * shentsize > size - shoff)) {
+		off = shoff + shnum * shentsize;
+		part = "section header table";
+		goto truncated;
+	}
+	for (i = 0; phentsize >= (is64 ? 56u : 32u) && i < phnum; i++) {
+		const unsigned char *ph = p + phoff + i * phentsize;
+
+		off = is64 ? get64(ph + 8) : get32(ph + 4);
+		len = is64 ? get64(ph + 32) : get32(ph + 16);
+		if (off > size || len > size - off) {
+			off += len;
+			part = "a segment";
+			goto truncated;
+		}
+	}
+	for (i = 0; shentsize >= (is64 ? 64u : 40u) && i < shnum; i++) {
+		const unsigned char *sh = p + shoff + i * shentsize;
+
+		if (get32(sh + 4) == SHT_NOBITS)
+			continue;
+		off = is64 ? get64(sh + 24) : get32(sh + 16);
+		len = is64 ? get64(sh + 32) : get32(sh + 20);
+		if (off > size || len > size - off) {
+			off += len;
+			part = "a section";
+			goto truncated;
+		}
+	}
+	return 0;
+truncated:
+	return error_set(CA_E_INPUT, "cannot read %s: it is truncated (%s ends at byte %llu, "
+			 "the cubin has %zu bytes)", what, part, (unsigned long long)off, size);
 }
 
 /* Appends an entry that is a whole file or image; takes ownership of data,
@@ -464,7 +621,7 @@ static size_t elf_image_size(const unsigned char *p)
 int fatbin_parse_image(struct fatbin *fb, const void *image, const char *name)
 {
 	const unsigned char *p = image;
-	struct fatbin_where w = { name, NULL, fb->nr_fatbins };
+	struct fatbin_where w = { name, NULL, fb->nr_fatbins, 0 };
 	uint32_t magic;
 	uint64_t size;
 
@@ -574,11 +731,17 @@ static int read_elf(struct fatbin *fb, int fd, const char *path, uint64_t file_s
 	if (ehdr.e_machine == EM_CUDA_) {
 		size_t size;
 		char *image = elf_rawfile(elf, &size);
+		struct strbuf what = STRBUF_INIT;
+
 		if (!image || !size) {
 			ret = elf_fail(path, "cubin");
 			goto out;
 		}
-		ret = add_whole_entry(fb, FATBIN_KIND_CUBIN, image, size, path);
+		strbuf_addf(&what, "cubin '%s'", path);
+		ret = cubin_check_extent((const unsigned char *)image, size, what.buf);
+		strbuf_release(&what);
+		if (!ret)
+			ret = add_whole_entry(fb, FATBIN_KIND_CUBIN, image, size, path);
 		goto out;
 	}
 	/* libelf sees no sections at all when the table lies past the end of
@@ -731,6 +894,15 @@ int fatbin_cubin_kernels(const void *data, size_t size, const char *origin, char
 	*nr = 0;
 	if (!fatbin_cubin_arch(data, size) && (size < SELFMAG || memcmp(data, ELFMAG, SELFMAG)))
 		return error_set(CA_E_INPUT, "cannot read cubin '%s': not a CUDA ELF", origin);
+	{
+		struct strbuf what = STRBUF_INIT;
+
+		strbuf_addf(&what, "cubin '%s'", origin);
+		ret = cubin_check_extent(data, size, what.buf);
+		strbuf_release(&what);
+		if (ret)
+			return ret;
+	}
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return error_set(CA_E_INTERNAL, "libelf is out of date: %s", elf_errmsg(-1));
 	/* libelf wants a writable image; the entry's bytes stay untouched. */

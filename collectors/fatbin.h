@@ -65,6 +65,22 @@ enum fatbin_kind {
  */
 #define FATBIN_MAX_ENTRY_BYTES ((size_t)512 << 20)
 #define FATBIN_MAX_RATIO 1024
+/*
+ * What the compressed entries of one input (every fatbin appended to one
+ * struct fatbin: a file, an image) may decompress to, all entries
+ * together: FATBIN_MAX_TOTAL_RATIO times their compressed bytes, at least
+ * FATBIN_TOTAL_FLOOR_BYTES, and never more than FATBIN_MAX_TOTAL_BYTES.
+ * The claimed sizes are read from the entries' headers and added up before
+ * anything is decompressed; more is CA_E_INPUT naming the file and the
+ * limit. Issue 36: a 2.7 MB fatbin of many entries, each within the
+ * per-entry limits, took 2.1 GB. The CUDA 13 libraries decompress to 9 to
+ * 14 times their compressed entries, libcudnn_engines_precompiled.so.9 to
+ * 2.0 GB in all (bench/results/inspect.md). Uncompressed entries are copies
+ * of the input and do not count.
+ */
+#define FATBIN_MAX_TOTAL_RATIO 64
+#define FATBIN_TOTAL_FLOOR_BYTES ((unsigned long long)256 << 20)
+#define FATBIN_MAX_TOTAL_BYTES ((unsigned long long)4 << 30)
 
 struct fatbin_entry {
 	enum fatbin_kind kind;
@@ -88,6 +104,9 @@ struct fatbin {
 	struct fatbin_entry *entries;
 	size_t nr_entries, alloc_entries;
 	unsigned nr_fatbins;    /* fatbins parsed so far: the next fatbin index */
+	/* what the compressed entries parsed so far decompress to, and their
+	 * compressed bytes (the limits above) */
+	unsigned long long decompressed_bytes, compressed_bytes;
 	/*
 	 * Set by fatbin_read_file when an ELF file also has an __nv_relfatbin
 	 * section: the program was built with -rdc=true and links its device
@@ -103,6 +122,8 @@ void fatbin_release(struct fatbin *fb);
 /*
  * Parses len bytes holding one or more fatbins back to back (each 8-byte
  * aligned; zero padding between them is skipped) and appends their entries.
+ * Their compressed entries must not take fb past the limits of
+ * FATBIN_MAX_TOTAL_BYTES; that is checked before any is decompressed.
  * name names the containing file in messages and origins (its basename is
  * used for origins); section (may be NULL) is named in messages. Entries of
  * kinds other than PTX and cubin are skipped. An empty buffer is CA_E_INPUT.

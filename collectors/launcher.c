@@ -3,6 +3,7 @@
  */
 #include "collectors/launcher.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -130,9 +131,14 @@ int launcher_ranks_parse(const char *spec, struct rank_set *out)
 	}
 	while (*p) {
 		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
+		long lo, hi;
 
-		if (end == p || *p == '-' || *p == '+' || lo < 0 || out->nr == 64)
+		/* digits only: no sign or blank, and no number strtol saturates */
+		if (*p < '0' || *p > '9' || out->nr == 64)
+			return -1;
+		errno = 0;
+		lo = hi = strtol(p, &end, 10);
+		if (errno)
 			return -1;
 		p = end;
 		if (*p == '-') {
@@ -141,7 +147,7 @@ int launcher_ranks_parse(const char *spec, struct rank_set *out)
 			if (*q < '0' || *q > '9')
 				return -1;
 			hi = strtol(q, &end, 10);
-			if (hi < lo)
+			if (errno || hi < lo)
 				return -1;
 			p = end;
 		}

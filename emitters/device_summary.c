@@ -25,7 +25,7 @@ static void print_latency(struct strbuf *out, const char *label, double v)
 		strbuf_addf(out, "%s not measured", label);
 }
 
-void device_summary_text(struct strbuf *out, const struct device_model *dm)
+static void render_text(struct strbuf *out, const struct device_model *dm)
 {
 	double secs = device_model_probe_seconds(dm);
 	const char *note;
@@ -74,6 +74,15 @@ void device_summary_text(struct strbuf *out, const struct device_model *dm)
 		strbuf_addf(out, "probe took %.1f s\n", secs);
 	for (i = 0; (note = device_model_probe_note(dm, i)); i++)
 		strbuf_addf(out, "note: %s\n", note);
+}
+
+void device_summary_text(struct strbuf *out, const struct device_model *dm)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	render_text(&text, dm);
+	strbuf_add_printable_lines(out, text.buf);
+	strbuf_release(&text);
 }
 
 void device_summary_json(struct strbuf *out, const struct device_model *dm)

@@ -5,7 +5,9 @@
 #include "base/strbuf.h"
 
 /* The device model as `cacheadvise probe` shows it: a few lines of text
- * (capacities, lines, sets and ways, latencies, the probe's notes). */
+ * (capacities, lines, sets and ways, latencies, the probe's notes). The
+ * driver's or a device.json's strings (the GPU's name) have their control
+ * characters written as \xHH. */
 void device_summary_text(struct strbuf *out, const struct device_model *dm);
 /* The device model as JSON (docs/device-json.md), one newline after. */
 void device_summary_json(struct strbuf *out, const struct device_model *dm);

@@ -7,7 +7,7 @@
 #include <jansson.h>
 
 #include "analysis/ptx.h"
-#include "base/json_file.h"
+#include "base/json_stream.h"
 #include "base/xalloc.h"
 #include "collectors/intake.h"
 
@@ -90,54 +90,63 @@ static json_t *load_json(const struct ptx_load *l)
 	return o;
 }
 
-static json_t *function_json(const struct ptx_function *f)
+/*
+ * A function, a module and the document are written as they are made
+ * (base/json_stream.h), one load's object at a time: a tree of the whole
+ * document held about 4 KB per load (issue 36: 4 GB for 10^6 loads).
+ */
+static void function_json(struct json_stream *js, const struct ptx_function *f)
 {
-	json_t *o = json_object(), *params = json_array(), *loads = json_array();
+	json_t *params = json_array();
 	unsigned counts[PTX_MEMOP__COUNT];
 	size_t i;
 
 	count_memops(f, counts);
-	json_object_set_new(o, "name", json_string(f->name));
-	json_object_set_new(o, "kind", json_string(f->is_entry ? "entry" : "func"));
-	json_object_set_new(o, "ptx_line", json_integer(f->decl_line));
+	json_stream_begin_object(js, NULL);
+	json_stream_value(js, "name", json_string(f->name));
+	json_stream_value(js, "kind", json_string(f->is_entry ? "entry" : "func"));
+	json_stream_value(js, "ptx_line", json_integer(f->decl_line));
 	for (i = 0; i < f->nr_params; i++) {
 		json_t *p = json_object();
 		json_object_set_new(p, "name", json_string(f->params[i].name));
 		json_object_set_new(p, "type", json_string(f->params[i].type));
 		json_array_append_new(params, p);
 	}
-	json_object_set_new(o, "params", params);
-	json_object_set_new(o, "stores", json_integer(counts[PTX_MEMOP_STORE]));
-	json_object_set_new(o, "atomics", json_integer(counts[PTX_MEMOP_ATOMIC]));
-	json_object_set_new(o, "fences", json_integer(counts[PTX_MEMOP_FENCE]));
-	json_object_set_new(o, "barriers", json_integer(counts[PTX_MEMOP_BARRIER]));
-	json_object_set_new(o, "async_copies", async_copies_json(f));
-	json_object_set_new(o, "static_shared_bytes", json_integer((json_int_t)f->static_shared_bytes));
+	json_stream_value(js, "params", params);
+	json_stream_value(js, "stores", json_integer(counts[PTX_MEMOP_STORE]));
+	json_stream_value(js, "atomics", json_integer(counts[PTX_MEMOP_ATOMIC]));
+	json_stream_value(js, "fences", json_integer(counts[PTX_MEMOP_FENCE]));
+	json_stream_value(js, "barriers", json_integer(counts[PTX_MEMOP_BARRIER]));
+	json_stream_value(js, "async_copies", async_copies_json(f));
+	json_stream_value(js, "static_shared_bytes",
+			  json_integer((json_int_t)f->static_shared_bytes));
+	json_stream_begin_array(js, "loads");
 	for (i = 0; i < f->nr_loads; i++)
-		json_array_append_new(loads, load_json(&f->loads[i]));
-	json_object_set_new(o, "loads", loads);
-	return o;
+		json_stream_value(js, NULL, load_json(&f->loads[i]));
+	json_stream_end(js);
+	json_stream_end(js);
 }
 
-static json_t *module_json(const struct intake_module *m)
+static void module_json(struct json_stream *js, const struct intake_module *m)
 {
-	json_t *o = json_object(), *functions = json_array();
 	char arch[32];
 	size_t i;
 
 	snprintf(arch, sizeof(arch), "sm_%u", m->arch);
-	json_object_set_new(o, "id", json_string(m->id));
-	json_object_set_new(o, "origin", json_string(m->origin));
-	json_object_set_new(o, "arch", m->arch ? json_string(arch) : json_null());
-	json_object_set_new(o, "has_ptx", json_boolean(m->has_ptx));
-	json_object_set_new(o, "no_ptx_reason", json_str_or_null(m->no_ptx_reason));
-	json_object_set_new(o, "source", json_str_or_null(m->source_name));
-	json_object_set_new(o, "ptx_version", m->ptx ? json_string(m->ptx->version) : json_null());
-	json_object_set_new(o, "ptx_archs", archs_json("compute", m->ptx_archs, m->nr_ptx_archs));
-	json_object_set_new(o, "cubin_archs", archs_json("sm", m->cubin_archs, m->nr_cubin_archs));
+	json_stream_begin_object(js, NULL);
+	json_stream_value(js, "id", json_string(m->id));
+	json_stream_value(js, "origin", json_string(m->origin));
+	json_stream_value(js, "arch", m->arch ? json_string(arch) : json_null());
+	json_stream_value(js, "has_ptx", json_boolean(m->has_ptx));
+	json_stream_value(js, "no_ptx_reason", json_str_or_null(m->no_ptx_reason));
+	json_stream_value(js, "source", json_str_or_null(m->source_name));
+	json_stream_value(js, "ptx_version", m->ptx ? json_string(m->ptx->version) : json_null());
+	json_stream_value(js, "ptx_archs", archs_json("compute", m->ptx_archs, m->nr_ptx_archs));
+	json_stream_value(js, "cubin_archs", archs_json("sm", m->cubin_archs, m->nr_cubin_archs));
+	json_stream_begin_array(js, "functions");
 	if (m->ptx) {
 		for (i = 0; i < m->ptx->nr_functions; i++)
-			json_array_append_new(functions, function_json(&m->ptx->functions[i]));
+			function_json(js, &m->ptx->functions[i]);
 	} else {
 		/* Kernels known from the cubin: nothing to say about their loads. */
 		for (i = 0; i < m->nr_cubin_kernels; i++) {
@@ -145,29 +154,28 @@ static json_t *module_json(const struct intake_module *m)
 			json_object_set_new(f, "name", json_string(m->cubin_kernels[i]));
 			json_object_set_new(f, "kind", json_string("entry"));
 			json_object_set_new(f, "loads", json_array());
-			json_array_append_new(functions, f);
+			json_stream_value(js, NULL, f);
 		}
 	}
-	json_object_set_new(o, "functions", functions);
-	return o;
+	json_stream_end(js);
+	json_stream_end(js);
 }
 
-void inspect_report_json(struct strbuf *out, const struct intake *in, const char *path)
+void inspect_report_json(FILE *out, const struct intake *in, const char *path)
 {
-	json_t *doc = json_object(), *modules = json_array();
-	char *s;
+	struct json_stream js;
 	size_t i;
 
-	json_object_set_new(doc, "schema", json_string(INSPECT_SCHEMA));
-	json_object_set_new(doc, "file", json_string(path));
+	json_stream_init(&js, out);
+	json_stream_begin_object(&js, NULL);
+	json_stream_value(&js, "schema", json_string(INSPECT_SCHEMA));
+	json_stream_value(&js, "file", json_string(path));
+	json_stream_begin_array(&js, "modules");
 	for (i = 0; i < in->nr_modules; i++)
-		json_array_append_new(modules, module_json(&in->modules[i]));
-	json_object_set_new(doc, "modules", modules);
-	s = json_to_string(doc);
-	strbuf_addstr(out, s);
-	strbuf_addch(out, '\n');
-	free(s);
-	json_decref(doc);
+		module_json(&js, &in->modules[i]);
+	json_stream_end(&js);
+	json_stream_end(&js);
+	json_stream_finish(&js);
 }
 
 static const char *plural(size_t n, const char *one, const char *many)
@@ -262,7 +270,7 @@ static void render_function(struct strbuf *out, const struct ptx_function *f)
 		render_loads(out, f);
 }
 
-void inspect_report_text(struct strbuf *out, const struct intake *in, const char *path)
+static void render_text(struct strbuf *out, const struct intake *in, const char *path)
 {
 	size_t i, j, with_ptx = 0, kernels = 0, loads = 0;
 
@@ -300,4 +308,16 @@ void inspect_report_text(struct strbuf *out, const struct intake *in, const char
 		for (j = 0; j < m->ptx->nr_functions; j++)
 			render_function(out, &m->ptx->functions[j]);
 	}
+}
+
+/* The table as a terminal may show it: names and paths come from the file
+ * (a .file name of the PTX, a kernel name), so their control characters
+ * are written as \xHH (issue 36). */
+void inspect_report_text(struct strbuf *out, const struct intake *in, const char *path)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	render_text(&text, in, path);
+	strbuf_add_printable_lines(out, text.buf);
+	strbuf_release(&text);
 }

@@ -137,9 +137,14 @@ static int run_python(const char *python, const char *script, const char *reques
 		goto out;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		const char *last;
+
 		while (err->len && (err->buf[err->len - 1] == '\n' || err->buf[err->len - 1] == ' '))
 			strbuf_setlen(err, err->len - 1);
-		ret = error_set(CA_E_IO, "%s", err->len ? err->buf :
+		/* the reason is one line: the helper writes one, and of a
+		 * traceback the last line is the exception */
+		last = strrchr(err->buf, '\n');
+		ret = error_set(CA_E_IO, "%s", err->len ? (last ? last + 1 : err->buf) :
 				"the Python rewrite helper failed");
 		goto out;
 	}
@@ -185,6 +190,52 @@ int python_rewrite_check(const char *python)
 	return 0;
 }
 
+/*
+ * The file's bytes as a JSON string: each byte the code point of its
+ * value (bytes.decode("latin-1") in the helper), so that a file that is
+ * not UTF-8 (a PEP 263 latin-1 file) passes whole (issue 36).
+ */
+static json_t *bytes_as_string(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *v;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x80) {
+			strbuf_addch(&sb, c);
+		} else {
+			strbuf_addch(&sb, 0xc0 | c >> 6);
+			strbuf_addch(&sb, 0x80 | (c & 0x3f));
+		}
+	}
+	v = json_stringn(sb.buf, sb.len);
+	strbuf_release(&sb);
+	return v;
+}
+
+/* The reverse: the bytes a string of code points below 256 stands for, or
+ * NULL when it holds another (caller frees). */
+static char *string_as_bytes(const char *s)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c < 0x80) {
+			strbuf_addch(&sb, c);
+		} else if ((c == 0xc2 || c == 0xc3) && ((unsigned char)s[1] & 0xc0) == 0x80) {
+			strbuf_addch(&sb, (c & 0x03) << 6 | ((unsigned char)*++s & 0x3f));
+		} else {
+			strbuf_release(&sb);
+			return NULL;
+		}
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
 static json_t *keyword(int set, const char *value)
 {
 	return set && value ? json_string(value) : json_null();
@@ -213,7 +264,7 @@ int tl_load_rewrite(const char *python, const char *source, const struct tl_load
 			      "set", set);
 		json_array_append_new(arr, e);
 	}
-	json_object_set_new(req, "source", json_string(source));
+	json_object_set_new(req, "source_bytes", bytes_as_string(source));
 	json_object_set_new(req, "edits", arr);
 	text = json_dumps(req, JSON_COMPACT);
 	json_decref(req);
@@ -237,8 +288,12 @@ int tl_load_rewrite(const char *python, const char *source, const struct tl_load
 			out[i].status = TL_LOAD_REWRITTEN;
 			out[i].first = (size_t)json_integer_value(json_object_get(r, "first"));
 			out[i].last = (size_t)json_integer_value(json_object_get(r, "last"));
-			out[i].text = xstrdup(json_string_value(json_object_get(r, "text")) ?: "");
-			if (!out[i].first || out[i].last < out[i].first)
+			out[i].text = string_as_bytes(json_string_value(json_object_get(r,
+								"text_bytes")) ?: "");
+			if (!out[i].text)
+				ret = error_set(CA_E_IO, "the Python rewrite helper gave edit %zu text "
+						"that is not bytes", i);
+			else if (!out[i].first || out[i].last < out[i].first)
 				ret = error_set(CA_E_IO, "the Python rewrite helper gave edit %zu no "
 						"lines", i);
 		} else if (status && !strcmp(status, "unchanged")) {

@@ -61,11 +61,14 @@ const char *python_rewrite_interpreter(const char *named);
 int python_rewrite_check(const char *python);
 
 /*
- * Rewrites the calls edits name in source (a Python file's text) with
- * python (NULL: python_rewrite_interpreter(NULL)). out[i] is edit i's result; edits
- * whose lines overlap share one replacement. Returns 0, or CA_E_IO when
- * python cannot be run or fails (the message says why: no python3, the
- * file does not parse).
+ * Rewrites the calls edits name in source (a Python file's bytes, in its
+ * own encoding and line ends: a BOM, a PEP 263 coding line, CR line ends)
+ * with python (NULL: python_rewrite_interpreter(NULL)). out[i] is edit i's
+ * result; edits whose lines overlap share one replacement, whose first and
+ * last count the file's lines at '\n' and whose text is bytes of the
+ * file's encoding. Returns 0, or CA_E_IO when python cannot be run or fails
+ * (the message, one line, says why: no python3, the file does not decode
+ * or parse, is nested too deeply).
  */
 int tl_load_rewrite(const char *python, const char *source, const struct tl_load_edit *edits,
 		    size_t nr, struct tl_load_result *out);

@@ -765,21 +765,18 @@ static size_t palette_code_at(const struct palette *p, const char *s)
  */
 static void add_terminal_safe(struct strbuf *out, const char *text, const struct palette *p)
 {
-	const char *s;
+	const char *s = text, *esc;
 
-	for (s = text; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-		size_t n;
+	/* between the palette's own codes, the tool's one escaper */
+	while ((esc = strchr(s, 0x1b))) {
+		size_t n = palette_code_at(p, esc);
 
-		if (c == 0x1b && (n = palette_code_at(p, s))) {
-			strbuf_add(out, s, n);
-			s += n - 1;
-		} else if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f) {
-			strbuf_addf(out, "\\x%02x", c);
-		} else {
-			strbuf_addch(out, c);
-		}
+		strbuf_add_printable_mem(out, s, (size_t)(esc - s) + !n, 1);
+		if (n)
+			strbuf_add(out, esc, n);
+		s = esc + (n ? n : 1);
 	}
+	strbuf_add_printable_lines(out, s);
 }
 
 static int render_text(const struct report_input *in, const struct report_options *opt,

@@ -112,8 +112,9 @@ static char **split_lines(const char *text, const char *eol, size_t *nr)
 		const char *nl = strchr(p, '\n');
 		size_t len = nl ? (size_t)(nl - p) : strlen(p), keep = len;
 
-		if (keep && p[keep - 1] == '\r')
-			keep--;     /* eol puts it back where the file has it */
+		if (keep && p[keep - 1] == '\r' && *eol)
+			keep--;     /* eol puts it back where the file has it (a
+				     * file of CR line ends keeps its own) */
 		v = xrealloc(v, (*nr + 1) * sizeof(*v));
 		v[(*nr)++] = xasprintf("%.*s%s", (int)keep, p, eol);
 		p += len + (nl ? 1 : 0);

@@ -5,8 +5,15 @@ a capture names (docs/security.md): the file is parsed with the ast module, neve
 expressions, so a call that spans several lines, has a trailing comma,
 comments, or already carries the argument is handled as Python sees it.
 
+The file is taken as bytes and decoded as Python decodes it (a UTF-8 BOM,
+a PEP 263 coding line, tokenize.detect_encoding); its own encoding, BOM
+and line ends (LF, CRLF or CR) are kept in what is rewritten, and every
+byte outside the changed arguments is left as it was (issue 36).
+
 Input (stdin, JSON):
-  {"source": "<the file's text>",
+  {"source_bytes": "<the file's bytes, each as the code point of its value
+                    (bytes.decode('latin-1'))>",
+   (or "source": "<the file's text>", taken as UTF-8),
    "edits": [{"line": L, "column": C,
               "set": {"eviction_policy": "evict_last" | null,
                       "cache_modifier": ".cg" | null}}]}
@@ -20,14 +27,25 @@ Output (stdout, JSON):
   {"edits": [{"status": "rewritten" | "unchanged" | "not found",
               "why": "...",                  (not found)
               "first": F, "last": Lst,       (rewritten: lines F..Lst, 1-based,
-              "text": "..."}]}                are replaced by text, its lines
-                                              joined by newlines, no final one)
-  Edits whose lines overlap are one replacement: each gets the whole range.
-Exit status 0; 2 when the input is not valid or the source does not parse.
+              "text_bytes": "...",            are replaced by text_bytes, in
+              "text": "..."}]}                the bytes mapping of the input,
+                                              joined by newlines, no final one;
+                                              text is the same, decoded)
+  Lines here are the file's bytes split at "\n", as a unified diff counts
+  them (a file of CR line ends is one line); line and column of the input
+  are Python's. Edits whose lines overlap are one replacement: each gets
+  the whole range.
+Exit status 0; 2 when the input is not valid or the source cannot be
+decoded or parsed (one line on stderr says why, never a traceback).
 """
 import ast
+import bisect
+import codecs
+import io
 import json
+import re
 import sys
+import tokenize
 
 
 def load_calls(tree):
@@ -68,32 +86,88 @@ def find_call(tree, line, column):
     return None, "no tl.load call on line %d is at column %d" % (line, column)
 
 
-def main():
+class Source:
+    """A Python file's bytes, decoded as Python decodes them, with the two
+    ways of counting its lines: Python's (LF, CRLF and CR each end one),
+    which ast positions use, and the unified diff's ("\\n" alone)."""
+
+    def __init__(self, raw):
+        self.raw = raw
+        enc, _ = tokenize.detect_encoding(io.BytesIO(raw).readline)
+        self.bom = len(codecs.BOM_UTF8) if raw.startswith(codecs.BOM_UTF8) else 0
+        self.codec = "utf-8" if enc == "utf-8-sig" else enc
+        self.text = raw[self.bom:].decode(self.codec)
+        if self.text.encode(self.codec) != raw[self.bom:]:
+            raise ValueError("its encoding (%s) does not give back its bytes" % enc)
+        # Python's lines: their text and the byte offset where each starts
+        self.lines, self.line_bytes = [], []
+        at, pos = self.bom, 0
+        for m in re.finditer(r"\r\n|\r|\n", self.text):
+            self.lines.append(self.text[pos:m.start()])
+            self.line_bytes.append(at)
+            at += len(self.text[pos:m.end()].encode(self.codec))
+            pos = m.end()
+        self.lines.append(self.text[pos:])
+        self.line_bytes.append(at)
+        # the diff's lines: where each "\n" is
+        self.newlines = [m.start() for m in re.finditer(b"\n", raw)]
+
+    def offset(self, line, col):
+        """The byte of the file at ast's line and col (UTF-8 bytes into the line)."""
+        text = self.lines[line - 1]
+        chars = len(text.encode("utf-8")[:col].decode("utf-8", "ignore"))
+        return self.line_bytes[line - 1] + len(text[:chars].encode(self.codec))
+
+    def diff_line(self, offset):
+        """The diff's line (1-based) that byte offset is on."""
+        return bisect.bisect_left(self.newlines, offset) + 1
+
+    def diff_span(self, first, last):
+        """The bytes of the diff's lines first..last, without the last "\\n"."""
+        begin = self.newlines[first - 2] + 1 if first > 1 else 0
+        end = self.newlines[last - 1] if last - 1 < len(self.newlines) else len(self.raw)
+        return begin, end
+
+
+def parse(text):
+    """ast.parse, or None and why not in one line."""
+    try:
+        return ast.parse(text), None
+    except SyntaxError as e:
+        return None, "line %s: %s" % (e.lineno, e.msg)
+    except RecursionError:
+        return None, "it is nested too deeply for Python's parser"
+    except MemoryError:
+        return None, "it is nested too deeply for Python's parser (out of memory)"
+    except ValueError as e:             # a NUL byte, before Python 3.12
+        return None, str(e)
+
+
+def run():
     try:
         req = json.load(sys.stdin)
-        source = req["source"]
+        if "source_bytes" in req:
+            raw = req["source_bytes"].encode("latin-1")
+        else:
+            raw = req["source"].encode("utf-8")
         edits = req["edits"]
-    except (ValueError, KeyError, TypeError) as e:
+    except (ValueError, KeyError, TypeError, AttributeError) as e:
         sys.stderr.write("tl_load_rewrite: bad input: %s\n" % e)
         return 2
     try:
-        tree = ast.parse(source)
-    except SyntaxError as e:
-        sys.stderr.write("tl_load_rewrite: the source does not parse: line %s: %s\n"
-                         % (e.lineno, e.msg))
+        src = Source(raw)
+    except (SyntaxError, ValueError, LookupError) as e:
+        sys.stderr.write("tl_load_rewrite: the source cannot be decoded: %s\n"
+                         % (e.msg if isinstance(e, SyntaxError) else e))
         return 2
-    data = source.encode("utf-8")
-    # byte offset of each line's start (ast offsets are UTF-8 bytes)
-    starts = [0]
-    for i, b in enumerate(data):
-        if b == 0x0A:
-            starts.append(i + 1)
-
-    def offset(line, col):
-        return starts[line - 1] + col
+    tree, why = parse(src.text)
+    if tree is None:
+        sys.stderr.write("tl_load_rewrite: the source does not parse: %s\n" % why)
+        return 2
+    offset = src.offset
 
     results = []
-    changes = []          # (begin, end, new bytes, edit index)
+    changes = []          # (begin, end, new bytes, edit index): bytes of the file
     for idx, e in enumerate(edits):
         call, why = find_call(tree, int(e["line"]), int(e.get("column") or 0))
         if call is None:
@@ -138,7 +212,7 @@ def main():
                 elif not (isinstance(cur, ast.Constant) and cur.value == value):
                     mine.append((offset(cur.lineno, cur.col_offset),
                                  offset(cur.end_lineno, cur.end_col_offset),
-                                 json.dumps(value).encode("utf-8")))
+                                 json.dumps(value).encode(src.codec)))
             elif value is not None:
                 args = list(call.args) + [k for k in call.keywords]
                 text = "%s=%s" % (name, json.dumps(value))
@@ -146,25 +220,24 @@ def main():
                     last = args[-1]
                     last_end = last.value if isinstance(last, ast.keyword) else last
                     at = offset(last_end.end_lineno, last_end.end_col_offset)
-                    mine.append((at, at, (", " + text).encode("utf-8")))
+                    mine.append((at, at, (", " + text).encode(src.codec)))
                 else:
                     at = offset(call.end_lineno, call.end_col_offset) - 1   # before ")"
-                    mine.append((at, at, text.encode("utf-8")))
+                    mine.append((at, at, text.encode(src.codec)))
         if not mine:
             results.append({"status": "unchanged"})
             continue
-        results.append({"status": "rewritten", "call": [call.lineno, call.end_lineno]})
+        # the call's lines, as the diff counts them
+        results.append({"status": "rewritten",
+                        "call": [src.diff_line(offset(call.lineno, call.col_offset)),
+                                 src.diff_line(offset(call.end_lineno, call.end_col_offset))]})
         for b, end, new in mine:
             changes.append((b, end, new, idx))
 
     # the changed lines of each edit, merged where they overlap
     spans = {}
     for b, end, new, idx in changes:
-        first = call_line = results[idx]["call"][0]
-        last = results[idx]["call"][1]
-        spans.setdefault(idx, [first, last])
-        spans[idx][0] = min(spans[idx][0], first, call_line)
-        spans[idx][1] = max(spans[idx][1], last)
+        spans[idx] = list(results[idx]["call"])
     groups = []           # [first, last, [edit indices]]
     for idx in sorted(spans, key=lambda i: spans[i][0]):
         f, l = spans[idx]
@@ -174,33 +247,40 @@ def main():
         else:
             groups.append([f, l, [idx]])
     for f, l, members in groups:
-        begin, end = starts[f - 1], (starts[l] - 1 if l < len(starts) else len(data))
-        piece = data[begin:end]
+        begin, end = src.diff_span(f, l)
+        piece = src.raw[begin:end]
         mine = sorted([c for c in changes if c[3] in members], key=lambda c: c[0], reverse=True)
         for b, e2, new, _ in mine:
             piece = piece[:b - begin] + new + piece[e2 - begin:]
-        text = piece.decode("utf-8")
         for idx in members:
             r = results[idx]
             r.pop("call", None)
-            r.update({"first": f, "last": l, "text": text})
+            r.update({"first": f, "last": l, "text_bytes": piece.decode("latin-1"),
+                      "text": piece.decode(src.codec, "replace")})
     for r in results:
         r.pop("call", None)
     # the new source must still parse: else nothing is rewritten
-    lines = source.split("\n")
-    for f, l, members in reversed(groups):
-        lines[f - 1:l] = results[members[0]]["text"].split("\n")
-    try:
-        ast.parse("\n".join(lines))
-    except SyntaxError as e:
+    new = src.raw
+    for b, e2, piece, _ in sorted(changes, key=lambda c: c[0], reverse=True):
+        new = new[:b] + piece + new[e2:]
+    _, why = parse(new[src.bom:].decode(src.codec, "replace"))
+    if why:
         for r in results:
             if r["status"] == "rewritten":
                 r.clear()
                 r.update({"status": "not found",
-                          "why": "the rewritten file would not parse (line %s: %s)"
-                                 % (e.lineno, e.msg)})
+                          "why": "the rewritten file would not parse (%s)" % why})
     json.dump({"edits": results}, sys.stdout)
     return 0
+
+
+def main():
+    try:
+        return run()
+    except Exception as e:      # a reason of one line, never a traceback
+        sys.stderr.write("tl_load_rewrite: cannot rewrite the file: %s: %s\n"
+                         % (type(e).__name__, e))
+        return 2
 
 
 if __name__ == "__main__":

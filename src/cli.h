@@ -37,7 +37,9 @@ int cmd_doctor(int argc, char **argv);
 extern const char *cli_command_name;
 
 /* Prints "cacheadvise <cmd>: <message>" with error_message() when fmt is
- * NULL, and returns error_exit_status(code). */
+ * NULL, and returns error_exit_status(code). The message's control
+ * characters (but newline and tab) are written as \xHH
+ * (strbuf_add_printable_lines), here and in the two below. */
 int cli_fail(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Prints "cacheadvise <cmd>: <message>" and a hint to run --help; returns 1. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -54,6 +56,15 @@ int cli_capture_dir_operand(int argc, char **argv, int optind, const char *usage
  */
 int cli_parse_number(const char *arg, const char *option, double min, double max,
 		     const char *what, double *out);
+/*
+ * A whole-number option: decimal digits only (no sign, no blanks, no
+ * "0x"), from min to max; a value too large for unsigned long is out of
+ * range, never wrapped or saturated. Else prints the usage error
+ * "<option> needs <what>, not '<arg>'" and returns 1. Every integer option
+ * goes through here (issue 36: `probe --device 4294967296` was GPU 0).
+ */
+int cli_parse_uint(const char *arg, const char *option, unsigned long min, unsigned long max,
+		   const char *what, unsigned long *out);
 /*
  * A --timeout value: a finite number of seconds above 0 and at most 1e7
  * (nan, inf, 1e999 and 0 are refused). Returns 0 and sets *seconds, or

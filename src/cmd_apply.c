@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "emitters/source_apply.h"
+#include "base/strbuf.h"
 #include "src/cli.h"
 
 /*
@@ -122,13 +123,18 @@ static void show(const struct source_apply_options *o, const struct source_apply
 		fprintf(stderr, "cacheadvise apply: no advised load could be rewritten in source:\n");
 	for (i = 0; i < r->nr_skips; i++) {
 		const struct source_apply_skip *s = &r->skips[i];
+		struct strbuf line = STRBUF_INIT, safe = STRBUF_INIT;
 
 		if (s->path)
-			fprintf(stderr, "  %s load %u (%s:%d, %s): %s\n", s->label, s->ordinal,
-				s->path, s->line, s->action, s->reason);
+			strbuf_addf(&line, "  %s load %u (%s:%d, %s): %s", s->label, s->ordinal,
+				    s->path, s->line, s->action, s->reason);
 		else
-			fprintf(stderr, "  %s load %u (%s): %s\n", s->label, s->ordinal,
-				s->action, s->reason);
+			strbuf_addf(&line, "  %s load %u (%s): %s", s->label, s->ordinal,
+				    s->action, s->reason);
+		strbuf_add_printable(&safe, line.buf);   /* names from the capture */
+		fprintf(stderr, "%s\n", safe.buf);
+		strbuf_release(&line);
+		strbuf_release(&safe);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include "collectors/rebuild_timing.h"
 #include "emitters/rebuild_check.h"
 #include "emitters/report.h"
+#include "base/strbuf.h"
 #include "src/cli.h"
 
 /*
@@ -79,7 +80,6 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
-	char *end;
 
 	memset(o, 0, sizeof(*o));
 	o->t.repeat = 5;
@@ -103,10 +103,10 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 			o->baseline = optarg;
 			break;
 		case 'r': {
-			unsigned long v = strtoul(optarg, &end, 10);
-			if (*end || !*optarg || !v || v > 1000)
-				return cli_usage_error("--repeat needs a number from 1 to 1000, not '%s'",
-						       optarg);
+			unsigned long v;
+
+			if (cli_parse_uint(optarg, "--repeat", 1, 1000, "a number from 1 to 1000", &v))
+				return 1;
 			o->t.repeat = (unsigned)v;
 			break;
 		}
@@ -180,10 +180,14 @@ static void print_timed(const struct check_cmd *o, const struct report_input *in
 	       "unpatched PTX, then the rebuilt program as built)\n", o->t.repeat);
 	for (i = 0; i < tr->nr_kernels; i++) {
 		const struct rebuild_timing_kernel *k = &tr->kernels[i];
+		struct strbuf name = STRBUF_INIT;
 
+		strbuf_add_printable(&name, k->name);    /* the capture's */
 		printf("  %-40s %.3fx median kernel speedup, baseline spread %.1f%%: %s\n",
-		       k->name, k->median, 100.0 * k->noise, k->kept ? "kept" : "lost");
-		printf("RESULT kernel=%s rebuilt_speedup=%.4f kept=%d\n", k->name, k->median, k->kept);
+		       name.buf, k->median, 100.0 * k->noise, k->kept ? "kept" : "lost");
+		printf("RESULT kernel=%s rebuilt_speedup=%.4f kept=%d\n", name.buf, k->median,
+		       k->kept);
+		strbuf_release(&name);
 	}
 	printf("  program GPU time: %.3fx (advice via run --plan, verified: %.3fx)%s\n", ps,
 	       want, isnan(want) || isnan(ps) ? "" :
@@ -209,7 +213,15 @@ static int check(const struct check_cmd *o)
 	if (ret)
 		goto out;
 	rebuild_check_static(&ri, &sr, &text);
-	printf("STATIC CHECK (the rebuilt binary's PTX)\n%s", text.buf);
+	printf("STATIC CHECK (the rebuilt binary's PTX)\n");
+	{
+		/* kernel names and files of the capture and the binary */
+		struct strbuf safe = STRBUF_INIT;
+
+		strbuf_add_printable_lines(&safe, text.buf);
+		fputs(safe.buf, stdout);
+		strbuf_release(&safe);
+	}
 	if (!sr.checked) {
 		printf("  the plan changes no load: nothing to check\n");
 		goto out;

@@ -152,6 +152,23 @@ static int write_output(const struct inspect_options *o, const struct strbuf *ou
 	return write_file_atomic(o->output, out->buf, out->len);
 }
 
+/* The JSON, written as it is made (to -o through a temporary file). */
+static int write_json(const struct inspect_options *o, const struct intake *in)
+{
+	struct atomic_file af;
+	int ret;
+
+	if (!o->output) {
+		inspect_report_json(stdout, in, o->file);
+		return 0;   /* main checks that stdout was written */
+	}
+	ret = atomic_file_open(&af, o->output);
+	if (ret)
+		return ret;
+	inspect_report_json(af.fp, in, o->file);
+	return atomic_file_commit(&af);
+}
+
 static int inspect(const struct inspect_options *o)
 {
 	struct intake in;
@@ -160,11 +177,10 @@ static int inspect(const struct inspect_options *o)
 
 	intake_init(&in);
 	ret = intake_read_file(&in, o->file, o->arch);
-	if (!ret) {
-		if (o->json)
-			inspect_report_json(&out, &in, o->file);
-		else
-			inspect_report_text(&out, &in, o->file);
+	if (!ret && o->json) {
+		ret = write_json(o, &in);
+	} else if (!ret) {
+		inspect_report_text(&out, &in, o->file);
 		ret = write_output(o, &out);
 	}
 	strbuf_release(&out);

@@ -128,13 +128,11 @@ static int parse_options(int argc, char **argv, struct patch_options *o)
 			o->instrument = 1;
 			break;
 		case 't': {
-			char *end;
 			unsigned long v;
-			errno = 0;
-			v = strtoul(optarg, &end, 10);
-			if (errno || !*optarg || *end || optarg[0] == '-' || v == 0 || v > (1ul << 24))
-				return cli_usage_error("--threshold wants a number from 1 to %lu, not '%s'",
-						       1ul << 24, optarg);
+
+			if (cli_parse_uint(optarg, "--threshold", 1, 1ul << 24,
+					   "a number from 1 to 16777216", &v))
+				return 1;
 			o->threshold = (unsigned)v;
 			threshold_given = 1;
 			break;

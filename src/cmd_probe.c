@@ -15,6 +15,9 @@
  * it per GPU UUID for `profile` (collectors/probe_run.h).
  */
 
+/* The largest --device: as profile's --gpus (CUDA numbers its GPUs from 0). */
+#define PROBE_MAX_DEVICE 1023
+
 struct probe_options {
 	struct probe_run_options run; /* -o, --no-cache, --device, --timeout, --verbose */
 	int json;                   /* print the device model as JSON */
@@ -63,7 +66,6 @@ static int parse_options(int argc, char **argv, struct probe_options *opt)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
 	int c;
 
 	memset(opt, 0, sizeof(*opt));
@@ -87,10 +89,15 @@ static int parse_options(int argc, char **argv, struct probe_options *opt)
 			opt->run.cache = 0;
 			break;
 		case 'd':
-			opt->run.device = (int)strtol(optarg, &end, 10);
-			if (*end || end == optarg || opt->run.device < 0)
-				return cli_usage_error("--device wants a GPU number, not '%s'", optarg);
+		{
+			unsigned long v;
+
+			if (cli_parse_uint(optarg, "--device", 0, PROBE_MAX_DEVICE,
+					   "a GPU number from 0 to 1023", &v))
+				return 1;
+			opt->run.device = (int)v;
 			break;
+		}
 		case 't':
 			if (cli_parse_timeout(optarg, "--timeout", &opt->run.timeout))
 				return 1;

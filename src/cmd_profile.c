@@ -101,11 +101,10 @@ static void usage(FILE *f)
 
 static int parse_uint(const char *s, unsigned *out, const char *what)
 {
-	char *end;
-	unsigned long v = strtoul(s, &end, 10);
+	unsigned long v;
 
-	if (!*s || *end || v > 1000000)
-		return cli_usage_error("%s needs a whole number, not '%s'", what, s);
+	if (cli_parse_uint(s, what, 0, 1000000, "a whole number", &v))
+		return 1;
 	*out = (unsigned)v;
 	return 0;
 }
@@ -414,7 +413,7 @@ int cmd_profile(int argc, char **argv)
 		case 'H': {
 			char *end;
 			opt.min_share = strtod(optarg, &end);
-			if (*end || !(opt.min_share >= 0 && opt.min_share <= 100))
+			if (end == optarg || *end || !(opt.min_share >= 0 && opt.min_share <= 100))
 				return cli_usage_error("--min-share is a percentage from 0 to 100, not '%s'", optarg);
 			break;
 		}

@@ -16,11 +16,15 @@
 #include "analysis/graph.h"
 #include "base/json_file.h"
 #include "analysis/solver.h"
+#include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "src/cli.h"
 
 /* Without --time-limit, ilp and bnb stop after this many seconds each. */
 #define SOLVE_DEFAULT_TIME_LIMIT 10.0
+/* The largest --time-limit, as --timeout's (the solvers clamp what GLPK
+ * takes, whole milliseconds in an int, about 24.8 days). */
+#define SOLVE_MAX_TIME_LIMIT 1e7
 
 struct solve_options {
 	const char *method;         /* a solver's name or "all" */
@@ -82,8 +86,6 @@ static int parse_options(int argc, char **argv, struct solve_options *o)
 	opterr = 0;
 	optind = 0;
 	while ((c = getopt_long(argc, argv, ":hm:jt:", longopts, NULL)) != -1) {
-		char *end;
-
 		switch (c) {
 		case 'm':
 			if (strcmp(optarg, "all") && !solver_find(optarg))
@@ -95,10 +97,10 @@ static int parse_options(int argc, char **argv, struct solve_options *o)
 			o->json = 1;
 			break;
 		case 't':
-			o->time_limit = strtod(optarg, &end);
-			if (end == optarg || *end || !isfinite(o->time_limit) || o->time_limit < 0)
-				return cli_usage_error("--time-limit wants a number of seconds (0: "
-						       "no limit), not '%s'", optarg);
+			if (cli_parse_number(optarg, "--time-limit", 0, SOLVE_MAX_TIME_LIMIT,
+					     "a number of seconds from 0 (no limit) to 1e7",
+					     &o->time_limit))
+				return 1;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -119,15 +121,21 @@ static int parse_options(int argc, char **argv, struct solve_options *o)
 
 static void print_ids(const struct graph *g, const unsigned char *cached, int want)
 {
+	struct strbuf sb = STRBUF_INIT;
 	size_t i, nr = 0;
 
 	for (i = 0; i < g->n; i++)
 		nr += !cached[i] == !want;
-	printf("  %s (%zu):", want ? "cache " : "bypass", nr);
-	for (i = 0; i < g->n; i++)
-		if (!cached[i] == !want)
-			printf(" %s", g->nodes[i].id);
-	printf("\n");
+	strbuf_addf(&sb, "  %s (%zu):", want ? "cache " : "bypass", nr);
+	/* the ids are the graph's: their control characters as \xHH */
+	for (i = 0; i < g->n; i++) {
+		if (!cached[i] == !want) {
+			strbuf_addch(&sb, ' ');
+			strbuf_add_printable(&sb, g->nodes[i].id);
+		}
+	}
+	printf("%s\n", sb.buf);
+	strbuf_release(&sb);
 }
 
 static void print_text(const struct graph *g, const struct solver_result *res, size_t nr)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/strbuf.h"
 #include "src/cli.h"
 
 const char *cli_command_name = "";
@@ -39,18 +40,42 @@ static void print_main_usage(FILE *f)
 		   "  cacheadvise report cacheadvise-out/app-20261122-031000 --format html -o r.html\n");
 }
 
+/*
+ * Prints "cacheadvise <cmd>: <prefix><message>" and a newline on stderr. A
+ * message names what came from input (a function of a plan, a token of a
+ * PTX file, a capture's status): its control characters go through the
+ * one escaper, so that a hostile name cannot drive the terminal (issue 36).
+ */
+static void print_message(const char *prefix, const char *message)
+{
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addf(&sb, "cacheadvise %s: %s", cli_command_name, prefix);
+	strbuf_add_printable_lines(&sb, message);
+	strbuf_addch(&sb, '\n');
+	fputs(sb.buf, stderr);
+	strbuf_release(&sb);
+}
+
+static void vprint_message(const char *prefix, const char *fmt, va_list ap)
+{
+	struct strbuf msg = STRBUF_INIT;
+
+	strbuf_vaddf(&msg, fmt, ap);
+	print_message(prefix, msg.buf);
+	strbuf_release(&msg);
+}
+
 int cli_fail(int code, const char *fmt, ...)
 {
-	fprintf(stderr, "cacheadvise %s: ", cli_command_name);
 	if (fmt) {
 		va_list ap;
 		va_start(ap, fmt);
-		vfprintf(stderr, fmt, ap);
+		vprint_message("", fmt, ap);
 		va_end(ap);
 	} else {
-		fputs(error_message(), stderr);
+		print_message("", error_message());
 	}
-	fputc('\n', stderr);
 	return error_exit_status(code);
 }
 
@@ -58,11 +83,10 @@ int cli_usage_error(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "cacheadvise %s: ", cli_command_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vprint_message("", fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "\nRun 'cacheadvise %s --help' for usage.\n", cli_command_name);
+	fprintf(stderr, "Run 'cacheadvise %s --help' for usage.\n", cli_command_name);
 	return 1;
 }
 
@@ -73,6 +97,22 @@ int cli_parse_number(const char *arg, const char *option, double min, double max
 	double v = strtod(arg, &end);
 
 	if (end == arg || *end || !isfinite(v) || v < min || v > max)
+		return cli_usage_error("%s needs %s, not '%s'", option, what, arg);
+	*out = v;
+	return 0;
+}
+
+int cli_parse_uint(const char *arg, const char *option, unsigned long min, unsigned long max,
+		   const char *what, unsigned long *out)
+{
+	unsigned long v;
+	char *end;
+
+	if (!*arg || strspn(arg, "0123456789") != strlen(arg))
+		return cli_usage_error("%s needs %s, not '%s'", option, what, arg);
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || v < min || v > max)
 		return cli_usage_error("%s needs %s, not '%s'", option, what, arg);
 	*out = v;
 	return 0;
@@ -116,11 +156,9 @@ void cli_warn(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "cacheadvise %s: warning: ", cli_command_name);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vprint_message("warning: ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_finish_stdout(int status)

@@ -609,6 +609,210 @@ static void test_bad_files(void)
 	strbuf_release(&sb);
 }
 
+/*
+ * Issue 36: a truncated .cubin passed as one with no PTX and no kernels.
+ * Every prefix is refused with "it is truncated", as is a cubin whose
+ * header tables are whole but whose section runs past the end, whether
+ * read from a file or listed from memory (a cubin inside a fatbin).
+ */
+static void test_truncated_cubin(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct fatbin fb;
+	char **names = NULL;
+	size_t nr = 0, i;
+	char *path;
+
+	load(FIX "kernels.cubin", &sb);
+	{
+		size_t cuts[] = { 64, 200, sb.len / 2, sb.len - 100, sb.len - 1 };
+
+		for (i = 0; i < ARRAY_SIZE(cuts); i++) {
+			fatbin_init(&fb);
+			path = write_tmp("short.cubin", sb.buf, cuts[i]);
+			CHECK_INT(fatbin_read_file(&fb, path), CA_E_INPUT);
+			CHECK(has(error_message(), "short.cubin': it is truncated ("));
+			CHECK_INT(fb.nr_entries, 0);
+			fatbin_release(&fb);
+			free(path);
+			CHECK_INT(fatbin_cubin_kernels(sb.buf, cuts[i], "k.cubin", &names, &nr),
+				  CA_E_INPUT);
+			CHECK(has(error_message(), "cannot read cubin 'k.cubin': it is truncated"));
+			CHECK(names == NULL && nr == 0);
+		}
+	}
+	/* the whole cubin still lists its kernels */
+	CHECK_INT(fatbin_cubin_kernels(sb.buf, sb.len, "k.cubin", &names, &nr), 0);
+	CHECK_INT(nr, 3);
+	for (i = 0; i < nr; i++)
+		free(names[i]);
+	free(names);
+	/* the header tables whole, a section's contents past the end */
+	{
+		unsigned char *p = (unsigned char *)sb.buf;
+		uint64_t shoff = (uint64_t)get32(p + 40) | (uint64_t)get32(p + 44) << 32;
+		unsigned char *sh1 = p + shoff + 64;
+
+		put64(sh1 + 32, sb.len);            /* section 1's size */
+		CHECK_INT(fatbin_cubin_kernels(sb.buf, sb.len, "k.cubin", &names, &nr),
+			  CA_E_INPUT);
+		CHECK(has(error_message(), "it is truncated (a section ends at byte"));
+		/* the section header table cut: no program headers to cut first */
+		load(FIX "kernels.cubin", &sb);
+		p = (unsigned char *)sb.buf;
+		p[56] = p[57] = 0;                  /* e_phnum */
+		CHECK_INT(fatbin_cubin_kernels(sb.buf, shoff + 64 * 3, "k.cubin", &names, &nr),
+			  CA_E_INPUT);
+		CHECK(has(error_message(), "(section header table ends at byte"));
+	}
+	strbuf_release(&sb);
+}
+
+/*
+ * One zstd frame that really decompresses to size bytes: raw blocks of
+ * raw bytes of PTX text (a comment pads it, so that the frame is at least
+ * size / FATBIN_MAX_RATIO bytes), then RLE blocks of NULs.
+ */
+static void zstd_frame_of(struct strbuf *out, uint64_t size, size_t raw)
+{
+	static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
+				  ".visible .entry k()\n{\n\tret;\n}\n// ";
+	const size_t block = 128 * 1024;
+	unsigned char h[16];
+	size_t pos = 0;
+	uint64_t left = size;
+	char *text = xmalloc(raw);
+
+	memset(text, 'x', raw);
+	memcpy(text, ptx, strlen(ptx));
+	text[raw - 1] = '\n';
+	put32(h, 0xFD2FB528u);
+	h[4] = 0xE0;                        /* single segment, 8-byte content size */
+	put64(h + 5, size);
+	strbuf_add(out, h, 13);
+	while (left) {
+		size_t n = pos < raw ? (raw - pos < block ? raw - pos : block) :
+				       (left < block ? (size_t)left : block);
+		uint32_t bh = (uint32_t)(n << 3) | (pos < raw ? 0u : 1u << 1) | (left == n);
+
+		h[0] = bh & 255;
+		h[1] = bh >> 8 & 255;
+		h[2] = bh >> 16 & 255;
+		strbuf_add(out, h, 3);
+		if (pos < raw) {
+			strbuf_add(out, text + pos, n);
+			pos += n;
+		} else {
+			strbuf_addch(out, 0);
+		}
+		left -= n;
+	}
+	free(text);
+}
+
+/* A fatbin of nr zstd PTX entries, each decompressing to size bytes. */
+static void zstd_fatbin_of(struct strbuf *out, unsigned nr, uint64_t size, size_t raw)
+{
+	struct strbuf ents = STRBUF_INIT, z = STRBUF_INIT;
+	unsigned char h[64];
+	unsigned i;
+
+	for (i = 0; i < nr; i++) {
+		size_t padded;
+
+		strbuf_reset(&z);
+		zstd_frame_of(&z, size, raw);
+		padded = (z.len + 7) & ~(size_t)7;
+		memset(h, 0, sizeof(h));
+		h[0] = FATBIN_KIND_PTX;
+		put32(h + 4, 64);
+		put64(h + 8, padded);
+		put32(h + 0x10, (uint32_t)z.len);
+		put32(h + 0x18, 0x80000);
+		put32(h + 0x1c, 90);
+		put64(h + 0x28, 0x8011);
+		put64(h + 0x38, size);
+		strbuf_add(&ents, h, sizeof(h));
+		strbuf_add(&ents, z.buf, z.len);
+		while (ents.len % 8)
+			strbuf_addch(&ents, 0);
+	}
+	memset(h, 0, 16);
+	put32(h, FATBIN_MAGIC);
+	h[4] = 1;
+	h[6] = 16;
+	put64(h + 8, ents.len);
+	strbuf_add(out, h, 16);
+	strbuf_add(out, ents.buf, ents.len);
+	strbuf_release(&ents);
+	strbuf_release(&z);
+}
+
+/*
+ * Issue 36: each entry within its own limits, a 1.3 MB fatbin of three
+ * 400 MiB entries made inspect take 1.2 GB. The entries' claimed sizes
+ * are added up before anything is decompressed: one input decompresses to
+ * at most 64 times its compressed entries (at least 256 MiB) and 4 GiB;
+ * more is refused, naming the file and the limit, with nothing
+ * decompressed.
+ */
+static void test_total_cap(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct fatbin fb;
+	unsigned long long before;
+
+	zstd_fatbin_of(&sb, 3, 400ull << 20, 420 << 10);
+	fatbin_init(&fb);
+	CHECK_INT(fatbin_parse(&fb, sb.buf, sb.len, "bomb.fatbin", NULL), CA_E_INPUT);
+	CHECK(has(error_message(), "cannot read fatbin in 'bomb.fatbin': its compressed entries "
+		  "decompress to 1258291200 bytes from 1"));
+	CHECK(has(error_message(), ", more than the 268435456 bytes one input may (64 times its "
+		  "compressed bytes, at least 256 MiB): it is corrupt or hostile"));
+	CHECK_INT(fb.nr_entries, 0);
+	CHECK_INT(fb.decompressed_bytes, 0);
+	fatbin_release(&fb);
+
+	/* small entries of the same making decompress, and count */
+	strbuf_reset(&sb);
+	zstd_fatbin_of(&sb, 2, 1 << 20, 2048);
+	fatbin_init(&fb);
+	CHECK_INT(fatbin_parse(&fb, sb.buf, sb.len, "small.fatbin", NULL), 0);
+	CHECK_INT(fb.nr_entries, 2);
+	CHECK_INT(fb.decompressed_bytes, 2 << 20);
+	CHECK(fb.compressed_bytes > 2 * 2048 && fb.compressed_bytes < 2 * 4096);
+	if (fb.nr_entries == 2)
+		CHECK_INT(fb.entries[1].size, 2048);     /* the PTX text, up to the NULs */
+	/* the limits are per input: what came before counts, up to 4 GiB */
+	before = FATBIN_MAX_TOTAL_BYTES - (1 << 20);
+	fb.decompressed_bytes = before;
+	fb.compressed_bytes = 1ull << 30;
+	CHECK_INT(fatbin_parse(&fb, sb.buf, sb.len, "app", ".nv_fatbin"), CA_E_INPUT);
+	CHECK(has(error_message(), "cannot read fatbin in 'app', section .nv_fatbin: its "
+		  "compressed entries decompress to 4296015872 bytes with those before them, more "
+		  "than the 4294967296 bytes (4 GiB) one input may decompress to"));
+	CHECK_INT(fb.nr_entries, 2);
+	CHECK_INT(fb.decompressed_bytes, before);
+	/* ... and 64 times the compressed bytes, once past 256 MiB */
+	fb.decompressed_bytes = 300ull << 20;
+	fb.compressed_bytes = (300ull << 20) / 64;
+	CHECK_INT(fatbin_parse(&fb, sb.buf, sb.len, "app", ".nv_fatbin"), CA_E_INPUT);
+	CHECK(has(error_message(), "decompress to 316669952 bytes from "));
+	CHECK(has(error_message(), " with those before them, more than the "));
+	CHECK(has(error_message(), " bytes one input may (64 times its compressed bytes"));
+	fb.compressed_bytes = (400ull << 20) / 64;
+	CHECK_INT(fatbin_parse(&fb, sb.buf, sb.len, "app", ".nv_fatbin"), 0);
+	CHECK_INT(fb.nr_entries, 4);
+	fatbin_release(&fb);
+
+	/* uncompressed entries are copies of the input: they do not count */
+	fatbin_init(&fb);
+	CHECK_INT(fatbin_read_file(&fb, check_source_path(FIX "uncompressed.fatbin")), 0);
+	CHECK_INT(fb.decompressed_bytes, 0);
+	fatbin_release(&fb);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -627,6 +831,8 @@ int main(void)
 	test_zstd_corrupt();
 	test_lz4_corrupt();
 	test_bad_files();
+	test_truncated_cubin();
+	test_total_cap();
 	{
 		char *cmd = xasprintf("rm -rf '%s'", tmpdir);
 		if (system(cmd))

@@ -130,6 +130,11 @@ static void test_ranks(void)
 	CHECK_INT(launcher_ranks_parse("-1", &s), -1);
 	CHECK_INT(launcher_ranks_parse("a", &s), -1);
 	CHECK_INT(launcher_ranks_parse("1-", &s), -1);
+	/* issue 36: a number strtol saturates, or a blank before one, is refused */
+	CHECK_INT(launcher_ranks_parse("99999999999999999999", &s), -1);
+	CHECK_INT(launcher_ranks_parse("0-99999999999999999999", &s), -1);
+	CHECK_INT(launcher_ranks_parse(" 1", &s), -1);
+	CHECK_INT(launcher_ranks_parse("1, 2", &s), -1);
 
 	unsetenv("OMPI_COMM_WORLD_RANK");
 	unsetenv("PMIX_RANK");

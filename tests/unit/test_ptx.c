@@ -3,6 +3,7 @@
  * made by regen.sh from the .cu files in src/) and on small hand-written modules for
  * the forms nvcc does not emit. Expected values were read off the PTX.
  */
+#include <malloc.h>
 #include <string.h>
 #include <time.h>
 
@@ -293,6 +294,46 @@ static void test_async_copies(void)
 		CHECK_INT(sites[1].copies, 2);
 	}
 	free(sites);
+	ptx_module_free(m);
+}
+
+/*
+ * An async copy whose location is unknown (no .loc before it, or a .loc
+ * naming a file the module never declares) has no file and line 0, never
+ * what the allocator left there (issue 36 sweep: `inspect
+ * libcublasLt.so.13` crashed printing such a copy's "file").
+ */
+static void test_async_copies_unlocated(void)
+{
+	static const char text[] =
+		".version 8.0\n.target sm_90\n.address_size 64\n"
+		".visible .entry k(.param .u64 k_param_0)\n{\n"
+		"\t.reg .b32 %r<9>;\n\t.reg .b64 %rd<9>;\n"
+		"\tld.param.u64 %rd1, [k_param_0];\n"
+		"\tcp.async.cg.shared.global [ %r1 + 0 ], [ %rd1 + 0 ], 0x10, %r2;\n"
+		"\t.loc 7 10 20\n"
+		"\tcp.async.cg.shared.global [ %r1 + 16 ], [ %rd1 + 16 ], 0x10, %r2;\n"
+		"\tret;\n}\n";
+	struct ptx_module *m;
+	const struct ptx_function *f;
+	size_t i;
+
+	/* new memory filled with 0x5a, not the zeros a fresh heap gives:
+	 * what is left unset shows (ASan fills it with 0xbe anyway) */
+	mallopt(M_PERTURB, 0xa5);
+	m = parse_str(text);
+	mallopt(M_PERTURB, 0);
+	f = m ? fn(m, "k") : NULL;
+	if (!f) {
+		ptx_module_free(m);
+		return;
+	}
+	CHECK_INT(f->nr_memops, 2);
+	for (i = 0; i < f->nr_memops; i++) {
+		CHECK(f->memops[i].file == NULL);
+		CHECK_INT(f->memops[i].line, 0);
+		CHECK_INT(f->memops[i].column, 0);
+	}
 	ptx_module_free(m);
 }
 
@@ -786,6 +827,14 @@ static void test_errors(void)
 	expect_error(".version 8.0\n.target sm_90\n.entry k(\n.param .u64 p\n",
 		     "bad.ptx:3: unclosed '('");
 	expect_error(".version 8.0\n.target sm_90\n.address_size 48\n", ".address_size");
+	/* issue 36: an out-of-range or malformed ISA version is named as such,
+	 * never "too old" later on */
+	expect_error(".version 99999999999999.x\n.target sm_90\n",
+		     "bad.ptx:1: .version '99999999999999.x' is not a PTX ISA version");
+	expect_error(".version 99999999999999.0\n.target sm_90\n", "is not a PTX ISA version");
+	expect_error(".version 4294967302.2\n.target sm_90\n", "is not a PTX ISA version");
+	expect_error(".version 9\n.target sm_90\n", "is not a PTX ISA version");
+	expect_error(".version 9.0.1\n.target sm_90\n", "is not a PTX ISA version");
 }
 
 /* Linear time: a 16 MB module, many functions, and one big function. */
@@ -880,6 +929,7 @@ int main(void)
 	test_strong();
 	test_shared();
 	test_async_copies();
+	test_async_copies_unlocated();
 	test_module_variables();
 	test_func_and_prototypes();
 	test_loops_vectors_predicates();

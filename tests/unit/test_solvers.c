@@ -4,6 +4,7 @@
  * exact methods, the heuristic against a literal transcription of the
  * seed's Algorithm 1, and the seed's Figure 4 walk.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -465,6 +466,45 @@ static void test_time_limit(void)
 }
 
 /*
+ * Issue 36: a limit of 2147484 s or more became GLPK's tm_lim
+ * -2147483648 (a double-to-int overflow) and GLPK aborted the process.
+ * The milliseconds GLPK gets are clamped to 1..INT_MAX, and the ILP with
+ * such a limit solves as with none.
+ */
+static void test_huge_time_limit(void)
+{
+	struct graph g;
+	struct solver_options opt;
+	struct solver_result ilp, ex;
+	const double limits[] = { 2147484, 1e7, 1e300 };
+	size_t i;
+
+	CHECK_INT(solver_glpk_ms(2147484), INT_MAX);
+	CHECK_INT(solver_glpk_ms(1e300), INT_MAX);
+	CHECK_INT(solver_glpk_ms(INFINITY), INT_MAX);
+	CHECK_INT(solver_glpk_ms(NAN), INT_MAX);
+	CHECK_INT(solver_glpk_ms(2147483.647), INT_MAX);
+	CHECK_INT(solver_glpk_ms(2147483.5), 2147483500);
+	CHECK_INT(solver_glpk_ms(2.5), 2500);
+	CHECK_INT(solver_glpk_ms(0.0001), 1);
+	CHECK_INT(solver_glpk_ms(0), 1);
+	CHECK_INT(solver_glpk_ms(-3), 1);
+
+	random_graph(&g, 14, 1.0, W_INT);
+	solver_options_init(&opt);
+	CHECK_INT(solve_with("exhaustive", &g, &opt, &ex), 0);
+	for (i = 0; i < sizeof(limits) / sizeof(limits[0]); i++) {
+		opt.time_limit_seconds = limits[i];
+		CHECK_INT(solve_with("ilp", &g, &opt, &ilp), 0);
+		CHECK(ilp.optimal);
+		CHECK_NEAR(ilp.objective, ex.objective, 1e-6);
+		solver_result_release(&ilp);
+	}
+	solver_result_release(&ex);
+	graph_release(&g);
+}
+
+/*
  * One bnb run against a reference optimum: same objective, a consistent
  * plan, proven, bound = objective. Returns the number of failures.
  */
@@ -709,5 +749,6 @@ int main(void)
 	test_bnb_equals_ilp();
 	test_bnb_stopped();
 	test_result_json();
+	test_huge_time_limit();
 	return check_done();
 }
