@@ -317,19 +317,21 @@ static void test_triton_oracle(int with_default)
  * capture pass, the monitor run (CACHEADVISE_MONITOR=1 in its environment),
  * then the output reference. The program prints its timings as real
  * programs do (FACTS.md "Real programs under profile": "Kernel : 0.012076",
- * "Timer Wall Time: 0.61", a bare "0.018891"), each run others (its
- * process id), and writes out.bin. With result_differs the monitor run
+ * "Timer Wall Time: 0.61", a bare "0.018891"), each run others (a count
+ * of the runs), and writes out.bin. With result_differs the monitor run
  * prints another result line and writes another out.bin. With
  * monitor_first it runs before the capture pass (a kernel with more loads
  * than --max-loads), and is judged once the reference is written.
  */
 static void test_monitor_note(int result_differs, int monitor_first)
 {
+	/* each run its own count (not its pid: pids wrap and repeat) */
 	static const char common[] =
-		"echo 'Rodinia srad'; echo \"Kernel : 0.0$$\"; echo \"Timer Wall Time: 0.$$\"; "
-		"echo \"0.01$$\"; ";
+		"n=$(cat run-count 2>/dev/null || echo 0); n=$((n + 1)); echo $n > run-count; "
+		"echo 'Rodinia srad'; echo \"Kernel : 0.0${n}7\"; echo \"Timer Wall Time: 0.${n}3\"; "
+		"echo \"0.01${n}9\"; ";
 	char tmpl[] = "/tmp/ca-profile-monitor-XXXXXX";
-	char *dir = mkdtemp(tmpl), *script, *argv[4];
+	char *dir = mkdtemp(tmpl), *script, *argv[4], *cwd = getcwd(NULL, 0);
 	struct profile_options opt;
 	struct profile_ctx c;
 	struct run_request req = { .timing = 1 };
@@ -377,8 +379,9 @@ static void test_monitor_note(int result_differs, int monitor_first)
 	capture_release(&cap);
 	profile_ctx_release(&c);
 	free(script);
-	/* out of the directory about to go */
-	CHECK_INT(chdir("/tmp"), 0);
+	/* out of the directory about to go, back where the test started */
+	CHECK_INT(chdir(cwd ? cwd : "/tmp"), 0);
+	free(cwd);
 	if (!getenv("CA_KEEP")) {
 		char *rm = xasprintf("rm -rf '%s'", dir);
 
