@@ -8,7 +8,7 @@
 /*
  * The plan a source patch delivers (DESIGN.md "Keeping advice": the source
  * patch is verified as its own plan). The advice asks an action of some
- * loads; the patch rewrites only some of them (emitters/source_hints.h
+ * loads; the patch rewrites only some of them (emitters/rewrite/source_hints.h
  * says which). A program rebuilt from the patched sources runs the advice's
  * entries for those loads and the original form of every other load: that
  * is the patch's plan, which verification times like the advice.

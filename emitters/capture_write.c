@@ -16,11 +16,11 @@
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
-#include "emitters/regcache_patch.h"
+#include "emitters/rewrite/rewrite_backend.h"
 #include "emitters/report.h"
 #include "emitters/report_input.h"
-#include "emitters/source_patch.h"
-#include "emitters/sources_file.h"
+#include "emitters/rewrite/source_patch.h"
+#include "emitters/rewrite/sources_file.h"
 
 static int write_buffer(const char *dir, const char *name, const struct strbuf *sb)
 {
@@ -36,13 +36,12 @@ static int write_buffer(const char *dir, const char *name, const struct strbuf *
  * NEEDSWORK: the removal is not part of the caller's atomic batch. */
 static int write_regcache_patch(const struct report_input *in)
 {
-	struct regcache_patch rp;
+	struct strbuf diff = STRBUF_INIT;
 	char *path;
 	int ret = 0;
 
-	regcache_patch_build(&rp, in);
-	if (rp.diff.len) {
-		ret = write_buffer(in->dir, CAPTURE_LAYOUT_REGCACHE_PATCH, &rp.diff);
+	if (rewrite_backend_regcache.patch(in, &diff)) {
+		ret = write_buffer(in->dir, CAPTURE_LAYOUT_REGCACHE_PATCH, &diff);
 	} else {
 		path = capture_layout_file(in->dir, CAPTURE_LAYOUT_REGCACHE_PATCH);
 		if (unlink(path) && errno != ENOENT)
@@ -50,7 +49,7 @@ static int write_regcache_patch(const struct report_input *in)
 					strerror(errno));
 		free(path);
 	}
-	regcache_patch_release(&rp);
+	strbuf_release(&diff);
 	return ret;
 }
 

@@ -14,7 +14,7 @@
 #include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
 #include "emitters/report_carveout.h"
-#include "emitters/source_file.h"
+#include "emitters/rewrite/source_file.h"
 
 /* PTX files larger than this are refused (as patched_ptx.c does). */
 #define REPORT_PTX_MAX_BYTES (1u << 30)

@@ -11,8 +11,8 @@
 #include "emitters/report_carveout.h"
 #include "emitters/report_l2.h"
 #include "emitters/report_output.h"
-#include "emitters/regcache_patch.h"
-#include "emitters/source_patch.h"
+#include "emitters/rewrite/regcache_patch.h"
+#include "emitters/rewrite/source_patch.h"
 
 /*
  * report.html: one self-contained page (inline CSS and SVG, no scripts, no

@@ -1,6 +1,6 @@
 #include "emitters/report_input.h"
 
-#include "emitters/inductor.h"
+#include "emitters/rewrite/inductor.h"
 
 #include "emitters/capture_layout.h"
 
@@ -18,8 +18,8 @@
 #include "base/strbuf.h"
 #include "base/path.h"
 #include "base/xalloc.h"
-#include "emitters/source_file.h"
-#include "emitters/sources_file.h"
+#include "emitters/rewrite/source_file.h"
+#include "emitters/rewrite/sources_file.h"
 
 #define CAPTURE_SCHEMA "cacheadvise.capture/1"
 

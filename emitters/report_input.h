@@ -10,7 +10,7 @@
 #include "analysis/rank_spread.h"
 #include "analysis/plan.h"
 #include "emitters/report_summary.h"
-#include "emitters/source_hints.h"
+#include "emitters/rewrite/source_hints.h"
 
 /*
  * Everything a report shows, gathered once from a capture directory
@@ -84,7 +84,7 @@ struct report_kernel {
 	double jit_vs_cubin;
 	const char *jit_vs_cubin_reason;
 	size_t nr_changes;          /* loads whose instruction the plan changes */
-	/* A kernel torch.compile generated (emitters/inductor.h): its source
+	/* A kernel torch.compile generated (emitters/rewrite/inductor.h): its source
 	 * file in Inductor's cache, NULL otherwise; and where it came from, as
 	 * Inductor's output code says (owned; NULL when not found). */
 	const char *generated_from;
@@ -185,7 +185,7 @@ struct report_input_options {
 	 * they were at capture time. */
 	const char *source_root;
 	/* The Python that rewrites Triton tl.load calls (--python); NULL:
-	 * CACHEADVISE_PYTHON, else python3 from PATH (emitters/python_rewrite.h).
+	 * CACHEADVISE_PYTHON, else python3 from PATH (emitters/rewrite/python_rewrite.h).
 	 * Never a program named in the capture: a capture may come from
 	 * someone else (docs/security.md). */
 	const char *python;

@@ -6,7 +6,7 @@
 #include "emitters/report_carveout.h"
 #include "emitters/report_l2.h"
 #include "emitters/report_output.h"
-#include "emitters/regcache_patch.h"
+#include "emitters/rewrite/regcache_patch.h"
 
 /* report.json: report_to_json() (docs/report-json.md), indented. */
 static int render_json(const struct report_input *in, const struct report_options *opt,

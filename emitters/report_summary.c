@@ -14,7 +14,7 @@
 #include "base/xalloc.h"
 #include "emitters/report_carveout.h"
 #include "emitters/report_input.h"
-#include "emitters/source_patch.h"
+#include "emitters/rewrite/source_patch.h"
 
 /*
  * Whether a kept verdict's figure is a win: above 1 by more than its

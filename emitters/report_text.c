@@ -10,8 +10,8 @@
 #include "emitters/report_carveout.h"
 #include "emitters/report_l2.h"
 #include "emitters/report_output.h"
-#include "emitters/regcache_patch.h"
-#include "emitters/source_patch.h"
+#include "emitters/rewrite/regcache_patch.h"
+#include "emitters/rewrite/source_patch.h"
 
 /* report.txt: summary first, then per kernel, then source hints. */
 

@@ -7,13 +7,13 @@
 
 #include "base/error.h"
 #include "base/xalloc.h"
-#include "emitters/source_apply.h"
+#include "emitters/rewrite/source_apply.h"
 #include "base/strbuf.h"
 #include "src/cli.h"
 
 /*
  * `cacheadvise apply DIR`: applies a capture's source.patch to the program's
- * sources itself (emitters/source_apply.h: parsed once, strictly, every file
+ * sources itself (emitters/rewrite/source_apply.h: parsed once, strictly, every file
  * or none), after checking that every file it changes is still the file the
  * capture saw (sources.json). It runs no other program.
  */

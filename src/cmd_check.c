@@ -7,7 +7,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "collectors/rebuild_timing.h"
-#include "emitters/rebuild_check.h"
+#include "emitters/rewrite/rebuild_check.h"
 #include "emitters/report.h"
 #include "base/strbuf.h"
 #include "src/cli.h"
@@ -15,7 +15,7 @@
 /*
  * `cacheadvise check DIR -- ./rebuilt-app ARGS`: closes the loop on a
  * program rebuilt from the capture's source.patch, statically
- * (emitters/rebuild_check.h), then timed on a GPU (collectors/rebuild_timing.h).
+ * (emitters/rewrite/rebuild_check.h), then timed on a GPU (collectors/rebuild_timing.h).
  */
 
 struct check_cmd {

@@ -13,7 +13,7 @@
 #include "base/xalloc.h"
 #include "collectors/gpu.h"
 #include "collectors/run_request.h"
-#include "emitters/python_rewrite.h"
+#include "emitters/rewrite/python_rewrite.h"
 #include "src/cli.h"
 
 /*

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 36, items 2, 14 and 16: `apply` applies exactly what its one strict
-# parser checked (emitters/unified_diff.c), to every file or to none, with
+# parser checked (emitters/rewrite/unified_diff.c), to every file or to none, with
 # or without git and patch(1) on the machine. Before, the guard skipped an
 # empty context line that git counts, so a file header after one was never
 # checked; context diffs were not checked and `patch -p1` (used where git is

@@ -3,7 +3,7 @@
 # 3.6 compiled offline (tests/fixtures/triton): the PTX loads carry the
 # tl.load's line and column; a capture made of that PTX with a plan of
 # Triton forms gets a source.patch that rewrites the tl.load calls'
-# keyword arguments (by Python's ast, through emitters/tl_load_rewrite.py),
+# keyword arguments (by Python's ast, through emitters/rewrite/tl_load_rewrite.py),
 # which `apply` applies and Python still parses; forms Triton cannot write
 # are named as such. The helper itself is checked on calls that span lines,
 # already have the argument, or share a line. Needs python3.
@@ -217,7 +217,7 @@ print(json.dumps({"source": open(sys.argv[1]).read(), "edits": [
     {"line": 8, "column": 16, "set": {"cache_modifier": None}},
     {"line": 9, "column": 16, "set": {"eviction_policy": "evict_last"}}]}))
 PY
-python3 "$CA_SOURCE_DIR/emitters/tl_load_rewrite.py" <"$TMP/req.json" >"$TMP/resp.json"
+python3 "$CA_SOURCE_DIR/emitters/rewrite/tl_load_rewrite.py" <"$TMP/req.json" >"$TMP/resp.json"
 python3 - "$TMP/resp.json" >"$TMP/resp.txt" <<'PY'
 import json, sys
 for e in json.load(open(sys.argv[1]))["edits"]:

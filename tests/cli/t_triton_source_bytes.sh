@@ -122,7 +122,7 @@ expect_grep "not rewritten: tl_load_rewrite: the source does not parse: it is ne
 expect_grep "not rewritten: tl_load_rewrite: the source cannot be decoded: unknown encoding: no-such-codec" "$TMP/report-badcookie.txt"
 
 # the helper on its own: bytes in, bytes out, lines as the diff counts them
-python3 - "$CA_SOURCE_DIR/emitters/tl_load_rewrite.py" <<'PY' && ok || not_ok "the helper on bytes"
+python3 - "$CA_SOURCE_DIR/emitters/rewrite/tl_load_rewrite.py" <<'PY' && ok || not_ok "the helper on bytes"
 import json, subprocess, sys
 def ask(raw, line, col, expect_status=0):
     req = {"source_bytes": raw.decode("latin-1"),

@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for source.patch's one reader (emitters/unified_diff.c)
+ * libFuzzer target for source.patch's one reader (emitters/rewrite/unified_diff.c)
  * and apply's guard over it (source_apply_check_files), issue 36: parse
  * anything. A refusal's message must hold no control character (a CRLF
  * patch once printed 'stream_table.cu^M'). What parses must be what the
@@ -18,9 +18,9 @@
 
 #include "base/error.h"
 #include "base/strbuf.h"
-#include "emitters/source_apply.h"
-#include "emitters/sources_file.h"
-#include "emitters/unified_diff.h"
+#include "emitters/rewrite/source_apply.h"
+#include "emitters/rewrite/sources_file.h"
+#include "emitters/rewrite/unified_diff.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -17,10 +17,10 @@
 #include "base/xalloc.h"
 #include "emitters/capture_write.h"
 #include "emitters/patched_ptx.h"
-#include "emitters/sources_file.h"
+#include "emitters/rewrite/sources_file.h"
 #include "emitters/report.h"
 #include "emitters/report_input.h"
-#include "emitters/source_patch.h"
+#include "emitters/rewrite/source_patch.h"
 #include "tests/unit/check.h"
 
 #define MOD_A "31a5c710dd083d35"

@@ -1,7 +1,7 @@
 /*
  * Unit tests of the source-side emitters: the C++ tokenizer and kernel
- * lookup (emitters/source_file.h), the expression matcher and the load
- * helpers (emitters/source_rewrite.h). The helpers are also compiled with
+ * lookup (emitters/rewrite/source_file.h), the expression matcher and the load
+ * helpers (emitters/rewrite/source_rewrite.h). The helpers are also compiled with
  * nvcc and assembled with ptxas (a CUDA toolkit is required: CA_CUDA_BIN).
  */
 #include <stdio.h>
@@ -11,8 +11,8 @@
 
 #include "base/strbuf.h"
 #include "base/xalloc.h"
-#include "emitters/source_file.h"
-#include "emitters/source_rewrite.h"
+#include "emitters/rewrite/source_file.h"
+#include "emitters/rewrite/source_rewrite.h"
 #include "tests/unit/check.h"
 
 static void test_base_names(void)

@@ -7,12 +7,12 @@
 #include "base/xalloc.h"
 #include "analysis/ptx.h"
 #include "analysis/stencil_detect.h"
-#include "emitters/regcache_patch.h"
-#include "emitters/source_file.h"
+#include "emitters/rewrite/regcache_patch.h"
+#include "emitters/rewrite/source_file.h"
 #include "tests/unit/check.h"
 
 /*
- * The register-cache rewrite (emitters/regcache_patch.h): samples/stencil1d.cu's
+ * The register-cache rewrite (emitters/rewrite/regcache_patch.h): samples/stencil1d.cu's
  * stencil_global, as the detector finds it in nvcc's PTX of the sample
  * (tests/fixtures/ptx/stencil1d.ptx, -lineinfo), rewritten and turned into
  * a diff; and source shapes the rewrite must not touch, which get the text

@@ -1,5 +1,5 @@
 /*
- * emitters/unified_diff.c, source.patch's one reader and applier (issue 36
+ * emitters/rewrite/unified_diff.c, source.patch's one reader and applier (issue 36
  * item 2), and apply's guard over it (source_apply_check_files): lines are
  * counted as git counts them, and everything but a change of existing
  * files in place is refused, naming the line and what it is.
@@ -9,9 +9,9 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
-#include "emitters/source_apply.h"
-#include "emitters/sources_file.h"
-#include "emitters/unified_diff.h"
+#include "emitters/rewrite/source_apply.h"
+#include "emitters/rewrite/sources_file.h"
+#include "emitters/rewrite/unified_diff.h"
 
 static struct unified_diff d;
 
@@ -63,7 +63,7 @@ static void check_str_free(char *got, const char *want)
 	free(got);
 }
 
-/* What emitters/source_patch.c writes: two files, hunks, no newline at the end. */
+/* What emitters/rewrite/source_patch.c writes: two files, hunks, no newline at the end. */
 static void test_parse_and_apply(void)
 {
 	const char *p =

@@ -6,7 +6,7 @@
 #include "base/strbuf.h"
 #include "collectors/intake.h"
 #include "emitters/report_input.h"
-#include "emitters/sources_file.h"
+#include "emitters/rewrite/sources_file.h"
 
 /*
  * `cacheadvise check`'s static part: does a program rebuilt from the

@@ -1,5 +1,5 @@
-/* sources.json's one reader and writer (emitters/sources_file.h). */
-#include "emitters/sources_file.h"
+/* sources.json's one reader and writer (emitters/rewrite/sources_file.h). */
+#include "emitters/rewrite/sources_file.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -7,7 +7,7 @@ struct source_file;
 
 /*
  * What the program's sources say a type is, for the source patch's helpers
- * (emitters/source_hints.c): the declared type of a struct's member, and
+ * (emitters/rewrite/source_hints.c): the declared type of a struct's member, and
  * what a type name a "#define" or "typedef" gives stands for. Looked for
  * in the files a struct used in a file may be defined in: the file, the
  * files it includes with "" (two levels), the C, C++ and CUDA files beside

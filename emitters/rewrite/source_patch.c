@@ -1,4 +1,4 @@
-#include "emitters/source_patch.h"
+#include "emitters/rewrite/source_patch.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,9 +9,9 @@
 #include "base/json_file.h"
 #include "base/xalloc.h"
 #include "emitters/report_input.h"
-#include "emitters/source_file.h"
-#include "emitters/source_rewrite.h"
-#include "emitters/sources_file.h"
+#include "emitters/rewrite/source_file.h"
+#include "emitters/rewrite/source_rewrite.h"
+#include "emitters/rewrite/sources_file.h"
 
 #define CONTEXT 3
 

@@ -1,4 +1,4 @@
-#include "emitters/source_file.h"
+#include "emitters/rewrite/source_file.h"
 
 #include <ctype.h>
 #include <stdlib.h>

@@ -10,10 +10,10 @@
 /*
  * source.patch: a unified diff (paths "a/<file>" and "b/<file>", relative
  * to the report's source root; `cacheadvise apply` applies it itself,
- * emitters/unified_diff.h, and `git apply` or `patch -p1` in that
+ * emitters/rewrite/unified_diff.h, and `git apply` or `patch -p1` in that
  * directory would too) that rewrites every load whose hint is "rewritten" and adds,
  * once per file after its #include lines, the load helpers it uses
- * (emitters/source_rewrite.h). Files the hints do not rewrite are left out.
+ * (emitters/rewrite/source_rewrite.h). Files the hints do not rewrite are left out.
  *
  * sources.json ("cacheadvise.sources/1", docs/cmd-apply.md): the source
  * root and the SHA-256 of every source file the hints read, taken when the
@@ -32,7 +32,7 @@ struct sources_file;
 size_t source_patch_write(const struct report_input *in, struct strbuf *out);
 
 /* sources.json for this patch: sf (initialised) gets the root and every
- * file the patch may change (emitters/sources_file.h). */
+ * file the patch may change (emitters/rewrite/sources_file.h). */
 void source_patch_sources(const struct report_input *in, struct sources_file *sf);
 
 /*

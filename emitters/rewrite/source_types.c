@@ -1,4 +1,4 @@
-#include "emitters/source_types.h"
+#include "emitters/rewrite/source_types.h"
 
 #include <dirent.h>
 #include <stdlib.h>
@@ -7,8 +7,8 @@
 #include "base/error.h"
 #include "base/path.h"
 #include "base/xalloc.h"
-#include "emitters/source_file.h"
-#include "emitters/source_rewrite.h"
+#include "emitters/rewrite/source_file.h"
+#include "emitters/rewrite/source_rewrite.h"
 
 void source_types_init(struct source_types *st, const char *root)
 {

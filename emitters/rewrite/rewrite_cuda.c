@@ -1,5 +1,13 @@
-#include "emitters/source_hints.h"
-
+/*
+ * Source rewriting's CUDA C++ back-end (emitters/rewrite/rewrite_backend.h):
+ * a load's expression on its line, in the kernel or in an inlined __device__
+ * helper, read through a parameter, a struct's member or a local pointer;
+ * its form as a cacheadvise helper or an intrinsic (source_rewrite.h); the
+ * checks that keep the rewrite right for every load of the expression,
+ * every instantiation of a template and every call of a helper (a copy of
+ * the helper per call site where they want different forms); the lines
+ * source.patch writes.
+ */
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -9,244 +17,13 @@
 #include "analysis/ptx.h"
 #include "base/error.h"
 #include "base/strbuf.h"
-#include "base/path.h"
 #include "base/xalloc.h"
-#include "emitters/inductor.h"
-#include "emitters/python_rewrite.h"
 #include "emitters/report_input.h"
-#include "emitters/source_file.h"
-#include "emitters/source_rewrite.h"
-#include "emitters/source_types.h"
-
-const char *source_hint_status_name(enum source_hint_status s)
-{
-	switch (s) {
-	case SOURCE_HINT_NONE: return "none";
-	case SOURCE_HINT_REWRITTEN: return "rewritten";
-	case SOURCE_HINT_NO_LINEINFO: return "no_lineinfo";
-	case SOURCE_HINT_NO_SOURCE: return "no_source";
-	case SOURCE_HINT_OUTSIDE_ROOT: return "outside_root";
-	case SOURCE_HINT_NOT_REWRITTEN: return "not_rewritten";
-	case SOURCE_HINT_NO_SOURCE_FORM: return "no_source_form";
-	}
-	return "none";
-}
-
-void source_hint_release(struct source_hint *h)
-{
-	free(h->message);
-	free(h->path);
-	free(h->source_text);
-	free(h->rewritten);
-	free(h->ptx_path);
-	free(h->ptx_text);
-	free(h->elem_type);
-	free(h->inlined_in);
-	free(h->insert_text);
-	memset(h, 0, sizeof(*h));
-	h->source_index = -1;
-}
-
-size_t source_hint_patch_line(const struct source_hint *h, int line)
-{
-	return h->rewrite_line ? h->rewrite_line : (size_t)line;
-}
-
-/* Per-load working state while hints are resolved. */
-struct cand {
-	struct report_kernel *k;
-	struct report_load *l;
-	const char *helper;         /* what the plan asks in source, NULL: no change */
-	int ok;                     /* the expression was found and can be wrapped */
-	char *why;                  /* why not (owned) */
-	struct source_rewrite rw;
-	/* In an inlined helper (hint.inlined_in): its definition. */
-	int inl;
-	struct source_kernel fn;
-	/* The call sites of the helper want different forms: this call site
-	 * gets its own copy of the helper. */
-	int variant;
-	/* In a Python file: a Triton tl.load, rewritten by python_hints(). */
-	int py;
-	/* The element type is a kernel template's parameter, this instantiation's
-	 * argument: the rewrite changes every instantiation (check_templates) */
-	int from_template;
-	/* Read through a local pointer into the parameter alias_of: its name
-	 * and declared type (find_through_alias), owned; NULL otherwise. */
-	char *alias, *alias_type, *alias_of;
-};
-
-struct kernel_def {
-	long source;
-	char *name;
-	int found;                  /* source_file_find_kernel's answer */
-	struct source_kernel def;
-};
-
-struct resolver {
-	struct report_input *in;
-	struct kernel_def *defs;
-	size_t nr_defs;
-	struct { const char *id; const char *ptx; struct source_file *sf;
-		 struct ptx_module *pm; } *mods;
-	size_t nr_mods;
-	/* what the sources say a struct's member or a type name is */
-	struct source_types types;
-};
-
-/* Reads s from lookup_root/suffix, making suffix its path; 0 when unreadable. */
-static int source_at(struct report_input *in, struct report_source *s, const char *suffix)
-{
-	char *rp = xasprintf("%s/%s", in->lookup_root, suffix);
-	struct source_file *sf = source_file_load(rp);
-
-	error_clear();
-	if (!sf) {
-		free(rp);
-		return 0;
-	}
-	free(s->path);
-	free(s->read_path);
-	s->path = xstrdup(suffix);
-	s->read_path = rp;
-	s->file = sf;
-	return 1;
-}
-
-/*
- * The tree given with --source-root may hold the program's sources at
- * another depth than the build's root puts them (the root is the deepest
- * directory holding every recorded source, the user may give the top of
- * the tree, or the reverse): tries the recorded path's other suffixes under
- * it, longer ones first ("cuda/bfs/kernel.cu" for "kernel.cu"), then
- * shorter ones. The suffix found is the path source.patch names.
- */
-static void relocate_source(struct report_input *in, const char *file, struct report_source *s)
-{
-	size_t n = strlen(file), cur = strlen(s->path);
-	const char *start = n >= cur && !strcmp(file + n - cur, s->path) ? file + n - cur : NULL;
-	const char *q;
-
-	if (!start)
-		return;
-	for (q = start - 1; q > file; q--)
-		if (q[-1] == '/' && source_at(in, s, q))
-			return;
-	if (file[0] != '/' && start != file && source_at(in, s, file))
-		return;
-	for (q = start; *q; q++)
-		if (*q == '/' && q[1] && source_at(in, s, q + 1))
-			return;
-}
-
-static long source_index(struct report_input *in, const char *file)
-{
-	struct report_source *s;
-	const char *root = in->source_root;
-	size_t i, rl = root ? strlen(root) : 0;
-	int under;
-	char *norm;
-
-	for (i = 0; i < in->nr_sources; i++)
-		if (!strcmp(in->sources[i].recorded, file))
-			return (long)i;
-	in->sources = xrealloc(in->sources, (in->nr_sources + 1) * sizeof(*in->sources));
-	s = &in->sources[in->nr_sources];
-	memset(s, 0, sizeof(*s));
-	s->recorded = xstrdup(file);
-	/* "kernel/./k.cu" (an #include "./k.cu"): the path a diff can name */
-	file = norm = path_normalize(file);
-	if (file[0] == '/') {
-		under = root && !strncmp(file, root, rl) && (file[rl] == '/' || !strcmp(root, "/"));
-		s->path = xstrdup(under ? file + rl + (strcmp(root, "/") ? 1 : 0) : file);
-	} else {
-		under = 1;
-		s->path = xstrdup(file);
-	}
-	s->under_root = under;
-	s->read_path = under ? xasprintf("%s/%s", in->lookup_root, s->path) : xstrdup(file);
-	s->file = source_file_load(s->read_path);
-	error_clear();
-	if (!s->file && under)
-		relocate_source(in, file, s);
-	free(norm);
-	return (long)in->nr_sources++;
-}
-
-static char *trimmed(const char *s, size_t len)
-{
-	while (len && (*s == ' ' || *s == '\t')) {
-		s++;
-		len--;
-	}
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t' || s[len - 1] == '\r'))
-		len--;
-	return xstrndup(s, len);
-}
-
-/* The parsed PTX of module id, once module_ptx() has read it; NULL if none. */
-static const struct ptx_module *module_model(struct resolver *r, const char *id)
-{
-	size_t i;
-
-	for (i = 0; i < r->nr_mods; i++)
-		if (!strcmp(r->mods[i].id, id))
-			return r->mods[i].pm;
-	return NULL;
-}
-
-static struct source_file *module_ptx(struct resolver *r, const char *id, const char **ptx)
-{
-	const struct capture_module *m = capture_find_module(&r->in->model, id);
-	size_t i;
-
-	for (i = 0; i < r->nr_mods; i++) {
-		if (!strcmp(r->mods[i].id, id)) {
-			*ptx = r->mods[i].ptx;
-			return r->mods[i].sf;
-		}
-	}
-	r->mods = xrealloc(r->mods, (r->nr_mods + 1) * sizeof(*r->mods));
-	memset(&r->mods[r->nr_mods], 0, sizeof(r->mods[0]));
-	r->mods[r->nr_mods].id = id;
-	if (m && m->ptx) {
-		char *path = xasprintf("%s/%s", r->in->dir, m->ptx);
-
-		r->mods[r->nr_mods].ptx = m->ptx;
-		r->mods[r->nr_mods].sf = source_file_load(path);
-		if (r->mods[r->nr_mods].sf &&
-		    ptx_parse(path, r->mods[r->nr_mods].sf->text, r->mods[r->nr_mods].sf->len,
-			      &r->mods[r->nr_mods].pm))
-			r->mods[r->nr_mods].pm = NULL;
-		error_clear();
-		free(path);
-	}
-	*ptx = r->mods[r->nr_mods].ptx;
-	return r->mods[r->nr_mods++].sf;
-}
-
-static struct kernel_def *kernel_def(struct resolver *r, long source, const struct report_kernel *k)
-{
-	struct kernel_def *d;
-	char *name = source_kernel_base_name(k->name, k->demangled);
-	size_t i;
-
-	for (i = 0; i < r->nr_defs; i++) {
-		if (r->defs[i].source == source && name && r->defs[i].name &&
-		    !strcmp(r->defs[i].name, name)) {
-			free(name);
-			return &r->defs[i];
-		}
-	}
-	r->defs = xrealloc(r->defs, (r->nr_defs + 1) * sizeof(*r->defs));
-	d = &r->defs[r->nr_defs++];
-	memset(d, 0, sizeof(*d));
-	d->source = source;
-	d->name = name;
-	if (name)
-		d->found = source_file_find_kernel(r->in->sources[source].file, name, &d->def);
-	return d;
-}
+#include "emitters/rewrite/rewrite_backend.h"
+#include "emitters/rewrite/source_file.h"
+#include "emitters/rewrite/source_locate.h"
+#include "emitters/rewrite/source_rewrite.h"
+#include "emitters/rewrite/source_types.h"
 
 /* Whether the file declares `struct NAME` / `class NAME` (a user type no helper reads whole). */
 static int declares_struct(const struct source_file *sf, const char *name)
@@ -281,7 +58,7 @@ static const char *ld_type_text(const char *instruction)
  * one of its parameters on the line. Returns 1 with c->rw and *pname set,
  * or 0 with c->why.
  */
-static int find_in_helper(struct resolver *r, struct cand *c, const struct kernel_def *d,
+static int find_in_helper(struct rewrite_resolver *r, struct rewrite_cand *c, const struct rewrite_kernel_def *d,
 			  const struct report_source *src, const char *text, size_t len,
 			  const char **pname, const char **ptype)
 {
@@ -345,11 +122,11 @@ static int find_in_helper(struct resolver *r, struct cand *c, const struct kerne
  * for the member's type, which the struct's definition tells, not the
  * load: a long member the compiler reads as .u32, an enum, a __half, a
  * pointer have no overload, and the patched source would not compile.
- * Finds the struct (emitters/source_types.h) and sets c->rw.elem_type to
+ * Finds the struct (emitters/rewrite/source_types.h) and sets c->rw.elem_type to
  * the member's type (through a #define or typedef); 0 with c->why when it
  * cannot.
  */
-static int member_type(struct resolver *r, struct cand *c, const struct report_source *src,
+static int member_type(struct rewrite_resolver *r, struct rewrite_cand *c, const struct report_source *src,
 		       const char *ptype, const struct source_ld_type *t)
 {
 	char *sname = source_pointee_type(ptype), *type;
@@ -435,7 +212,7 @@ static char *template_arg(const struct source_kernel *def, const struct report_k
  * (not found) when none or several do. The aliases are the kernel's; once
  * they are found they are kept in c->alias_* for the hint.
  */
-static void find_through_alias(struct cand *c, const struct kernel_def *d,
+static void find_through_alias(struct rewrite_cand *c, const struct rewrite_kernel_def *d,
 			       const struct report_source *src, const char *text, size_t len,
 			       const char **pname, const char **ptype)
 {
@@ -474,11 +251,11 @@ static void find_through_alias(struct cand *c, const struct kernel_def *d,
 }
 
 /* Finds the load's expression on its line; sets c->ok or c->why. */
-static void find_expression(struct resolver *r, struct cand *c)
+static void find_expression(struct rewrite_resolver *r, struct rewrite_cand *c)
 {
 	struct report_load *l = c->l;
 	struct report_source *src;
-	struct kernel_def *d;
+	struct rewrite_kernel_def *d;
 	struct source_ld_type t;
 	const char *text, *pname = NULL, *ptype = NULL;
 	size_t len;
@@ -494,7 +271,7 @@ static void find_expression(struct resolver *r, struct cand *c)
 				   "build?)", l->line, src->path);
 		return;
 	}
-	d = kernel_def(r, l->hint.source_index, c->k);
+	d = source_locate_kernel(r, l->hint.source_index, c->k);
 	if (!d->name) {
 		c->why = xasprintf("cannot read the kernel name '%s'", c->k->name);
 		return;
@@ -585,117 +362,14 @@ static void find_expression(struct resolver *r, struct cand *c)
 	c->l->hint.span_end = c->rw.end;
 }
 
-static void set_unchanged_message(struct cand *c)
-{
-	struct report_load *l = c->l;
-	int decided = !strcmp(l->decision, "cache") || !strcmp(l->decision, "bypass");
-
-	if (decided && !l->action) {
-		double speedup;
-		int kept = 1;
-		const char *reason = c->k->verdict ? c->k->verdict->reason : NULL;
-
-		if (report_kernel_verified(c->k, &speedup, &kept) && !kept)
-			l->hint.message = xasprintf("the analysis advises to %s, but the verification "
-						    "rejected this kernel's advice (%.3gx%s%s): left as is",
-						    !strcmp(l->decision, "bypass") ? "bypass L1" :
-						    "cache in L1", speedup, reason ? ", " : "",
-						    reason ? reason : "");
-		else
-			l->hint.message = xasprintf("the analysis advises to %s, but the plan leaves "
-						    "the load as is", !strcmp(l->decision, "bypass") ?
-						    "bypass L1" : "cache in L1");
-	} else if (!strcmp(l->decision, "cache")) {
-		l->hint.message = xstrdup("keep as is: caching in L1 pays");
-	} else if (!strcmp(l->decision, "bypass")) {
-		l->hint.message = xstrdup("already bypasses L1 as advised");
-	} else if (!strcmp(l->decision, "keep")) {
-		l->hint.message = l->reason ? xasprintf("keep as is: %s", l->reason) :
-			xstrdup("keep as is: caching or bypassing makes no measured difference");
-	} else if (!strcmp(l->decision, "not patchable")) {
-		l->hint.message = xasprintf("not advised: the load is never rewritten (%s)",
-					    l->unpatchable_reason ? l->unpatchable_reason :
-					    l->reason ? l->reason : "a strong load or an ldu");
-	} else if (l->reason) {
-		l->hint.message = xasprintf("not advised: %s", l->reason);
-	} else {
-		l->hint.message = xstrdup(l->measured ? "not advised: the load was not measured" :
-					  "not advised: the load was not measured (beyond --max-loads)");
-	}
-}
-
-/*
- * The origin of a module the program loaded from memory at run time
- * ("cuModuleLoadData#2", "cuLibraryLoadData#0": NVRTC's output, a JIT of
- * the program's own), NULL for one of the program's fatbins or a file.
- */
-static const char *loaded_from_memory(const struct report_input *in, const char *module)
-{
-	static const char *const apis[] = { "cuModuleLoadData#", "cuModuleLoadDataEx#",
-					    "cuModuleLoadFatBinary#", "cuLibraryLoadData#" };
-	const struct capture_module *m = capture_find_module(&in->model, module);
-	size_t i;
-
-	for (i = 0; m && m->origin && i < ARRAY_SIZE(apis); i++)
-		if (!strncmp(m->origin, apis[i], strlen(apis[i])))
-			return m->origin;
-	return NULL;
-}
-
-static void decide(struct resolver *r, struct cand *c)
+/* A load whose source line is there to rewrite: rewritten, or why not. */
+static void cuda_decide(struct rewrite_resolver *r, struct rewrite_cand *c)
 {
 	struct report_load *l = c->l;
 	struct source_hint *h = &l->hint;
-	struct report_source *src = h->source_index >= 0 ? &r->in->sources[h->source_index] : NULL;
-	const char *lib, *mem = loaded_from_memory(r->in, c->k->module);
 
-	if (!l->changes) {
-		h->status = SOURCE_HINT_NONE;
-		set_unchanged_message(c);
-	} else if (!l->file) {
-		h->status = SOURCE_HINT_NO_LINEINFO;
-		h->message = mem ?
-			xasprintf("no source line: the program loaded this module from memory at run "
-				  "time (%s) without line info; compiled by NVRTC, pass \"-lineinfo\" "
-				  "to nvrtcCompileProgram to map loads to source lines; meanwhile "
-				  "cacheadvise run --plan applies the advice (here: PTX line %u of %s)",
-				  mem, l->ptx_line, h->ptx_path ? h->ptx_path : "?") :
-			xasprintf("no source line: the PTX was built without -lineinfo; rebuild "
-				  "with nvcc -lineinfo to map loads to source lines (here: PTX "
-				  "line %u of %s)", l->ptx_line, h->ptx_path ? h->ptx_path : "?");
-	} else if ((lib = ptx_toolkit_library(l->file))) {
-		enum load_action a;
-		enum l2_priority l2;
-		const char *cub = NULL;
-
-		/* CUB's own spelling of a load's cache operator, for its algorithms' inputs */
-		if (!strcmp(lib, "CUB") && !load_form_parse(l->action, &a, &l2) &&
-		    l2 == L2_PRIORITY_NONE)
-			cub = a == LOAD_ACTION_CACHE ? "LOAD_CA" : a == LOAD_ACTION_BYPASS ? "LOAD_CG" :
-			      a == LOAD_ACTION_STREAM ? "LOAD_CS" : NULL;
-		h->status = SOURCE_HINT_OUTSIDE_ROOT;
-		h->message = xasprintf("in %s, a header of the CUDA Toolkit (%s:%d): the library's "
-				       "code, not yours, so not rewritten; cacheadvise run --plan applies "
-				       "it without a change%s%s%s", lib, ptx_toolkit_include_name(l->file), l->line,
-				       cub ? " (for a CUB algorithm's input, cub::CacheModifiedInputIterator<cub::" : "",
-				       cub ? cub : "", cub ? ", T> gives its loads this form)" : "");
-	} else if (!src->under_root) {
-		h->status = SOURCE_HINT_OUTSIDE_ROOT;
-		h->message = xasprintf("'%s' is outside the source root '%s': not rewritten",
-				       src->path, r->in->source_root ? r->in->source_root : "?");
-	} else if (!src->file) {
-		h->status = SOURCE_HINT_NO_SOURCE;
-		h->message = mem ?
-			xasprintf("cannot read '%s': the program loaded this module from memory at "
-				  "run time (%s), as it does NVRTC's output: where '%s' is the name "
-				  "of a source string, there is no file to patch and cacheadvise run "
-				  "--plan applies the advice; where it is a file, pass --source-root "
-				  "with its directory", src->read_path, mem, src->path) :
-			xasprintf("cannot read '%s': pass --source-root with the directory that "
-				  "holds '%s'", src->read_path, src->path);
-	} else if (c->py) {
-		h->status = SOURCE_HINT_NONE;   /* python_hints() decides */
-	} else if (!c->helper && !strcmp(l->action, "default")) {
+	(void)r;
+	if (!c->helper && !strcmp(l->action, "default")) {
 		h->status = SOURCE_HINT_NOT_REWRITTEN;
 		h->message = xasprintf("not rewritten: the plan makes this %s a plain load; in the "
 				       "source, drop the cache hint or helper that qualifies it",
@@ -716,12 +390,13 @@ static void decide(struct resolver *r, struct cand *c)
 	}
 }
 
+
 /* A load left as it is follows an advised load of the same expression when
  * it reads at most this share of the advised load's sectors. */
 #define FOLLOW_FRACTION 0.05
 
 /* Loads that come from one expression must all want the same form. */
-static void check_conflicts(struct cand *cands, size_t n)
+static void check_conflicts(struct rewrite_cand *cands, size_t n)
 {
 	size_t i, j;
 
@@ -777,14 +452,14 @@ static void check_conflicts(struct cand *cands, size_t n)
 
 /* How many kernels of module id are instantiations of the template whose
  * base name is name ("axpy" for axpy<float> and axpy<double>). */
-static size_t template_instances(struct resolver *r, const char *id, const char *name)
+static size_t template_instances(struct rewrite_resolver *r, const char *id, const char *name)
 {
 	const char *ptx_path;
 	const struct ptx_module *pm;
 	size_t i, n = 0;
 
-	module_ptx(r, id, &ptx_path);
-	pm = module_model(r, id);
+	source_locate_ptx(r, id, &ptx_path);
+	pm = source_locate_module(r, id);
 	for (i = 0; pm && i < pm->nr_functions; i++) {
 		char *b;
 
@@ -803,7 +478,7 @@ static size_t template_instances(struct resolver *r, const char *id, const char 
  * the module is advised this form there (instantiations the profile did
  * not measure, or advised otherwise, would change unverified).
  */
-static void check_templates(struct resolver *r, struct cand *cands, size_t n)
+static void check_templates(struct rewrite_resolver *r, struct rewrite_cand *cands, size_t n)
 {
 	size_t i, j;
 
@@ -847,7 +522,7 @@ static void check_templates(struct resolver *r, struct cand *cands, size_t n)
 	}
 }
 
-static void apply_lines(struct resolver *r, struct cand *cands, size_t n)
+static void apply_lines(struct rewrite_resolver *r, struct rewrite_cand *cands, size_t n)
 {
 	size_t i, j;
 
@@ -913,12 +588,12 @@ static void apply_lines(struct resolver *r, struct cand *cands, size_t n)
  * NEEDSWORK: calls from other translation units (a helper in a header) are
  * not seen here.
  */
-static void check_other_calls(struct resolver *r, struct cand *cands, size_t n)
+static void check_other_calls(struct rewrite_resolver *r, struct rewrite_cand *cands, size_t n)
 {
 	size_t i, j, k;
 
 	for (i = 0; i < n; i++) {
-		struct cand *c = &cands[i];
+		struct rewrite_cand *c = &cands[i];
 		const struct source_file *sf;
 		size_t *lines = NULL, nr;
 
@@ -930,7 +605,7 @@ static void check_other_calls(struct resolver *r, struct cand *cands, size_t n)
 			int covered = 0;
 
 			for (j = 0; j < n && !covered; j++) {
-				const struct cand *o = &cands[j];
+				const struct rewrite_cand *o = &cands[j];
 
 				covered = o->inl && o->l->hint.source_index == c->l->hint.source_index &&
 					  o->l->line == c->l->line &&
@@ -959,7 +634,7 @@ static const char *action_suffix(const char *action)
 }
 
 /* Same variant: same file, same helper definition, same action. */
-static int same_variant(const struct cand *a, const struct cand *b)
+static int same_variant(const struct rewrite_cand *a, const struct rewrite_cand *b)
 {
 	return b->variant && b->l->hint.status == SOURCE_HINT_REWRITTEN &&
 	       a->l->hint.source_index == b->l->hint.source_index &&
@@ -1013,8 +688,8 @@ static char *rename_call(const char *line, size_t len, int in_comment, const cha
  * The copy of c's helper named vname, with the lines of the group's loads
  * wrapped in ghelper. Returns it (caller frees), or NULL with *why.
  */
-static char *helper_copy(const struct source_file *sf, const struct cand *cands, size_t n,
-			 const struct cand *c, const char *vname, const char *ghelper, char **why)
+static char *helper_copy(const struct source_file *sf, const struct rewrite_cand *cands, size_t n,
+			 const struct rewrite_cand *c, const char *vname, const char *ghelper, char **why)
 {
 	struct strbuf sb = STRBUF_INIT;
 	size_t line, j, len;
@@ -1081,12 +756,12 @@ static char *helper_copy(const struct source_file *sf, const struct cand *cands,
  * whose line reads through the load helper, added after the helper; the
  * helper itself and its other calls stay as they are.
  */
-static void make_variants(struct resolver *r, struct cand *cands, size_t n)
+static void make_variants(struct rewrite_resolver *r, struct rewrite_cand *cands, size_t n)
 {
 	size_t i, j;
 
 	for (i = 0; i < n; i++) {
-		struct cand *c = &cands[i];
+		struct rewrite_cand *c = &cands[i];
 		struct source_hint *h = &c->l->hint;
 		const struct source_file *sf;
 		const char *ghelper = c->helper, *call_text;
@@ -1110,7 +785,7 @@ static void make_variants(struct resolver *r, struct cand *cands, size_t n)
 		/* Each call site of the group: one call of the helper on its line,
 		 * and every load of the helper there wants what the copy does. */
 		for (j = 0; j < n && copy; j++) {
-			struct cand *o = &cands[j];
+			struct rewrite_cand *o = &cands[j];
 			size_t q;
 
 			if (!same_variant(c, o) && o != c)
@@ -1125,7 +800,7 @@ static void make_variants(struct resolver *r, struct cand *cands, size_t n)
 				break;
 			}
 			for (q = 0; q < n; q++) {
-				const struct cand *p = &cands[q];
+				const struct rewrite_cand *p = &cands[q];
 				int in_copy = 0, wants, k2;
 
 				if (!p->inl || p->l->hint.source_index != h->source_index ||
@@ -1151,7 +826,7 @@ static void make_variants(struct resolver *r, struct cand *cands, size_t n)
 				break;
 		}
 		for (j = 0; j < n; j++) {
-			struct cand *o = &cands[j];
+			struct rewrite_cand *o = &cands[j];
 			struct source_hint *oh = &o->l->hint;
 
 			if (!same_variant(c, o) && o != c)
@@ -1190,7 +865,7 @@ static void make_variants(struct resolver *r, struct cand *cands, size_t n)
 }
 
 /* Two rewrites of one line must agree on its new text. */
-static void check_patch_lines(struct cand *cands, size_t n)
+static void check_patch_lines(struct rewrite_cand *cands, size_t n)
 {
 	size_t i, j;
 
@@ -1219,7 +894,7 @@ static void check_patch_lines(struct cand *cands, size_t n)
 	}
 }
 
-static void describe_rewrites(struct cand *cands, size_t n)
+static void describe_rewrites(struct rewrite_cand *cands, size_t n)
 {
 	size_t i;
 
@@ -1252,270 +927,43 @@ static void describe_rewrites(struct cand *cands, size_t n)
 	}
 }
 
-/* ---- Triton kernels: tl.load calls in Python (issue 27) ------------------ */
 
-/* What a Triton form sets, for the user: eviction_policy="evict_last". */
-static char *tl_form_text(const struct tl_load_edit *e)
+static int cuda_recognises(const char *path)
 {
-	if (e->eviction_policy)
-		return xasprintf("eviction_policy=\"%s\"", e->eviction_policy);
-	if (e->cache_modifier)
-		return xasprintf("cache_modifier=\"%s\"", e->cache_modifier);
-	return xstrdup("no eviction_policy or cache_modifier");
+	return !load_sites_is_python(path);
 }
 
-static void set_hint(struct source_hint *h, enum source_hint_status st, char *message)
+/* The helper the plan's form is in source, and the load's expression. */
+static void cuda_find(struct rewrite_resolver *r, struct rewrite_cand *c)
 {
-	h->status = st;
-	free(h->message);
-	h->message = message;
+	struct report_load *l = c->l;
+	enum load_action action;
+	enum l2_priority l2;
+
+	if (l->changes && l->action && !load_form_parse(l->action, &action, &l2))
+		c->helper = source_helper_name(action, l2,
+					       strstr(l->instruction, ".nc") != NULL,
+					       l->read_only);
+	find_expression(r, c);
 }
 
-/*
- * The loads of Triton kernels: a tl.load compiles to several PTX loads
- * with its line and column, which are one decision. Each call whose loads
- * the plan changes, all to one form Triton can write, gets its keyword
- * arguments rewritten by emitters/tl_load_rewrite.py; loads of the call the
- * plan leaves alone follow it.
- */
-static void python_hints(struct resolver *r, struct cand *cands, size_t n)
+static void cuda_rewrite(struct rewrite_resolver *r, struct rewrite_cand *cands, size_t n)
 {
-	/* the user's choice or python3 from PATH; never the capture's program */
-	const char *python = python_rewrite_interpreter(r->in->python);
-	size_t i, j, s;
-
-	for (i = 0; i < r->in->nr_sources; i++) {
-		const struct report_source *src = &r->in->sources[i];
-		struct site { int line, column; const char *action; int mixed, formless;
-			      struct tl_load_edit e; } *sites = NULL;
-		struct tl_load_edit *edits;
-		struct tl_load_result *res;
-		size_t ns = 0;
-
-		if (!src->file || !src->under_root || !load_sites_is_python(src->path))
-			continue;
-		/* the calls, by line and column, and the form their advised loads want */
-		for (j = 0; j < n; j++) {
-			const struct report_load *l = cands[j].l;
-
-			if (!cands[j].py || l->hint.source_index != (long)i || !l->changes ||
-			    !l->action || !l->line)
-				continue;
-			for (s = 0; s < ns; s++)
-				if (sites[s].line == l->line && sites[s].column == l->column)
-					break;
-			if (s == ns) {
-				sites = xrealloc(sites, (ns + 1) * sizeof(*sites));
-				memset(&sites[ns], 0, sizeof(*sites));
-				sites[ns].line = l->line;
-				sites[ns].column = l->column;
-				sites[ns].action = l->action;
-				sites[ns].formless = !tl_load_form_of_action(l->action, &sites[ns].e);
-				ns++;
-			} else if (strcmp(sites[s].action, l->action)) {
-				sites[s].mixed = 1;
-			}
-		}
-		edits = xcalloc(ns + 1, sizeof(*edits));
-		res = xcalloc(ns + 1, sizeof(*res));
-		for (s = 0; s < ns; s++) {
-			edits[s] = sites[s].e;
-			edits[s].line = sites[s].line;
-			edits[s].column = sites[s].column;
-			if (sites[s].mixed || sites[s].formless ||
-			    inductor_generated(r->in->sources[i].read_path)) {
-				/* not asked of the helper: a call that is not there */
-				edits[s].line = 0;
-			}
-		}
-		if (ns && tl_load_rewrite(python, src->file->text, edits, ns, res)) {
-			for (s = 0; s < ns; s++) {
-				res[s].status = TL_LOAD_NOT_FOUND;
-				res[s].why = xstrdup(error_message());
-			}
-			error_clear();
-		}
-		for (j = 0; j < n; j++) {
-			struct report_load *l = cands[j].l;
-			struct source_hint *h = &l->hint;
-			char *form;
-
-			if (!cands[j].py || h->source_index != (long)i || !l->line)
-				continue;
-			for (s = 0; s < ns; s++)
-				if (sites[s].line == l->line && sites[s].column == l->column)
-					break;
-			if (s == ns)
-				continue;   /* a call the plan does not change */
-			form = tl_form_text(&sites[s].e);
-			if (inductor_generated(l->file)) {
-				set_hint(h, SOURCE_HINT_NOT_REWRITTEN, xasprintf(
-					"not rewritten: torch.compile generated this kernel (%s), so "
-					"it is not your source to patch; apply the advice without a "
-					"change with cacheadvise run --plan", l->file));
-			} else if (sites[s].mixed) {
-				set_hint(h, SOURCE_HINT_NOT_REWRITTEN, xasprintf(
-					"not rewritten: the PTX loads of the tl.load at %s:%d:%d are "
-					"advised different forms; apply them without a change with "
-					"cacheadvise run --plan", src->path, l->line, l->column));
-			} else if (sites[s].formless) {
-				set_hint(h, SOURCE_HINT_NO_SOURCE_FORM, xasprintf(
-					"'%s' has no Triton form (tl.load sets eviction_policy "
-					"evict_first or evict_last, for L1 and L2 at once, and "
-					"cache_modifier .ca or .cg): apply it without a change with "
-					"cacheadvise run --plan", sites[s].action));
-			} else if (res[s].status == TL_LOAD_REWRITTEN) {
-				h->status = SOURCE_HINT_REWRITTEN;
-				h->rewrite_line = res[s].first;
-				h->rewrite_last = res[s].last;
-				free(h->rewritten);
-				h->rewritten = xstrdup(res[s].text);
-				if (!l->changes)
-					h->follows = sites[s].action;
-				set_hint(h, SOURCE_HINT_REWRITTEN, xasprintf(
-					"%s in source.patch: the tl.load at %s:%d:%d (Triton)", form,
-					src->path, l->line, l->column));
-			} else if (res[s].status == TL_LOAD_UNCHANGED) {
-				set_hint(h, SOURCE_HINT_NONE, xasprintf(
-					"the tl.load at %s:%d:%d already has %s", src->path, l->line,
-					l->column, form));
-			} else {
-				set_hint(h, SOURCE_HINT_NOT_REWRITTEN, xasprintf("not rewritten: %s",
-					 res[s].why ? res[s].why : "the call was not found"));
-			}
-			free(form);
-		}
-		for (s = 0; s < ns; s++)
-			tl_load_result_release(&res[s]);
-		free(res);
-		free(edits);
-		free(sites);
-	}
-}
-
-/* The kernel's async copies from its module's PTX (report_kernel.async_copies). */
-static void async_copies(struct resolver *r, struct report_kernel *k)
-{
-	const struct ptx_module *pm;
-	const struct ptx_function *pf;
-	struct ptx_async_site *sites;
-	const char *ptx_path;
-	size_t i, nr;
-
-	module_ptx(r, k->module, &ptx_path);
-	pm = module_model(r, k->module);
-	pf = pm ? ptx_module_find(pm, k->name) : NULL;
-	if (!pf)
-		return;
-	nr = ptx_async_copy_sites(pf, &sites);
-	if (!nr)
-		return;
-	k->async_copies = xcalloc(nr, sizeof(*k->async_copies));
-	for (i = 0; i < nr; i++) {
-		k->async_copies[i].file = sites[i].file && sites[i].line > 0 ?
-					  xstrdup(sites[i].file) : NULL;
-		k->async_copies[i].line = sites[i].line;
-		k->async_copies[i].copies = sites[i].copies;
-	}
-	k->nr_async_copies = nr;
-	free(sites);
-}
-
-void source_hints_resolve(struct report_input *in)
-{
-	struct resolver r = { in, NULL, 0, NULL, 0, { NULL, NULL, 0, NULL, 0, NULL, 0 } };
-	struct cand *cands;
-	size_t i, j, n = 0, at = 0;
-
-	source_types_init(&r.types, in->lookup_root);
-
-	for (i = 0; i < in->nr_kernels; i++)
-		n += in->kernels[i].nr_loads;
-	cands = xcalloc(n + 1, sizeof(*cands));
-	for (i = 0; i < in->nr_kernels; i++)
-		async_copies(&r, &in->kernels[i]);
-	for (i = 0; i < in->nr_kernels; i++) {
-		struct report_kernel *k = &in->kernels[i];
-
-		for (j = 0; j < k->nr_loads; j++) {
-			struct report_load *l = &k->loads[j];
-			struct source_hint *h = &l->hint;
-			struct cand *c = &cands[at++];
-			struct source_file *ptx;
-			const struct ptx_module *pm;
-			const struct ptx_function *pf;
-			const char *ptx_path = NULL, *text;
-			enum load_action action;
-			enum l2_priority l2;
-			size_t len;
-
-			c->k = k;
-			c->l = l;
-			h->source_index = -1;
-			ptx = module_ptx(&r, k->module, &ptx_path);
-			if (ptx_path)
-				h->ptx_path = xstrdup(ptx_path);
-			if (ptx && l->ptx_line && (text = source_file_line(ptx, l->ptx_line, &len)))
-				h->ptx_text = trimmed(text, len);
-			/* the column from the module's PTX (Triton: which tl.load of the line) */
-			if (l->file && (pm = module_model(&r, k->module)) &&
-			    (pf = ptx_module_find(pm, k->name)) && l->ordinal < pf->nr_loads &&
-			    pf->loads[l->ordinal].line == l->line)
-				l->column = pf->loads[l->ordinal].column;
-			if (l->file && (pm = module_model(&r, k->module)) &&
-			    (pf = ptx_module_find(pm, k->name)) && l->ordinal < pf->nr_loads &&
-			    pf->loads[l->ordinal].line == l->line &&
-			    pf->loads[l->ordinal].inline_depth == 1 &&
-			    !strcmp(pf->loads[l->ordinal].call_file, pf->loads[l->ordinal].file))
-				h->call_line = pf->loads[l->ordinal].call_line;
-			if (l->file) {
-				h->source_index = source_index(in, l->file);
-				h->path = xstrdup(in->sources[h->source_index].path);
-				if (in->sources[h->source_index].file &&
-				    (text = source_file_line(in->sources[h->source_index].file,
-							     (size_t)l->line, &len)))
-					h->source_text = xstrndup(text, len);
-			}
-			c->py = load_sites_is_python(l->file);
-			if (c->py)
-				continue;   /* a Triton kernel's tl.load: python_hints() */
-			if (l->changes && l->action && !load_form_parse(l->action, &action, &l2))
-				c->helper = source_helper_name(action, l2,
-							       strstr(l->instruction, ".nc") != NULL,
-							       l->read_only);
-			find_expression(&r, c);
-		}
-	}
-	for (i = 0; i < n; i++)
-		decide(&r, &cands[i]);
 	check_conflicts(cands, n);
-	check_templates(&r, cands, n);
-	check_other_calls(&r, cands, n);
-	make_variants(&r, cands, n);
-	apply_lines(&r, cands, n);
+	check_templates(r, cands, n);
+	check_other_calls(r, cands, n);
+	make_variants(r, cands, n);
+	apply_lines(r, cands, n);
 	check_patch_lines(cands, n);
 	describe_rewrites(cands, n);
-	python_hints(&r, cands, n);
-
-	for (i = 0; i < n; i++) {
-		source_rewrite_release(&cands[i].rw);
-		source_kernel_release(&cands[i].fn);
-		free(cands[i].why);
-		free(cands[i].alias);
-		free(cands[i].alias_type);
-		free(cands[i].alias_of);
-	}
-	free(cands);
-	for (i = 0; i < r.nr_defs; i++) {
-		free(r.defs[i].name);
-		if (r.defs[i].found == 1)
-			source_kernel_release(&r.defs[i].def);
-	}
-	free(r.defs);
-	source_types_release(&r.types);
-	for (i = 0; i < r.nr_mods; i++) {
-		source_file_free(r.mods[i].sf);
-		ptx_module_free(r.mods[i].pm);
-	}
-	free(r.mods);
 }
+
+const struct rewrite_backend rewrite_backend_cuda = {
+	.name = "cuda",
+	.language = "CUDA C++",
+	.recognises = cuda_recognises,
+	.find = cuda_find,
+	.decide = cuda_decide,
+	.rewrite = cuda_rewrite,
+	.patch = NULL,
+};

@@ -1,9 +1,9 @@
 /*
- * Triton tl.load calls rewritten in Python (emitters/python_rewrite.h):
- * the request goes to emitters/tl_load_rewrite.py as JSON on its standard
+ * Triton tl.load calls rewritten in Python (emitters/rewrite/python_rewrite.h):
+ * the request goes to emitters/rewrite/tl_load_rewrite.py as JSON on its standard
  * input, the answer comes back as JSON on its standard output.
  */
-#include "emitters/python_rewrite.h"
+#include "emitters/rewrite/python_rewrite.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /*
- * Kernels torch.compile generated (emitters/inductor.h).
+ * Kernels torch.compile generated (emitters/rewrite/inductor.h).
  */
-#include "emitters/inductor.h"
+#include "emitters/rewrite/inductor.h"
 
 #include <dirent.h>
 #include <stdlib.h>

@@ -1,4 +1,5 @@
-#include "emitters/regcache_patch.h"
+#include "emitters/rewrite/regcache_patch.h"
+#include "emitters/rewrite/rewrite_backend.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -6,7 +7,7 @@
 
 #include "base/xalloc.h"
 #include "emitters/report_input.h"
-#include "emitters/source_file.h"
+#include "emitters/rewrite/source_file.h"
 
 #define CONTEXT 3
 #define HEADER_NAME "cacheadvise/regcache.cuh"
@@ -435,3 +436,33 @@ void regcache_patch_json(json_t *doc, const struct report_input *in)
 		json_object_set_new(doc, "register_cache_rewrites", regcache_patch_to_json(&p));
 	regcache_patch_release(&p);
 }
+
+/* The register-cache row of the rewrite back-ends: regcache.patch. */
+static int regcache_recognises(const char *path)
+{
+	size_t len = path ? strlen(path) : 0;
+
+	return (len > 3 && !strcmp(path + len - 3, ".cu")) ||
+	       (len > 4 && !strcmp(path + len - 4, ".cuh"));
+}
+
+static size_t regcache_diff(const struct report_input *in, struct strbuf *out)
+{
+	struct regcache_patch rp;
+	size_t before = out->len;
+
+	regcache_patch_build(&rp, in);
+	strbuf_add(out, rp.diff.buf, rp.diff.len);
+	regcache_patch_release(&rp);
+	return out->len - before;
+}
+
+const struct rewrite_backend rewrite_backend_regcache = {
+	.name = "regcache",
+	.language = "CUDA C++ stencil loops (register cache)",
+	.recognises = regcache_recognises,
+	.find = NULL,
+	.decide = NULL,
+	.rewrite = NULL,
+	.patch = regcache_diff,
+};

@@ -7,14 +7,14 @@
 
 #include "base/strbuf.h"
 #include "emitters/report_input.h"
-#include "emitters/sources_file.h"
-#include "emitters/unified_diff.h"
+#include "emitters/rewrite/sources_file.h"
+#include "emitters/rewrite/unified_diff.h"
 
 /*
  * `cacheadvise apply`'s work: source_apply_prepare() reads and checks the
  * capture, reads its source.patch and sources.json (or makes them again
  * from the sources as they are now, writing them unless it is a dry run),
- * parses the patch once (emitters/unified_diff.h), finds the source root,
+ * parses the patch once (emitters/rewrite/unified_diff.h), finds the source root,
  * checks that the files the patch changes are the ones the capture saw,
  * that none is reached through a symbolic link and, unless it is a dry
  * run, that they can be written; source_apply_write() then applies exactly

@@ -14,8 +14,8 @@
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
 #include "emitters/report.h"
-#include "emitters/source_apply.h"
-#include "emitters/source_patch.h"
+#include "emitters/rewrite/source_apply.h"
+#include "emitters/rewrite/source_patch.h"
 
 static int exists(const char *path)
 {

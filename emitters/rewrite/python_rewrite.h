@@ -5,7 +5,7 @@
 
 /*
  * Triton tl.load calls rewritten in their Python source (issue 27):
- * emitters/tl_load_rewrite.py, embedded in cacheadvise, run with a python3
+ * emitters/rewrite/tl_load_rewrite.py, embedded in cacheadvise, run with a python3
  * and its ast module. A call is named by the line and column Triton's PTX
  * .loc gives it (the column of its "(").
  */

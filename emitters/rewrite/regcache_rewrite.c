@@ -1,11 +1,11 @@
-#include "emitters/regcache_patch.h"
+#include "emitters/rewrite/regcache_patch.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
-#include "emitters/source_file.h"
-#include "emitters/source_rewrite.h"
+#include "emitters/rewrite/source_file.h"
+#include "emitters/rewrite/source_rewrite.h"
 
 /*
  * The source side of the register-cache rewrite: matching the kernel's

@@ -1,10 +1,10 @@
 /*
- * source.patch's one strict reader and applier (emitters/unified_diff.h).
+ * source.patch's one strict reader and applier (emitters/rewrite/unified_diff.h).
  * Lines are counted as git counts them, so that no line can mean one
  * thing to a check and another to the tool that applies the patch: here
  * they are the same code.
  */
-#include "emitters/unified_diff.h"
+#include "emitters/rewrite/unified_diff.h"
 
 #include <stdlib.h>
 #include <string.h>

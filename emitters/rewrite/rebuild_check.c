@@ -7,8 +7,8 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
-#include "emitters/python_rewrite.h"
-#include "emitters/rebuild_check.h"
+#include "emitters/rewrite/python_rewrite.h"
+#include "emitters/rewrite/rebuild_check.h"
 #include "emitters/report.h"
 
 int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program,

@@ -6,7 +6,7 @@
 #include "base/strbuf.h"
 
 /*
- * The one reader of source.patch (emitters/source_patch.c writes it): a
+ * The one reader of source.patch (emitters/rewrite/source_patch.c writes it): a
  * strict unified diff that changes existing text files in place, and
  * nothing else (STYLE.md "Untrusted input"). `apply` parses the patch once
  * with unified_diff_parse(), checks the files it names, and applies

@@ -1,4 +1,4 @@
-#include "emitters/source_rewrite.h"
+#include "emitters/rewrite/source_rewrite.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "base/xalloc.h"
-#include "emitters/source_file.h"
+#include "emitters/rewrite/source_file.h"
 
 /* What one occurrence of the parameter's name on the line is. */
 enum occurrence {
