@@ -573,8 +573,8 @@ static double same_launches(const struct profile_kernel *k, const struct kernel_
 	    pv->nr_at >= av->nr_at || isnan(k->hit[a]) || isnan(k->hit[b]))
 		return hits;
 	for (o = 0; o < pv->nr_at; o++) {
-		if (!variant_sum_hits_at(av, pv->at[o].ordinal, &xa) ||
-		    !variant_sum_hits_at(bv, pv->at[o].ordinal, &xb))
+		if (!variant_sum_hits_at(av, pv->at[o].process, pv->at[o].ordinal, &xa) ||
+		    !variant_sum_hits_at(bv, pv->at[o].process, pv->at[o].ordinal, &xb))
 			return hits;
 		p += pv->at[o].l1_hits;
 		i += xa;
