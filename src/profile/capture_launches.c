@@ -284,7 +284,8 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		struct kernel_measure *m = &km[i];
-		uint64_t launches = k->disc.launches, *ord;
+		/* ordinals count one process's launches (a job's rank's) */
+		uint64_t launches = k->launches_per_process, *ord;
 		size_t nr;
 		json_t *kj, *variants = json_array(), *samples = json_array();
 		char *sym;

@@ -194,6 +194,9 @@ int profile_take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 	k->module = m;
 	k->fn = fn;
 	k->allocs_used = run_events_allocs_used(ev, ek->name);
+	k->launches_per_process = run_events_launches_per_process(ev, ek->name);
+	if (!k->launches_per_process)   /* ek is not among ev's kernels */
+		k->launches_per_process = ek->launches;
 	k->disc = *ek;
 	memset(ek, 0, sizeof(*ek)); /* ownership moves to k->disc */
 	k->vk.module_id = xstrdup(m->id);
