@@ -162,6 +162,13 @@ out:
 	return ret;
 }
 
+static int by_rank(const void *a, const void *b)
+{
+	const struct profile_job_rank *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
 static int by_gpu_time(const void *a, const void *b)
 {
 	const struct event_kernel *x = *(const struct event_kernel *const *)a;
@@ -321,6 +328,15 @@ int profile_discover(struct profile_ctx *c)
 		json_object_set_new(c->capture, "ranks", json_pack("{s:s, s:o, s:s}", "measured",
 			c->ranks ? c->ranks : "all", "seen", ranks, "merged",
 			"the measured ranks' counters are summed per kernel (SPMD)"));
+		/* each rank's GPU: ranks that share one are measured in turns */
+		c->job_ranks = xcalloc(ev.nr_rank_events + 1, sizeof(*c->job_ranks));
+		for (i = 0; i < ev.nr_rank_events; i++) {
+			const struct run_events_rank *r = &ev.rank_events[i];
+
+			c->job_ranks[c->nr_job_ranks].rank = r->rank;
+			c->job_ranks[c->nr_job_ranks++].gpu = r->ev->gpu ? xstrdup(r->ev->gpu) : NULL;
+		}
+		qsort(c->job_ranks, c->nr_job_ranks, sizeof(*c->job_ranks), by_rank);
 	}
 	{
 		char *evdir = capture_layout_run_events_dir(c->dir, 0);

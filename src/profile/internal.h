@@ -98,6 +98,13 @@ struct profile_ctx {
 	char *program;
 	char *inject_path;          /* the injection library (absolute) */
 	const char *ranks;          /* the ranks measured (CACHEADVISE_RANKS), NULL: all */
+	/* A job's ranks whose events the discovery run read, in rank order,
+	 * each with its GPU (PCI bus id, NULL unknown); none outside a job. */
+	struct profile_job_rank {
+		int rank;
+		char *gpu;
+	} *job_ranks;
+	size_t nr_job_ranks;
 	struct device_model dm;
 	json_t *capture;
 	json_t *runs_json;          /* capture's "runs" (borrowed from it) */
@@ -188,7 +195,8 @@ void profile_note(struct profile_ctx *c, const char *fmt, ...) __attribute__((fo
 
 /*
  * Runs the program once as run number c->run_index under the injection
- * library with req (its inject_path and events_dir are filled in here) and
+ * library with req (its inject_path and events_dir are filled in here, and
+ * its ranks, where it names none, are --ranks's) and
  * records it in capture.runs (and c->runs, typed). ev may be NULL; *run_index
  * (may be NULL) gets its index. Returns 0 or CA_E_IO/CA_E_INPUT.
  */
