@@ -162,19 +162,48 @@ int event_kernel_variant(const struct event_kernel *k, const char *label, const 
 }
 
 size_t event_kernel_variant_hits_at(const struct event_kernel *k, const char *label,
-				    uint64_t **ordinals, double **hits)
+				    struct event_hits_at **at)
 {
-	json_t *at = json_object_get(k->variant_hits_at, label), *x;
+	json_t *by = json_object_get(k->variant_hits_at, label), *x;
 	size_t n = 0;
-	const char *ord;
+	const char *key;
 
-	*ordinals = xcalloc(json_object_size(at) + 1, sizeof(**ordinals));
-	*hits = xcalloc(json_object_size(at) + 1, sizeof(**hits));
-	json_object_foreach(at, ord, x) {
-		(*ordinals)[n] = strtoull(ord, NULL, 10);
-		(*hits)[n++] = json_number_value(x);
+	*at = xcalloc(json_object_size(by) + 1, sizeof(**at));
+	json_object_foreach(by, key, x) {
+		int process;
+		unsigned long long ordinal;
+
+		if (sscanf(key, "%d:%llu", &process, &ordinal) != 2)
+			continue;
+		(*at)[n++] = (struct event_hits_at){ process, ordinal, json_number_value(x) };
 	}
 	return n;
+}
+
+/* The kernel's events in ev, NULL when none (nothing is added). */
+static const struct event_kernel *find_kernel(const struct run_events *ev, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ev->nr_kernels; i++)
+		if (!strcmp(ev->kernels[i].name, name))
+			return &ev->kernels[i];
+	return NULL;
+}
+
+unsigned run_events_launches_per_process(const struct run_events *ev, const char *kernel)
+{
+	const struct event_kernel *k = find_kernel(ev, kernel);
+	unsigned fewest = 0;
+	size_t r;
+
+	for (r = 0; r < ev->nr_rank_events; r++) {
+		const struct event_kernel *rk = find_kernel(ev->rank_events[r].ev, kernel);
+
+		if (rk && rk->launches && (!fewest || rk->launches < fewest))
+			fewest = rk->launches;
+	}
+	return fewest ? fewest : k ? k->launches : 0;
 }
 
 double event_kernel_metric(const struct event_kernel *k, const char *key)
@@ -436,7 +465,7 @@ static void handle(struct run_events *ev, json_t *o)
 			if (json_is_number(json_object_get(vals, "l1_hits")) &&
 			    json_is_integer(json_object_get(o, "ordinal"))) {
 				json_t *at;
-				char ord[32];
+				char ord[48];
 
 				if (!k->variant_hits_at)
 					k->variant_hits_at = json_object();
@@ -445,8 +474,10 @@ static void handle(struct run_events *ev, json_t *o)
 					at = json_object();
 					json_object_set_new(k->variant_hits_at, variant, at);
 				}
-				snprintf(ord, sizeof(ord), "%lld", (long long)json_integer_value(
-					json_object_get(o, "ordinal")));
+				/* ordinals are per process (event_hits_at) */
+				snprintf(ord, sizeof(ord), "%d:%lld", ev->file_rank_ >= 0 ?
+					 ev->file_rank_ : -1 - ev->files_, (long long)json_integer_value(
+					 json_object_get(o, "ordinal")));
 				json_object_set(at, ord, json_object_get(vals, "l1_hits"));
 			}
 			return;
@@ -646,6 +677,7 @@ static int load_file(struct run_events *ev, const char *path)
 		}
 	}
 	join_pending(ev);
+	ev->files_++;
 	strbuf_release(&sb);
 	return 0;
 }

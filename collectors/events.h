@@ -58,7 +58,7 @@ struct event_kernel {
 	 * when the run had none.
 	 */
 	json_t *variants;
-	json_t *variant_hits_at;   /* label -> {ordinal: l1_hits} (owned, or NULL) */
+	json_t *variant_hits_at;   /* label -> {"process:ordinal": l1_hits} (owned, or NULL) */
 	json_t *replays;
 	json_t *replay_refused;
 	json_t *version_ns;
@@ -113,6 +113,7 @@ struct run_events {
 	 * event: PCI bus id), NULL unknown. */
 	char *gpu;
 	int file_rank_;            /* private: the rank the file being read named, -1 none */
+	int files_;                /* private: the processes' files read so far */
 	json_t *join_;             /* private: one process's correlation -> version */
 	json_t *pending_;          /* private: one process's records joined at its end */
 	json_t *alloc_by_seq_;     /* private: seq (as text) -> its entry of allocations */
@@ -168,12 +169,32 @@ struct run_events *run_events_of_rank(const struct run_events *ev, int rank);
 int event_kernel_variant(const struct event_kernel *k, const char *label, const char *key,
 			 double *sum, double *samples);
 /*
- * The L1 hits a variant of the launch plan measured at each sampled launch
- * apart (`variant_hits_at`): n pairs of *ordinals (the kernel's launch
- * ordinal) and *hits, new arrays (caller frees both); 0 when none.
+ * The L1 hits a variant of the launch plan measured at one sampled launch
+ * of one process. Launch ordinals count one process's launches of the
+ * kernel, so two processes of a run (a job's ranks) each have their own
+ * launch 4: `process` is the rank the process's file named, or, where it
+ * named none, -1 - the place of its file among those read (events.jsonl
+ * first), so that a pair is compared with its singles in the process that
+ * measured both (issue 35).
+ */
+struct event_hits_at {
+	int process;
+	uint64_t ordinal;           /* the kernel's launch in that process */
+	double l1_hits;
+};
+/*
+ * The variant's hits at each sampled launch apart (`variant_hits_at`): a
+ * new array (caller frees) in *at of the returned number; 0 when none.
  */
 size_t event_kernel_variant_hits_at(const struct event_kernel *k, const char *label,
-				    uint64_t **ordinals, double **hits);
+				    struct event_hits_at **at);
+/*
+ * The launches of a kernel in one process: in a job, the fewest of the
+ * ranks that launched it (each rank's own events), so that a launch ordinal
+ * chosen below it comes in every rank; outside a job, all of the run's. 0
+ * when nothing launched it.
+ */
+unsigned run_events_launches_per_process(const struct run_events *ev, const char *kernel);
 /* The summed value of a metric of the kernel's own launches (`metrics`),
  * NAN when it was not measured. */
 double event_kernel_metric(const struct event_kernel *k, const char *key);

@@ -38,8 +38,7 @@ int variant_sums_add(struct variant_sums *s, const struct event_kernel *k, const
 {
 	struct variant_sum *v = (struct variant_sum *)variant_sums_get(s, label);
 	double got[CAPTURE_NR_COUNTER_KEYS], samples = NAN;
-	uint64_t *ords;
-	double *hits;
+	struct event_hits_at *at;
 	size_t i, j, n;
 	int any = 0;
 
@@ -65,18 +64,19 @@ int variant_sums_add(struct variant_sums *s, const struct event_kernel *k, const
 		if (!isnan(got[i]))
 			v->sums[i] = (isnan(v->sums[i]) ? 0 : v->sums[i]) + got[i];
 	v->samples += isnan(samples) ? 0 : samples;
-	n = event_kernel_variant_hits_at(k, label, &ords, &hits);
+	n = event_kernel_variant_hits_at(k, label, &at);
 	for (i = 0; i < n; i++) {
-		for (j = 0; j < v->nr_at && v->at[j].ordinal != ords[i]; j++)
+		for (j = 0; j < v->nr_at && (v->at[j].process != at[i].process ||
+					     v->at[j].ordinal != at[i].ordinal); j++)
 			;
 		if (j == v->nr_at) {
 			v->at = xrealloc(v->at, (v->nr_at + 1) * sizeof(*v->at));
-			v->at[v->nr_at++].ordinal = ords[i];
+			v->at[v->nr_at].process = at[i].process;
+			v->at[v->nr_at++].ordinal = at[i].ordinal;
 		}
-		v->at[j].l1_hits = hits[i];
+		v->at[j].l1_hits = at[i].l1_hits;
 	}
-	free(ords);
-	free(hits);
+	free(at);
 	return 1;
 }
 
@@ -90,12 +90,13 @@ double variant_sum_metric(const struct variant_sum *v, const char *key)
 	return NAN;
 }
 
-int variant_sum_hits_at(const struct variant_sum *v, uint64_t ordinal, double *hits)
+int variant_sum_hits_at(const struct variant_sum *v, int process, uint64_t ordinal,
+			double *hits)
 {
 	size_t i;
 
 	for (i = 0; v && i < v->nr_at; i++)
-		if (v->at[i].ordinal == ordinal) {
+		if (v->at[i].process == process && v->at[i].ordinal == ordinal) {
 			*hits = v->at[i].l1_hits;
 			return 1;
 		}

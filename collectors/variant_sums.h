@@ -20,7 +20,8 @@
  */
 
 struct variant_hits_at {
-	uint64_t ordinal;           /* the kernel's launch */
+	int process;                /* the process's rank, or its file (event_hits_at) */
+	uint64_t ordinal;           /* the kernel's launch in that process */
 	double l1_hits;
 };
 
@@ -29,7 +30,8 @@ struct variant_sum {
 	int run;                    /* the last run that measured it */
 	double samples;             /* launches it was measured at */
 	double sums[CAPTURE_NR_COUNTER_KEYS]; /* NAN: never measured */
-	struct variant_hits_at *at; /* one a launch; a later pass replaces a launch's value */
+	struct variant_hits_at *at; /* one a launch of a process; a later pass replaces a
+				       launch's value */
 	size_t nr_at;
 };
 
@@ -51,8 +53,10 @@ int variant_sums_add(struct variant_sums *s, const struct event_kernel *k, const
 const struct variant_sum *variant_sums_get(const struct variant_sums *s, const char *label);
 /* A metric's sum by its key, NAN when unknown or not measured. */
 double variant_sum_metric(const struct variant_sum *v, const char *key);
-/* The variant's hits at one launch: 1 with *hits, 0 when not measured there. */
-int variant_sum_hits_at(const struct variant_sum *v, uint64_t ordinal, double *hits);
+/* The variant's hits at one launch of one process: 1 with *hits, 0 when not
+ * measured there. */
+int variant_sum_hits_at(const struct variant_sum *v, int process, uint64_t ordinal,
+			double *hits);
 /*
  * The variant's metrics scaled from its sampled launches to `launches`
  * (the kernel's in one run): capture.json counters, {key: value...,

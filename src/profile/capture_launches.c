@@ -51,6 +51,8 @@ struct kernel_measure {
 	json_t *replays;            /* the replay events (cost) */
 	json_t *written;            /* parameters the kernel writes through */
 	size_t pairs_skipped;
+	json_t *left;               /* labels of the singles' passes never measured */
+	char *no_counters;          /* an error of a run that measured none of its variants */
 };
 
 /* A form the --l2-priority pass gives a load: an L2 priority, with the L1
@@ -284,7 +286,8 @@ static json_t *pass_plan(struct profile_ctx *c, struct kernel_measure *km, const
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
 		struct kernel_measure *m = &km[i];
-		uint64_t launches = k->disc.launches, *ord;
+		/* ordinals count one process's launches (a job's rank's) */
+		uint64_t launches = k->launches_per_process, *ord;
 		size_t nr;
 		json_t *kj, *variants = json_array(), *samples = json_array();
 		char *sym;
@@ -486,7 +489,7 @@ static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, str
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct event_kernel *ek = run_events_kernel(ev, c->kernels[i].name);
 		struct kernel_measure *m = &km[i];
-		size_t keep = 0;
+		size_t keep = 0, got_before = got;
 		json_t *x;
 
 		collect_ranks(&c->kernels[i], m, ev);
@@ -508,6 +511,10 @@ static size_t collect_pass(struct profile_ctx *c, struct kernel_measure *km, str
 			}
 			got++;
 		}
+		/* nothing came back: the run's first error says why (a busy profiler) */
+		if (m->nr_pending && got == got_before && !m->no_counters &&
+		    json_array_size(ev->errors))
+			m->no_counters = xstrdup(json_string_value(json_array_get(ev->errors, 0)));
 		m->nr_pending = keep;
 	}
 	return got;
@@ -574,8 +581,8 @@ static double same_launches(const struct profile_kernel *k, const struct kernel_
 	    pv->nr_at >= av->nr_at || isnan(k->hit[a]) || isnan(k->hit[b]))
 		return hits;
 	for (o = 0; o < pv->nr_at; o++) {
-		if (!variant_sum_hits_at(av, pv->at[o].ordinal, &xa) ||
-		    !variant_sum_hits_at(bv, pv->at[o].ordinal, &xb))
+		if (!variant_sum_hits_at(av, pv->at[o].process, pv->at[o].ordinal, &xa) ||
+		    !variant_sum_hits_at(bv, pv->at[o].process, pv->at[o].ordinal, &xb))
 			return hits;
 		p += pv->at[o].l1_hits;
 		i += xa;
@@ -629,15 +636,19 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *ker
 			       "replay_refused", m->refusals, "replays", m->replays);
 		if (m->no_replay_reason)
 			json_object_set_new(kj, "no_replay_reason", json_string(m->no_replay_reason));
-		if (m->nr_pending) {
-			json_t *left = json_array();
+		if (m->nr_pending || json_array_size(m->left)) {
+			json_t *left = json_deep_copy(m->left);
+			char *why = m->no_replay_reason ? xstrdup(m->no_replay_reason) :
+				    m->no_counters ? xasprintf("no counters came back: %s", m->no_counters) :
+				    xstrdup("too few launches");
+
 			for (a = 0; a < m->nr_pending; a++)
 				json_array_append_new(left, json_string(m->pending[a].label));
 			json_object_set_new(kj, "unmeasured", left);
 			profile_note(c, "kernel %s: %zu variants could not be measured in-run (%s); "
 				     "--measure runs measures them in program runs of their own",
-				     k->name, m->nr_pending, m->no_replay_reason ? m->no_replay_reason :
-				     "too few launches");
+				     k->name, json_array_size(left), why);
+			free(why);
 		}
 		json_object_set_new(kernels_json, k->name, kj);
 	}
@@ -712,50 +723,121 @@ static int prepare_pass_run(struct profile_ctx *c, struct kernel_measure *km, co
 }
 
 /*
- * One capture pass: one program run with the launch plan, or, with --gpus
+ * The turns of a job's capture pass (issue 35): the range profiler is one
+ * process's at a time on a GPU (another gets CUPTI_ERROR_HARDWARE_BUSY and
+ * measures nothing, and two that start together may both: seen on an H200
+ * with two ranks on one GPU, where a pass lost every single), so where
+ * ranks share a GPU, turn t measures the t-th rank of each GPU
+ * (CACHEADVISE_RANKS). Returns the number of turns, with (*specs)[t] the
+ * ranks of turn t (caller frees each and the array); 1 with *specs NULL
+ * where each rank has a GPU of its own, or outside a job. A rank whose GPU
+ * is unknown counts as one alone.
+ * NEEDSWORK: --measure runs and the L2 step's counting runs do not take turns.
+ */
+static size_t rank_turns(const struct profile_ctx *c, char ***specs)
+{
+	size_t *turn = xcalloc(c->nr_job_ranks + 1, sizeof(*turn)), n = 1, i, j, t;
+	struct strbuf sb = STRBUF_INIT;
+
+	*specs = NULL;
+	for (i = 0; i < c->nr_job_ranks; i++) {
+		const char *gpu = c->job_ranks[i].gpu;
+
+		for (j = 0; j < i; j++)
+			turn[i] += gpu && c->job_ranks[j].gpu && !strcmp(gpu, c->job_ranks[j].gpu);
+		if (turn[i] + 1 > n)
+			n = turn[i] + 1;
+	}
+	if (n > 1) {
+		*specs = xcalloc(n, sizeof(**specs));
+		for (t = 0; t < n; t++) {
+			for (i = 0; i < c->nr_job_ranks; i++)
+				if (turn[i] == t)
+					strbuf_addf(&sb, "%s%d", sb.len ? "," : "", c->job_ranks[i].rank);
+			(*specs)[t] = strbuf_detach(&sb, NULL);
+		}
+	}
+	free(turn);
+	return n;
+}
+
+/*
+ * One capture pass: one program run with the launch plan; or, with --gpus
  * and `side_by_side` (a pass that is no output reference), one run a GPU
  * at once, each measuring its share of the sampled launches (of the
- * variants, for kernels measured one variant a launch); their events are
- * read into ev together. *run_out: the (first) run.
+ * variants, for kernels measured one variant a launch); or, in a job whose
+ * ranks share a GPU, one run a turn (rank_turns), one after the other,
+ * each measuring every variant in its ranks. The runs' events are read
+ * into ev together. *run_out: the (first) run.
  */
 static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char *label,
 		    unsigned *run_out, struct run_events *ev, json_t *forms, int side_by_side)
 {
-	size_t shares = side_by_side && c->opt->nr_gpus > 1 ? c->opt->nr_gpus : 1, n = 0, g;
+	char **turn_ranks;
+	size_t turns = rank_turns(c, &turn_ranks);
+	/* --gpus is refused for a job: turns and shares never meet */
+	size_t shares = turns == 1 && side_by_side && c->opt->nr_gpus > 1 ? c->opt->nr_gpus : 1;
+	size_t runs = turns > 1 ? turns : shares, n = 0, g;
 	int modules = pass_uses_modules(c, km), ret = 0, empty;
-	struct run_request *reqs = xcalloc(shares, sizeof(*reqs));
-	struct run_result *res = xcalloc(shares, sizeof(*res));
-	char **subst = xcalloc(shares, sizeof(*subst)), **plans = xcalloc(shares, sizeof(*plans));
-	const char **variants = xcalloc(shares, sizeof(*variants));
+	struct run_request *reqs = xcalloc(runs, sizeof(*reqs));
+	struct run_result *res = xcalloc(runs, sizeof(*res));
+	char **subst = xcalloc(runs, sizeof(*subst)), **plans = xcalloc(runs, sizeof(*plans));
+	const char **variants = xcalloc(runs, sizeof(*variants));
 	unsigned first = c->run_index;
 
 	*run_out = first;
-	for (g = 0; g < shares && !ret; g++) {
-		ret = prepare_pass_run(c, km, label, first + (unsigned)n, modules, g, shares,
-				       &subst[n], &plans[n], &empty);
+	for (g = 0; g < runs && !ret; g++) {
+		json_t *form;
+
+		ret = prepare_pass_run(c, km, label, first + (unsigned)n, modules,
+				       turns > 1 ? 0 : g, shares, &subst[n], &plans[n], &empty);
 		if (ret || empty) {
 			free(subst[n]);
 			free(plans[n]);
 			subst[n] = plans[n] = NULL;
 			continue;
 		}
-		json_array_append_new(forms, json_pack("{s:i, s:s}", "run", (int)(first + n),
-						       "variant_form", modules ? "modules" : "mask"));
+		form = json_pack("{s:i, s:s}", "run", (int)(first + n), "variant_form",
+				 modules ? "modules" : "mask");
+		if (turns > 1)
+			json_object_set_new(form, "ranks", json_string(turn_ranks[g]));
+		json_array_append_new(forms, form);
 		if (modules) {
 			c->module_passes = xrealloc(c->module_passes, (c->nr_module_passes + 1) *
 						    sizeof(*c->module_passes));
 			c->module_passes[c->nr_module_passes++] = first + (unsigned)n;
 		}
 		reqs[n] = (struct run_request){ .timing = 1, .subst_dir = subst[n],
-						.launch_plan = plans[n] };
+						.launch_plan = plans[n],
+						.ranks = turns > 1 ? turn_ranks[g] : NULL };
 		variants[n] = "capture";
 		n++;
 	}
 	if (!ret && n) {
-		profile_progress(c, label);
-		if (n == 1) {
-			ret = profile_run_program(c, "capture", &reqs[0], ev, &res[0], NULL);
+		if (n == 1 || turns > 1) {
+			/* one run, or the turns one after the other (each is the whole job) */
+			for (g = 0; g < n && !ret; g++) {
+				struct run_events one;
+
+				run_events_init(&one);
+				profile_progress(c, label);
+				ret = profile_run_program(c, "capture", &reqs[g], n == 1 ? ev : &one,
+							  &res[g], NULL);
+				profile_progress(c, label);
+				if (!ret && n > 1) {
+					char *dir = capture_layout_run_events_dir(c->dir, first + (unsigned)g);
+					char *file = run_request_events_file(dir);
+
+					ret = run_events_load(ev, file);   /* the turns add up */
+					free(file);
+					free(dir);
+				}
+				run_events_release(&one);
+				if (res[g].status == RUN_INTERRUPTED)
+					break;
+			}
 		} else {
+			profile_progress(c, label);
 			ret = profile_run_programs(c, n, variants, reqs, NULL, res);
 			for (g = 0; g < n && !ret; g++) {
 				char *dir = capture_layout_run_events_dir(c->dir, first + (unsigned)g);
@@ -765,6 +847,7 @@ static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char
 				free(file);
 				free(dir);
 			}
+			profile_progress(c, label);
 		}
 		for (g = 0; g < n; g++) {
 			unsigned run = first + (unsigned)g;
@@ -778,12 +861,14 @@ static int run_pass(struct profile_ctx *c, struct kernel_measure *km, const char
 				free(log);
 			}
 		}
-		profile_progress(c, label);
 	}
-	for (g = 0; g < shares; g++) {
+	for (g = 0; g < runs; g++) {
 		free(subst[g]);
 		free(plans[g]);
 	}
+	for (g = 0; turn_ranks && g < turns; g++)
+		free(turn_ranks[g]);
+	free(turn_ranks);
 	free(subst);
 	free(plans);
 	free(reqs);
@@ -861,9 +946,12 @@ void profile_reference_check(struct profile_ctx *c)
 }
 
 /*
- * The pairs of kernel k still to measure after the first pass: those that
- * can interact by the singles' hits (all with --all-pairs), less the ones
- * the first pass measured. Sets k->hit from the singles (single_hits).
+ * The pairs of kernel k still to measure after the singles' passes: those
+ * that can interact by the singles' hits (all with --all-pairs), less the
+ * ones measured, and never one of a load whose single was not measured (a
+ * pair is resolved against its singles). The singles' variants still
+ * pending go to m->left: the capture notes them. Sets k->hit from the
+ * singles (single_hits).
  */
 static void pairs_left(struct profile_ctx *c, struct profile_kernel *k, struct kernel_measure *m)
 {
@@ -871,10 +959,20 @@ static void pairs_left(struct profile_ctx *c, struct profile_kernel *k, struct k
 	struct measure_variant *pairs;
 
 	single_hits(k, m);
+	for (a = 0; a < m->nr_pending; a++)
+		json_array_append_new(m->left, json_string(m->pending[a].label));
 	pairs = measure_pairs(n, k->hit, c->opt->all_pairs, &np, &m->pairs_skipped);
-	for (a = 0; a < np; a++)
-		if (!variant_sums_get(&m->sums, pairs[a].label))
-			pairs[keep++] = pairs[a];
+	for (a = 0; a < np; a++) {
+		int i = -1, j = -1, b;
+
+		for (b = 0; b < 64 && b < (int)n; b++)
+			if (pairs[a].mask >> b & 1)
+				*(i < 0 ? &i : &j) = b;
+		if (i < 0 || j < 0 || isnan(k->hit[i]) || isnan(k->hit[j]) ||
+		    variant_sums_get(&m->sums, pairs[a].label))
+			continue;
+		pairs[keep++] = pairs[a];
+	}
 	free(m->pending);
 	m->pending = pairs;
 	m->nr_pending = keep;
@@ -1200,7 +1298,17 @@ int profile_capture_launches(struct profile_ctx *c)
 	size_t i, got, counted = 0;
 	int ret;
 
-	c->runs_planned = c->runs_done + 1 + (c->opt->no_monitor || c->monitored ? 0 : 1);
+	{
+		char **turn_ranks;
+		size_t turns = rank_turns(c, &turn_ranks);
+
+		/* a pass is a run a turn in a job whose ranks share a GPU */
+		c->runs_planned = c->runs_done + (unsigned)turns +
+				  (c->opt->no_monitor || c->monitored ? 0 : 1);
+		for (i = 0; turn_ranks && i < turns; i++)
+			free(turn_ranks[i]);
+		free(turn_ranks);
+	}
 	for (i = 0; i < c->nr_kernels; i++) {
 		size_t n = c->kernels[i].vk.nr_measured, np;
 		struct measure_variant *pairs;
@@ -1209,6 +1317,7 @@ int profile_capture_launches(struct profile_ctx *c)
 		km[i].refusals = json_array();
 		km[i].replays = json_array();
 		km[i].written = json_array();
+		km[i].left = json_array();
 		km[i].pending = measure_singles(n, &km[i].nr_pending);
 		/* writes to module variables replay in modules of our own (not --variant-form mask) */
 		km[i].replay = profile_replay_written(c->kernels[i].fn, c->opt->variant_form != 1,
@@ -1284,6 +1393,8 @@ out:
 		json_decref(km[i].refusals);
 		json_decref(km[i].replays);
 		json_decref(km[i].written);
+		json_decref(km[i].left);
+		free(km[i].no_counters);
 	}
 	free(km);
 	json_decref(kernels_json);

@@ -21,8 +21,10 @@
 #include "emitters/capture_layout.h"
 #include "src/profile/internal.h"
 
-/* Launches below which a kernel is timed by replays of one launch. */
-#define MIN_ABBA_LAUNCHES 12
+/* Launches (of one process) below which a kernel is timed by replays of one
+ * launch: A B B A judges three groups of four launches after the first
+ * (ab_verdict_abba). */
+#define MIN_ABBA_LAUNCHES 16
 /* Baseline-against-baseline spread over which in-run timing is not trusted. */
 #define MAX_NOISE 0.05
 
@@ -31,6 +33,7 @@ struct carve_kernel {
 	const char *name;          /* borrowed from the discovery events */
 	int value;
 	unsigned launches;
+	unsigned per_process;      /* its launches in one process (a job's rank) */
 	int replays;               /* timed by replays of one launch */
 	const char *unmeasured;    /* why it cannot be timed, NULL when it can */
 	char *unmeasured_owned;
@@ -76,19 +79,19 @@ static json_t *kernel_plan(struct profile_ctx *c, struct carve_kernel *k)
 	kj = json_pack("{s:s, s:o}", "name", k->name, "carveout", co);
 	if (!k->launches) {
 		k->unmeasured = "the program never launched it";
-	} else if (k->launches < MIN_ABBA_LAUNCHES) {
+	} else if (k->per_process < MIN_ABBA_LAUNCHES) {
 		/* replays restore what the kernel writes: only its PTX tells what that is */
 		k->replays = 1;
 		fn = ptx_of(c, k->name);
 		if (!fn) {
-			k->unmeasured = "launched fewer than 12 times and without PTX, so its launches "
+			k->unmeasured = "launched fewer than 16 times and without PTX, so its launches "
 					"cannot be replayed safely";
 		} else if (!profile_replay_written(fn, 0, written, &why)) {   /* the program's module */
-			k->unmeasured_owned = xasprintf("launched fewer than 12 times and its launches "
+			k->unmeasured_owned = xasprintf("launched fewer than 16 times and its launches "
 							"cannot be replayed: %s", why ? why : "?");
 			k->unmeasured = k->unmeasured_owned;
 		} else {
-			launch_sample_ordinals(k->launches, 1, &ord);
+			launch_sample_ordinals(k->per_process, 1, &ord);
 			json_object_set_new(co, "replay_rounds", json_pack("{s:[I], s:i}", "ordinals",
 					    (json_int_t)ord, "rounds", (int)rounds));
 		}
@@ -160,6 +163,7 @@ int profile_carveout(struct profile_ctx *c)
 				break;
 		ek = i < disc.nr_kernels ? &disc.kernels[i] : NULL;
 		ks[nk].launches = ek ? ek->launches : 0;
+		ks[nk].per_process = run_events_launches_per_process(&disc, name);
 		ks[nk].library = library_of(c, ek);
 		if (ks[nk].value != CARVEOUT_DEFAULT && (kj = kernel_plan(c, &ks[nk])))
 			json_array_append_new(lpk, kj);

@@ -391,7 +391,7 @@ static void run_setup(struct profile_ctx *c, const struct run_request *req, cons
 	*r = *req;
 	r->inject_path = c->inject_path;
 	r->events_dir = p->evdir;
-	r->ranks = c->ranks;
+	r->ranks = req->ranks ? req->ranks : c->ranks;   /* a turn's (capture_launches.c) */
 	r->visible_devices = gpu >= 0 ? c->gpu_names[gpu] : NULL;
 	memset(spec, 0, sizeof(*spec));
 	spec->argv = c->opt->argv;

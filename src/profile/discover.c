@@ -162,6 +162,13 @@ out:
 	return ret;
 }
 
+static int by_rank(const void *a, const void *b)
+{
+	const struct profile_job_rank *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
 static int by_gpu_time(const void *a, const void *b)
 {
 	const struct event_kernel *x = *(const struct event_kernel *const *)a;
@@ -194,6 +201,9 @@ int profile_take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 	k->module = m;
 	k->fn = fn;
 	k->allocs_used = run_events_allocs_used(ev, ek->name);
+	k->launches_per_process = run_events_launches_per_process(ev, ek->name);
+	if (!k->launches_per_process)   /* ek is not among ev's kernels */
+		k->launches_per_process = ek->launches;
 	k->disc = *ek;
 	memset(ek, 0, sizeof(*ek)); /* ownership moves to k->disc */
 	k->vk.module_id = xstrdup(m->id);
@@ -318,6 +328,15 @@ int profile_discover(struct profile_ctx *c)
 		json_object_set_new(c->capture, "ranks", json_pack("{s:s, s:o, s:s}", "measured",
 			c->ranks ? c->ranks : "all", "seen", ranks, "merged",
 			"the measured ranks' counters are summed per kernel (SPMD)"));
+		/* each rank's GPU: ranks that share one are measured in turns */
+		c->job_ranks = xcalloc(ev.nr_rank_events + 1, sizeof(*c->job_ranks));
+		for (i = 0; i < ev.nr_rank_events; i++) {
+			const struct run_events_rank *r = &ev.rank_events[i];
+
+			c->job_ranks[c->nr_job_ranks].rank = r->rank;
+			c->job_ranks[c->nr_job_ranks++].gpu = r->ev->gpu ? xstrdup(r->ev->gpu) : NULL;
+		}
+		qsort(c->job_ranks, c->nr_job_ranks, sizeof(*c->job_ranks), by_rank);
 	}
 	{
 		char *evdir = capture_layout_run_events_dir(c->dir, 0);

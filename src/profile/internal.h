@@ -58,6 +58,10 @@ struct profile_kernel {
 	struct variant_kernel vk;   /* measured and patchable loads */
 	size_t left_out;            /* patchable loads beyond --max-loads */
 	struct event_kernel disc;   /* what the discovery run saw (owns its json) */
+	/* its launches in one process (run_events_launches_per_process): in a
+	 * job, disc.launches counts every rank's, but a launch ordinal of a
+	 * launch plan counts one process's */
+	unsigned launches_per_process;
 	json_t *counters;           /* variant label -> metrics object, as written (profile_set_counters) */
 	struct capture_counters *tcounters; /* the same typed, read by the capture's reader */
 	size_t nr_tcounters;
@@ -94,6 +98,13 @@ struct profile_ctx {
 	char *program;
 	char *inject_path;          /* the injection library (absolute) */
 	const char *ranks;          /* the ranks measured (CACHEADVISE_RANKS), NULL: all */
+	/* A job's ranks whose events the discovery run read, in rank order,
+	 * each with its GPU (PCI bus id, NULL unknown); none outside a job. */
+	struct profile_job_rank {
+		int rank;
+		char *gpu;
+	} *job_ranks;
+	size_t nr_job_ranks;
 	struct device_model dm;
 	json_t *capture;
 	json_t *runs_json;          /* capture's "runs" (borrowed from it) */
@@ -189,7 +200,8 @@ void profile_note(struct profile_ctx *c, const char *fmt, ...) __attribute__((fo
 
 /*
  * Runs the program once as run number c->run_index under the injection
- * library with req (its inject_path and events_dir are filled in here) and
+ * library with req (its inject_path and events_dir are filled in here, and
+ * its ranks, where it names none, are --ranks's) and
  * records it in capture.runs (and c->runs, typed). ev may be NULL; *run_index
  * (may be NULL) gets its index. Returns 0 or CA_E_IO/CA_E_INPUT.
  */
@@ -298,7 +310,7 @@ int profile_verify_launches(struct profile_ctx *c);
  * verify_launches.c: one A/B comparison inside one run, for verification
  * and the software cache. The kernels with want[i] run the baseline
  * (base_dir's PTX) and the advice (adv_dir's) chosen launch by launch
- * (A B B A), or timed replays of one launch when launched fewer than 12
+ * (A B B A), or timed replays of one launch when launched fewer than 16
  * times; the output check (one baseline and one advice run of the whole
  * program, STEP-baseline and STEP-advice) runs only when the in-run timing
  * would keep a kernel; a kernel that cannot be timed in-run is timed in

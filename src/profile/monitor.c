@@ -94,7 +94,8 @@ static int module_is_sampled(const struct profile_ctx *c, const struct profile_m
 	size_t i;
 
 	for (i = 0; i < c->nr_kernels; i++)
-		if (c->kernels[i].module == m && c->kernels[i].disc.launches > MONITOR_SAMPLE_LAUNCHES)
+		if (c->kernels[i].module == m &&
+		    c->kernels[i].launches_per_process > MONITOR_SAMPLE_LAUNCHES)
 			return 1;
 	return 0;
 }
@@ -112,7 +113,8 @@ static void monitor_plan_kernels(struct profile_ctx *c, const struct profile_mod
 
 	for (i = 0; i < c->nr_kernels; i++) {
 		struct profile_kernel *k = &c->kernels[i];
-		uint64_t launches = k->disc.launches, *ord;
+		/* ordinals count one process's launches (a job's rank's) */
+		uint64_t launches = k->launches_per_process, *ord;
 		json_t *ords = json_array();
 
 		if (k->module != m)

@@ -135,6 +135,9 @@ void profile_ctx_release(struct profile_ctx *c)
 		free(c->launched[i].name);
 	free(c->launched);
 	free(c->gpu_names);
+	for (i = 0; i < c->nr_job_ranks; i++)
+		free(c->job_ranks[i].gpu);
+	free(c->job_ranks);
 }
 
 static char *default_out_dir(const char *program)

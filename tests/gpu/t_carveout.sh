@@ -62,7 +62,7 @@ if profile_case harmless --carveout 0; then
 	result "carveout_bad --carveout $pv: kept $kept, default ${med}x the program's setting (noise $noise, $method)"
 fi
 
-# A kernel launched fewer than 12 times is timed by replays of one launch.
+# A kernel launched fewer than 16 times is timed by replays of one launch.
 if profile_case few --launches 4; then
 	check "few launches: timed by replays and the default kept" \
 		'all(k["kept"] == "default" and k["speedup_of_default"]["method"] == "in-run, replays of one launch" for k in j["carveout"]["kernels"] if "gather_table" in k["name"])' "$WORK/few/capture.json"

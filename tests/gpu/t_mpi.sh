@@ -39,7 +39,15 @@ check "gather's ranks kept apart, each with its GPU and hit_i per launch" \
 if [ "$gpus" -ge 2 ]; then
 	check "the ranks ran on two GPUs" \
 		'all(len({r["gpu"] for r in k["ranks"]}) == 2 for k in j["kernels"] if "gather" in k["name"])' "$cap"
+else
+	# the range profiler is one process's at a time on a GPU (issue 35)
+	check "ranks on one GPU measured in turns" \
+		'{p.get("ranks") for p in j["measure"]["passes"]} == {"0", "1"}' "$cap"
 fi
+check "no capture run lost the profiler (CUPTI_ERROR_HARDWARE_BUSY)" \
+	'not any("HARDWARE_BUSY" in e for r in j["runs"] for e in r.get("errors", []))' "$cap"
+check "every variant of gather measured (none left unmeasured)" \
+	'all(not k.get("unmeasured") and "all" in k["variants"] for n, k in j["measure"]["kernels"].items() if "gather" in n)' "$cap"
 check "verification timed each rank (verdict per rank)" \
 	'all(len(v.get("ranks", [])) == 2 for v in j.get("verification", {}).get("kernels", []))' "$cap"
 check "kept only where every rank kept it" \

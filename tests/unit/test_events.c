@@ -189,6 +189,28 @@ static void test_rank_events(void)
 		CHECK_INT(r0->nr_rank_events + r1->nr_rank_events, 0);
 	}
 	CHECK_INT(run_events_kernel(&ev, "k2")->launches, 1);
+	/* both ranks measured variant 0 at their launch 0: two samples, each
+	 * its own process's (issue 35: one replaced the other) */
+	{
+		struct event_hits_at *at;
+		size_t n = event_kernel_variant_hits_at(run_events_kernel(&ev, "k1"), "0", &at), i;
+		double by_rank[2] = { -1, -1 };
+
+		CHECK_INT(n, 2);
+		for (i = 0; i < n; i++) {
+			CHECK_INT(at[i].ordinal, 0);
+			if (at[i].process == 0 || at[i].process == 1)
+				by_rank[at[i].process] = at[i].l1_hits;
+		}
+		CHECK_NEAR(by_rank[0], 10, 1e-9);
+		CHECK_NEAR(by_rank[1], 30, 1e-9);
+		free(at);
+	}
+	/* a process's launches: the fewest of the ranks' (rank 0 launched k1
+	 * once, rank 1 twice); a kernel no rank launched, all of the run's */
+	CHECK_INT(run_events_launches_per_process(&ev, "k1"), 1);
+	CHECK_INT(run_events_launches_per_process(&ev, "k2"), 1);
+	CHECK_INT(run_events_launches_per_process(&ev, "k9"), 0);
 	run_events_release(&ev);
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
@@ -288,10 +310,21 @@ static void test_launch_plan_events(void)
 	CHECK_NEAR(json_number_value(json_object_get(none, "l1_sectors")), 100.0, 1e-9);
 	CHECK_INT(json_integer_value(json_object_get(none, "samples")), 2);
 	CHECK_NEAR(json_number_value(json_object_get(json_object_get(k->variants, "0"), "l1_hits")), 7.0, 1e-9);
-	/* each sample's hits kept apart, by ordinal */
-	CHECK_NEAR(json_number_value(json_object_get(json_object_get(k->variant_hits_at, "none"), "0")), 0.0, 1e-9);
-	CHECK_NEAR(json_number_value(json_object_get(json_object_get(k->variant_hits_at, "none"), "1")), 1.0, 1e-9);
-	CHECK_INT(json_object_size(json_object_get(k->variant_hits_at, "0")), 1);
+	/* each sample's hits kept apart, by ordinal (of the run's first and only
+	 * process, which named no rank) */
+	{
+		struct event_hits_at *at;
+		size_t n = event_kernel_variant_hits_at(k, "none", &at), i;
+
+		CHECK_INT(n, 2);
+		for (i = 0; i < n; i++) {
+			CHECK_INT(at[i].process, -1);
+			CHECK_NEAR(at[i].l1_hits, at[i].ordinal == 0 ? 0.0 : 1.0, 1e-9);
+		}
+		free(at);
+		CHECK_INT(event_kernel_variant_hits_at(k, "0", &at), 1);
+		free(at);
+	}
 	CHECK_INT(json_array_size(k->replays), 1);
 	CHECK_STR(json_string_value(json_array_get(k->replay_refused, 0)), "too big");
 	/* correlation 10 ran "base", 11 ran "advice" */

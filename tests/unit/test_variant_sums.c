@@ -86,11 +86,11 @@ int main(void)
 		CHECK_NEAR(v->samples, 4, 0);
 		CHECK_INT(v->run, 4);
 		CHECK_INT(v->nr_at, 3);
-		CHECK(variant_sum_hits_at(v, 9, &h));
+		CHECK(variant_sum_hits_at(v, -1, 9, &h));
 		CHECK_NEAR(h, 11, 0);
-		CHECK(variant_sum_hits_at(v, 5, &h));
+		CHECK(variant_sum_hits_at(v, -1, 5, &h));
 		CHECK_NEAR(h, 7, 0);
-		CHECK(!variant_sum_hits_at(v, 6, &h));
+		CHECK(!variant_sum_hits_at(v, -1, 6, &h));
 	}
 	/* capture.json's record of them */
 	j = variant_sums_to_json(&s);
