@@ -72,8 +72,8 @@ struct event_kernel *run_events_kernel(struct run_events *ev, const char *name)
 	struct event_kernel *k;
 	size_t i;
 
-	for (i = 0; i < ev->nr_kernels; i++)
-		if (!strcmp(ev->kernels[i].name, name))
+	for (i = 0; i < ev->nr_kernels; i++)   /* a kernel taken has no name left */
+		if (ev->kernels[i].name && !strcmp(ev->kernels[i].name, name))
 			return &ev->kernels[i];
 	ALLOC_GROW(ev->kernels, ev->nr_kernels + 1, ev->alloc_kernels);
 	k = &ev->kernels[ev->nr_kernels++];
@@ -185,8 +185,9 @@ static const struct event_kernel *find_kernel(const struct run_events *ev, const
 {
 	size_t i;
 
+	/* a kernel the profile took (profile_take_kernel) has no name left */
 	for (i = 0; i < ev->nr_kernels; i++)
-		if (!strcmp(ev->kernels[i].name, name))
+		if (ev->kernels[i].name && !strcmp(ev->kernels[i].name, name))
 			return &ev->kernels[i];
 	return NULL;
 }
