@@ -40,30 +40,7 @@ measure "inspect --json, 10^6 loads" "$ca" inspect --json "$tmp/l1m.ptx"
 measure "inspect --json -o FILE, 10^6 loads" "$ca" inspect --json -o "$tmp/l1m.json" "$tmp/l1m.ptx"
 measure "inspect (table), 10^6 loads" "$ca" inspect "$tmp/l1m.ptx"
 
-python3 - "$tmp/bomb.fatbin" <<'PY'
-import struct, sys
-size, raw, block = 400 << 20, 420 << 10, 128 << 10
-ptx = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n// "
-text = ptx + b"x" * (raw - len(ptx) - 1) + b"\n"
-def bh(last, kind, n):
-    return struct.pack("<I", last | kind << 1 | n << 3)[:3]
-frame = struct.pack("<IBQ", 0xFD2FB528, 0xE0, size)
-for pos in range(0, raw, block):
-    frame += bh(0, 0, len(text[pos:pos + block])) + text[pos:pos + block]
-left = size - raw
-while left:
-    n = min(block, left)
-    left -= n
-    frame += bh(left == 0, 1, n) + b"\0"
-frame += b"\0" * (-len(frame) % 8)
-ent = bytearray(64)
-struct.pack_into("<HHIQI", ent, 0, 1, 0x101, 64, len(frame), len(frame))
-struct.pack_into("<II", ent, 0x18, 0x80000, 90)
-struct.pack_into("<QQ", ent, 0x28, 0x8011, 0)
-struct.pack_into("<Q", ent, 0x38, size)
-ents = (bytes(ent) + frame) * 3
-open(sys.argv[1], "wb").write(struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(ents)) + ents)
-PY
+python3 bench/gen_fatbin_bomb.py "$tmp/bomb.fatbin"
 echo "fatbin: $(wc -c <"$tmp/bomb.fatbin") bytes, 3 entries of 400 MiB"
 measure "inspect, fatbin of 3 x 400 MiB entries" "$ca" inspect "$tmp/bomb.fatbin"
 

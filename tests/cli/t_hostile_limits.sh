@@ -66,30 +66,7 @@ expect_grep "^cacheadvise profile: --ranks takes" "$TMP/err"
 # size at most (at least 256 MiB, at most 4 GiB), all together, checked
 # before any is decompressed: a 1.3 MB fatbin of three 400 MiB zstd
 # entries (each within the per-entry limits) took 1.2 GB
-python3 - "$TMP/bomb.fatbin" <<'PY'
-import struct, sys
-size, raw, block = 400 << 20, 420 << 10, 128 << 10
-ptx = b".version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n\tret;\n}\n// "
-text = ptx + b"x" * (raw - len(ptx) - 1) + b"\n"
-def bh(last, kind, n):
-    return struct.pack("<I", last | kind << 1 | n << 3)[:3]
-frame = struct.pack("<IBQ", 0xFD2FB528, 0xE0, size)
-for pos in range(0, raw, block):
-    frame += bh(0, 0, len(text[pos:pos + block])) + text[pos:pos + block]
-left = size - raw
-while left:
-    n = min(block, left)
-    left -= n
-    frame += bh(left == 0, 1, n) + b"\0"
-frame += b"\0" * (-len(frame) % 8)
-ent = bytearray(64)
-struct.pack_into("<HHIQI", ent, 0, 1, 0x101, 64, len(frame), len(frame))
-struct.pack_into("<II", ent, 0x18, 0x80000, 90)
-struct.pack_into("<QQ", ent, 0x28, 0x8011, 0)
-struct.pack_into("<Q", ent, 0x38, size)
-ents = (bytes(ent) + frame) * 3
-open(sys.argv[1], "wb").write(struct.pack("<IHHQ", 0xBA55ED50, 1, 16, len(ents)) + ents)
-PY
+python3 "$CA_SOURCE_DIR/bench/gen_fatbin_bomb.py" "$TMP/bomb.fatbin"
 expect_status 2 "$CACHEADVISE" inspect "$TMP/bomb.fatbin"
 expect_grep "^cacheadvise inspect: cannot read fatbin in '.*/bomb\.fatbin': its compressed entries decompress to 1258291200 bytes from [0-9]+, more than the 268435456 bytes one input may \(64 times its compressed bytes, at least 256 MiB\): it is corrupt or hostile$" "$TMP/err"
 expect_no_grep . "$TMP/out"
