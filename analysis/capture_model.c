@@ -17,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "base/capture_names.h"
 #include "base/error.h"
 #include "base/json_file.h"
 #include "base/xalloc.h"
@@ -105,7 +106,7 @@ allocs:
 
 int capture_from_json(struct capture *cap, json_t *doc, const char *name)
 {
-	struct rd r = { .name = name ? name : "capture.json" };
+	struct rd r = { .name = name ? name : CAPTURE_LAYOUT_CAPTURE };
 	json_t *o, *arr, *v;
 	char path[64];
 	size_t i;

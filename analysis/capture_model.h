@@ -91,7 +91,7 @@ struct capture_module {
 	char *origin;               /* "app#fatbin0", "cuLibraryLoadData#2"; NULL unknown */
 	char *arch;                 /* "sm_90"; NULL unknown */
 	int has_ptx;
-	char *ptx;                  /* "modules/<id>.ptx" relative to the capture; NULL without */
+	char *ptx;                  /* modules/<id>.ptx, relative to the capture; NULL without */
 	char *library;              /* "cuBLAS", ...; NULL: the program's own code */
 	char *no_ptx_reason;        /* why not patchable; NULL when it has PTX */
 	char **kernels;             /* names of its kernels the program launched */

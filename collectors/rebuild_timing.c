@@ -8,6 +8,7 @@
 #include "analysis/ab_verdict.h"
 #include "analysis/device_model.h"
 #include "base/atomic_file.h"
+#include "base/capture_names.h"
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "collectors/events.h"
@@ -118,7 +119,7 @@ int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_ti
 	}
 	t.tmp = tmpl;
 	/* The baseline runs the capture's unpatched PTX, as verification did. */
-	modules = xasprintf("%s/modules", o->dir);
+	modules = xasprintf("%s/" CAPTURE_LAYOUT_MODULES_DIR, o->dir);
 	base.subst_dir = modules;
 	memset(&pairs, 0, sizeof(pairs));
 	pairs.baseline = &base;

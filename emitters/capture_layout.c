@@ -11,10 +11,10 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 
-#define MODULES "modules"
-#define PATCHED "patched"
-#define GRAPHS "graphs"
-#define RUNS "runs"
+#define MODULES CAPTURE_LAYOUT_MODULES_DIR
+#define PATCHED CAPTURE_LAYOUT_PATCHED_DIR
+#define GRAPHS CAPTURE_LAYOUT_GRAPHS_DIR
+#define RUNS CAPTURE_LAYOUT_RUNS_DIR
 
 /* dir/<fmt...>, or <fmt...> alone when dir is NULL. */
 static char *path(const char *dir, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

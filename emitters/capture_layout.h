@@ -21,20 +21,9 @@
  * capture.json records it).
  */
 
+#include "base/capture_names.h"
 #include "base/strbuf.h"
 
-#define CAPTURE_LAYOUT_CAPTURE "capture.json"
-#define CAPTURE_LAYOUT_PLAN "plan.json"
-#define CAPTURE_LAYOUT_SOURCES "sources.json"
-#define CAPTURE_LAYOUT_SOURCE_PATCH "source.patch"
-#define CAPTURE_LAYOUT_REGCACHE_PATCH "regcache.patch"  /* register-cache rewrite, when one is made */
-#define CAPTURE_LAYOUT_REPORT_TEXT "report.txt"
-#define CAPTURE_LAYOUT_REPORT_HTML "report.html"
-#define CAPTURE_LAYOUT_REPORT_JSON "report.json"
-#define CAPTURE_LAYOUT_HINTS_SARIF "hints.sarif"
-/* held (flock) by `report --all` while it re-writes the files above, so
- * that two at once take turns (base/file_lock.h); empty, left in place */
-#define CAPTURE_LAYOUT_LOCK ".lock"
 
 /* dir/name for one of the names above (or another top-level file). */
 char *capture_layout_file(const char *dir, const char *name);

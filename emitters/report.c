@@ -707,7 +707,7 @@ json_t *report_to_json(const struct report_input *in)
 	json_object_set_new(doc, "kernels", kernels);
 	json_object_set_new(doc, "plan", plan_to_json(&in->plan));
 	json_object_set_new(doc, "plan_source", json_string(in->plan_from_analysis ? "analysis" :
-							     "plan.json"));
+							     CAPTURE_LAYOUT_PLAN));
 	json_object_set_new(doc, "verification", copy_or_null(in->verification));
 	for (i = 0; i < in->nr_sections; i++) {
 		json_t *o = json_object();

@@ -434,26 +434,26 @@ static void collect_sections(struct report_input *in)
 		const char *key = section_keys[j];
 
 		if (!strcmp(key, "l2") && cap->has_l2)
-			add_section(in, key, NULL, "capture.json",
+			add_section(in, key, NULL, CAPTURE_LAYOUT_CAPTURE,
 				    capture_section_json(cap->l2.source), NULL, NULL);
 		if (!strcmp(key, "oracle") && cap->oracle)
-			add_section(in, key, NULL, "capture.json",
+			add_section(in, key, NULL, CAPTURE_LAYOUT_CAPTURE,
 				    capture_section_json(cap->oracle->source), NULL, cap->oracle);
-		add_section(in, key, NULL, "plan.json", plan_extra_section(&in->plan, key), NULL,
+		add_section(in, key, NULL, CAPTURE_LAYOUT_PLAN, plan_extra_section(&in->plan, key), NULL,
 			    NULL);
 		for (i = 0; i < in->nr_kernels; i++) {
 			const struct capture_kernel *ck = in->kernels[i].model;
 
 			if (!strcmp(key, "software_cache") && ck->software_cache)
-				add_section(in, key, ck->name, "capture.json",
+				add_section(in, key, ck->name, CAPTURE_LAYOUT_CAPTURE,
 					    capture_section_json(ck->software_cache->source),
 					    ck->software_cache, NULL);
 			if (!strcmp(key, "register_cache") && ck->register_cache)
-				add_section(in, key, ck->name, "capture.json",
+				add_section(in, key, ck->name, CAPTURE_LAYOUT_CAPTURE,
 					    capture_section_json(ck->register_cache->source), NULL,
 					    NULL);
 			if (!strcmp(key, "oracle") && ck->oracle)
-				add_section(in, key, ck->name, "capture.json",
+				add_section(in, key, ck->name, CAPTURE_LAYOUT_CAPTURE,
 					    capture_section_json(ck->oracle->source), NULL, NULL);
 		}
 	}
@@ -748,7 +748,7 @@ int report_input_load(struct report_input *in, const char *dir,
 		in->plan = aplan;
 		in->plan_from_analysis = 1;
 		add_note(in, xstrdup("plan.json is missing: the plan shown is recomputed from "
-				     "capture.json"));
+				     CAPTURE_LAYOUT_CAPTURE));
 	}
 	ret = build(in, opt);
 out:
@@ -771,9 +771,9 @@ int report_input_init_from(struct report_input *in, const char *dir, json_t *cap
 		return ret;
 	if (!json_is_object(capture))
 		return error_set(CA_E_INPUT, "capture of '%s' is not a JSON object", dir);
-	ret = json_check_schema(capture, "capture.json", CAPTURE_SCHEMA);
+	ret = json_check_schema(capture, CAPTURE_LAYOUT_CAPTURE, CAPTURE_SCHEMA);
 	if (!ret)
-		ret = capture_from_json(&in->model, capture, "capture.json");
+		ret = capture_from_json(&in->model, capture, CAPTURE_LAYOUT_CAPTURE);
 	if (ret)
 		return ret;
 	in->analysis = analysis;

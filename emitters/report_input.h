@@ -137,7 +137,7 @@ struct report_source {
 struct report_section {
 	const char *key;            /* "software_cache", "l2_windows", "register_cache" */
 	const char *kernel;         /* kernel it belongs to, NULL for the whole program */
-	const char *origin;         /* "capture.json" or "plan.json" */
+	const char *origin;         /* CAPTURE_LAYOUT_CAPTURE or CAPTURE_LAYOUT_PLAN */
 	json_t *value;              /* as written, for showing its members (borrowed) */
 	/* The section as the capture's reader typed it (borrowed), where it
 	 * is one; NULL for plan.json's sections, shown as written. */

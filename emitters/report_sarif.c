@@ -108,7 +108,7 @@ static json_t *location(const struct report_input *in, const struct report_kerne
 			json_object_set_new(region, "snippet", text_obj(l->hint.source_text));
 	} else {
 		/* Without -lineinfo the PTX line is the best location there is. */
-		uri = uri_encode(l->hint.ptx_path ? l->hint.ptx_path : "capture.json");
+		uri = uri_encode(l->hint.ptx_path ? l->hint.ptx_path : CAPTURE_LAYOUT_CAPTURE);
 		json_object_set_new(art, "uri", json_string(uri));
 		json_object_set_new(art, "uriBaseId", json_string("CAPTUREDIR"));
 		json_object_set_new(region, "startLine", json_integer(l->ptx_line ? l->ptx_line : 1));

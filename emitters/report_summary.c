@@ -12,6 +12,7 @@
 
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "emitters/capture_layout.h"
 #include "emitters/report_carveout.h"
 #include "emitters/report_input.h"
 #include "emitters/rewrite/source_patch.h"
@@ -122,7 +123,7 @@ static void collect_wins(struct report_summary *s, const struct report_input *in
 
 	/* the run --plan command, shell-quoted */
 	strbuf_addstr(&cmd, "cacheadvise run --plan ");
-	report_shell_path(&cmd, in->dir, "plan.json");
+	report_shell_path(&cmd, in->dir, CAPTURE_LAYOUT_PLAN);
 	strbuf_addstr(&cmd, " -- ");
 	report_program_command(&cmd, in);
 	plan_win(s, in, cmd.buf);

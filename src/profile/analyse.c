@@ -53,7 +53,7 @@ int profile_analyse(struct profile_ctx *c)
 	plan_init(c->plan);
 	/* the analysis reads the capture as `report` will: through its one reader */
 	capture_init(&cap);
-	ret = capture_from_json(&cap, c->capture, "capture.json");
+	ret = capture_from_json(&cap, c->capture, CAPTURE_LAYOUT_CAPTURE);
 	if (!ret)
 		ret = advise_capture(&cap, &ao, c->plan, &c->analysis);
 	capture_release(&cap);

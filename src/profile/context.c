@@ -106,7 +106,7 @@ void profile_set_counters(struct profile_ctx *c, struct profile_kernel *k, const
 		cc = &k->tcounters[k->nr_tcounters++];
 	}
 	memset(cc, 0, sizeof(*cc));
-	if (capture_counters_from_json(cc, variant, metrics, "capture.json")) {
+	if (capture_counters_from_json(cc, variant, metrics, CAPTURE_LAYOUT_CAPTURE)) {
 		profile_note(c, "kernel %s: its %s counters are not what the capture's reader accepts "
 			     "(%s)", k->name, variant, error_message());
 		error_clear();
@@ -121,7 +121,7 @@ const struct capture_kernel *profile_kernel_read(struct profile_ctx *c, struct p
 		capture_kernel_release(&k->typed);
 	memset(&k->typed, 0, sizeof(k->typed));
 	k->has_typed = 1;
-	if (!k->json || capture_kernel_from_json(&k->typed, k->json, "capture.json")) {
+	if (!k->json || capture_kernel_from_json(&k->typed, k->json, CAPTURE_LAYOUT_CAPTURE)) {
 		profile_note(c, "kernel %s: its capture entry is not what the capture's reader "
 			     "accepts (%s)", k->name, k->json ? error_message() : "not written yet");
 		error_clear();
@@ -351,7 +351,7 @@ static void keep_run(struct profile_ctx *c)
 	ALLOC_GROW(c->runs, c->nr_runs + 1, c->alloc_runs);
 	run = &c->runs[c->nr_runs++];
 	memset(run, 0, sizeof(*run));
-	if (capture_run_from_json(run, rj, "capture.json")) {
+	if (capture_run_from_json(run, rj, CAPTURE_LAYOUT_CAPTURE)) {
 		profile_note(c, "internal: the record of run %u is not what the capture's reader "
 			     "accepts (%s)", c->run_index, error_message());
 		error_clear();
@@ -707,7 +707,7 @@ static int write_through_model(struct profile_ctx *c, const char *path)
 	int ret;
 
 	capture_init(&cap);
-	ret = capture_from_json(&cap, c->capture, "capture.json");
+	ret = capture_from_json(&cap, c->capture, CAPTURE_LAYOUT_CAPTURE);
 	if (!ret) {
 		capture_cost_compute(&cap, profile_now() - c->started, &cost);
 		cap.cost = cost;

@@ -230,7 +230,7 @@ int profile_l2(struct profile_ctx *c)
 		struct capture cap;
 
 		capture_init(&cap);
-		ret = capture_from_json(&cap, c->capture, "capture.json");
+		ret = capture_from_json(&cap, c->capture, CAPTURE_LAYOUT_CAPTURE);
 		l2 = ret ? NULL : l2_advise(&cap);
 		capture_release(&cap);
 	}
@@ -238,7 +238,7 @@ int profile_l2(struct profile_ctx *c)
 		return CA_E_INPUT;
 	json_object_set_new(c->capture, "l2", l2);
 	/* the section typed, its windows' sources the objects in l2 */
-	if (capture_l2_from_json(&t, l2, "capture.json")) {
+	if (capture_l2_from_json(&t, l2, CAPTURE_LAYOUT_CAPTURE)) {
 		capture_l2_release(&t);
 		return CA_E_INTERNAL;
 	}
