@@ -184,3 +184,27 @@ int launcher_rank_measured(void)
 		return 1;
 	return launcher_rank_in(&set, rank);
 }
+
+int launcher_gpus_parse(const char *s, int *ids, size_t *n)
+{
+	struct rank_set set;
+	size_t i, j;
+	long g;
+
+	*n = 0;
+	if (launcher_ranks_parse(s, &set) || set.all)
+		return -1;
+	for (i = 0; i < set.nr; i++) {
+		if (set.r[i].hi > LAUNCHER_MAX_GPU_ID)
+			return -1;
+		for (g = set.r[i].lo; g <= set.r[i].hi; g++) {
+			for (j = 0; j < *n; j++)
+				if (ids[j] == g)
+					return -1;
+			if (*n == LAUNCHER_MAX_GPUS)
+				return -1;
+			ids[(*n)++] = (int)g;
+		}
+	}
+	return *n ? 0 : -1;
+}

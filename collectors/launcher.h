@@ -57,6 +57,16 @@ int launcher_ranks_parse(const char *spec, struct rank_set *out);
 int launcher_rank_in(const struct rank_set *set, long rank);
 
 /*
+ * --gpus: the GPUs a profile's independent runs spread over. "0,1", "0-3",
+ * "2": distinct numbers 0..LAUNCHER_MAX_GPU_ID, at most LAUNCHER_MAX_GPUS
+ * into ids (the list form of launcher_ranks_parse, without "all").
+ * Returns 0, or -1 for anything else.
+ */
+#define LAUNCHER_MAX_GPUS 16
+#define LAUNCHER_MAX_GPU_ID 1023
+int launcher_gpus_parse(const char *s, int *ids, size_t *n);
+
+/*
  * Whether this process is one the injection library measures: no rank
  * (not launched by MPI or Slurm), no CACHEADVISE_RANKS, or its rank in it.
  */

@@ -2,25 +2,18 @@
  * `cacheadvise profile`: parses the options into struct profile_options,
  * runs the profile library (src/profile/profile.h) and prints its progress.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <pthread.h>
-#include <signal.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "analysis/budget.h"
-#include "analysis/device_model.h"
 #include "base/error.h"
 #include "collectors/runner.h"
 #include "emitters/capture_layout.h"
-#include "emitters/progress_text.h"
+#include "emitters/progress_view.h"
 #include "collectors/launcher.h"
 #include "src/cli.h"
 #include "src/profile/profile.h"
@@ -109,240 +102,28 @@ static int parse_uint(const char *s, unsigned *out, const char *what)
 	return 0;
 }
 
-/*
- * The file an option names must be a readable regular file before any GPU
- * work (issue 16: a typo is an input error, exit 2, on any machine).
- * what says what the file is for. Returns 0 or the exit status, printed.
- */
-static int check_option_file(const char *option, const char *path, const char *what)
-{
-	struct stat st;
-
-	if (stat(path, &st))
-		return cli_fail(CA_E_INPUT, "%s '%s': %s: %s", option, path, strerror(errno), what);
-	if (S_ISDIR(st.st_mode))
-		return cli_fail(CA_E_INPUT, "%s '%s' is a directory: %s", option, path, what);
-	if (!S_ISREG(st.st_mode))
-		return cli_fail(CA_E_INPUT, "%s '%s' is not a regular file: %s", option, path, what);
-	if (access(path, R_OK))
-		return cli_fail(CA_E_INPUT, "%s '%s': %s: %s", option, path, strerror(errno), what);
-	return 0;
-}
-
-/* --device FILE and --compare FILE, read and checked before the GPU is. */
-static int check_option_files(const struct profile_options *opt)
-{
-	int ret;
-
-	if (opt->device_file) {
-		struct device_model dm;
-
-		ret = check_option_file("--device", opt->device_file,
-					"give the device.json that 'cacheadvise probe -o FILE' wrote");
-		if (ret)
-			return ret;
-		device_model_init(&dm);
-		ret = device_model_load_file(&dm, opt->device_file);
-		device_model_release(&dm);
-		if (ret)
-			return cli_fail(ret, NULL);
-	}
-	if (opt->compare_file)
-		return check_option_file("--compare", opt->compare_file,
-					 "run the program once so that it writes the file, then "
-					 "profile it");
-	return 0;
-}
-
-/*
- * Progress (issue 14): on a terminal one line, redrawn in place twice a
- * second by a thread while a run is in flight, with the elapsed time and
- * the ETA; elsewhere (a log, CI) one line per finished run with its label.
- * Messages clear the bar, print, and let it be redrawn. The words are
- * emitters/progress_text.h's.
- */
-struct progress_view {
-	pthread_mutex_t lock;
-	pthread_t ticker;
-	int tty, ticking, stop, drawn;
-	char label[128];
-	unsigned running, done, total;
-	double t0;                   /* profile_run's start on this clock */
-	double last_end;             /* elapsed at the last run's end, 0 none */
-};
-
-static double now_seconds(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static unsigned term_width(void)
-{
-	struct winsize ws;
-
-	if (!ioctl(2, TIOCGWINSZ, &ws) && ws.ws_col >= 20)
-		return ws.ws_col - 1;
-	return 79;
-}
-
-/* Called with v->lock held. */
-static void draw_bar(struct progress_view *v)
-{
-	char *bar = progress_text_bar(v->label, v->running, v->done, v->total,
-				      now_seconds() - v->t0, v->last_end, term_width());
-
-	fprintf(stderr, "\r\033[K%s", bar);
-	fflush(stderr);
-	free(bar);
-	v->drawn = 1;
-}
-
-/* Called with v->lock held: the line is left empty for a message. */
-static void clear_bar(struct progress_view *v)
-{
-	if (v->drawn)
-		fputs("\r\033[K", stderr);
-	v->drawn = 0;
-}
-
-static void *ticker_main(void *data)
-{
-	struct progress_view *v = data;
-	const struct timespec half = { 0, 500000000 };
-
-	for (;;) {
-		nanosleep(&half, NULL);
-		pthread_mutex_lock(&v->lock);
-		if (v->stop) {
-			pthread_mutex_unlock(&v->lock);
-			return NULL;
-		}
-		if (v->running)
-			draw_bar(v);
-		pthread_mutex_unlock(&v->lock);
-	}
-}
-
-static void progress_view_init(struct progress_view *v)
-{
-	memset(v, 0, sizeof(*v));
-	pthread_mutex_init(&v->lock, NULL);
-	v->tty = isatty(2) && !getenv("CACHEADVISE_NO_PROGRESS_BAR");
-	v->t0 = now_seconds();
-}
-
-static void progress_view_release(struct progress_view *v)
-{
-	if (v->ticking) {
-		pthread_mutex_lock(&v->lock);
-		v->stop = 1;
-		pthread_mutex_unlock(&v->lock);
-		pthread_join(v->ticker, NULL);
-	}
-	pthread_mutex_lock(&v->lock);
-	clear_bar(v);
-	pthread_mutex_unlock(&v->lock);
-	pthread_mutex_destroy(&v->lock);
-}
-
-/* The ticker takes no signal: Ctrl-C reaches the thread that runs the program. */
-static void start_ticker(struct progress_view *v)
-{
-	sigset_t all, old;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	v->ticking = !pthread_create(&v->ticker, NULL, ticker_main, v);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
-static void print_run(struct progress_view *v, const struct profile_event *ev)
-{
-	if (!v->tty) {
-		if (ev->run_ended) {
-			char *line = progress_text_line(ev->label, ev->run_number, ev->runs_planned,
-							ev->elapsed);
-			fprintf(stderr, "cacheadvise profile: %s\n", line);
-			free(line);
-		}
-		return;
-	}
-	if (!v->ticking)
-		start_ticker(v);
-	pthread_mutex_lock(&v->lock);
-	v->t0 = now_seconds() - ev->elapsed;
-	snprintf(v->label, sizeof(v->label), "%s", ev->label ? ev->label : "");
-	v->done = ev->runs_done;
-	v->total = ev->runs_planned;
-	v->running = ev->run_ended ? 0 : ev->run_number;
-	if (ev->run_ended)
-		v->last_end = ev->elapsed;
-	draw_bar(v);
-	pthread_mutex_unlock(&v->lock);
-}
-
+/* profile's events on emitters/progress_view.h's view of stderr. */
 static void print_event(void *data, const struct profile_event *ev)
 {
 	struct progress_view *v = data;
 
-	if (ev->kind == PROFILE_EVENT_RUN) {
-		print_run(v, ev);
-		return;
-	}
-	pthread_mutex_lock(&v->lock);
-	clear_bar(v);
 	switch (ev->kind) {
 	case PROFILE_EVENT_RUN:
+		progress_view_run(v, ev->label, ev->run_number, ev->runs_done, ev->runs_planned,
+				  ev->elapsed, ev->run_ended);
 		break;
 	case PROFILE_EVENT_MESSAGE:
-		fprintf(stderr, "cacheadvise profile: %s\n", ev->message);
+		progress_view_message(v, "%s", ev->message);
 		break;
 	case PROFILE_EVENT_DONE:
-		fprintf(stderr, "cacheadvise profile: capture written to %s (%u runs)\n", ev->dir,
-			ev->runs_done);
-		fprintf(stderr, "  read it:    cacheadvise report %s   (or open %s/"
-			CAPTURE_LAYOUT_REPORT_HTML ")\n", ev->dir, ev->dir);
+		progress_view_message(v, "capture written to %s (%u runs)\n  read it:    cacheadvise "
+				      "report %s   (or open %s/" CAPTURE_LAYOUT_REPORT_HTML ")",
+				      ev->dir, ev->runs_done, ev->dir, ev->dir);
 		break;
 	case PROFILE_EVENT_INCOMPLETE:
-		fprintf(stderr, "cacheadvise profile: the capture in %s is incomplete\n", ev->dir);
+		progress_view_message(v, "the capture in %s is incomplete", ev->dir);
 		break;
 	}
-	if (v->tty && v->running)
-		draw_bar(v);
-	pthread_mutex_unlock(&v->lock);
-}
-
-/* --gpus: the GPUs a profile's independent runs spread over. */
-#define MAX_GPUS 16
-#define MAX_GPU_ID 1023
-
-/* "0,1", "0-3", "2": distinct numbers 0..MAX_GPU_ID, at most MAX_GPUS (the
- * list form of --ranks, launcher_ranks_parse, without "all"). */
-static int parse_gpus(const char *s, int *ids, size_t *n)
-{
-	struct rank_set set;
-	size_t i, j;
-	long g;
-
-	*n = 0;
-	if (launcher_ranks_parse(s, &set) || set.all)
-		return -1;
-	for (i = 0; i < set.nr; i++) {
-		if (set.r[i].hi > MAX_GPU_ID)
-			return -1;
-		for (g = set.r[i].lo; g <= set.r[i].hi; g++) {
-			for (j = 0; j < *n; j++)
-				if (ids[j] == g)
-					return -1;
-			if (*n == MAX_GPUS)
-				return -1;
-			ids[(*n)++] = (int)g;
-		}
-	}
-	return *n ? 0 : -1;
 }
 
 int cmd_profile(int argc, char **argv)
@@ -380,7 +161,7 @@ int cmd_profile(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct profile_options opt;
-	int gpus[MAX_GPUS];
+	int gpus[LAUNCHER_MAX_GPUS];
 	struct progress_view view;
 	struct profile_progress progress = { print_event, &view };
 	int c, ret;
@@ -503,10 +284,10 @@ int cmd_profile(int argc, char **argv)
 			break;
 		}
 		case 'G':
-			if (parse_gpus(optarg, gpus, &opt.nr_gpus))
+			if (launcher_gpus_parse(optarg, gpus, &opt.nr_gpus))
 				return cli_usage_error("--gpus takes distinct GPU numbers 0 to %d and ranges "
 						       "(\"0,1\", \"0-3\"), at most %d, not '%s'",
-						       MAX_GPU_ID, MAX_GPUS, optarg);
+						       LAUNCHER_MAX_GPU_ID, LAUNCHER_MAX_GPUS, optarg);
 			opt.gpus = gpus;
 			break;
 		case 'F':
@@ -550,12 +331,13 @@ int cmd_profile(int argc, char **argv)
 					       opt.kernels_regex);
 		regfree(&re);
 	}
-	if ((ret = check_option_files(&opt)))
-		return ret;
+	if ((ret = profile_check_files(&opt)))
+		return cli_fail(ret, NULL);
 	opt.argv = argv + optind;
 	opt.tool_dir = cli_exe_dir();
 	runner_install_interrupt_handler();
-	progress_view_init(&view);
+	progress_view_init(&view, stderr, isatty(2) && !getenv("CACHEADVISE_NO_PROGRESS_BAR"),
+			   "cacheadvise profile: ");
 	ret = profile_run(&opt, &progress);
 	progress_view_release(&view);
 	if (ret == CA_E_INTERRUPTED)

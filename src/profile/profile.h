@@ -125,4 +125,12 @@ struct profile_progress {
  */
 int profile_run(const struct profile_options *opt, const struct profile_progress *progress);
 
+/*
+ * --device FILE and --compare FILE must be readable regular files, and the
+ * device file a device model, before any GPU work (issue 16: a typo is an
+ * input error, exit 2, on any machine). Returns 0, or the error with the
+ * message set.
+ */
+int profile_check_files(const struct profile_options *opt);
+
 #endif
