@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/input_file.h"
 #include "base/json_file.h"
@@ -14,9 +13,9 @@
 #include "base/output_guard.h"
 #include "base/xalloc.h"
 #include "analysis/plan.h"
-#include "analysis/ptx.h"
 #include "analysis/ptx_instrument.h"
 #include "base/strbuf.h"
+#include "emitters/ptx_patch.h"
 #include "src/cli.h"
 
 /*
@@ -173,113 +172,17 @@ static int parse_options(int argc, char **argv, struct patch_options *o)
  * both written to temporary files and renamed only when both are complete,
  * so that an error in either leaves neither behind.
  */
-static int write_outputs(const struct patch_options *o, const struct strbuf *sb, json_t *layout)
-{
-	struct atomic_file ptx = { 0 }, lay = { 0 };
-	int ret = 0;
-
-	if (o->out_path && (ret = atomic_file_open(&ptx, o->out_path)))
-		return ret;
-	if (o->layout_path) {
-		char *s;
-
-		if ((ret = atomic_file_open(&lay, o->layout_path)))
-			goto fail;
-		s = json_to_string(layout);
-		fprintf(lay.fp, "%s\n", s);
-		free(s);
-		if ((ret = atomic_file_flush(&lay)))
-			goto fail;
-	}
-	if (o->out_path) {
-		fwrite(sb->buf, 1, sb->len, ptx.fp);
-		if ((ret = atomic_file_flush(&ptx)))
-			goto fail;
-		ret = atomic_file_commit(&ptx);
-	} else if (sb->len && fwrite(sb->buf, 1, sb->len, stdout) != sb->len) {
-		ret = error_set(CA_E_IO, "cannot write to standard output: %s", strerror(errno));
-	}
-	if (ret)
-		goto fail;
-	/* NEEDSWORK: a rename that fails after the PTX's leaves the new PTX
-	 * beside the old layout; both temporaries are complete by now. */
-	return o->layout_path ? atomic_file_commit(&lay) : 0;
-fail:
-	if (ptx.fp)
-		atomic_file_abort(&ptx);
-	if (lay.fp)
-		atomic_file_abort(&lay);
-	return ret;
-}
-
-/* Entries with the module's id naming functions it lacks are mistakes. */
-static int check_plan_functions(const struct plan *p, const char *id, const struct ptx_module *m,
-				const char *plan_path, const char *ptx_path)
-{
-	size_t i, j;
-
-	for (i = 0; i < p->nr_modules; i++) {
-		const struct plan_module *pm = &p->modules[i];
-		if (!pm->id || strcmp(pm->id, id))
-			continue;
-		for (j = 0; j < pm->nr_functions; j++)
-			if (pm->functions[j].nr_loads && !ptx_module_find(m, pm->functions[j].name))
-				return error_set(CA_E_INPUT,
-						 "plan '%s' names function '%s' for module %s, but '%s' "
-						 "has no such function", plan_path, pm->functions[j].name,
-						 id, ptx_path);
-	}
-	return 0;
-}
-
+/* The plan's loads patched in; a plan with none for the module is worth a warning. */
 static int do_plan(const struct patch_options *o, const char *ptx_name, const struct strbuf *text,
 		   struct strbuf *out)
 {
-	struct plan plan;
-	struct ptx_module *m = NULL;
-	struct ptx_load_edit *edits = NULL;
 	char id[MODULE_ID_LEN + 1];
-	size_t n;
-	int ret;
+	size_t n = 0;
+	int ret = ptx_patch_plan(o->plan_path, ptx_name, text, out, id, &n);
 
-	plan_init(&plan);
-	ret = plan_load_file(&plan, o->plan_path);
-	if (ret)
-		goto out;
-	ret = ptx_parse(ptx_name, text->buf, text->len, &m);
-	if (ret)
-		goto out;
-	module_id_compute(text->buf, text->len, id);
-	ret = check_plan_functions(&plan, id, m, o->plan_path, ptx_name);
-	if (ret)
-		goto out;
-	n = plan_edits_for_module(&plan, id, m, &edits);
-	if (!n)
+	if (!ret && !n)
 		cli_warn("plan '%s' has no loads for module %s ('%s'): output is unchanged",
 			 o->plan_path, id, ptx_name);
-	ret = ptx_rewrite_loads(m, edits, n, out);
-	if (ret)
-		error_prefix(ret, "cannot apply plan '%s' to '%s'", o->plan_path, ptx_name);
-out:
-	free(edits);
-	ptx_module_free(m);
-	plan_release(&plan);
-	return ret;
-}
-
-static int do_instrument(const struct patch_options *o, const char *ptx_name,
-			 const struct strbuf *text, struct strbuf *out, json_t **layout)
-{
-	struct ptx_instrument_options io = { .threshold = o->threshold };
-	struct ptx_module *m = NULL;
-	int ret = ptx_parse(ptx_name, text->buf, text->len, &m);
-
-	if (ret)
-		return ret;
-	ret = ptx_instrument(m, &io, out, layout);
-	if (ret)
-		error_prefix(ret, "cannot instrument '%s'", ptx_name);
-	ptx_module_free(m);
 	return ret;
 }
 
@@ -298,10 +201,10 @@ int cmd_patch(int argc, char **argv)
 	/* The reading `inspect` shares: NUL refused, a byte order mark dropped. */
 	ret = input_file_read_text(&text, o.ptx_path, INPUT_MAX_TEXT);
 	if (!ret)
-		ret = o.instrument ? do_instrument(&o, ptx_name, &text, &out, &layout)
+		ret = o.instrument ? ptx_patch_instrument(o.threshold, ptx_name, &text, &out, &layout)
 				   : do_plan(&o, ptx_name, &text, &out);
 	if (!ret)
-		ret = write_outputs(&o, &out, layout);
+		ret = ptx_patch_write(o.out_path, &out, stdout, o.layout_path, layout);
 	json_decref(layout);
 	strbuf_release(&text);
 	strbuf_release(&out);
