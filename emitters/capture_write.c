@@ -12,7 +12,9 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/file_lock.h"
 #include "base/json_file.h"
+#include "base/output_guard.h"
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
@@ -183,7 +185,7 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 
 	plan_init(&aplan);
 	capture_init(&cap);
-	ret = capture_from_json(&cap, capture, "capture.json");
+	ret = capture_from_json(&cap, capture, CAPTURE_LAYOUT_CAPTURE);
 	status = cap.status;
 	if (!ret)
 		ret = report_input_analyse(&cap, &aplan, &analysis);
@@ -210,4 +212,78 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 int capture_write_all(const char *dir, json_t *capture, const struct plan *plan)
 {
 	return capture_write_all_opts(dir, capture, plan, NULL);
+}
+
+/* The capture's own top-level files besides the reports, whose names come
+ * from report_formats[]. */
+static const char *const capture_files[] = {
+	CAPTURE_LAYOUT_CAPTURE, CAPTURE_LAYOUT_PLAN, CAPTURE_LAYOUT_SOURCES,
+	CAPTURE_LAYOUT_SOURCE_PATCH, CAPTURE_LAYOUT_REGCACHE_PATCH,
+};
+
+static const char capture_input[] = "the capture";
+
+static void guard_add(struct output_guard *g, const char *dir, const char *name)
+{
+	char *path = capture_layout_file(dir, name);
+
+	output_guard_add_file(g, path, capture_input);
+	free(path);
+}
+
+/*
+ * The inputs -o may not replace: the files of the capture directory dir at
+ * its top level (own, the format's own report file, may be re-written) and
+ * everything in its folders (modules/, patched/, graphs/, runs/, any other).
+ */
+void capture_write_guard(struct output_guard *g, const char *dir, const char *own)
+{
+	struct dirent *e;
+	struct stat st;
+	DIR *d;
+	size_t i;
+
+	for (i = 0; i < sizeof(capture_files) / sizeof(capture_files[0]); i++)
+		guard_add(g, dir, capture_files[i]);
+	for (i = 0; report_formats[i]; i++)
+		if (strcmp(report_formats[i]->file_name, own))
+			guard_add(g, dir, report_formats[i]->file_name);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		char *path;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		path = capture_layout_file(dir, e->d_name);
+		if (!stat(path, &st) && S_ISDIR(st.st_mode))
+			output_guard_add_tree(g, path, capture_input);
+		free(path);
+	}
+	if (d)
+		closedir(d);
+}
+
+int capture_write_check_output(const struct output_guard *g, const char *output, const char *dir)
+{
+	const char *what = output_guard_check(g, output);
+
+	if (what == capture_input)
+		return error_set(CA_E_INPUT, "refusing to write over '%s': it is one of the files "
+				 "of the capture '%s'; write the report elsewhere, or re-write the "
+				 "capture's reports with --all", output, dir);
+	if (what)
+		return error_set(CA_E_INPUT, "refusing to write over '%s': it is %s the report "
+				 "reads; write the report elsewhere", output, what);
+	return 0;
+}
+
+int capture_write_lock(struct file_lock *lock, const char *dir)
+{
+	char *path = capture_layout_file(dir, CAPTURE_LAYOUT_LOCK);
+	int ret = capture_write_check_dir(dir);
+
+	if (!ret)
+		ret = file_lock_acquire(lock, path);
+	free(path);
+	return ret;
 }

@@ -69,4 +69,25 @@ int capture_write_input(const struct report_input *in);
  */
 int capture_write_check_dir(const char *dir);
 
+/*
+ * `report --all`: capture_write_check_dir, then the capture's lock
+ * (CAPTURE_LAYOUT_LOCK, base/file_lock.h) held in lock, so that one --all
+ * at a time re-writes the files. Returns 0 or the error, message set.
+ */
+struct file_lock;
+int capture_write_lock(struct file_lock *lock, const char *dir);
+
+/*
+ * The inputs `report -o` may not replace, added to g: the files of the
+ * capture directory dir at its top level (own, the format's own report
+ * file, may be re-written) and everything in its folders.
+ */
+struct output_guard;
+void capture_write_guard(struct output_guard *g, const char *dir, const char *own);
+/*
+ * Refuses output when it is one of the inputs of g: CA_E_INPUT with the
+ * message set (the capture dir's files named as such), else 0.
+ */
+int capture_write_check_output(const struct output_guard *g, const char *output, const char *dir);
+
 #endif

@@ -150,70 +150,7 @@ static int want_color(const struct report_cmd *o)
 	return isatty(STDOUT_FILENO) && !(no_color && *no_color);
 }
 
-/* The capture's own top-level files besides the reports, whose names come
- * from report_formats[]. */
-static const char *const capture_files[] = {
-	CAPTURE_LAYOUT_CAPTURE, CAPTURE_LAYOUT_PLAN, CAPTURE_LAYOUT_SOURCES,
-	CAPTURE_LAYOUT_SOURCE_PATCH, CAPTURE_LAYOUT_REGCACHE_PATCH,
-};
-
-static const char capture_input[] = "the capture";
 static const char source_input[] = "a source file";
-
-static void guard_add(struct output_guard *g, const char *dir, const char *name)
-{
-	char *path = capture_layout_file(dir, name);
-
-	output_guard_add_file(g, path, capture_input);
-	free(path);
-}
-
-/*
- * The inputs -o may not replace: the files of the capture directory dir at
- * its top level (own, the format's own report file, may be re-written) and
- * everything in its folders (modules/, patched/, graphs/, runs/, any other).
- */
-static void guard_capture(struct output_guard *g, const char *dir, const char *own)
-{
-	struct dirent *e;
-	struct stat st;
-	DIR *d;
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(capture_files); i++)
-		guard_add(g, dir, capture_files[i]);
-	for (i = 0; report_formats[i]; i++)
-		if (strcmp(report_formats[i]->file_name, own))
-			guard_add(g, dir, report_formats[i]->file_name);
-	d = opendir(dir);
-	while (d && (e = readdir(d))) {
-		char *path;
-
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		path = capture_layout_file(dir, e->d_name);
-		if (!stat(path, &st) && S_ISDIR(st.st_mode))
-			output_guard_add_tree(g, path, capture_input);
-		free(path);
-	}
-	if (d)
-		closedir(d);
-}
-
-/* Refuses -o when it is one of the inputs of g (CA_E_INPUT), else 0. */
-static int check_output(const struct report_cmd *o, const struct output_guard *g)
-{
-	const char *what = output_guard_check(g, o->output);
-
-	if (what == capture_input)
-		return error_set(CA_E_INPUT, "refusing to write over '%s': it is one of the files "
-				 "of the capture '%s'; write the report elsewhere, or re-write the "
-				 "capture's reports with --all", o->output, o->dir);
-	if (what)
-		return error_set(CA_E_INPUT, "refusing to write over '%s': it is %s the report "
-				 "reads; write the report elsewhere", o->output, what);
-	return 0;
-}
 
 static int report(const struct report_cmd *o)
 {
@@ -230,8 +167,8 @@ static int report(const struct report_cmd *o)
 	/* -o is checked against the capture before anything is read, and
 	 * against the sources once they are known */
 	if (o->output) {
-		guard_capture(&guard, o->dir, fmt->file_name);
-		ret = check_output(o, &guard);
+		capture_write_guard(&guard, o->dir, fmt->file_name);
+		ret = capture_write_check_output(&guard, o->output, o->dir);
 		if (ret) {
 			output_guard_release(&guard);
 			return ret;
@@ -240,22 +177,14 @@ static int report(const struct report_cmd *o)
 	/* --all: nothing read or written through a link planted in the
 	 * capture, and one --all at a time, so that the files it writes
 	 * (source.patch and sources.json) come from one run */
-	if (o->all) {
-		char *path = capture_layout_file(o->dir, CAPTURE_LAYOUT_LOCK);
-
-		ret = capture_write_check_dir(o->dir);
-		if (!ret)
-			ret = file_lock_acquire(&lock, path);
-		free(path);
-		if (ret)
-			return ret;
-	}
+	if (o->all && (ret = capture_write_lock(&lock, o->dir)))
+		return ret;
 	ret = report_input_load(&in, o->dir, &iopt);
 	if (!ret && o->output) {
 		for (i = 0; i < in.nr_sources; i++)
 			if (in.sources[i].file)
 				output_guard_add_file(&guard, in.sources[i].read_path, source_input);
-		ret = check_output(o, &guard);
+		ret = capture_write_check_output(&guard, o->output, o->dir);
 	}
 	output_guard_release(&guard);
 	if (ret)
