@@ -1,5 +1,8 @@
+#define _GNU_SOURCE
 #include "base/path.h"
 
+#include <ftw.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,4 +49,17 @@ char *path_normalize(const char *path)
 	}
 	free(starts);
 	return out;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+int path_remove_tree(const char *dir)
+{
+	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS) ? -1 : 0;
 }

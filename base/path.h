@@ -9,4 +9,8 @@
  */
 char *path_normalize(const char *path);
 
+/* Removes dir and everything under it (links are removed, not followed).
+ * Returns 0, or -1 when something could not be removed. */
+int path_remove_tree(const char *dir);
+
 #endif

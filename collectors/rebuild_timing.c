@@ -1,6 +1,5 @@
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "base/atomic_file.h"
 #include "base/capture_names.h"
 #include "base/error.h"
+#include "base/path.h"
 #include "base/xalloc.h"
 #include "collectors/events.h"
 #include "collectors/gpu.h"
@@ -68,12 +68,6 @@ static int timed_failed(void *data, const char *label, const struct run_result *
 	return error_set(CA_E_PROGRAM, "%s: the program %s", label,
 			 res->status == RUN_TIMEOUT ? "timed out (see --timeout)" :
 			 res->status == RUN_SIGNALED ? "was killed by a signal" : "failed");
-}
-
-static int remove_entry(const char *p, const struct stat *s, int flag, struct FTW *f)
-{
-	(void)s; (void)flag; (void)f;
-	return remove(p);
 }
 
 int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_timing *r)
@@ -156,7 +150,7 @@ int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_ti
 		json_decref(pj);
 	}
 out:
-	if (t.tmp && nftw(t.tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
+	if (t.tmp && path_remove_tree(t.tmp))
 		r->tmp_left = xstrdup(t.tmp);
 	ab_result_release(&ab);
 	free(t.original);
@@ -171,4 +165,30 @@ void rebuild_timing_release(struct rebuild_timing *r)
 	free(r->kernels);
 	free(r->tmp_left);
 	memset(r, 0, sizeof(*r));
+}
+
+char **rebuild_timing_baseline_argv(const char *cmd, char *const *rebuilt)
+{
+	char *buf, *tok, *save = NULL;
+	char **argv = NULL;
+	size_t n = 0, i;
+
+	while (*cmd == ' ')   /* the first word starts buf: freed through argv[0] */
+		cmd++;
+	buf = xstrdup(cmd);
+	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+		argv = xrealloc(argv, (n + 2) * sizeof(*argv));
+		argv[n++] = tok;
+	}
+	if (n == 1)
+		for (i = 1; rebuilt[i]; i++) {
+			argv = xrealloc(argv, (n + 2) * sizeof(*argv));
+			argv[n++] = rebuilt[i];
+		}
+	if (!n) {
+		free(buf);
+		return NULL;
+	}
+	argv[n] = NULL;
+	return argv;
 }

@@ -47,4 +47,12 @@ struct rebuild_timing {
 int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_timing *r);
 void rebuild_timing_release(struct rebuild_timing *r);
 
+/*
+ * --baseline's command as baseline_argv: one word runs with the rebuilt
+ * program's arguments (rebuilt, argv[0] first), several are the whole
+ * command (split at spaces; no shell). NULL-ended, or NULL for an empty
+ * command; the caller frees the array and its first element.
+ */
+char **rebuild_timing_baseline_argv(const char *cmd, char *const *rebuilt);
+
 #endif

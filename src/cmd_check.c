@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "base/xalloc.h"
 #include "collectors/rebuild_timing.h"
 #include "emitters/rewrite/rebuild_check.h"
 #include "emitters/report.h"
@@ -139,37 +138,6 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 	return 0;
 }
 
-/*
- * --baseline's command: one word runs with the rebuilt program's arguments,
- * several are the whole command (split at spaces; no shell). NULL-ended,
- * the caller frees the array and its first element.
- */
-static char **baseline_argv(const char *cmd, char *const *rebuilt)
-{
-	char *buf, *tok, *save = NULL;
-	char **argv = NULL;
-	size_t n = 0, i;
-
-	while (*cmd == ' ')   /* the first word starts buf: freed through argv[0] */
-		cmd++;
-	buf = xstrdup(cmd);
-	for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-		argv = xrealloc(argv, (n + 2) * sizeof(*argv));
-		argv[n++] = tok;
-	}
-	if (n == 1)
-		for (i = 1; rebuilt[i]; i++) {
-			argv = xrealloc(argv, (n + 2) * sizeof(*argv));
-			argv[n++] = rebuilt[i];
-		}
-	if (!n) {
-		free(buf);
-		return NULL;
-	}
-	argv[n] = NULL;
-	return argv;
-}
-
 static void print_timed(const struct check_cmd *o, const struct report_input *in,
 			const struct rebuild_timing *tr)
 {
@@ -230,7 +198,7 @@ static int check(const struct check_cmd *o)
 		goto out;
 	topt = o->t;
 	topt.dir = o->dir;
-	topt.baseline_argv = baseline_argv(o->baseline, o->t.argv);
+	topt.baseline_argv = rebuild_timing_baseline_argv(o->baseline, o->t.argv);
 	topt.kernels = rebuild_changed_kernels(&ri.in, &topt.nr_kernels);
 	topt.exe_dir = cli_exe_dir();
 	ret = rebuild_timing_run(&topt, &tr);
