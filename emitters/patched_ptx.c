@@ -7,9 +7,11 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/json_file.h"
 #include "base/module_id.h"
 #include "analysis/ptx.h"
 #include "base/xalloc.h"
+#include "collectors/intake.h"
 #include "emitters/capture_layout.h"
 #include "emitters/report_input.h"
 
@@ -110,4 +112,41 @@ int patched_ptx_write_all(const struct report_input *in, const char *out_dir)
 	}
 	free(dir);
 	return ret < 0 ? ret : written;
+}
+
+int patched_ptx_write_intake(const struct intake *in, const struct plan *plan, const char *dir,
+			     size_t *patched)
+{
+	size_t i;
+	int ret = 0;
+
+	*patched = 0;
+	for (i = 0; i < in->nr_modules && !ret; i++) {
+		const struct intake_module *m = &in->modules[i];
+		char *path;
+		int n;
+
+		if (!m->has_ptx || !m->ptx)
+			continue;
+		/* the injection library substitutes <dir>/<id>.ptx (docs/injection.md) */
+		path = xasprintf("%s/%s.ptx", dir, m->id);
+		n = patched_ptx_write_module(m->ptx, m->id, plan, path, NULL);
+		free(path);
+		if (n > 0)
+			(*patched)++;
+		else if (n < 0)
+			ret = n;
+	}
+	return ret;
+}
+
+int patched_ptx_write_l2_windows(const struct plan *plan, const char *dir, char **path)
+{
+	json_t *w = plan_extra_section(plan, "l2_windows");
+
+	*path = NULL;
+	if (!w || !json_is_object(w))
+		return 0;
+	*path = xasprintf("%s/l2_windows.json", dir);
+	return json_file_write(*path, w);
 }

@@ -8,6 +8,7 @@
 
 struct ptx_module;
 struct report_input;
+struct intake;
 
 /*
  * patched/<id>.ptx: each module's PTX with the plan's load actions applied
@@ -53,5 +54,17 @@ int patched_ptx_write_module(const struct ptx_module *pm, const char *id,
  * Returns the number of files written, or a negative CA_E_* code.
  */
 int patched_ptx_write_all(const struct report_input *in, const char *out_dir);
+
+/*
+ * `run --plan`: writes <dir>/<id>.ptx, the file the injection library
+ * substitutes (docs/injection.md), for every module of in with PTX that
+ * the plan patches; *patched counts them. Returns 0 or a negative CA_E_*
+ * code with the message set.
+ */
+int patched_ptx_write_intake(const struct intake *in, const struct plan *plan, const char *dir,
+			     size_t *patched);
+/* The plan's "l2_windows" section as <dir>/l2_windows.json, its path in
+ * *path (the caller frees); *path NULL and 0 when the plan has none. */
+int patched_ptx_write_l2_windows(const struct plan *plan, const char *dir, char **path);
 
 #endif

@@ -1,6 +1,5 @@
 #define _GNU_SOURCE
 #include <errno.h>
-#include <ftw.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include "base/atomic_file.h"
 #include "base/error.h"
 #include "base/json_file.h"
+#include "base/path.h"
 #include "analysis/plan.h"
 #include "analysis/ptx.h"
 #include "base/strbuf.h"
@@ -53,51 +53,6 @@ static void usage(FILE *f)
 		"EXAMPLES\n"
 		"  cacheadvise run --plan cacheadvise-out/app-20261122-031000/plan.json -- ./app\n"
 		"  cacheadvise run --plan my-plan.json --keep /tmp/applied ./app --size 4096\n");
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static int patch_modules(struct intake *in, const struct plan *plan, const char *dir,
-			 size_t *patched)
-{
-	size_t i;
-	int ret = 0;
-
-	*patched = 0;
-	for (i = 0; i < in->nr_modules && !ret; i++) {
-		struct intake_module *m = &in->modules[i];
-		char *path;
-		int n;
-
-		if (!m->has_ptx || !m->ptx)
-			continue;
-		/* the injection library substitutes <dir>/<id>.ptx (docs/injection.md) */
-		path = xasprintf("%s/%s.ptx", dir, m->id);
-		n = patched_ptx_write_module(m->ptx, m->id, plan, path, NULL);
-		free(path);
-		if (n > 0)
-			(*patched)++;
-		else if (n < 0)
-			ret = n;
-	}
-	return ret;
-}
-
-static int write_windows(const struct plan *plan, const char *dir, char **path)
-{
-	json_t *w = plan_extra_section(plan, "l2_windows");
-
-	*path = NULL;
-	if (!w || !json_is_object(w))
-		return 0;
-	*path = xasprintf("%s/l2_windows.json", dir);
-	return json_file_write(*path, w);
 }
 
 int cmd_run(int argc, char **argv)
@@ -183,9 +138,9 @@ int cmd_run(int argc, char **argv)
 	}
 	if (ret)
 		goto fail;
-	ret = patch_modules(&in, &plan, dir, &patched);
+	ret = patched_ptx_write_intake(&in, &plan, dir, &patched);
 	if (!ret)
-		ret = write_windows(&plan, dir, &windows);
+		ret = patched_ptx_write_l2_windows(&plan, dir, &windows);
 	if (ret)
 		goto fail;
 	if (!patched && !windows)
@@ -229,7 +184,7 @@ int cmd_run(int argc, char **argv)
 fail:
 	status = cli_fail(ret, NULL);
 out:
-	if (dir && !opt.keep_dir && nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS))
+	if (dir && !opt.keep_dir && path_remove_tree(dir))
 		cli_warn("cannot remove the temporary directory '%s'", dir);
 	run_events_release(&ev);
 	device_model_release(&dm);
