@@ -3,8 +3,9 @@
 
 /*
  * The capture directory's layout (DESIGN.md "Files", docs/capture-json.md):
- * the one place that spells its file names. Every reader and writer asks
- * here for a path.
+ * the one owner of its paths. Every reader and writer asks here for a path;
+ * the names (CAPTURE_LAYOUT_*) are spelled in base/capture_names.h, which
+ * analysis/ and collectors/ may include.
  *
  *   capture.json  plan.json  sources.json  source.patch  regcache.patch
  *   report.txt  report.html  report.json  hints.sarif  .lock
