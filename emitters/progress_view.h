@@ -8,6 +8,9 @@
  * elsewhere (a log, CI) one line per finished run with its label. Messages
  * clear the bar, print, and let it be redrawn. The words are
  * emitters/progress_text.h's; every line starts with prefix.
+ * NEEDSWORK: this draws on the stream the command gives it, a terminal
+ * included, from emitters/ (STYLE.md keeps terminals to src/); it moved
+ * here from src/cmd_profile.c to keep the commands thin (issue 37).
  */
 
 #include <pthread.h>
