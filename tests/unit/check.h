@@ -117,4 +117,21 @@ static inline int check_ptxas_accepts(const char *text)
 	return rc == 0;
 }
 
+/*
+ * Removes a test's temporary directory, or keeps it (and says where) when
+ * CA_KEEP is set, to look at what the test left.
+ */
+static inline void check_remove_dir(const char *dir)
+{
+	char cmd[4200];
+
+	if (getenv("CA_KEEP")) {
+		fprintf(stderr, "kept %s\n", dir);
+		return;
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd) != 0)
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
 #endif

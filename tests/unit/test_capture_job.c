@@ -517,15 +517,7 @@ static void profile_job(const char *self, const struct job *j)
 	CHECK_INT(profile_write_capture(&c, "complete"), 0);
 out:
 	profile_ctx_release(&c);
-	if (getenv("CA_KEEP")) {
-		fprintf(stderr, "kept %s\n", dir);
-	} else {
-		char *rm = xasprintf("rm -rf '%s'", dir);
-
-		if (system(rm) != 0)
-			fprintf(stderr, "could not remove %s\n", dir);
-		free(rm);
-	}
+	check_remove_dir(dir);
 }
 
 int main(int argc, char **argv)

@@ -302,13 +302,7 @@ static void test_triton_oracle(int with_default)
 	}
 	capture_release(&cap);
 	profile_ctx_release(&c);
-	if (!getenv("CA_KEEP")) {
-		char *rm = xasprintf("rm -rf '%s'", dir);
-
-		if (system(rm) != 0)
-			fprintf(stderr, "could not remove %s\n", dir);
-		free(rm);
-	}
+	check_remove_dir(dir);
 }
 
 /*
@@ -382,13 +376,7 @@ static void test_monitor_note(int result_differs, int monitor_first)
 	/* out of the directory about to go, back where the test started */
 	CHECK_INT(chdir(cwd ? cwd : "/tmp"), 0);
 	free(cwd);
-	if (!getenv("CA_KEEP")) {
-		char *rm = xasprintf("rm -rf '%s'", dir);
-
-		if (system(rm) != 0)
-			fprintf(stderr, "could not remove %s\n", dir);
-		free(rm);
-	}
+	check_remove_dir(dir);
 }
 
 int main(void)
@@ -898,15 +886,7 @@ int main(void)
 	free(orig_text);
 	profile_ctx_release(&c);
 	/* CA_KEEP=1 keeps the capture directory to look at */
-	if (getenv("CA_KEEP")) {
-		fprintf(stderr, "kept %s\n", dir);
-	} else {
-		char *rm = xasprintf("rm -rf '%s'", dir);
-
-		if (system(rm) != 0)
-			fprintf(stderr, "could not remove %s\n", dir);
-		free(rm);
-	}
+	check_remove_dir(dir);
 	test_triton_oracle(0);
 	test_triton_oracle(1);
 	test_monitor_note(0, 0);
