@@ -56,6 +56,37 @@ static long long launches_per_counted_run(const struct capture *cap)
 	return n;
 }
 
+/* cost->*_seconds by mechanism, from the runs' own costs (capture_cost.h). */
+static void by_mechanism(const struct capture *cap, struct capture_cost *cost)
+{
+	double runs_wall = 0, costed_wall = 0, in_mechanisms = 0;
+	size_t i;
+	int m;
+
+	for (m = 0; m < RUN_COST_NR_MECHANISMS; m++)
+		cost->mechanism_seconds[m] = 0;
+	for (i = 0; i < cap->nr_runs; i++) {
+		const struct capture_run *r = &cap->runs[i];
+
+		if (!(r->wall_seconds > 0))
+			continue;
+		runs_wall += r->wall_seconds;
+		if (!r->has_cost)
+			continue;
+		cost->has_mechanisms = 1;
+		costed_wall += r->wall_seconds;
+		for (m = 0; m < RUN_COST_NR_MECHANISMS; m++)
+			if (r->cost_seconds[m] > 0) {
+				cost->mechanism_seconds[m] += r->cost_seconds[m];
+				in_mechanisms += r->cost_seconds[m];
+			}
+	}
+	cost->program_seconds = costed_wall > in_mechanisms ? costed_wall - in_mechanisms : 0;
+	cost->tool_seconds = cost->wall_seconds > runs_wall ? cost->wall_seconds - runs_wall : 0;
+	if (isnan(cost->wall_seconds))
+		cost->tool_seconds = NAN;
+}
+
 void capture_cost_compute(const struct capture *cap, double wall_seconds, struct capture_cost *cost)
 {
 	const char *method = cap->has_measure ? cap->measure.method : NULL;
@@ -91,4 +122,5 @@ void capture_cost_compute(const struct capture *cap, double wall_seconds, struct
 	cost->wall_seconds = wall_seconds;
 	cost->native_seconds = native > 0 ? native : NAN;
 	cost->ratio = native > 0 ? wall_seconds / native : NAN;
+	by_mechanism(cap, cost);
 }

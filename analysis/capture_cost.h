@@ -33,6 +33,9 @@ const char *capture_cost_step(const char *variant);
  *   wall_seconds      as given
  *   native_seconds    the discovery run's wall_seconds, NAN without one
  *   ratio             wall_seconds / native_seconds, NAN without native
+ *   mechanism_seconds the runs' cost by mechanism (the runs' "cost"), with
+ *                     program_seconds and tool_seconds (capture_model.h);
+ *                     has_mechanisms when a run has one
  */
 void capture_cost_compute(const struct capture *cap, double wall_seconds,
 			  struct capture_cost *cost);

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "analysis/device_model.h"
+#include "base/run_cost.h"
 
 /*
  * The capture (capture.json, docs/capture-json.md), typed: everything one
@@ -124,6 +125,11 @@ struct capture_run {
 				       theirs to compare (--gpus); 1 or -1 (not written): they are */
 	int gpu;                    /* the GPU it ran on, when has_gpu */
 	char *stdout_sha256;        /* NULL unknown */
+	/* "cost": where the run's processes spent their time (issue 39), by
+	 * base/run_cost.h's mechanism; has_cost 0: not written */
+	int has_cost;
+	double injected_seconds;    /* since the injection started, all processes */
+	double cost_seconds[RUN_COST_NR_MECHANISMS];
 	struct capture_file *files; /* created or changed by the run */
 	size_t nr_files;
 	int has_files;
@@ -440,6 +446,16 @@ struct capture_cost {
 	double wall_seconds;        /* the profile's elapsed time at this write; NAN */
 	double native_seconds;      /* the discovery run's; NAN unknown */
 	double ratio;               /* wall_seconds / native_seconds; NAN unknown */
+	/*
+	 * "seconds_by_mechanism" (issue 39): the runs' time by mechanism
+	 * (summed over the runs that wrote a cost), the program's own time
+	 * (those runs' wall time less the mechanisms), and the tool's time
+	 * outside the runs (wall_seconds less every run's wall time, 0 when
+	 * runs side by side (--gpus) overlap more). has_mechanisms 0: none.
+	 */
+	int has_mechanisms;
+	double mechanism_seconds[RUN_COST_NR_MECHANISMS];
+	double program_seconds, tool_seconds;
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 

@@ -27,6 +27,63 @@ static int read_file(const struct rd *r, json_t *o, const char *path, struct cap
 	return 0;
 }
 
+/* Mechanism -> seconds (a run's cost.seconds, cost.seconds_by_mechanism):
+ * known names into secs[], "program" and "tool" into *program and *tool
+ * when given; names of a newer version are kept as written. */
+static int read_mechanisms(const struct rd *r, json_t *by, const char *path, double *secs,
+			   double *program, double *tool)
+{
+	const char *name;
+	json_t *v;
+	int m, ret;
+
+	if ((ret = capture_rd_object(r, by, path)))
+		return ret;
+	json_object_foreach(by, name, v) {
+		double *into = (m = run_cost_mechanism_of(name)) >= 0 ? &secs[m] :
+			       program && !strcmp(name, "program") ? program :
+			       tool && !strcmp(name, "tool") ? tool : NULL;
+
+		if (into && (ret = capture_rd_num(r, by, path, name, into, NUM_COUNT)))
+			return ret;
+	}
+	return 0;
+}
+
+static json_t *mechanisms_json(const struct capture_section *source, const double *secs)
+{
+	json_t *o = capture_start(source);
+	int m;
+
+	for (m = 0; m < RUN_COST_NR_MECHANISMS; m++)
+		capture_put_num(o, run_cost_mechanisms[m], secs[m]);
+	return o;
+}
+
+/* A run's "cost" (collectors/events.h: the processes' `cost` events). */
+static int read_run_cost(const struct rd *r, json_t *o, const char *path, struct capture_run *run)
+{
+	json_t *cost = capture_member(o, "cost"), *secs;
+	char sub[200];
+	int m, ret;
+
+	for (m = 0; m < RUN_COST_NR_MECHANISMS; m++)
+		run->cost_seconds[m] = NAN;
+	run->injected_seconds = NAN;
+	if (!cost)
+		return 0;
+	snprintf(sub, sizeof(sub), "%s.cost", path);
+	if ((ret = capture_rd_object(r, cost, sub)) ||
+	    (ret = capture_rd_num(r, cost, sub, "injected_seconds", &run->injected_seconds,
+				  NUM_COUNT)))
+		return ret;
+	run->has_cost = 1;
+	if (!(secs = capture_member(cost, "seconds")))
+		return 0;
+	snprintf(sub, sizeof(sub), "%s.cost.seconds", path);
+	return read_mechanisms(r, secs, sub, run->cost_seconds, NULL, NULL);
+}
+
 int capture_read_run(const struct rd *r, json_t *o, const char *path, struct capture_run *run)
 {
 	json_t *files, *v;
@@ -52,6 +109,7 @@ int capture_read_run(const struct rd *r, json_t *o, const char *path, struct cap
 	    (ret = capture_rd_str(r, o, path, "stdout_sha256", &run->stdout_sha256, 0)) ||
 	    (ret = capture_rd_bool(r, o, path, "files_walk_truncated", &run->files_walk_truncated)) ||
 	    (ret = capture_rd_bool(r, o, path, "files_compared", &run->files_compared)) ||
+	    (ret = read_run_cost(r, o, path, run)) ||
 	    (ret = capture_rd_array(r, o, path, "files", &files)))
 		return ret;
 	if (run->index == -2)
@@ -92,6 +150,16 @@ json_t *capture_run_json(const struct capture_run *run)
 	capture_put_str(o, "stdout_sha256", run->stdout_sha256);
 	capture_put_bool(o, "files_walk_truncated", run->files_walk_truncated);
 	capture_put_bool(o, "files_compared", run->files_compared);
+	if (run->has_cost) {
+		json_t *was = json_object_get(o, "cost");
+		json_t *cost = capture_start(SEC(was));
+
+		capture_put_num(cost, "injected_seconds", run->injected_seconds);
+		json_object_set_new(cost, "seconds",
+				    mechanisms_json(SEC(json_object_get(cost, "seconds")),
+						    run->cost_seconds));
+		json_object_set_new(o, "cost", cost);
+	}
 	if (run->has_files) {
 		json_t *arr = json_array();
 
@@ -234,7 +302,8 @@ static int read_by_step(const struct rd *r, json_t *o, const char *path, const c
 
 int capture_read_cost(const struct rd *r, json_t *o, struct capture_cost *c)
 {
-	int ret;
+	json_t *by;
+	int ret, m;
 
 	c->source = SEC(o);
 	if ((ret = capture_rd_object(r, o, "cost")) ||
@@ -247,7 +316,14 @@ int capture_read_cost(const struct rd *r, json_t *o, struct capture_cost *c)
 	    (ret = capture_rd_num(r, o, "cost", "native_seconds", &c->native_seconds, NUM_COUNT)) ||
 	    (ret = capture_rd_num(r, o, "cost", "ratio", &c->ratio, NUM_COUNT)))
 		return ret;
-	return 0;
+	for (m = 0; m < RUN_COST_NR_MECHANISMS; m++)
+		c->mechanism_seconds[m] = NAN;
+	c->program_seconds = c->tool_seconds = NAN;
+	if (!(by = capture_member(o, "seconds_by_mechanism")))
+		return 0;
+	c->has_mechanisms = 1;
+	return read_mechanisms(r, by, "cost.seconds_by_mechanism", c->mechanism_seconds,
+			       &c->program_seconds, &c->tool_seconds);
 }
 
 json_t *capture_cost_to_json(const struct capture_cost *c)
@@ -276,6 +352,14 @@ json_t *capture_cost_to_json(const struct capture_cost *c)
 	capture_put_num(o, "wall_seconds", c->wall_seconds);
 	capture_put_num(o, "native_seconds", c->native_seconds);
 	capture_put_num(o, "ratio", c->ratio);
+	if (c->has_mechanisms) {
+		json_t *mj = mechanisms_json(SEC(json_object_get(o, "seconds_by_mechanism")),
+					     c->mechanism_seconds);
+
+		capture_put_num(mj, "program", c->program_seconds);
+		capture_put_num(mj, "tool", c->tool_seconds);
+		json_object_set_new(o, "seconds_by_mechanism", mj);
+	}
 	return o;
 }
 

@@ -372,6 +372,23 @@ static void add_allocation(struct run_events *ev, json_t *seq, json_t *bytes)
 		json_object_set(a, "bytes", bytes);
 }
 
+/* A process's `cost` event, added to the run's (unknown names ignored). */
+static void add_cost(struct run_events *ev, json_t *o)
+{
+	json_t *secs = json_object_get(o, "seconds"), *v;
+	const char *name;
+	int m;
+
+	if (!json_is_number(json_object_get(o, "injected_seconds")) || !json_is_object(secs))
+		return;
+	ev->has_cost = 1;
+	ev->injected_seconds += json_number_value(json_object_get(o, "injected_seconds"));
+	json_object_foreach(secs, name, v)
+		if ((m = run_cost_mechanism_of(name)) >= 0 && json_is_number(v) &&
+		    json_number_value(v) >= 0)
+			ev->cost_seconds[m] += json_number_value(v);
+}
+
 static void handle(struct run_events *ev, json_t *o)
 {
 	const char *type = str(o, "ev");
@@ -399,6 +416,8 @@ static void handle(struct run_events *ev, json_t *o)
 				ev->ranks[ev->nr_ranks++] = (int)json_integer_value(r);
 			}
 		}
+	} else if (!strcmp(type, "cost")) {
+		add_cost(ev, o);
 	} else if (!strcmp(type, "device")) {
 		/* the GPU of the process's first context (a job's rank) */
 		if (!ev->gpu && str(o, "pci_bus_id"))

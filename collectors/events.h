@@ -6,6 +6,8 @@
 
 #include <jansson.h>
 
+#include "base/run_cost.h"
+
 /*
  * What one program run told the injection library (OUT/events.jsonl, one
  * JSON object a line; docs/injection.md), gathered per kernel.
@@ -112,6 +114,12 @@ struct run_events {
 	/* The GPU the first process's first context ran on (the `device`
 	 * event: PCI bus id), NULL unknown. */
 	char *gpu;
+	/* Where the processes' time went (the `cost` events, issue 39):
+	 * seconds by base/run_cost.h's mechanism and in all since the
+	 * injection started, summed over the processes that wrote one. */
+	int has_cost;
+	double cost_seconds[RUN_COST_NR_MECHANISMS];
+	double injected_seconds;
 	int file_rank_;            /* private: the rank the file being read named, -1 none */
 	int files_;                /* private: the processes' files read so far */
 	json_t *join_;             /* private: one process's correlation -> version */

@@ -8,6 +8,45 @@
 #include "emitters/progress_text.h"
 #include "emitters/report_cost.h"
 
+/* "; where the time went: program 4.1 s, counter setup 3.0 s, ...": the
+ * parts over 2% of the wall time, largest first (issue 39). */
+static void add_mechanisms(struct strbuf *sb, const struct capture_cost *cost)
+{
+	const char *name[RUN_COST_NR_MECHANISMS + 2];
+	double secs[RUN_COST_NR_MECHANISMS + 2];
+	size_t n = 0, i, j, shown = 0;
+	int m;
+
+	if (!cost->has_mechanisms || !(cost->wall_seconds > 0))
+		return;
+	for (m = 0; m < RUN_COST_NR_MECHANISMS; m++) {
+		name[n] = run_cost_mechanisms[m];
+		secs[n++] = cost->mechanism_seconds[m];
+	}
+	name[n] = "program";
+	secs[n++] = cost->program_seconds;
+	name[n] = "tool";
+	secs[n++] = cost->tool_seconds;
+	for (i = 0; i < n; i++) {           /* largest first */
+		for (j = i + 1; j < n; j++)
+			if (secs[j] > secs[i]) {
+				double s = secs[i];
+				const char *t = name[i];
+
+				secs[i] = secs[j];
+				name[i] = name[j];
+				secs[j] = s;
+				name[j] = t;
+			}
+		if (!(secs[i] > 0.02 * cost->wall_seconds))
+			break;
+		strbuf_addstr(sb, shown++ ? ", " : "; where the time went: ");
+		for (j = 0; name[i][j]; j++)          /* counter_setup -> counter setup */
+			strbuf_addch(sb, name[i][j] == '_' ? ' ' : name[i][j]);
+		strbuf_addf(sb, " %.1f s", secs[i]);
+	}
+}
+
 char *report_cost_line(const struct capture *cap)
 {
 	const struct capture_cost *cost = &cap->cost;
@@ -63,6 +102,7 @@ char *report_cost_line(const struct capture *cap)
 			strbuf_addf(&sb, "%s%lld on GPU %d", j ? ", " : "; runs by GPU (--gpus): ", runs[j],
 				    gpus[j]);
 	}
+	add_mechanisms(&sb, cost);
 	for (i = 0; cap->has_budget && i < cap->budget.nr_skipped; i++)
 		strbuf_addf(&sb, "%s%s (about %.0f s)", i ? ", " : "; skipped to keep within the "
 			    "budget (--budget): ", cap->budget.skipped[i].step,

@@ -36,6 +36,7 @@
 #include "analysis/ptx_instrument.h"
 #include "base/strbuf.h"
 #include "collectors/inject/alloc_table.h"
+#include "collectors/inject/cost_clock.h"
 #include "collectors/inject/inject.h"
 #include "collectors/inject/l2_windows.h"
 #include "collectors/inject/launch_plan.h"
@@ -71,7 +72,8 @@ static __thread int in_own_call;
 
 void inject_event(json_t *ev)
 {
-	char *s;
+	struct cost_clock_token t;
+	char *s, *line;
 	size_t len;
 
 	if (!ev)
@@ -80,20 +82,20 @@ void inject_event(json_t *ev)
 		json_decref(ev);
 		return;
 	}
+	t = cost_clock_enter(RUN_COST_EVENT_WRITING);
 	s = json_dumps(ev, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_decref(ev);
-	if (!s)
-		return;
-	len = strlen(s);
-	s = realloc(s, len + 2);
-	if (!s)
-		return;
-	s[len] = '\n';
-	/* One write() of an O_APPEND descriptor: lines never interleave. */
-	if (write(g.events_fd, s, len + 1) < 0) {
-		/* nothing sensible to do inside the program: drop the event */
+	len = s ? strlen(s) : 0;
+	if (s && (line = realloc(s, len + 2))) {
+		line[len] = '\n';
+		/* One write() of an O_APPEND descriptor: lines never interleave. */
+		if (write(g.events_fd, line, len + 1) < 0) {
+			/* nothing sensible to do inside the program: drop the event */
+		}
+		s = line;
 	}
 	free(s);
+	cost_clock_leave(t);
 }
 
 void inject_error(const char *fmt, ...)
@@ -159,17 +161,21 @@ static void on_module_loaded(const char *api, const void *image, const char *fil
 			     void *handle_out, int is_library)
 {
 	struct seen_module *m;
+	struct cost_clock_token t;
 	char *subst;
 	size_t subst_len = 0;
 	json_t *ev, *fns;
 	size_t i;
 
+	t = cost_clock_enter(RUN_COST_MODULE_READING);
 	m = module_table_identify(&g.modules, image, file_name, api);
+	if (m)
+		save_module_ptx(m);
+	cost_clock_leave(t);
 	if (!m) {
 		inject_error("%s: cannot identify the module: %s", api, module_table_error());
 		return;
 	}
-	save_module_ptx(m);
 	ev = json_pack("{s:s, s:s, s:s, s:b, s:s?, s:s?}", "ev", "module", "api", api, "id",
 		       m->id, "has_ptx", m->ptx != NULL, "origin", m->origin, "path", file_name);
 	if (m->ptx_file)
@@ -189,10 +195,12 @@ static void on_module_loaded(const char *api, const void *image, const char *fil
 		void *old = *(void **)handle_out, *fresh = NULL;
 
 		in_own_call++;
+		t = cost_clock_enter(RUN_COST_MODULE_JIT);
 		if (is_library)
 			r = cuLibraryLoadData((CUlibrary *)&fresh, subst, NULL, NULL, 0, NULL, NULL, 0);
 		else
 			r = cuModuleLoadData((CUmodule *)&fresh, subst);
+		cost_clock_leave(t);
 		if (r == CUDA_SUCCESS) {
 			*(void **)handle_out = fresh;
 			if (is_library)
@@ -292,11 +300,15 @@ static json_t *launch_args_json(CUfunction f, void **params)
 
 static void ensure_range_metrics(CUcontext ctx, int per_launch)
 {
+	struct cost_clock_token t;
+
 	if (g.rm || g.rm_ctx)
 		return;
 	g.rm_ctx = ctx;
 	in_own_call++;
+	t = cost_clock_enter(RUN_COST_COUNTER_SETUP);
 	g.rm = range_metrics_new(ctx, g.metric_list, per_launch);
+	cost_clock_leave(t);
 	in_own_call--;
 }
 
@@ -669,14 +681,19 @@ static void at_exit(void)
 {
 	pthread_mutex_lock(&g.lock);
 	if (g.rm) {
+		struct cost_clock_token t = cost_clock_enter(RUN_COST_COUNTER_READING);
+
 		in_own_call++;
 		range_metrics_free(g.rm);
 		in_own_call--;
+		cost_clock_leave(t);
 		g.rm = NULL;
 	}
 	pthread_mutex_unlock(&g.lock);
 	if (g.timing)
 		cuptiActivityFlushAll(1);
+	/* where this process's time went (issue 39), before its exit event */
+	inject_event(cost_clock_json());
 	inject_event(json_pack("{s:s, s:I}", "ev", "exit", "launches", (json_int_t)g.launch_seq));
 }
 
@@ -697,7 +714,7 @@ static int env_flag(const char *name)
 		}                                                                 \
 	} while (0)
 
-__attribute__((visibility("default"))) int InitializeInjection(void)
+static int initialize(void)
 {
 	static const CUpti_CallbackId driver_cbids[] = {
 		CUPTI_DRIVER_TRACE_CBID_cuLibraryLoadData,
@@ -797,4 +814,16 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
 	}
 	atexit(at_exit);
 	return 1;
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void)
+{
+	struct cost_clock_token t;
+	int ret;
+
+	cost_clock_start();
+	t = cost_clock_enter(RUN_COST_INJECTION_SETUP);
+	ret = initialize();
+	cost_clock_leave(t);
+	return ret;
 }

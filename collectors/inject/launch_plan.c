@@ -35,6 +35,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "analysis/ptx_instrument.h"
+#include "collectors/inject/cost_clock.h"
 #include "collectors/inject/inject.h"
 #include "collectors/inject/own_module.h"
 
@@ -881,6 +882,7 @@ void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 {
 	struct plan_kernel *k = find_kernel(p, li->kernel);
 	const struct plan_sample *s;
+	struct cost_clock_token t;
 	uint64_t ordinal;
 
 	if (!k)
@@ -888,6 +890,7 @@ void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 	ordinal = k->next_ordinal++;
 	k->program_fn = *li->f;
 	k->ran_own = NULL;
+	t = cost_clock_enter(RUN_COST_REPLAYS);
 	if (k->nr_variants && (s = sample_for(k, ordinal)))
 		replay_variants(p, k, mods, allocs, rm, li, s, ordinal);
 	if (k->nr_versions && k->rounds && is_replay_ordinal(k, ordinal))
@@ -895,6 +898,7 @@ void launch_plan_before(struct launch_plan *p, struct module_table *mods,
 	choose_version(k, li, ordinal);
 	monitor_before(k, li, ordinal);
 	carveout_before(p, k, allocs, li, ordinal);
+	cost_clock_leave(t);
 	/* counters on the program's own launch (label "own"), e.g. the L2 step's DRAM runs */
 	if (rm && !k->own_profiled && listed(k->profile_ordinals, k->nr_profile_ordinals, ordinal)) {
 		range_metrics_begin(rm, li->seq, k->name, "own", ordinal, 0);

@@ -9,6 +9,7 @@
 #include "base/error.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "collectors/inject/cost_clock.h"
 #include "collectors/inject/inject.h"
 
 /*
@@ -112,6 +113,7 @@ CUfunction own_module_function(struct own_module *om, const char *what, const ch
 			       const char *kernel, CUfunction program_fn, unsigned shared)
 {
 	struct strbuf sb = STRBUF_INIT;
+	struct cost_clock_token t;
 	CUresult r;
 
 	if (om->fn && om->program_fn != program_fn) {
@@ -131,7 +133,9 @@ CUfunction own_module_function(struct own_module *om, const char *what, const ch
 		strbuf_release(&sb);
 		return NULL;
 	}
+	t = cost_clock_enter(RUN_COST_MODULE_JIT);
 	r = cuModuleLoadData(&om->module, sb.buf);
+	cost_clock_leave(t);
 	if (r == CUDA_SUCCESS)
 		r = cuModuleGetFunction(&om->fn, om->module, kernel);
 	if (r != CUDA_SUCCESS) {

@@ -14,6 +14,7 @@
 #include <cupti_target.h>
 
 #include "base/xalloc.h"
+#include "collectors/inject/cost_clock.h"
 #include "collectors/inject/inject.h"
 
 /* Ranges a session holds: launch plans batch up to this many replays in
@@ -225,7 +226,7 @@ static void config_release(struct rm_config *cfg)
 
 /* SetConfig and Start: from here every launch is a range (auto range,
  * kernel replay). Returns 0 or -1 with an error event. */
-static int start_session(struct range_metrics *rm, int which)
+static int start_session_now(struct range_metrics *rm, int which)
 {
 	const struct rm_config *cfg = &rm->configs[which];
 
@@ -254,6 +255,16 @@ static int start_session(struct range_metrics *rm, int which)
 	return 0;
 fail:
 	return -1;
+}
+
+/* start_session_now, its time counted as counter setup (cost_clock.h). */
+static int start_session(struct range_metrics *rm, int which)
+{
+	struct cost_clock_token t = cost_clock_enter(RUN_COST_COUNTER_SETUP);
+	int ret = start_session_now(rm, which);
+
+	cost_clock_leave(t);
+	return ret;
 }
 
 struct range_metrics *range_metrics_new(void *cu_context, const char *metric_list, int per_launch)
@@ -321,8 +332,7 @@ fail:
 	return NULL;
 }
 
-/* Decodes the ranges of the launches made so far and records them. */
-static void flush_ranges(struct range_metrics *rm)
+static void flush_ranges_now(struct range_metrics *rm)
 {
 	const struct rm_config *cfg = &rm->configs[rm->cur];
 	CUpti_RangeProfiler_DecodeData_Params decode = { .structSize = CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE };
@@ -382,6 +392,15 @@ fail:
 		rm->pending_label[r] = NULL;
 	}
 	rm->nr_pending = 0;
+}
+
+/* Decodes the ranges of the launches made so far and records them. */
+static void flush_ranges(struct range_metrics *rm)
+{
+	struct cost_clock_token t = cost_clock_enter(RUN_COST_COUNTER_READING);
+
+	flush_ranges_now(rm);
+	cost_clock_leave(t);
 }
 
 void range_metrics_before_launch(struct range_metrics *rm, uint64_t seq, const char *kernel)

@@ -401,6 +401,17 @@ static void run_setup(struct profile_ctx *c, const struct run_request *req, cons
 	spec->timeout_seconds = c->opt->timeout;
 }
 
+/* A run's "cost": where its processes' time went (issue 39). */
+static json_t *run_cost_json(const struct run_events *ev)
+{
+	json_t *secs = json_object();
+	int m;
+
+	for (m = 0; m < RUN_COST_NR_MECHANISMS; m++)
+		json_object_set_new(secs, run_cost_mechanisms[m], json_real(ev->cost_seconds[m]));
+	return json_pack("{s:f, s:o}", "injected_seconds", ev->injected_seconds, "seconds", secs);
+}
+
 /* The run's record, appended to capture.runs (and returned, borrowed). */
 static json_t *run_record(struct profile_ctx *c, unsigned index, const char *variant,
 			  const struct run_result *res, const char *hex, struct run_events *ev,
@@ -424,6 +435,8 @@ static json_t *run_record(struct profile_ctx *c, unsigned index, const char *var
 		json_object_set_new(rj, "gpu", json_integer(c->opt->gpus[gpu]));
 	if (ev && json_array_size(ev->errors))
 		json_object_set(rj, "errors", ev->errors);
+	if (ev && ev->has_cost)
+		json_object_set_new(rj, "cost", run_cost_json(ev));
 	json_array_append_new(c->runs_json, rj);
 	return rj;
 }

@@ -8,6 +8,9 @@
 #   tests/gpu/run.sh gpu_corpus      the corpus of real programs
 #                                    (bench/gpu_corpus.sh; CA_CORPUS_APPS)
 #
+# CA_TEST_LIMIT (default 420): seconds one test may take before it is
+# stopped and counted FAIL(124).
+#
 # Build on the development machine and carry the build folder (FACTS.md):
 #   cmake -S . -B build-gpu -DCMAKE_BUILD_TYPE=Release -DCACHEADVISE_WERROR=OFF
 #   cmake --build build-gpu -j
@@ -59,7 +62,9 @@ fi
 for t in "${tests[@]}"; do
 	name=$(basename "$t" .sh)
 	start=$(date +%s)
-	bash "$t" >"$LOGS/$name.log" 2>&1
+	# one test may not take the whole call: past CA_TEST_LIMIT seconds it
+	# is stopped (FAIL(124)) and the next one runs
+	timeout -k 10 "${CA_TEST_LIMIT:-420}" bash "$t" >"$LOGS/$name.log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	nr_run=$((nr_run + 1))

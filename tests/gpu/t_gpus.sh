@@ -26,7 +26,7 @@ PY
 profile() { # profile NAME ARGS...
 	local name=$1; shift
 	local t0=$SECONDS
-	"$CACHEADVISE" profile --out "$WORK/$name" --no-l2 --no-softcache "$@" \
+	"$CACHEADVISE" profile --out "$WORK/$name" --no-l2 --no-softcache --no-monitor "$@" \
 		>"$WORK/$name.stdout" 2>"$WORK/$name.stderr"
 	local rc=$?
 	echo $((SECONDS - t0)) >"$WORK/$name.seconds"
@@ -34,9 +34,12 @@ profile() { # profile NAME ARGS...
 	[ "$rc" = 0 ] && ok || not_ok "profile $name failed (exit $rc): $(tail -n 5 "$WORK/$name.stderr")"
 }
 
+# stream_table: 25 program runs with --measure runs, ~20 of them variants
+# (a few seconds each on one H200), so the measurement runs dominate; the
+# verification is left out of this comparison, as it times on one GPU
 for mode in runs launches; do
-	profile "one-$mode" --measure $mode --gpus 0 -- "$SAMPLES/wide_iter"
-	profile "two-$mode" --measure $mode --gpus 0,1 -- "$SAMPLES/wide_iter"
+	profile "one-$mode" --measure $mode --no-verify --gpus 0 -- "$SAMPLES/stream_table"
+	profile "two-$mode" --measure $mode --no-verify --gpus 0,1 -- "$SAMPLES/stream_table"
 	one=$WORK/one-$mode two=$WORK/two-$mode
 	if [ "$(plan_key "$one/plan.json")" = "$(plan_key "$two/plan.json")" ]; then ok; else
 		not_ok "$mode: --gpus 0,1 gave another plan than one GPU"
@@ -52,5 +55,12 @@ for mode in runs launches; do
 		"$two/capture.json"
 	s1=$(cat "$one.seconds") s2=$(cat "$two.seconds")
 	result "--gpus 0,1 vs 0, --measure $mode: ${s2} s vs ${s1} s ($(python3 -c "print('%.2f' % ($s2 / max($s1, 1)))")x), plan $(plan_key "$two/plan.json" | wc -l) loads"
+	# --measure runs: one program run a variant, the measurement dominates;
+	# issue 35's target is at most 0.6x one GPU's wall time
+	if [ "$mode" = runs ]; then
+		if [ "$((s2 * 10))" -le "$((s1 * 6))" ]; then ok; else
+			not_ok "--measure runs: --gpus 0,1 took ${s2} s, more than 0.6x one GPU's ${s1} s"
+		fi
+	fi
 done
 finish

@@ -207,6 +207,61 @@ static void test_line(void)
 	json_decref(cap);
 }
 
+/* Where the time went (issue 39): the runs' own costs summed by
+ * mechanism, the program's rest and the tool's time outside the runs,
+ * written and read back, and the report line's largest parts. */
+static void test_mechanisms(void)
+{
+	json_t *cap = json_loads("{\"schema\": \"cacheadvise.capture/1\", \"kernels\": [],"
+		" \"runs\": [{\"index\": 0, \"variant\": \"discovery\", \"wall_seconds\": 1.0},"
+		" {\"index\": 1, \"variant\": \"capture\", \"wall_seconds\": 4.0, \"cost\":"
+		"  {\"injected_seconds\": 3.9, \"seconds\": {\"module_jit\": 1.5,"
+		"   \"counter_setup\": 1.0, \"replays\": 0.5, \"a_newer_one\": 9}}},"
+		" {\"index\": 2, \"variant\": \"capture\", \"wall_seconds\": 3.0, \"cost\":"
+		"  {\"injected_seconds\": 2.9, \"seconds\": {\"module_jit\": 0.5,"
+		"   \"counter_setup\": 0.8}}}],"
+		" \"measure\": {\"method\": \"launches\", \"kernels\": {}}}", 0, NULL);
+	json_t *cost, *by;
+	char *line;
+
+	CHECK(cap != NULL);
+	cost = cost_json(cap, 10.5);
+	by = json_object_get(cost, "seconds_by_mechanism");
+	CHECK(json_is_object(by));
+	CHECK(fabs(num(by, "module_jit") - 2.0) < 1e-9);
+	CHECK(fabs(num(by, "counter_setup") - 1.8) < 1e-9);
+	CHECK(fabs(num(by, "replays") - 0.5) < 1e-9);
+	CHECK(fabs(num(by, "injection_setup")) < 1e-9);
+	/* the two costed runs' 7 s less 4.3 s of mechanisms; 10.5 s less 8 s of runs */
+	CHECK(fabs(num(by, "program") - 2.7) < 1e-9);
+	CHECK(fabs(num(by, "tool") - 2.5) < 1e-9);
+	CHECK(json_object_get(by, "a_newer_one") == NULL);
+	json_object_set_new(cap, "cost", cost);
+	line = line_of(cap);
+	CHECK(line && strstr(line, "; where the time went: program 2.7 s, tool 2.5 s, "
+			     "module jit 2.0 s, counter setup 1.8 s, replays 0.5 s"));
+	free(line);
+	/* runs without a cost: no breakdown, as before */
+	json_object_del(json_array_get(json_object_get(cap, "runs"), 1), "cost");
+	json_object_del(json_array_get(json_object_get(cap, "runs"), 2), "cost");
+	cost = cost_json(cap, 10.0);
+	CHECK(json_object_get(cost, "seconds_by_mechanism") == NULL);
+	json_decref(cost);
+	/* a run's cost the reader refuses: a negative time */
+	json_object_set_new(json_array_get(json_object_get(cap, "runs"), 1), "cost",
+			    json_pack("{s:f, s:{s:f}}", "injected_seconds", 1.0, "seconds",
+				      "replays", -1.0));
+	{
+		struct capture c;
+
+		capture_init(&c);
+		CHECK(capture_from_json(&c, cap, "capture.json") != 0);
+		error_clear();
+		capture_release(&c);
+	}
+	json_decref(cap);
+}
+
 int main(void)
 {
 	test_steps();
@@ -214,5 +269,6 @@ int main(void)
 	test_runs();
 	test_empty();
 	test_line();
+	test_mechanisms();
 	return check_done();
 }

@@ -61,6 +61,8 @@ static void test_several_processes(void)
 		"{\"ev\":\"alloc\",\"seq\":1,\"bytes\":64,\"ptr\":9000}\n"
 		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\",\"grid\":[4,1,1],\"block\":[256,1,1]}\n"
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":100,\"end\":350}\n"
+		"{\"ev\":\"cost\",\"injected_seconds\":2.5,\"seconds\":{\"module_jit\":0.75,"
+		"\"replays\":0.25,\"later\":3}}\n"
 		"{\"ev\":\"exit\",\"launches\":1}\n");
 	snprintf(path, sizeof(path), "%s/events.20.jsonl", dir);
 	write_file(path,
@@ -71,6 +73,8 @@ static void test_several_processes(void)
 		"{\"ev\":\"launch\",\"seq\":0,\"kernel\":\"k1\",\"grid\":[8,1,1],\"block\":[128,1,1]}\n"
 		"{\"ev\":\"launch\",\"seq\":1,\"kernel\":\"k3\",\"grid\":[1,1,1],\"block\":[32,1,1]}\n"
 		"{\"ev\":\"kernel_time\",\"kernel\":\"k1\",\"start\":400,\"end\":450}\n"
+		"{\"ev\":\"cost\",\"injected_seconds\":1.5,\"seconds\":{\"module_jit\":0.5,"
+		"\"replays\":-4}}\n"
 		"{\"ev\":\"exit\",\"launches\":2}\n");
 	/* not a process's file: left alone */
 	snprintf(path, sizeof(path), "%s/events.jsonl.bak", dir);
@@ -98,6 +102,12 @@ static void test_several_processes(void)
 	CHECK_INT(json_integer_value(json_object_get(json_array_get(ev.allocations, 0), "seq")), 0);
 	CHECK_INT(json_integer_value(json_object_get(json_array_get(ev.allocations, 0), "bytes")), 8192);
 	CHECK_INT(json_integer_value(json_object_get(json_array_get(ev.allocations, 1), "seq")), 1);
+	/* each process's cost summed; a negative time or an unknown name left out */
+	CHECK(ev.has_cost);
+	CHECK(ev.injected_seconds == 4.0);
+	CHECK(ev.cost_seconds[RUN_COST_MODULE_JIT] == 1.25);
+	CHECK(ev.cost_seconds[RUN_COST_REPLAYS] == 0.25);
+	CHECK(ev.cost_seconds[RUN_COST_COUNTER_SETUP] == 0);
 	run_events_release(&ev);
 
 	/* a process that died (start, no exit) makes the run unclean */
