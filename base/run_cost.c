@@ -7,7 +7,7 @@
 
 /* In the order of enum run_cost_mechanism. */
 const char *const run_cost_mechanisms[RUN_COST_NR_MECHANISMS] = {
-	"injection_setup", "module_reading", "module_jit", "counter_setup",
+	"injection_setup", "module_reading", "module_jit", "counter_config", "counter_setup",
 	"counter_reading", "replays", "event_writing",
 };
 

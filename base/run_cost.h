@@ -12,7 +12,10 @@
  *                     PTX found and saved
  *   module_jit        loading a substituted module or a variant module the
  *                     library builds itself: the driver's JIT of the PTX
- *   counter_setup     the range profiler's configuration and sessions
+ *   counter_config    the counters' configuration and counter data images,
+ *                     built on the host (NVPW) in each process
+ *   counter_setup     the range profiler's other setup: enabling it on the
+ *                     context, the counter availability, the sessions
  *   counter_reading   decoding and evaluating the counters of the ranges
  *   replays           replayed launches of variants, versions and carve-outs
  *                     with the memory they write saved and restored
@@ -26,6 +29,7 @@ enum run_cost_mechanism {
 	RUN_COST_INJECTION_SETUP,
 	RUN_COST_MODULE_READING,
 	RUN_COST_MODULE_JIT,
+	RUN_COST_COUNTER_CONFIG,
 	RUN_COST_COUNTER_SETUP,
 	RUN_COST_COUNTER_READING,
 	RUN_COST_REPLAYS,

@@ -206,6 +206,17 @@ fail:
 	return -1;
 }
 
+/* config_init, its time counted as the host's counter configuration. */
+static int config_init_timed(struct range_metrics *rm, struct rm_config *cfg,
+			     const char *metric_list)
+{
+	struct cost_clock_token t = cost_clock_enter(RUN_COST_COUNTER_CONFIG);
+	int ret = config_init(rm, cfg, metric_list);
+
+	cost_clock_leave(t);
+	return ret;
+}
+
 static void config_release(struct rm_config *cfg)
 {
 	size_t i;
@@ -301,13 +312,13 @@ struct range_metrics *range_metrics_new(void *cu_context, const char *metric_lis
 		avail.pCounterAvailabilityImage = rm->availability;
 		CHECK(cuptiProfilerGetCounterAvailability(&avail));
 	}
-	if (config_init(rm, &rm->configs[RM_FULL], metric_list))
+	if (config_init_timed(rm, &rm->configs[RM_FULL], metric_list))
 		goto fail;
 	rm->nr_configs = 1;
 	/* the lighter configuration, where the full one counts the hits */
 	if (per_launch && rm->configs[RM_FULL].nr_names > 1 &&
 	    has_metric(&rm->configs[RM_FULL], RM_HITS_METRIC)) {
-		if (config_init(rm, &rm->configs[RM_HITS], RM_HITS_METRIC))
+		if (config_init_timed(rm, &rm->configs[RM_HITS], RM_HITS_METRIC))
 			config_release(&rm->configs[RM_HITS]);
 		else
 			rm->nr_configs = 2;
