@@ -22,25 +22,43 @@ char *progress_text_duration(double seconds)
 }
 
 /* Seconds left: the finished runs' mean time for each run left, less what
- * the run in flight has taken; NAN before a run has finished. */
-static double eta(unsigned done, unsigned total, double last_end, double now, int running)
+ * the run in flight has taken, held by held (progress_eta); NAN before a
+ * run has finished. */
+static double eta(unsigned done, unsigned total, double last_end, double now, int running,
+		  struct progress_eta *held)
 {
-	double left;
+	double left, mean, most;
 
 	if (!done || !total || last_end <= 0)
 		return NAN;
-	left = last_end / done * (total > done ? total - done : 0);
+	mean = last_end / done;
+	left = mean * (total > done ? total - done : 0);
 	if (running)
 		left -= now - last_end;
-	return left < 0 ? 0 : left;
+	if (left < 0)
+		left = 0;
+	if (!held)
+		return left;
+	if (held->shown) {
+		most = held->seconds - (now - held->at);
+		if (most < 0)
+			most = 0;
+		if (total > held->total)
+			most += mean * (total - held->total);
+		if (left > most)
+			left = most;
+	}
+	*held = (struct progress_eta){ 1, left, now, total };
+	return left;
 }
 
-char *progress_text_line(const char *label, unsigned done, unsigned total, double elapsed)
+char *progress_text_line(const char *label, unsigned done, unsigned total, double elapsed,
+			 struct progress_eta *held)
 {
 	char *el = progress_text_duration(elapsed), *ret;
 
 	if (total >= done && total) {
-		char *e = progress_text_duration(eta(done, total, elapsed, elapsed, 0));
+		char *e = progress_text_duration(eta(done, total, elapsed, elapsed, 0, held));
 		ret = xasprintf("run %u/%u done (%s), %s elapsed, ETA %s", done, total,
 				label ? label : "?", el, e);
 		free(e);
@@ -52,11 +70,11 @@ char *progress_text_line(const char *label, unsigned done, unsigned total, doubl
 }
 
 char *progress_text_bar(const char *label, unsigned running, unsigned done, unsigned total,
-			double now, double last_end, unsigned width)
+			double now, double last_end, unsigned width, struct progress_eta *held)
 {
 	struct strbuf sb = STRBUF_INIT;
 	char *el = progress_text_duration(now), *tail;
-	double left = eta(done, total, last_end, now, running != 0);
+	double left = eta(done, total, last_end, now, running != 0, held);
 	unsigned cells = 20, filled = total ? (unsigned)((double)cells * done / total) : 0, i;
 	size_t room;
 

@@ -14,12 +14,27 @@
 char *progress_text_duration(double seconds);
 
 /*
+ * What the ETA has said so far, so that it never grows from one line to
+ * the next by more than the runs the plan gained (issue 39 item 5): zero
+ * it before the first line; NULL where lines are drawn alone.
+ */
+struct progress_eta {
+	int shown;                  /* a figure was shown */
+	double seconds, at;         /* the last figure, and when (seconds since profile began) */
+	unsigned total;             /* the runs planned then */
+};
+
+/*
  * The log line of a run that ended, one a run:
  * "run 2/15 done (baseline#2), 14 s elapsed, ETA 1:30"; without a total,
  * "run 2 done (baseline#2), 14 s elapsed". elapsed is the time since
- * profile began, at the run's end. Caller frees.
+ * profile began, at the run's end. The ETA is the mean time of the
+ * finished runs times the runs left, held by eta (when given) to at most
+ * the last figure less the time since, plus the mean time of each run the
+ * plan gained since. Caller frees.
  */
-char *progress_text_line(const char *label, unsigned done, unsigned total, double elapsed);
+char *progress_text_line(const char *label, unsigned done, unsigned total, double elapsed,
+			 struct progress_eta *eta);
 
 /*
  * The single-line bar of a terminal, redrawn while a run is in flight:
@@ -28,10 +43,10 @@ char *progress_text_line(const char *label, unsigned done, unsigned total, doubl
  * number of the run in flight (0: none), now the time since profile began,
  * last_end the time the last run ended (0 none). The ETA is the mean time
  * of the finished runs times the runs left, less the time the current run
- * has already taken; none is shown before a run has finished. Caller
- * frees.
+ * has already taken, held by eta as in progress_text_line; none is shown
+ * before a run has finished. Caller frees.
  */
 char *progress_text_bar(const char *label, unsigned running, unsigned done, unsigned total,
-			double now, double last_end, unsigned width);
+			double now, double last_end, unsigned width, struct progress_eta *eta);
 
 #endif

@@ -31,7 +31,7 @@ static unsigned term_width(FILE *out)
 static void draw_bar(struct progress_view *v)
 {
 	char *bar = progress_text_bar(v->label, v->running, v->done, v->total,
-				      now_seconds() - v->t0, v->last_end, term_width(v->out));
+				      now_seconds() - v->t0, v->last_end, term_width(v->out), &v->eta);
 
 	fprintf(v->out, "\r\033[K%s", bar);
 	fflush(v->out);
@@ -105,7 +105,7 @@ void progress_view_run(struct progress_view *v, const char *label, unsigned run,
 {
 	if (!v->tty) {
 		if (ended) {
-			char *line = progress_text_line(label, run, planned, elapsed);
+			char *line = progress_text_line(label, run, planned, elapsed, &v->eta);
 			fprintf(v->out, "%s%s\n", v->prefix, line);
 			free(line);
 		}

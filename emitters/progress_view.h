@@ -16,6 +16,8 @@
 #include <pthread.h>
 #include <stdio.h>
 
+#include "emitters/progress_text.h"
+
 struct progress_view {
 	pthread_mutex_t lock;
 	pthread_t ticker;
@@ -26,6 +28,7 @@ struct progress_view {
 	unsigned running, done, total;
 	double t0;                   /* the start of the work on this clock */
 	double last_end;             /* elapsed at the last run's end, 0 none */
+	struct progress_eta eta;     /* what the ETA said last */
 };
 
 /* tty: out is a terminal that takes the redrawn bar. */

@@ -116,9 +116,10 @@ static void print_event(void *data, const struct profile_event *ev)
 		progress_view_message(v, "%s", ev->message);
 		break;
 	case PROFILE_EVENT_DONE:
-		progress_view_message(v, "capture written to %s (%u runs)\n  read it:    cacheadvise "
+		progress_view_message(v, "capture written to %s (%u runs)%s%s\n  read it:    cacheadvise "
 				      "report %s   (or open %s/" CAPTURE_LAYOUT_REPORT_HTML ")",
-				      ev->dir, ev->runs_done, ev->dir, ev->dir);
+				      ev->dir, ev->runs_done, ev->message ? "\n  cost:       " : "",
+				      ev->message ? ev->message : "", ev->dir, ev->dir);
 		break;
 	case PROFILE_EVENT_INCOMPLETE:
 		progress_view_message(v, "the capture in %s is incomplete", ev->dir);

@@ -26,6 +26,7 @@
 #include "collectors/file_snapshot.h"
 #include "emitters/capture_layout.h"
 #include "emitters/patched_ptx.h"
+#include "emitters/report_cost.h"
 #include "src/profile/internal.h"
 
 double profile_now(void)
@@ -182,9 +183,27 @@ const struct capture_counters *profile_counters(const struct profile_kernel *k,
 	return NULL;
 }
 
+/* The reports' cost line of the capture as last written (NULL none). */
+static char *cost_line(struct profile_ctx *c)
+{
+	struct capture cap;
+	char *line = NULL;
+
+	capture_init(&cap);
+	if (!capture_from_json(&cap, c->capture, CAPTURE_LAYOUT_CAPTURE))
+		line = report_cost_line(&cap);
+	error_clear();
+	capture_release(&cap);
+	return line;
+}
+
 void profile_report_event(struct profile_ctx *c, enum profile_event_kind kind)
 {
-	report(c, kind, NULL, NULL);
+	/* the last line says what the profile cost and where the time went */
+	char *line = kind == PROFILE_EVENT_DONE ? cost_line(c) : NULL;
+
+	report(c, kind, NULL, line);
+	free(line);
 }
 
 /* ---- runs ------------------------------------------------------------- */

@@ -103,7 +103,9 @@ struct profile_event {
 	 * its number, from 1. */
 	int run_ended;
 	unsigned run_number;
-	const char *message;         /* PROFILE_EVENT_MESSAGE */
+	const char *message;         /* PROFILE_EVENT_MESSAGE; PROFILE_EVENT_DONE: the
+					reports' cost line (what the profile cost, where
+					the time went), NULL none */
 	const char *dir;             /* the capture directory, once known */
 	unsigned runs_done;          /* program runs finished so far */
 	unsigned runs_planned;       /* runs of the current batch, 0 unknown */
