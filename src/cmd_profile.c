@@ -65,9 +65,11 @@ static void usage(FILE *f)
 		"      --samples N      launches per kernel that carry counters (default 3; a\n"
 		"                       pair of loads is replayed at one of them)\n"
 		"      --all-pairs      measure every pair of loads, none assumed additive\n"
-		"      --l2-priority    also measure each load's L2 eviction priority in-run\n"
-		"                       (evict_first, evict_last: DRAM bytes per load and pair;\n"
-		"                       experimental: not yet run on a GPU)\n"
+		"      --l2-priority    measure each load's L2 eviction priority in-run even\n"
+		"                       past the budget (evict_first, evict_last: DRAM bytes\n"
+		"                       per load and pair; measured by default, as the budget\n"
+		"                       allows)\n"
+		"      --no-l2-priority leave the L2 priority pass out\n"
 		"      --ranks LIST     an MPI or Slurm job (-- mpirun ... or -- srun ...): the\n"
 		"                       ranks measured, \"all\" or numbers and ranges (\"0,2-3\");\n"
 		"                       the others run with the advice, unmeasured (default:\n"
@@ -157,6 +159,7 @@ int cmd_profile(int argc, char **argv)
 		{ "ranks", required_argument, NULL, 'K' },
 		{ "gpus", required_argument, NULL, 'G' },
 		{ "l2-priority", no_argument, NULL, 'Q' },
+		{ "no-l2-priority", no_argument, NULL, 'q' },
 		{ "variant-form", required_argument, NULL, 'F' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -169,6 +172,7 @@ int cmd_profile(int argc, char **argv)
 
 	memset(&opt, 0, sizeof(opt));
 	opt.top = 5;
+	opt.l2_priority = 1;        /* the lever that wins on Hopper (issue 39 item 4) */
 	opt.min_share = 1.0;
 	opt.max_loads = 24;
 	opt.timeout = 300;
@@ -274,7 +278,8 @@ int cmd_profile(int argc, char **argv)
 				return cli_usage_error("--samples is 1 to 64, not %u", opt.samples);
 			break;
 		case 'P': opt.all_pairs = 1; break;
-		case 'Q': opt.l2_priority = 1; break;
+		case 'Q': opt.l2_priority = opt.l2_priority_asked = 1; break;
+		case 'q': opt.l2_priority = opt.l2_priority_asked = 0; break;
 		case 'K': {
 			struct rank_set set;
 

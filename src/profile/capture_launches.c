@@ -1252,7 +1252,7 @@ static int l2_passes(struct profile_ctx *c, struct kernel_measure *km, json_t *f
 {
 	struct run_events ev;
 	unsigned run;
-	int ret = 0, pass;
+	int ret = 0, pass, skipped = 0;
 	/* the L1 variants still pending stay so (record() notes them) */
 	struct { struct measure_variant *v; size_t n; } *l1 = xcalloc(c->nr_kernels + 1, sizeof(*l1));
 	size_t i;
@@ -1266,9 +1266,15 @@ static int l2_passes(struct profile_ctx *c, struct kernel_measure *km, json_t *f
 	for (pass = 0; pass < 2; pass++) {
 		size_t n = pass ? l2_pairs(c, km) : l2_singles(c, km);
 
-		/* asked for (--l2-priority): never skipped for the budget (issue 35) */
 		if (!n)
 			break;
+		/* asked for (--l2-priority): never skipped for the budget (issue 35);
+		 * on by default: as the budget allows, with a note when it does not */
+		if (!pass && !c->opt->l2_priority_asked &&
+		    !profile_budget_allows(c, "the L2 priority pass", 2)) {
+			skipped = 1;
+			break;
+		}
 		run_events_init(&ev);
 		ret = run_pass(c, km, pass ? "capture (L2 priority pairs)" : "capture (L2 priority)",
 			       &run, &ev, forms, 1);
@@ -1278,7 +1284,7 @@ static int l2_passes(struct profile_ctx *c, struct kernel_measure *km, json_t *f
 		if (ret)
 			break;
 	}
-	if (!ret)
+	if (!ret && !skipped)
 		l2_record(c, km);
 	for (i = 0; i < c->nr_kernels; i++) {
 		free(km[i].pending);

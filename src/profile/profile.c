@@ -209,7 +209,7 @@ void profile_start_capture(struct profile_ctx *c)
 			  "bypass_form", opt->bypass_form, "kernels_regex", opt->kernels_regex,
 			  "timeout", opt->timeout, "repeat", opt->repeat,
 			  /* a pass asked for: the report says when it did not run */
-			  "l2_priority", opt->l2_priority);
+			  "l2_priority", opt->l2_priority_asked);
 	json_object_set_new(c->capture, "options", c->options_json);
 	c->modules_json = json_array();
 	json_object_set_new(c->capture, "modules", c->modules_json);

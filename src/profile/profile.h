@@ -57,8 +57,11 @@ struct profile_options {
 	int measure_runs;            /* --measure runs: one program run per variant */
 	unsigned samples;            /* --samples: launches per kernel with counters (default 3) */
 	int all_pairs;               /* --all-pairs: measure every pair, none assumed additive */
-	int l2_priority;             /* --l2-priority: measure each load's L2 eviction priorities
-				      * in-run (issue 26; not yet run on a GPU) */
+	int l2_priority;             /* measure each load's L2 eviction priorities in-run
+				      * (issue 26; on by default since issue 39, off with
+				      * --no-l2-priority) */
+	int l2_priority_asked;       /* --l2-priority given: the pass is never skipped for
+				      * the budget (issue 35) */
 	/* --gpus: the GPUs (CUDA device numbers) the profile's independent
 	 * runs spread over, nr_gpus of them (0: the program's default GPU); A/B
 	 * comparisons and output references run on the first */

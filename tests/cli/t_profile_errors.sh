@@ -36,6 +36,10 @@ expect_grep "^EXAMPLES" "$TMP/out"
 # line-anchored regular expression
 expect_status 1 "$ca" profile --strict-output --output-ignore '^Kernel.*[0-9]$'
 expect_grep "no program given" "$TMP/err"
+# the L2 priority pass is on by default (issue 39): --no-l2-priority and
+# --l2-priority are options, not the program
+expect_status 1 "$ca" profile --no-l2-priority --l2-priority
+expect_grep "no program given" "$TMP/err"
 
 # a program that does not exist, is a directory or cannot run: exit 2
 # (invalid input, as check --static says), named
