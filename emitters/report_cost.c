@@ -47,6 +47,44 @@ static void add_mechanisms(struct strbuf *sb, const struct capture_cost *cost)
 	}
 }
 
+/* The range profiler's setup of a run (configuration and sessions: the
+ * same work whatever the run measures), NAN without the run's cost. */
+static double counter_setup(const struct capture_run *r)
+{
+	return r->has_cost ? r->cost_seconds[RUN_COST_COUNTER_CONFIG] +
+			     r->cost_seconds[RUN_COST_COUNTER_SETUP] : NAN;
+}
+
+/*
+ * profile --gpus (issue 35 item 6): why runs side by side save less than
+ * their number says. A run's counter setup is the same work alone or beside
+ * another; when side by side (files_compared 0) it takes much longer (on
+ * an H200 pair, 0.45 s alone, 0.64-1.08 s beside: bench/results/gpu-tests.md),
+ * the line says so.
+ */
+static void add_side_by_side(struct strbuf *sb, const struct capture *cap)
+{
+	double beside = 0, alone = 0, s;
+	size_t nb = 0, na = 0, i;
+
+	for (i = 0; i < cap->nr_runs; i++) {
+		if (isnan(s = counter_setup(&cap->runs[i])) || s <= 0)
+			continue;
+		if (cap->runs[i].files_compared == 0) {
+			beside += s;
+			nb++;
+		} else {
+			alone += s;
+			na++;
+		}
+	}
+	if (!nb || !na || beside / nb < 1.2 * (alone / na))
+		return;
+	strbuf_addf(sb, "; side by side a run's counter setup took %.2f s, %.1fx its %.2f s alone: "
+		    "runs on several GPUs slow each other, so --gpus saves less than its number "
+		    "of GPUs", beside / nb, (beside / nb) / (alone / na), alone / na);
+}
+
 char *report_cost_line(const struct capture *cap)
 {
 	const struct capture_cost *cost = &cap->cost;
@@ -78,7 +116,7 @@ char *report_cost_line(const struct capture *cap)
 			    cost->ratio, cost->native_seconds);
 	strbuf_addf(&sb, "; %lld launches counted",
 		    cost->launches_counted > 0 ? cost->launches_counted : 0);
-	/* profile --gpus: which GPU ran how many */
+	/* profile --gpus: which GPU ran how many, and what side by side cost */
 	{
 		int gpus[16];
 		long long runs[16];
@@ -101,6 +139,8 @@ char *report_cost_line(const struct capture *cap)
 		for (j = 0; n > 1 && j < n; j++)
 			strbuf_addf(&sb, "%s%lld on GPU %d", j ? ", " : "; runs by GPU (--gpus): ", runs[j],
 				    gpus[j]);
+		if (n > 1)
+			add_side_by_side(&sb, cap);
 	}
 	add_mechanisms(&sb, cost);
 	for (i = 0; cap->has_budget && i < cap->budget.nr_skipped; i++)

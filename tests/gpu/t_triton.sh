@@ -7,7 +7,7 @@
 # checksum; `check --static` finds the rerun kernels' advised forms; with
 # --l2-priority each tl.load is measured as one site in Triton's forms; the
 # report's figures and `run --plan`'s are reported. Skipped without
-# PyTorch and Triton. Written without a GPU (2026-11-26): not yet run.
+# PyTorch and Triton.
 . "$(dirname "$0")/lib.sh"
 
 python3 -c 'import torch, triton' 2>/dev/null || { echo "no torch/triton: skipped"; exit 77; }

@@ -262,6 +262,39 @@ static void test_mechanisms(void)
 	json_decref(cap);
 }
 
+/* profile --gpus: runs side by side whose counter setup took much longer
+ * than the runs alone are named in the cost line (issue 35 item 6). */
+static void test_side_by_side(void)
+{
+	json_t *cap = json_loads("{\"schema\": \"cacheadvise.capture/1\", \"kernels\": [],"
+		" \"runs\": [{\"index\": 0, \"variant\": \"discovery\", \"wall_seconds\": 1.0},"
+		" {\"index\": 1, \"variant\": \"baseline\", \"wall_seconds\": 2, \"gpu\": 0,"
+		"  \"cost\": {\"injected_seconds\": 2, \"seconds\": {\"counter_config\": 0.1,"
+		"   \"counter_setup\": 0.3}}},"
+		" {\"index\": 2, \"variant\": \"single\", \"wall_seconds\": 3, \"gpu\": 0,"
+		"  \"files_compared\": false, \"cost\": {\"injected_seconds\": 3, \"seconds\":"
+		"   {\"counter_config\": 0.2, \"counter_setup\": 0.6}}},"
+		" {\"index\": 3, \"variant\": \"single\", \"wall_seconds\": 3, \"gpu\": 1,"
+		"  \"files_compared\": false, \"cost\": {\"injected_seconds\": 3, \"seconds\":"
+		"   {\"counter_config\": 0.2, \"counter_setup\": 0.8}}}],"
+		" \"measure\": {\"method\": \"runs\"}}", 0, NULL);
+	char *line;
+
+	CHECK(cap != NULL);
+	json_object_set_new(cap, "cost", cost_json(cap, 9.0));
+	line = line_of(cap);
+	CHECK(line && strstr(line, "runs by GPU (--gpus): 2 on GPU 0, 1 on GPU 1; side by side a "
+			     "run's counter setup took 0.90 s, 2.2x its 0.40 s alone"));
+	free(line);
+	/* as long beside as alone: nothing to say */
+	json_object_set_new(json_object_get(json_object_get(json_array_get(json_object_get(cap,
+		"runs"), 1), "cost"), "seconds"), "counter_setup", json_real(0.8));
+	line = line_of(cap);
+	CHECK(line && !strstr(line, "side by side"));
+	free(line);
+	json_decref(cap);
+}
+
 int main(void)
 {
 	test_steps();
@@ -270,5 +303,6 @@ int main(void)
 	test_empty();
 	test_line();
 	test_mechanisms();
+	test_side_by_side();
 	return check_done();
 }
