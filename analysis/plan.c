@@ -30,6 +30,18 @@ static void module_release(struct plan_module *pm)
 	free(pm->functions);
 }
 
+const char **plan_module_ids(const struct plan *p, size_t *n)
+{
+	const char **ids = xcalloc(p->nr_modules + 1, sizeof(*ids));
+	size_t i;
+
+	*n = 0;
+	for (i = 0; i < p->nr_modules; i++)
+		if (p->modules[i].id)
+			ids[(*n)++] = p->modules[i].id;
+	return ids;
+}
+
 void plan_release(struct plan *p)
 {
 	size_t i;

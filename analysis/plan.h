@@ -43,6 +43,10 @@ struct plan {
 void plan_init(struct plan *p);
 void plan_release(struct plan *p);
 
+/* The ids the plan's modules name (those with one), *n of them, borrowed
+ * from the plan in a new array (caller frees the array). */
+const char **plan_module_ids(const struct plan *p, size_t *n);
+
 /*
  * Reads plan.json. Returns 0, or CA_E_INPUT with a message naming the file
  * and the JSON path of the bad item ("modules[0].functions[1].loads[2].action:

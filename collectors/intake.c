@@ -404,6 +404,71 @@ int intake_read_file(struct intake *in, const char *path, unsigned device_arch)
 	return ret;
 }
 
+struct wanted_ids {
+	struct intake *in;
+	const char *const *ids;
+	size_t nr_ids;
+	unsigned device_arch;
+	int ret;
+};
+
+static int intake_has(const struct intake *in, const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < in->nr_modules; i++)
+		if (!strcmp(in->modules[i].id, id))
+			return 1;
+	return 0;
+}
+
+/* The <stem>.ptx files of one cache folder whose id is wanted and not yet
+ * read: their <stem>.cubin (the PTX adopted beside it) into the intake. */
+static int visit_wanted_ids(const char *dir, void *ctx)
+{
+	struct wanted_ids *w = ctx;
+	DIR *sub = opendir(dir);
+	struct dirent *f;
+
+	while (sub && !w->ret && (f = readdir(sub))) {
+		size_t n = strlen(f->d_name), i;
+		struct strbuf ptx = STRBUF_INIT;
+		char id[MODULE_ID_LEN + 1], *path;
+
+		if (n < 5 || strcmp(f->d_name + n - 4, ".ptx"))
+			continue;
+		path = xasprintf("%s/%s", dir, f->d_name);
+		if (!strbuf_read_file(&ptx, path, 0)) {
+			module_id_compute(ptx.buf, ptx.len, id);
+			for (i = 0; i < w->nr_ids && strcmp(w->ids[i], id); i++)
+				;
+			if (i < w->nr_ids && !intake_has(w->in, id)) {
+				char *cubin = xasprintf("%.*s.cubin", (int)(strlen(path) - 4), path);
+
+				w->ret = intake_read_file(w->in, access(cubin, R_OK) ? path : cubin,
+							  w->device_arch);
+				free(cubin);
+			}
+		}
+		error_clear();
+		strbuf_release(&ptx);
+		free(path);
+	}
+	if (sub)
+		closedir(sub);
+	return w->ret != 0;
+}
+
+int intake_read_triton_modules(struct intake *in, const char *const *ids, size_t nr_ids,
+			       unsigned device_arch)
+{
+	struct wanted_ids w = { in, ids, nr_ids, device_arch, 0 };
+
+	if (nr_ids)
+		walk_triton_cache(visit_wanted_ids, &w);
+	return w.ret;
+}
+
 int intake_read_image(struct intake *in, const void *image, const char *name,
 		      unsigned device_arch)
 {

@@ -113,6 +113,16 @@ char *intake_triton_cache_dir(void);
 char *intake_triton_newest(const char *kernel);
 
 /*
+ * The modules of Triton's cache whose ids (base/module_id.h: of the PTX
+ * beside each cubin) are among ids and not yet in the intake, read as
+ * intake_read_file reads their cubin (the PTX adopted). What `run --plan`
+ * patches of a Python program, whose kernels the executable does not hold
+ * (issue 38 item 4). Returns 0, or the first read's error.
+ */
+int intake_read_triton_modules(struct intake *in, const char *const *ids, size_t nr_ids,
+			       unsigned device_arch);
+
+/*
  * Why a module that cuModuleLoad read from the file path has no PTX, in
  * words that are true of it: a cubin compiled at run time (Triton's cache,
  * or any cubin with <name>.ptx beside it) is named as such, never told to

@@ -126,6 +126,15 @@ int cmd_run(int argc, char **argv)
 		intake_init(&in);
 		ret = 0;
 	}
+	/* kernels compiled at run time (Triton's cache): the plan's modules found there */
+	if (!ret) {
+		const char **ids = plan_module_ids(&plan, &i);
+
+		ret = intake_read_triton_modules(&in, ids, i, arch);
+		free(ids);
+	}
+	if (ret)
+		goto fail;
 	if (opt.keep_dir) {
 		dir = xstrdup(opt.keep_dir);
 		ret = mkdir_p(dir);

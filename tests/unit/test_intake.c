@@ -453,6 +453,22 @@ static void test_triton_cache(void)
 	CHECK_INT(intake_read_image(&in, img.buf, "cuModuleLoadData#0", 90), 0);
 	CHECK(in.nr_modules == 1 && in.modules[0].has_ptx && !strcmp(in.modules[0].id, id));
 	intake_release(&in);
+	/* run --plan of a Python program (issue 38 item 4): the plan's module ids
+	 * found in the cache, each once, none for an id the cache lacks */
+	{
+		const char *ids[] = { "0123456789abcdef", id };
+
+		intake_init(&in);
+		CHECK_INT(intake_read_triton_modules(&in, ids, 2, 90), 0);
+		CHECK(in.nr_modules == 1 && in.modules[0].has_ptx && !strcmp(in.modules[0].id, id));
+		CHECK_INT(intake_read_triton_modules(&in, ids, 2, 90), 0);
+		CHECK_INT(in.nr_modules, 1);
+		intake_release(&in);
+		intake_init(&in);
+		CHECK_INT(intake_read_triton_modules(&in, ids, 1, 90), 0);
+		CHECK_INT(in.nr_modules, 0);
+		intake_release(&in);
+	}
 	setenv("TRITON_CACHE_DIR", "/nonexistent/triton-cache", 1);
 	CHECK_INT(intake_read_image(&in, img.buf, "cuModuleLoadData#0", 90), 0);
 	CHECK(in.nr_modules == 1 && !in.modules[0].has_ptx && in.modules[0].no_ptx_reason);
