@@ -46,11 +46,11 @@ int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *pr
 		const char **kernels = rebuild_changed_kernels(&ri->in, &n);
 
 		for (i = 0; !ret && i < n; i++) {
-			char *path = intake_triton_newest(kernels[i]);
+			char **compiles = intake_triton_compiles(kernels[i], NULL);
 
-			if (path)
-				ret = intake_read_file(&ri->rb, path, 0);
-			free(path);
+			if (compiles[0])
+				ret = intake_read_file(&ri->rb, compiles[0], 0);
+			intake_triton_compiles_free(compiles);
 		}
 		free((void *)kernels);
 	} else {

@@ -32,7 +32,7 @@ struct rebuild_input {
  * python (may be NULL) rewrites Triton calls as report_input_options says.
  * A Python program (python3 prog.py) is its Triton kernels: for each
  * kernel the plan changes, the newest compile in Triton's cache
- * (intake_triton_newest), as the rerun left it.
+ * (intake_triton_compiles' first), as the rerun left it.
  * Returns 0 or CA_E_*; release ri either way.
  */
 int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program,
