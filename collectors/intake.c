@@ -308,37 +308,69 @@ static void walk_triton_cache(int (*visit)(const char *dir, void *ctx), void *ct
 	free(root);
 }
 
-struct newest {
+struct compiles {
 	const char *kernel;
-	char *best;                 /* the cubin, else the PTX, of the newest PTX seen */
-	struct timespec t;
+	struct compile {
+		char *path;             /* the cubin, else the PTX */
+		struct timespec t;      /* when the PTX was written */
+	} *v;
+	size_t nr, alloc;
 };
 
-static int visit_newest(const char *dir, void *ctx)
+static int visit_compiles(const char *dir, void *ctx)
 {
-	struct newest *n = ctx;
-	char *ptx = xasprintf("%s/%s.ptx", dir, n->kernel), *cubin;
+	struct compiles *c = ctx;
+	char *ptx = xasprintf("%s/%s.ptx", dir, c->kernel), *cubin;
 	struct stat st;
 
-	if (!stat(ptx, &st) && S_ISREG(st.st_mode) &&
-	    (!n->best || st.st_mtim.tv_sec > n->t.tv_sec ||
-	     (st.st_mtim.tv_sec == n->t.tv_sec && st.st_mtim.tv_nsec > n->t.tv_nsec))) {
-		cubin = xasprintf("%s/%s.cubin", dir, n->kernel);
-		free(n->best);
-		n->best = access(cubin, R_OK) ? xstrdup(ptx) : xstrdup(cubin);
+	if (!stat(ptx, &st) && S_ISREG(st.st_mode)) {
+		cubin = xasprintf("%s/%s.cubin", dir, c->kernel);
+		ALLOC_GROW(c->v, c->nr + 1, c->alloc);
+		c->v[c->nr].path = access(cubin, R_OK) ? xstrdup(ptx) : xstrdup(cubin);
+		c->v[c->nr++].t = st.st_mtim;
 		free(cubin);
-		n->t = st.st_mtim;
 	}
 	free(ptx);
 	return 0;
 }
 
-char *intake_triton_newest(const char *kernel)
+/* Newest first; of equal times, by path. */
+static int compile_cmp(const void *a, const void *b)
 {
-	struct newest n = { kernel, NULL, { 0, 0 } };
+	const struct compile *x = a, *y = b;
 
-	walk_triton_cache(visit_newest, &n);
-	return n.best;
+	if (x->t.tv_sec != y->t.tv_sec)
+		return x->t.tv_sec < y->t.tv_sec ? 1 : -1;
+	if (x->t.tv_nsec != y->t.tv_nsec)
+		return x->t.tv_nsec < y->t.tv_nsec ? 1 : -1;
+	return strcmp(x->path, y->path);
+}
+
+char **intake_triton_compiles(const char *kernel, size_t *nr)
+{
+	struct compiles c = { kernel, NULL, 0, 0 };
+	char **paths;
+	size_t i;
+
+	walk_triton_cache(visit_compiles, &c);
+	if (c.nr)
+		qsort(c.v, c.nr, sizeof(*c.v), compile_cmp);
+	paths = xcalloc(c.nr + 1, sizeof(*paths));
+	for (i = 0; i < c.nr; i++)
+		paths[i] = c.v[i].path;
+	free(c.v);
+	if (nr)
+		*nr = c.nr;
+	return paths;
+}
+
+void intake_triton_compiles_free(char **paths)
+{
+	size_t i;
+
+	for (i = 0; paths && paths[i]; i++)
+		free(paths[i]);
+	free(paths);
 }
 
 struct same_bytes {

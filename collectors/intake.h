@@ -105,12 +105,15 @@ int intake_add_fatbin(struct intake *in, const struct fatbin *fb, unsigned devic
 char *intake_triton_cache_dir(void);
 
 /*
- * The newest compile of a Triton kernel in that cache: the <kernel>.cubin
- * (or, without one, the <kernel>.ptx) of the folder whose <kernel>.ptx was
- * written last; caller frees; NULL when the cache has none. What `check`
- * reads of a rerun Python program (issue 27).
+ * Every compile of a Triton kernel in that cache: for each folder holding
+ * a <kernel>.ptx, its <kernel>.cubin (or, without one, the <kernel>.ptx),
+ * newest PTX first (of equal times, by path). A NULL-terminated array,
+ * empty when the cache has none; *nr (unless NULL) gets the count. Free it
+ * with intake_triton_compiles_free. What `check` chooses from for a rerun
+ * Python program (issue 27, issue 35).
  */
-char *intake_triton_newest(const char *kernel);
+char **intake_triton_compiles(const char *kernel, size_t *nr);
+void intake_triton_compiles_free(char **paths);
 
 /*
  * The modules of Triton's cache whose ids (base/module_id.h: of the PTX

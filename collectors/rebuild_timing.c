@@ -160,6 +160,61 @@ out:
 	return ret;
 }
 
+int rebuild_timing_loaded(const struct rebuild_timing_options *o, struct run_events *ev,
+			  char **tmp_left)
+{
+	struct device_model dm;
+	struct run_request req = { 0 };
+	struct run_spec spec;
+	struct run_result res;
+	char tmpl[] = "/tmp/cacheadvise-check-XXXXXX", *rebuilt = NULL, *inject = NULL;
+	int ret;
+
+	*tmp_left = NULL;
+	device_model_init(&dm);
+	ret = gpu_query(&dm);
+	device_model_release(&dm);
+	if (ret)
+		return ret;
+	ret = runner_resolve_program(o->argv[0], &rebuilt);
+	if (ret)
+		return ret;
+	inject = run_request_injection_library(o->exe_dir);
+	if (!inject) {
+		ret = CA_E_INPUT;
+		goto out;
+	}
+	if (!mkdtemp(tmpl)) {
+		ret = error_set(CA_E_IO, "cannot create a temporary directory: %s", strerror(errno));
+		goto out;
+	}
+	req.inject_path = inject;
+	req.events_dir = tmpl;
+	memset(&spec, 0, sizeof(spec));
+	spec.path = rebuilt;
+	spec.argv = o->argv;
+	spec.timeout_seconds = o->timeout;
+	runner_install_interrupt_handler();
+	ret = run_request_run(&req, &spec, &res);
+	if (!ret && res.status == RUN_INTERRUPTED)
+		ret = error_set(CA_E_INTERRUPTED, "interrupted");
+	else if (!ret && res.status != RUN_OK)
+		ret = timed_failed(NULL, "the rebuilt program, run once to see which kernels it "
+				   "loads", &res);
+	if (!ret) {
+		char *evfile = run_request_events_file(tmpl);
+
+		ret = run_events_load(ev, evfile);
+		free(evfile);
+	}
+	if (path_remove_tree(tmpl))
+		*tmp_left = xstrdup(tmpl);
+out:
+	free(rebuilt);
+	free(inject);
+	return ret;
+}
+
 void rebuild_timing_release(struct rebuild_timing *r)
 {
 	free(r->kernels);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "analysis/capture_model.h"
+#include "collectors/events.h"
 
 /*
  * `cacheadvise check`'s timed part: the rebuilt program against the
@@ -46,6 +47,19 @@ struct rebuild_timing {
  * either way. */
 int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_timing *r);
 void rebuild_timing_release(struct rebuild_timing *r);
+
+/*
+ * Runs the rebuilt program (o->argv, o->timeout, o->exe_dir) once under the
+ * injection library, untimed and as built, and reads its events into ev
+ * (initialised by the caller, who releases it): which module each kernel
+ * it launched came from, which tells the compile of a Triton kernel it
+ * loaded from the others in Triton's cache (issue 35). *tmp_left gets a
+ * temporary directory that could not be removed (caller frees), else NULL.
+ * Returns 0, CA_E_NOGPU without a GPU, CA_E_PROGRAM when the run failed,
+ * or another CA_E_* with the message set.
+ */
+int rebuild_timing_loaded(const struct rebuild_timing_options *o, struct run_events *ev,
+			  char **tmp_left);
 
 /*
  * --baseline's command as baseline_argv: one word runs with the rebuilt

@@ -42,6 +42,9 @@ static void usage(FILE *f)
 		"     alternating rounds: the advice is kept or lost.\n"
 		"Give the rebuilt program the arguments the capture ran with. The program a\n"
 		"capture names is never run (docs/security.md): name the original yourself.\n"
+		"A Python program's kernels are read from Triton's cache: the compiles it\n"
+		"loads (it is run once to see them, unless --static), else those carrying the\n"
+		"advised forms; where that cannot be told, the output says so.\n"
 		"\n"
 		"      --static      only the static check (no GPU, the program is not run)\n"
 		"      --source-root P  where the sources are now, as given to apply (default:\n"
@@ -165,6 +168,41 @@ static void print_timed(const struct check_cmd *o, const struct report_input *in
 	       tr->kept);
 }
 
+/*
+ * A Python program's kernels are compiled into Triton's cache, where
+ * compiles of the original may lie beside them: unless --static, the
+ * rebuilt program is run once to see which compile it loads (issue 35).
+ * Without a GPU there is no such run: the compiles are then chosen by the
+ * advised forms, and the timed part says that it needs a GPU.
+ */
+static int read_triton(const struct check_cmd *o, struct rebuild_input *ri)
+{
+	struct rebuild_timing_options topt = o->t;
+	struct run_events loaded;
+	char *tmp_left = NULL;
+	size_t n;
+	int ret = 0, have = 0;
+
+	free((void *)rebuild_changed_kernels(&ri->in, &n));
+	run_events_init(&loaded);
+	if (n && !o->static_only) {
+		topt.exe_dir = cli_exe_dir();
+		ret = rebuild_timing_loaded(&topt, &loaded, &tmp_left);
+		if (tmp_left)
+			cli_warn("cannot remove the temporary directory '%s'", tmp_left);
+		free(tmp_left);
+		have = !ret;
+		if (ret == CA_E_NOGPU) {
+			error_clear();
+			ret = 0;
+		}
+	}
+	if (!ret)
+		ret = rebuild_input_read_triton(ri, have ? &loaded : NULL);
+	run_events_release(&loaded);
+	return ret;
+}
+
 static int check(const struct check_cmd *o)
 {
 	struct rebuild_input ri;
@@ -178,6 +216,8 @@ static int check(const struct check_cmd *o)
 	if (ri.no_patch)
 		cli_warn("'%s' has no source.patch: loads are looked for at their captured lines",
 			 o->dir);
+	if (!ret && ri.python)
+		ret = read_triton(o, &ri);
 	if (ret)
 		goto out;
 	rebuild_check_static(&ri, &sr, &text);

@@ -21,6 +21,7 @@ int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *pr
 	memset(ri, 0, sizeof(*ri));
 	intake_init(&ri->rb);
 	strbuf_init(&ri->diff, 0);
+	strbuf_init(&ri->notes, 0);
 	sources_file_init(&ri->written);
 	{
 		char *path = capture_layout_file(dir, CAPTURE_LAYOUT_SOURCES);
@@ -40,22 +41,10 @@ int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *pr
 		error_clear();
 		ri->no_patch = 1;
 	}
-	if (python_program(program)) {
-		/* a Python program: its Triton kernels, as the rerun compiled them */
-		size_t n, i;
-		const char **kernels = rebuild_changed_kernels(&ri->in, &n);
-
-		for (i = 0; !ret && i < n; i++) {
-			char *path = intake_triton_newest(kernels[i]);
-
-			if (path)
-				ret = intake_read_file(&ri->rb, path, 0);
-			free(path);
-		}
-		free((void *)kernels);
-	} else {
+	/* a Python program: its Triton kernels (rebuild_input_read_triton) */
+	ri->python = python_program(program);
+	if (!ri->python)
 		ret = intake_read_file(&ri->rb, program, 0);
-	}
 out:
 	free(patch_path);
 	return ret;
@@ -66,6 +55,7 @@ void rebuild_input_release(struct rebuild_input *ri)
 	intake_release(&ri->rb);
 	report_input_release(&ri->in);
 	strbuf_release(&ri->diff);
+	strbuf_release(&ri->notes);
 	sources_file_release(&ri->written);
 }
 
@@ -120,6 +110,211 @@ static const struct ptx_function *rebuilt_function(const struct intake *rb, cons
 	return NULL;
 }
 
+/* Whether the check looks for l: a load whose form the plan changes, its
+ * action parsed into action and l2. */
+static int advised_load(const struct report_load *l, enum load_action *action,
+			enum l2_priority *l2)
+{
+	return l->changes && l->action && !load_form_parse(l->action, action, l2);
+}
+
+/* Whether source.patch rewrites l: by its hint (the sources as they were
+ * read), or the patch itself (sources already patched no longer read the
+ * parameter directly). */
+static int load_in_patch(const struct rebuild_input *ri, const struct report_load *l)
+{
+	const char *diff = ri->diff.len ? ri->diff.buf : NULL;
+
+	return l->hint.status == SOURCE_HINT_REWRITTEN ||
+	       (diff && l->file && l->line > 0 &&
+		rebuild_diff_replaces_line(diff, l->file, (size_t)l->line));
+}
+
+/* ---- which compile of a Triton kernel the rebuilt program runs ---------- */
+
+/*
+ * How many of kernel's advised loads that source.patch rewrites rb carries
+ * in the advised form; *of gets how many there are.
+ */
+static size_t forms_carried(const struct rebuild_input *ri, const char *kernel,
+			    const struct intake *rb, size_t *of)
+{
+	const char *diff = ri->diff.len ? ri->diff.buf : NULL;
+	size_t i, j, carried = 0;
+
+	*of = 0;
+	for (i = 0; i < ri->in.nr_kernels; i++) {
+		const struct report_kernel *k = &ri->in.kernels[i];
+		const struct ptx_module *rm;
+		const struct ptx_function *fr, *fo;
+		struct ptx_module *om;
+
+		if (!k->nr_changes || strcmp(k->name, kernel))
+			continue;
+		fr = rebuilt_function(rb, kernel, &rm);
+		om = capture_module(&ri->in, k->module);
+		fo = om ? ptx_module_find(om, kernel) : NULL;
+		for (j = 0; j < k->nr_loads; j++) {
+			const struct report_load *l = &k->loads[j];
+			struct rebuild_check c;
+			enum load_action action;
+			enum l2_priority l2;
+
+			if (!advised_load(l, &action, &l2) || !load_in_patch(ri, l))
+				continue;
+			(*of)++;
+			if (!fr || !fo)
+				continue;
+			rebuild_match_load(fo, l->ordinal, rm, fr, diff, action, l2, &c);
+			carried += c.status == REBUILD_FOUND;
+		}
+		ptx_module_free(om);
+	}
+	return carried;
+}
+
+/*
+ * The module id of the kernel a run of the rebuilt program launched, or NULL.
+ * NEEDSWORK: a kernel Triton compiled in several specializations is launched
+ * from several modules; the events keep the module of its first launch.
+ */
+static const char *loaded_module(const struct run_events *loaded, const char *kernel)
+{
+	size_t i;
+
+	for (i = 0; i < loaded->nr_kernels; i++)
+		if (loaded->kernels[i].name && !strcmp(loaded->kernels[i].name, kernel))
+			return loaded->kernels[i].module;
+	return NULL;
+}
+
+/* Whether the file at path is the one module id, as the intake reads it
+ * (the injection library identifies a loaded cubin the same way). */
+static int compile_is(const char *path, const char *id)
+{
+	struct intake in;
+	int same;
+
+	intake_init(&in);
+	same = !intake_read_file(&in, path, 0) && in.nr_modules == 1 &&
+	       !strcmp(in.modules[0].id, id);
+	error_clear();
+	intake_release(&in);
+	return same;
+}
+
+/*
+ * Of compiles (Triton's cache, newest first), the one the rebuilt program
+ * loaded for kernel: the module its run launched the kernel from (loaded),
+ * found by identity (its cubin's bytes, as the module id says), not by
+ * time. NULL, with a note saying why, when the run did not launch it or
+ * loaded a module the cache does not hold.
+ */
+static const char *loaded_compile(struct rebuild_input *ri, const char *kernel,
+				  char **compiles, size_t n, const struct run_events *loaded)
+{
+	const char *id = loaded_module(loaded, kernel);
+	size_t i;
+
+	if (!id) {
+		strbuf_addf(&ri->notes, "  %s: the rebuilt program did not launch it when run "
+			    "once under cacheadvise\n", kernel);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		if (compile_is(compiles[i], id)) {
+			strbuf_addf(&ri->notes, "  %s: reading '%s', the compile the rebuilt "
+				    "program loaded (module %s)\n", kernel, compiles[i], id);
+			return compiles[i];
+		}
+	strbuf_addf(&ri->notes, "  %s: the rebuilt program loaded module %s, which none of "
+		    "the %zu compile%s of it in Triton's cache is\n", kernel, id, n,
+		    n == 1 ? "" : "s");
+	return NULL;
+}
+
+/*
+ * Of several compiles (newest first) and no run to tell, the one that
+ * carries every advised form of kernel the patch writes: compiled from the
+ * patched source. Several that do check alike; where none does, which one
+ * the program loads cannot be told, and the note says so, naming them and
+ * how to make it plain. Returns the one chosen (the newest of a tie).
+ */
+static const char *compile_with_forms(struct rebuild_input *ri, const char *kernel,
+				      char **compiles, size_t n)
+{
+	const char *found = NULL;
+	size_t i, nr_found = 0, of = 0;
+
+	for (i = 0; i < n; i++) {
+		struct intake rb;
+		size_t carried = 0;
+
+		intake_init(&rb);
+		if (!intake_read_file(&rb, compiles[i], 0))
+			carried = forms_carried(ri, kernel, &rb, &of);
+		if (of && carried == of && !nr_found++)
+			found = compiles[i];
+		error_clear();
+		intake_release(&rb);
+	}
+	if (!of)
+		return compiles[0];     /* no load to tell them by: they check alike */
+	if (nr_found == 1)
+		strbuf_addf(&ri->notes, "  %s: reading '%s', the one of its %zu compiles in "
+			    "Triton's cache that carries the advised forms\n", kernel, found, n);
+	else if (nr_found)
+		strbuf_addf(&ri->notes, "  %s: %zu of its %zu compiles in Triton's cache carry "
+			    "the advised forms and check alike; reading the newest of them, '%s'\n",
+			    kernel, nr_found, n, found);
+	if (found)
+		return found;
+	strbuf_addf(&ri->notes, "  %s: cannot tell which of its %zu compiles in Triton's cache "
+		    "the rebuilt program loads (none carries the advised forms):", kernel, n);
+	for (i = 0; i < n; i++)
+		strbuf_addf(&ri->notes, "%s '%s'%s", i ? "," : "", compiles[i],
+			    i ? "" : " (the newest, read here)");
+	strbuf_addf(&ri->notes, "; run check without --static, which runs the program once "
+		    "and reads the compile it loaded, or rerun the program with TRITON_CACHE_DIR "
+		    "set to an empty folder and check with that TRITON_CACHE_DIR\n");
+	return compiles[0];
+}
+
+/*
+ * Reads into ri->rb the compile of kernel in Triton's cache that the
+ * rebuilt program runs: the one a run of it loaded (loaded, NULL without
+ * a run), else the only one, else the one with the advised forms.
+ */
+static int read_triton_kernel(struct rebuild_input *ri, const char *kernel,
+			      const struct run_events *loaded)
+{
+	size_t n;
+	char **compiles = intake_triton_compiles(kernel, &n);
+	const char *path = NULL;
+	int ret = 0;
+
+	if (loaded)
+		path = loaded_compile(ri, kernel, compiles, n, loaded);
+	if (!path && n)
+		path = n == 1 ? compiles[0] : compile_with_forms(ri, kernel, compiles, n);
+	if (path)
+		ret = intake_read_file(&ri->rb, path, 0);
+	intake_triton_compiles_free(compiles);
+	return ret;
+}
+
+int rebuild_input_read_triton(struct rebuild_input *ri, const struct run_events *loaded)
+{
+	size_t n, i;
+	const char **kernels = rebuild_changed_kernels(&ri->in, &n);
+	int ret = 0;
+
+	for (i = 0; !ret && i < n; i++)
+		ret = read_triton_kernel(ri, kernels[i], loaded);
+	free((void *)kernels);
+	return ret;
+}
+
 void rebuild_check_static(const struct rebuild_input *ri, struct rebuild_check_counts *sr,
 			  struct strbuf *out)
 {
@@ -129,6 +324,7 @@ void rebuild_check_static(const struct rebuild_input *ri, struct rebuild_check_c
 	size_t i, j;
 
 	memset(sr, 0, sizeof(*sr));
+	strbuf_addstr(out, ri->notes.buf);
 	for (i = 0; i < in->nr_kernels; i++) {
 		const struct report_kernel *k = &in->kernels[i];
 		const struct ptx_module *rm;
@@ -147,16 +343,11 @@ void rebuild_check_static(const struct rebuild_input *ri, struct rebuild_check_c
 			struct rebuild_check c;
 			enum load_action action;
 			enum l2_priority l2;
-			/* the hint (the sources as they were read), or the patch itself:
-			 * sources already patched no longer read the parameter directly */
-			int in_patch = l->hint.status == SOURCE_HINT_REWRITTEN ||
-				       (diff && l->file && l->line > 0 &&
-					rebuild_diff_replaces_line(diff, l->file, (size_t)l->line));
 
-			if (!l->changes || !l->action || load_form_parse(l->action, &action, &l2))
+			if (!advised_load(l, &action, &l2))
 				continue;
 			sr->checked++;
-			if (!in_patch) {
+			if (!load_in_patch(ri, l)) {
 				const char *why = sources_file_left_out_reason(&ri->written, k->name,
 									       l->ordinal);
 

@@ -4,6 +4,7 @@
 #include <stddef.h>
 
 #include "base/strbuf.h"
+#include "collectors/events.h"
 #include "collectors/intake.h"
 #include "emitters/report_input.h"
 #include "emitters/rewrite/sources_file.h"
@@ -19,7 +20,12 @@ struct rebuild_input {
 	struct report_input in;     /* the capture */
 	struct intake rb;           /* the rebuilt program */
 	struct strbuf diff;         /* source.patch, empty without one */
+	/* Which compile of each Triton kernel was read and why, where there
+	 * was a choice: lines for the check's output (empty: none) */
+	struct strbuf notes;
 	int no_patch;               /* the capture has no readable source.patch */
+	int python;                 /* the program is Python: rb holds its Triton
+				       kernels once rebuild_input_read_triton read them */
 	/* sources.json as source.patch was written with it (empty when missing
 	 * or unreadable): why each load it leaves alone was left out */
 	struct sources_file written;
@@ -30,14 +36,27 @@ struct rebuild_input {
  * and the rebuilt program; the sources are read under source_root when
  * given (as apply --source-root does), else where the line info says;
  * python (may be NULL) rewrites Triton calls as report_input_options says.
- * A Python program (python3 prog.py) is its Triton kernels: for each
- * kernel the plan changes, the newest compile in Triton's cache
- * (intake_triton_newest), as the rerun left it.
+ * A Python program (python3 prog.py) is its Triton kernels, which
+ * rebuild_input_read_triton reads: ri->python is set and ri->rb left empty.
  * Returns 0 or CA_E_*; release ri either way.
  */
 int rebuild_input_load(struct rebuild_input *ri, const char *dir, const char *program,
 		       const char *source_root, const char *python);
 void rebuild_input_release(struct rebuild_input *ri);
+
+/*
+ * Reads into ri->rb, for each kernel the plan changes, one compile of it in
+ * Triton's cache (intake_triton_compiles), chosen by identity, never by
+ * time, since a rerun in the same environment leaves the original compile
+ * beside the patched one (issue 35): the one a run of the program loaded,
+ * where loaded (may be NULL) holds the events of such a run (the module id
+ * each kernel was launched from, as the injection library identifies the
+ * cubin it was given); else the only one; else the one whose PTX carries
+ * the advised forms, or, where none does, the newest, with a note that the
+ * choice cannot be told. ri->notes names the compile read where there was
+ * a choice. Returns 0 or CA_E_* (an unreadable compile).
+ */
+int rebuild_input_read_triton(struct rebuild_input *ri, const struct run_events *loaded);
 
 /* The names of the kernels whose loads the plan changes (an array of
  * *nr borrowed names; caller frees the array). */
@@ -48,8 +67,9 @@ struct rebuild_check_counts {
 };
 
 /*
- * Appends to out one line per advised load of the plan: found / wrong form
- * / missing, with where it was looked for, then a line of totals. Loads
+ * Appends to out ri->notes, then one line per advised load of the plan:
+ * found / wrong form / missing, with where it was looked for, then a line
+ * of totals. Loads
  * the patch does not rewrite are expected to be left as they were, with
  * the reason sources.json recorded when the patch was written (the sources
  * may be patched by now, which would change what their hint reads), else

@@ -92,9 +92,9 @@ expect_line "36 71 [('eviction_policy', 'evict_first')]" "$TMP/kw"
 expect_line "36 16 [('cache_modifier', '.cg')]" "$TMP/kw"
 expect_line "37 16 []" "$TMP/kw"
 
-# check: the rerun program's Triton kernels (the newest compile in Triton's
-# cache: tests/fixtures/triton/rebuilt, compiled offline from the patched
-# kernels.py) carry the advised forms, each traced to its createpolicy
+# check: the rerun program's Triton kernels (the one compile of each in
+# Triton's cache: tests/fixtures/triton/rebuilt, compiled offline from the
+# patched kernels.py) carry the advised forms, each traced to its createpolicy
 TRITON_CACHE_DIR="$FIX/rebuilt/cache" "$CACHEADVISE" check "$TMP/cap" --static \
 	--source-root "$FIX/rebuilt" -- python3 prog.py >"$TMP/check.out" 2>&1
 rc=$?
@@ -108,6 +108,46 @@ TRITON_CACHE_DIR="$FIX/cache" "$CACHEADVISE" check "$TMP/cap" --static \
 rc=$?
 [ "$rc" = 2 ] && ok || not_ok "check --static of the unpatched kernels exited $rc, want 2"
 expect_grep 'rownorm_kernel +load 0 +L1::evict_last\+L2::evict_last +wrong form' "$TMP/check0.out"
+# the rerun in the same environment (issue 35): Triton's cache holds the
+# original compiles beside the patched ones, the originals written last.
+# The compile read is the one with the advised forms (by identity, not by
+# time), and the output names it
+stale="$TMP/stale-cache"
+mkdir -p "$stale"
+cp -r "$FIX"/rebuilt/cache/* "$stale/"
+touch -d '2020-01-01 00:00' "$stale"/*/*
+cp -r "$FIX"/cache/* "$stale/"
+patched=$(ls "$FIX"/rebuilt/cache/*/rownorm_kernel.cubin)
+patched="$stale/$(basename "$(dirname "$patched")")/rownorm_kernel.cubin"
+TRITON_CACHE_DIR="$stale" "$CACHEADVISE" check "$TMP/cap" --static \
+	--source-root "$FIX/rebuilt" -- python3 prog.py >"$TMP/check1.out" 2>&1
+rc=$?
+[ "$rc" = 0 ] && ok || not_ok "check --static beside the original compiles exited $rc: $(tail -5 "$TMP/check1.out")"
+expect_line "  rownorm_kernel: reading '$patched', the one of its 2 compiles in Triton's cache that carries the advised forms" "$TMP/check1.out"
+expect_grep 'rownorm_kernel +load 0 +L1::evict_last\+L2::evict_last +found' "$TMP/check1.out"
+expect_grep 'gather_kernel +load 8 +L1::evict_first\+L2::evict_first +found' "$TMP/check1.out"
+# the timed check would run the program once to see the compile it loads;
+# without a GPU it chooses by the forms too, then exits 4
+if ! nvidia-smi -L >/dev/null 2>&1; then
+	TRITON_CACHE_DIR="$stale" expect_status 4 "$CACHEADVISE" check "$TMP/cap" \
+		--source-root "$FIX/rebuilt" --baseline 'python3 orig.py' -- python3 prog.py
+	expect_line "  rownorm_kernel: reading '$patched', the one of its 2 compiles in Triton's cache that carries the advised forms" "$TMP/out"
+	expect_grep 'the static check above passed; timing the rebuilt program needs a GPU' "$TMP/err"
+fi
+# two compiles and neither carries the forms: which one the program loads
+# cannot be told, and the output says so, naming both and the way out
+amb="$TMP/ambiguous-cache"
+mkdir -p "$amb/a" "$amb/b"
+cp "$FIX"/cache/*/rownorm_kernel.* "$amb/a/"
+cp "$FIX"/cache/*/rownorm_kernel.* "$amb/b/"
+TRITON_CACHE_DIR="$amb" "$CACHEADVISE" check "$TMP/cap" --static \
+	--source-root "$FIX/rebuilt" -- python3 prog.py >"$TMP/check2.out" 2>&1
+rc=$?
+[ "$rc" = 2 ] && ok || not_ok "check --static of two unpatched compiles exited $rc, want 2"
+expect_grep "rownorm_kernel: cannot tell which of its 2 compiles in Triton's cache the rebuilt program loads" "$TMP/check2.out"
+expect_grep "'$amb/a/rownorm_kernel.cubin'" "$TMP/check2.out"
+expect_grep "'$amb/b/rownorm_kernel.cubin'" "$TMP/check2.out"
+expect_grep 'TRITON_CACHE_DIR set to an empty folder' "$TMP/check2.out"
 
 # a kernel torch.compile generated: its source lies in Inductor's cache, so
 # it is not rewritten, and the report names where it came from (Inductor's

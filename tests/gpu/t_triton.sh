@@ -4,7 +4,9 @@
 # cache, measures their loads and verifies the advice; the capture's modules
 # name the PTX file and Triton's metadata; the source patch rewrites tl.load
 # calls in a copy of the sample, which still runs and prints the same
-# checksum; `check --static` finds the rerun kernels' advised forms; with
+# checksum; `check --static` finds the rerun kernels' advised forms, also
+# when the original compiles were written after them (issue 35: `check`
+# then reads the compile the program loaded, or the one with the forms); with
 # --l2-priority each tl.load is measured as one site in Triton's forms; the
 # report's figures and `run --plan`'s are reported. Skipped without
 # PyTorch and Triton.
@@ -42,11 +44,28 @@ if [ -s "$cap/source.patch" ]; then
 	"$CACHEADVISE" apply "$cap" --source-root "$src" >"$WORK/apply.out" 2>&1 && ok ||
 		not_ok "apply: $(tail -3 "$WORK/apply.out")"
 	grep -E 'eviction_policy|cache_modifier' "$src/triton_rownorm.py" | sed 's/^ */RESULT: patched: /'
+	ls "$TRITON_CACHE_DIR" >"$WORK/original-compiles"
 	got=$(python3 "$src/triton_rownorm.py" iters=3 2>/dev/null | grep checksum)
 	[ "$want" = "$got" ] && ok || not_ok "the patched sample prints '$got', the original '$want'"
 	"$CACHEADVISE" check "$cap" --static --source-root "$src" -- python3 "$src/triton_rownorm.py" \
 		>"$WORK/check.out" 2>&1 && ok || not_ok "check --static: $(tail -5 "$WORK/check.out")"
 	tail -1 "$WORK/check.out" | sed 's/^ */RESULT: check: /'
+	# the stale cache of issue 35: the original compiles written after the
+	# patched ones. check reads the compile the program loaded (timed: one
+	# run to see it), or the one with the advised forms (--static)
+	while read -r d; do touch "$TRITON_CACHE_DIR/$d"/*; done <"$WORK/original-compiles"
+	"$CACHEADVISE" check "$cap" --static --source-root "$src" -- python3 "$src/triton_rownorm.py" \
+		>"$WORK/check-stale.out" 2>&1 && ok || not_ok "check --static, stale cache: $(tail -5 "$WORK/check-stale.out")"
+	grep -Eq "compiles in Triton's cache (that carries|carry) the advised forms" "$WORK/check-stale.out" && ok ||
+		not_ok "check --static, stale cache: no compile chosen by its forms: $(head -3 "$WORK/check-stale.out")"
+	"$CACHEADVISE" check "$cap" --repeat 3 --source-root "$src" \
+		--baseline "python3 $CA_SOURCE_DIR/samples/triton_rownorm.py" \
+		-- python3 "$src/triton_rownorm.py" iters=5 >"$WORK/check-timed.out" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] || [ "$rc" = 5 ] && ok || not_ok "check, stale cache, exited $rc: $(tail -5 "$WORK/check-timed.out")"
+	grep -q "the compile the rebuilt program loaded" "$WORK/check-timed.out" && ok ||
+		not_ok "check, stale cache: not the compile the program loaded: $(head -3 "$WORK/check-timed.out")"
+	grep -E 'advised loads:|^RESULT program' "$WORK/check-timed.out" | sed 's/^ */RESULT: check, stale cache: /'
 else
 	result "no source.patch: nothing advised in a Triton form (see $cap/report.txt)"
 fi

@@ -506,9 +506,52 @@ static void test_triton_cache(void)
 	strbuf_release(&text);
 }
 
+/* Every compile of a kernel in Triton's cache, newest first: the cubin,
+ * else the PTX; other kernels' folders are not its compiles. */
+static void test_triton_compiles(void)
+{
+	const char *fix = check_source_path("tests/fixtures/triton/cache");
+	char dir[] = "/tmp/ca-test-triton-compiles-XXXXXX";
+	char *cmd, *old_env, **paths, *want;
+	size_t n = 99;
+
+	CHECK(mkdtemp(dir) != NULL);
+	cmd = xasprintf("cd %s && mkdir a b c && cp %s/*/rownorm_kernel.* a/ && "
+			"cp %s/*/rownorm_kernel.ptx b/ && cp %s/*/gather_kernel.* c/ && "
+			"touch -d '2020-01-01 00:00' a/* && touch -d '2021-01-01 00:00' b/*",
+			dir, fix, fix, fix);
+	CHECK_INT(system(cmd), 0);
+	free(cmd);
+	old_env = getenv("TRITON_CACHE_DIR") ? xstrdup(getenv("TRITON_CACHE_DIR")) : NULL;
+	setenv("TRITON_CACHE_DIR", dir, 1);
+	paths = intake_triton_compiles("rownorm_kernel", &n);
+	CHECK_INT(n, 2);
+	if (n == 2) {
+		want = xasprintf("%s/b/rownorm_kernel.ptx", dir);
+		CHECK_STR(paths[0], want);
+		free(want);
+		want = xasprintf("%s/a/rownorm_kernel.cubin", dir);
+		CHECK_STR(paths[1], want);
+		free(want);
+		CHECK(paths[2] == NULL);
+	}
+	intake_triton_compiles_free(paths);
+	paths = intake_triton_compiles("no_such_kernel", &n);
+	CHECK(n == 0 && paths && !paths[0]);
+	intake_triton_compiles_free(paths);
+	intake_triton_compiles_free(NULL);
+	if (old_env)
+		setenv("TRITON_CACHE_DIR", old_env, 1);
+	else
+		unsetenv("TRITON_CACHE_DIR");
+	free(old_env);
+	check_remove_dir(dir);
+}
+
 int main(void)
 {
 	test_triton_cache();
+	test_triton_compiles();
 	test_cubin_file_reason();
 	test_app();
 	test_multi_arch();
