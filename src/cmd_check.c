@@ -141,65 +141,19 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 	return 0;
 }
 
-static void print_timed(const struct check_cmd *o, const struct report_input *in,
-			const struct rebuild_timing *tr)
-{
-	double ps = tr->program_speedup, want = report_program_speedup(in);
-	size_t i;
-
-	printf("\nTIMED CHECK (%u alternating rounds: the original program with the capture's "
-	       "unpatched PTX, then the rebuilt program as built)\n", o->t.repeat);
-	for (i = 0; i < tr->nr_kernels; i++) {
-		const struct rebuild_timing_kernel *k = &tr->kernels[i];
-		struct strbuf name = STRBUF_INIT;
-
-		strbuf_add_printable(&name, k->name);    /* the capture's */
-		printf("  %-40s %.3fx median kernel speedup, baseline spread %.1f%%: %s\n",
-		       name.buf, k->median, 100.0 * k->noise, k->kept ? "kept" : "lost");
-		printf("RESULT kernel=%s rebuilt_speedup=%.4f kept=%d\n", name.buf, k->median,
-		       k->kept);
-		strbuf_release(&name);
-	}
-	printf("  program GPU time: %.3fx (advice via run --plan, verified: %.3fx)%s\n", ps,
-	       want, isnan(want) || isnan(ps) ? "" :
-	       ps >= 0.95 * want ? ": the rebuilt program delivers it" :
-	       ": the rebuilt program falls short of it");
-	printf("RESULT program rebuilt_speedup=%.4f plan_speedup=%.4f kept=%d\n", ps, want,
-	       tr->kept);
-}
-
-/*
- * A Python program's kernels are compiled into Triton's cache, where
- * compiles of the original may lie beside them: unless --static, the
- * rebuilt program is run once to see which compile it loads (issue 35).
- * Without a GPU there is no such run: the compiles are then chosen by the
- * advised forms, and the timed part says that it needs a GPU.
- */
+/* A Python program's Triton compiles, as the rebuilt program loads them
+ * (rebuild_input_run_triton). */
 static int read_triton(const struct check_cmd *o, struct rebuild_input *ri)
 {
 	struct rebuild_timing_options topt = o->t;
-	struct run_events loaded;
 	char *tmp_left = NULL;
-	size_t n;
-	int ret = 0, have = 0;
+	int ret;
 
-	free((void *)rebuild_changed_kernels(&ri->in, &n));
-	run_events_init(&loaded);
-	if (n && !o->static_only) {
-		topt.exe_dir = cli_exe_dir();
-		ret = rebuild_timing_loaded(&topt, &loaded, &tmp_left);
-		if (tmp_left)
-			cli_warn("cannot remove the temporary directory '%s'", tmp_left);
-		free(tmp_left);
-		have = !ret;
-		if (ret == CA_E_NOGPU) {
-			error_clear();
-			ret = 0;
-		}
-	}
-	if (!ret)
-		ret = rebuild_input_read_triton(ri, have ? &loaded : NULL);
-	run_events_release(&loaded);
+	topt.exe_dir = cli_exe_dir();
+	ret = rebuild_input_run_triton(ri, o->static_only ? NULL : &topt, &tmp_left);
+	if (tmp_left)
+		cli_warn("cannot remove the temporary directory '%s'", tmp_left);
+	free(tmp_left);
 	return ret;
 }
 
@@ -248,8 +202,11 @@ static int check(const struct check_cmd *o)
 	free(topt.baseline_argv);
 	if (tr.tmp_left)
 		cli_warn("cannot remove the temporary directory '%s'", tr.tmp_left);
-	if (!ret)
-		print_timed(o, &ri.in, &tr);
+	if (!ret) {
+		strbuf_setlen(&text, 0);
+		rebuild_check_timed_text(&ri.in, &tr, o->t.repeat, &text);
+		fputs(text.buf, stdout);
+	}
 	if (ret == CA_E_NOGPU) {
 		ret = error_prefix(ret, "the static check above passed; timing the rebuilt program "
 				   "needs a GPU");

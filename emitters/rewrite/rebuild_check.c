@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -57,6 +58,57 @@ void rebuild_input_release(struct rebuild_input *ri)
 	strbuf_release(&ri->diff);
 	strbuf_release(&ri->notes);
 	sources_file_release(&ri->written);
+}
+
+int rebuild_input_run_triton(struct rebuild_input *ri, const struct rebuild_timing_options *run,
+			     char **tmp_left)
+{
+	struct run_events loaded;
+	size_t n;
+	int ret = 0, have = 0;
+
+	*tmp_left = NULL;
+	free((void *)rebuild_changed_kernels(&ri->in, &n));
+	run_events_init(&loaded);
+	if (n && run) {
+		ret = rebuild_timing_loaded(run, &loaded, tmp_left);
+		have = !ret;
+		if (ret == CA_E_NOGPU) {
+			error_clear();
+			ret = 0;
+		}
+	}
+	if (!ret)
+		ret = rebuild_input_read_triton(ri, have ? &loaded : NULL);
+	run_events_release(&loaded);
+	return ret;
+}
+
+void rebuild_check_timed_text(const struct report_input *in, const struct rebuild_timing *tr,
+			      unsigned repeat, struct strbuf *out)
+{
+	double ps = tr->program_speedup, want = report_program_speedup(in);
+	size_t i;
+
+	strbuf_addf(out, "\nTIMED CHECK (%u alternating rounds: the original program with the "
+		    "capture's unpatched PTX, then the rebuilt program as built)\n", repeat);
+	for (i = 0; i < tr->nr_kernels; i++) {
+		const struct rebuild_timing_kernel *k = &tr->kernels[i];
+		struct strbuf name = STRBUF_INIT;
+
+		strbuf_add_printable(&name, k->name);    /* the capture's */
+		strbuf_addf(out, "  %-40s %.3fx median kernel speedup, baseline spread %.1f%%: %s\n",
+			    name.buf, k->median, 100.0 * k->noise, k->kept ? "kept" : "lost");
+		strbuf_addf(out, "RESULT kernel=%s rebuilt_speedup=%.4f kept=%d\n", name.buf,
+			    k->median, k->kept);
+		strbuf_release(&name);
+	}
+	strbuf_addf(out, "  program GPU time: %.3fx (advice via run --plan, verified: %.3fx)%s\n",
+		    ps, want, isnan(want) || isnan(ps) ? "" :
+		    ps >= 0.95 * want ? ": the rebuilt program delivers it" :
+		    ": the rebuilt program falls short of it");
+	strbuf_addf(out, "RESULT program rebuilt_speedup=%.4f plan_speedup=%.4f kept=%d\n", ps,
+		    want, tr->kept);
 }
 
 const char **rebuild_changed_kernels(const struct report_input *in, size_t *nr)

@@ -6,6 +6,7 @@
 #include "base/strbuf.h"
 #include "collectors/events.h"
 #include "collectors/intake.h"
+#include "collectors/rebuild_timing.h"
 #include "emitters/report_input.h"
 #include "emitters/rewrite/sources_file.h"
 
@@ -57,6 +58,27 @@ void rebuild_input_release(struct rebuild_input *ri);
  * a choice. Returns 0 or CA_E_* (an unreadable compile).
  */
 int rebuild_input_read_triton(struct rebuild_input *ri, const struct run_events *loaded);
+
+/*
+ * A Python program's kernels are compiled into Triton's cache, where
+ * compiles of the original may lie beside them: with run (check without
+ * --static), the rebuilt program is run once under the injection library
+ * to see which compile it loads (issue 35), then rebuild_input_read_triton.
+ * Without a GPU there is no such run: the compiles are chosen by the
+ * advised forms, and the timed part says that it needs a GPU. *tmp_left:
+ * a temporary directory the run could not remove (caller frees), or NULL.
+ */
+int rebuild_input_run_triton(struct rebuild_input *ri, const struct rebuild_timing_options *run,
+			     char **tmp_left);
+
+/*
+ * The timed check's lines (`check` without --static): each kernel's median
+ * speedup of the rebuilt program over repeat alternating rounds, kept or
+ * lost, and the program's GPU time against the advice's verified figure,
+ * with RESULT lines for scripts; appended to out.
+ */
+void rebuild_check_timed_text(const struct report_input *in, const struct rebuild_timing *tr,
+			      unsigned repeat, struct strbuf *out);
 
 /* The names of the kernels whose loads the plan changes (an array of
  * *nr borrowed names; caller frees the array). */
