@@ -162,6 +162,7 @@ for s in $samples; do
 		check "$s ($m): capture.json has its cost record" \
 			'isinstance(j.get("cost"), dict) and j["cost"]["program_runs"] == len(j["runs"])' "$out/capture.json"
 		summary "$out" "$s" "$m" "$native" "$wall" "$WORK/rows.jsonl"
+		python3 "$CA_SOURCE_DIR/bench/cost_breakdown.py" "$s ($m)" "$out/capture.json"
 	done
 done
 

@@ -145,5 +145,6 @@ print("RESULT:   %s verdict: %s; output %s%s; check native: %s; after profile: %
     "" if not out.get("files") else " (" + ", ".join("%s %s" % (f.get("path", "").split("/")[-1], f.get("status"))
                                           for f in out["files"]) + ")", nchk, pchk))
 PY
+	python3 "$CA_SOURCE_DIR/bench/cost_breakdown.py" "$app" "$out/capture.json"
 done
 finish
