@@ -525,11 +525,20 @@ static void expand_result(const struct graph *g, const size_t *group, struct sol
 	res->objective = graph_objective(g, cached);
 }
 
+/* Why a load beyond --max-loads takes its site's decision. */
+static const char *follows_site_reason(const struct capture_load *l)
+{
+	return load_sites_is_python(l->file) ?
+	       "not measured: takes its call's decision (a tl.load carries one form)" :
+	       "not measured: takes its expression's decision (an expression carries one "
+	       "form)";
+}
+
 /*
- * A Python call's loads beyond --max-loads (not measured) take the
- * decision its measured loads got: the call can carry only one form
- * (load_sites.h), and a call half rewritten is no source the user can
- * write. Their left_out reason says so.
+ * A source site's loads beyond --max-loads (not measured) take the
+ * decision its measured loads got: the site, a Triton call or a CUDA
+ * expression, can carry only one form (load_sites.h), and a site half
+ * rewritten is no source the user can write. Their left_out reason says so.
  */
 static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis_kernel *ak)
 {
@@ -560,8 +569,7 @@ static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis
 					plan_set(plan, mod, k->name, lo->ordinal, (enum load_action)a);
 				if (l2 > 0)
 					plan_set_l2(plan, mod, k->name, lo->ordinal, (enum l2_priority)l2);
-				lo->reason = "not measured: takes its call's decision (a tl.load "
-					     "carries one form)";
+				lo->reason = follows_site_reason(&ck->loads[i]);
 				break;
 			}
 		}
