@@ -424,7 +424,8 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 	}
 	multi_choice_options_init(&mopt);
 	mopt.time_limit_seconds = opt->time_limit_seconds;
-	/* the loads of one tl.load take one priority: solve on their sites */
+	/* the loads of one source site take one priority (load_sites.h): solve
+	 * on their sites */
 	ordinals = xcalloc(n + 1, sizeof(*ordinals));
 	group = xcalloc(n + 1, sizeof(*group));
 	for (i = 0; i < n; i++)
@@ -460,7 +461,7 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 
 			if (!s)
 				continue;
-			/* every load of the entry (a site's loads: one tl.load) */
+			/* every load of the entry (a site's loads, measured as one) */
 			for (m = 0; m < l->nr_ordinals; m++) {
 				struct analysis_load *al = (struct analysis_load *)
 					analysis_kernel_load(ak, l->ordinals[m]);
@@ -603,7 +604,7 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	solver_options_init(&sopt);
 	sopt.time_limit_seconds = opt->time_limit_seconds;
 	sopt.exhaustive_max_n = opt->exhaustive_max_n;
-	/* the loads of one tl.load are one decision: solve on their sites */
+	/* the loads of one source site are one decision: solve on their sites */
 	group = xcalloc(k.g.n + 1, sizeof(*group));
 	nr_sites = node_sites(&k, group);
 	graph_init(&sites);

@@ -229,8 +229,8 @@ struct capture_data_structure {
 struct capture_l2_load {
 	unsigned ordinal;
 	/* The loads measured together as one site (the PTX loads of one Triton
-	 * tl.load, analysis/load_sites.h), ordinal first; nr_ordinals 1 for a
-	 * load measured alone ("ordinals" not written). */
+	 * tl.load or CUDA expression, analysis/load_sites.h), ordinal first;
+	 * nr_ordinals 1 for a load measured alone ("ordinals" not written). */
 	unsigned *ordinals;
 	size_t nr_ordinals;
 	double *dram_bytes;         /* per form of the section; NAN: not measured */
