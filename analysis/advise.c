@@ -424,7 +424,8 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 	}
 	multi_choice_options_init(&mopt);
 	mopt.time_limit_seconds = opt->time_limit_seconds;
-	/* the loads of one tl.load take one priority: solve on their sites */
+	/* the loads of one source site take one priority (load_sites.h): solve
+	 * on their sites */
 	ordinals = xcalloc(n + 1, sizeof(*ordinals));
 	group = xcalloc(n + 1, sizeof(*group));
 	for (i = 0; i < n; i++)
@@ -460,7 +461,7 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 
 			if (!s)
 				continue;
-			/* every load of the entry (a site's loads: one tl.load) */
+			/* every load of the entry (a site's loads, measured as one) */
 			for (m = 0; m < l->nr_ordinals; m++) {
 				struct analysis_load *al = (struct analysis_load *)
 					analysis_kernel_load(ak, l->ordinals[m]);
@@ -525,11 +526,20 @@ static void expand_result(const struct graph *g, const size_t *group, struct sol
 	res->objective = graph_objective(g, cached);
 }
 
+/* Why a load beyond --max-loads takes its site's decision. */
+static const char *follows_site_reason(const struct capture_load *l)
+{
+	return load_sites_is_python(l->file) ?
+	       "not measured: takes its call's decision (a tl.load carries one form)" :
+	       "not measured: takes its expression's decision (an expression carries one "
+	       "form)";
+}
+
 /*
- * A Python call's loads beyond --max-loads (not measured) take the
- * decision its measured loads got: the call can carry only one form
- * (load_sites.h), and a call half rewritten is no source the user can
- * write. Their left_out reason says so.
+ * A source site's loads beyond --max-loads (not measured) take the
+ * decision its measured loads got: the site, a Triton call or a CUDA
+ * expression, can carry only one form (load_sites.h), and a site half
+ * rewritten is no source the user can write. Their left_out reason says so.
  */
 static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis_kernel *ak)
 {
@@ -560,8 +570,7 @@ static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis
 					plan_set(plan, mod, k->name, lo->ordinal, (enum load_action)a);
 				if (l2 > 0)
 					plan_set_l2(plan, mod, k->name, lo->ordinal, (enum l2_priority)l2);
-				lo->reason = "not measured: takes its call's decision (a tl.load "
-					     "carries one form)";
+				lo->reason = follows_site_reason(&ck->loads[i]);
 				break;
 			}
 		}
@@ -595,7 +604,7 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	solver_options_init(&sopt);
 	sopt.time_limit_seconds = opt->time_limit_seconds;
 	sopt.exhaustive_max_n = opt->exhaustive_max_n;
-	/* the loads of one tl.load are one decision: solve on their sites */
+	/* the loads of one source site are one decision: solve on their sites */
 	group = xcalloc(k.g.n + 1, sizeof(*group));
 	nr_sites = node_sites(&k, group);
 	graph_init(&sites);

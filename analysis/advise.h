@@ -77,8 +77,9 @@ struct analysis_kernel {
 	size_t nr_left_out;
 	size_t pairs_missing;       /* node pairs without a measured hit_{i,j} */
 	/* Loads decided per source site (analysis/load_sites.h: the PTX loads of
-	 * one Triton tl.load take one decision): site_loads of the graph's nodes
-	 * were decided as `sites` calls; both 0 when no loads share a site. */
+	 * one Triton tl.load, or of one CUDA expression, take one decision):
+	 * site_loads of the graph's nodes were decided as `sites` sites; both 0
+	 * when no loads share a site. */
 	size_t site_loads, sites;
 	/* The L2 priorities chosen from the kernel's "l2_priority": the
 	 * solver, whether proven optimal, the DRAM bytes the choice is

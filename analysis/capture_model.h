@@ -157,6 +157,15 @@ struct capture_counters {
 	const struct capture_section *source; /* as read (borrowed), NULL when built */
 };
 
+/* A call a load's source line was inlined at (analysis/ptx.h's
+ * ptx_call_site). */
+struct capture_call_site {
+	char *file;
+	long line;                  /* from 1 */
+	int column;                 /* from 1; 0 unknown */
+	const struct capture_section *source; /* as read (borrowed), NULL when built */
+};
+
 struct capture_load {
 	unsigned ordinal;           /* DESIGN.md "Load identity" */
 	long ptx_line;              /* -1 unknown */
@@ -169,6 +178,14 @@ struct capture_load {
 	long line;                  /* from 1; 0 unknown (JSON null) */
 	int column;                 /* of the .loc, from 1; 0 unknown: the PTX loads of one
 				       source expression (a Triton tl.load) share it */
+	/*
+	 * Where file:line was inlined (a __device__ helper's line): the calls,
+	 * innermost first, out to the call in the kernel's body. NULL and 0
+	 * in the kernel's own body, and in captures written before it was
+	 * recorded.
+	 */
+	struct capture_call_site *inlined_at;
+	size_t nr_inlined_at;
 	int param;                  /* kernel parameter index, -1 unknown */
 	int read_only;              /* 1, 0, -1 unknown */
 	int patchable;              /* 1, 0, -1 unknown (treated as patchable) */
@@ -218,8 +235,8 @@ struct capture_data_structure {
 struct capture_l2_load {
 	unsigned ordinal;
 	/* The loads measured together as one site (the PTX loads of one Triton
-	 * tl.load, analysis/load_sites.h), ordinal first; nr_ordinals 1 for a
-	 * load measured alone ("ordinals" not written). */
+	 * tl.load or CUDA expression, analysis/load_sites.h), ordinal first;
+	 * nr_ordinals 1 for a load measured alone ("ordinals" not written). */
 	unsigned *ordinals;
 	size_t nr_ordinals;
 	double *dram_bytes;         /* per form of the section; NAN: not measured */

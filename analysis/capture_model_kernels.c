@@ -139,6 +139,50 @@ void capture_counters_release(struct capture_counters *cc)
 	memset(cc, 0, sizeof(*cc));
 }
 
+/* A load's "inlined_at": the calls its line was inlined at, innermost first. */
+static int read_call_sites(const struct rd *r, json_t *o, const char *path,
+			   struct capture_load *l)
+{
+	json_t *arr, *v;
+	char sub[256];
+	size_t i;
+	int ret;
+
+	if ((ret = capture_rd_array(r, o, path, "inlined_at", &arr)) || !arr)
+		return ret;
+	l->inlined_at = xcalloc(json_array_size(arr) + 1, sizeof(*l->inlined_at));
+	json_array_foreach(arr, i, v) {
+		struct capture_call_site *c = &l->inlined_at[l->nr_inlined_at++];
+		long long line;
+
+		snprintf(sub, sizeof(sub), "%s.inlined_at[%zu]", path, i);
+		c->source = SEC(v);
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_str(r, v, sub, "file", &c->file, 0)) ||
+		    (ret = capture_rd_int(r, v, sub, "line", &line, 1, 0x7fffffff, 0)) ||
+		    (ret = capture_rd_intv(r, v, sub, "column", &c->column, 1, 0x7fffffff, 0)))
+			return ret;
+		c->line = (long)line;
+	}
+	return 0;
+}
+
+static json_t *call_sites_json(const struct capture_call_site *c, size_t n)
+{
+	json_t *arr = json_array();
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		json_t *o = capture_start(c[i].source);
+
+		capture_put_str(o, "file", c[i].file);
+		capture_put_int(o, "line", c[i].line, 0);
+		capture_put_int(o, "column", c[i].column, 0);
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
 static int read_load(const struct rd *r, json_t *o, const char *path, struct capture_load *l)
 {
 	long long ord, ptx_line, line;
@@ -157,6 +201,7 @@ static int read_load(const struct rd *r, json_t *o, const char *path, struct cap
 	    (ret = capture_rd_str(r, o, path, "file", &l->file, 0)) ||
 	    (ret = capture_rd_int(r, o, path, "line", &line, 1, 0x7fffffff, 0)) ||
 	    (ret = capture_rd_intv(r, o, path, "column", &l->column, 1, 0x7fffffff, 0)) ||
+	    (ret = read_call_sites(r, o, path, l)) ||
 	    (ret = capture_rd_intv(r, o, path, "param", &l->param, 0, 0xffff, -1)) ||
 	    (ret = capture_rd_bool(r, o, path, "read_only", &l->read_only)) ||
 	    (ret = capture_rd_bool(r, o, path, "patchable", &l->patchable)) ||
@@ -194,6 +239,9 @@ static json_t *load_json(const struct capture_load *l)
 	capture_put_str(o, "file", l->file);
 	capture_put_int(o, "line", l->line, 0);
 	capture_put_int(o, "column", l->column, 0);
+	if (l->nr_inlined_at)
+		json_object_set_new(o, "inlined_at", call_sites_json(l->inlined_at,
+								     l->nr_inlined_at));
 	capture_put_int(o, "param", l->param, -1);
 	capture_put_bool(o, "read_only", l->read_only);
 	capture_put_bool(o, "patchable", l->patchable);
@@ -208,6 +256,21 @@ static json_t *load_json(const struct capture_load *l)
 	capture_put_num(o, "lines", l->lines);
 	capture_put_num(o, "bytes", l->bytes);
 	return o;
+}
+
+static void load_release(struct capture_load *l)
+{
+	size_t i;
+
+	free(l->instruction);
+	free(l->space);
+	free(l->cache_op);
+	free(l->file);
+	for (i = 0; i < l->nr_inlined_at; i++)
+		free(l->inlined_at[i].file);
+	free(l->inlined_at);
+	free(l->unpatchable_reason);
+	free(l->l1_eviction);
 }
 
 static int read_pair(const struct rd *r, json_t *o, const char *path, struct capture_pair *p)
@@ -668,16 +731,8 @@ void capture_kernel_release(struct capture_kernel *k)
 		capture_counters_release(&k->counters[i]);
 	}
 	free(k->counters);
-	for (i = 0; i < k->nr_loads; i++) {
-		struct capture_load *l = &k->loads[i];
-
-		free(l->instruction);
-		free(l->space);
-		free(l->cache_op);
-		free(l->file);
-		free(l->unpatchable_reason);
-		free(l->l1_eviction);
-	}
+	for (i = 0; i < k->nr_loads; i++)
+		load_release(&k->loads[i]);
 	free(k->loads);
 	for (i = 0; i < k->nr_pairs; i++)
 		free(k->pairs[i].noise_resolution);

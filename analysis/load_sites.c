@@ -14,13 +14,90 @@ int load_sites_is_python(const char *file)
 	return n > 3 && !strcmp(file + n - 3, ".py");
 }
 
-/* Where a load's .loc puts it: a site when it is Python with a line and
- * a column. */
-struct site_key {
+/* A call of a load's inlining chain, from either model. */
+struct site_call {
 	const char *file;
 	long line;
 	int column;
 };
+
+/* What makes two loads one site (load_sites.h). */
+struct site_key {
+	const char *file;
+	long line;
+	int column;
+	int param;
+	struct site_call *calls;    /* the inlining chain, innermost first (owned) */
+	size_t nr_calls;
+};
+
+static void key_of_capture(struct site_key *key, const struct capture_load *l)
+{
+	size_t i;
+
+	*key = (struct site_key){ l->file, l->line, l->column, l->param, NULL, l->nr_inlined_at };
+	key->calls = xcalloc(key->nr_calls + 1, sizeof(*key->calls));
+	for (i = 0; i < key->nr_calls; i++)
+		key->calls[i] = (struct site_call){ l->inlined_at[i].file, l->inlined_at[i].line,
+						    l->inlined_at[i].column };
+}
+
+static void key_of_ptx(struct site_key *key, const struct ptx_load *l)
+{
+	size_t i;
+
+	*key = (struct site_key){ l->file, l->line, l->column, l->param, NULL,
+				  (size_t)l->inline_depth };
+	key->calls = xcalloc(key->nr_calls + 1, sizeof(*key->calls));
+	for (i = 0; i < key->nr_calls; i++)
+		key->calls[i] = (struct site_call){ l->inlined_at[i].file, l->inlined_at[i].line,
+						    l->inlined_at[i].column };
+}
+
+static int same_file(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/*
+ * Whether a load can share a site: its .loc has a file, a line and a
+ * column and, in CUDA C++, it reads through a known parameter (the .loc's
+ * column there is the statement's: x[c] and w[c] on one line share it).
+ */
+static int sited(const struct site_key *k)
+{
+	return k->file && k->line > 0 && k->column > 0 &&
+	       (load_sites_is_python(k->file) || k->param >= 0);
+}
+
+static int same_site(const struct site_key *a, const struct site_key *b)
+{
+	size_t i;
+
+	if (a->line != b->line || a->column != b->column || !same_file(a->file, b->file))
+		return 0;
+	/* a tl.load carries one form wherever its function was inlined */
+	if (load_sites_is_python(a->file))
+		return 1;
+	if (a->param != b->param || a->nr_calls != b->nr_calls)
+		return 0;
+	for (i = 0; i < a->nr_calls; i++)
+		if (a->calls[i].line != b->calls[i].line ||
+		    a->calls[i].column != b->calls[i].column ||
+		    !same_file(a->calls[i].file, b->calls[i].file))
+			return 0;
+	return 1;
+}
+
+/* Frees keys[0..n) and their chains. */
+static void keys_free(struct site_key *keys, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(keys[i].calls);
+	free(keys);
+}
 
 static size_t group_keys(const struct site_key *keys, size_t n, size_t *group)
 {
@@ -29,14 +106,13 @@ static size_t group_keys(const struct site_key *keys, size_t n, size_t *group)
 
 	for (i = 0; i < n; i++) {
 		const struct site_key *k = &keys[i];
-		int sited = load_sites_is_python(k->file) && k->line > 0 && k->column > 0;
+		int shares = sited(k);
 
-		for (s = 0; sited && s < nr; s++)
-			if (first[s] && first[s]->line == k->line && first[s]->column == k->column &&
-			    !strcmp(first[s]->file, k->file))
+		for (s = 0; shares && s < nr; s++)
+			if (first[s] && same_site(first[s], k))
 				break;
-		if (!sited || s == nr) {
-			first[nr] = sited ? k : NULL;
+		if (!shares || s == nr) {
+			first[nr] = shares ? k : NULL;
 			s = nr++;
 		}
 		group[i] = s;
@@ -55,10 +131,10 @@ size_t load_sites_group(const struct capture_kernel *k, const unsigned *ordinals
 		const struct capture_load *l = capture_kernel_find_load(k, ordinals[i]);
 
 		if (l)
-			keys[i] = (struct site_key){ l->file, l->line, l->column };
+			key_of_capture(&keys[i], l);
 	}
 	nr = group_keys(keys, n, group);
-	free(keys);
+	keys_free(keys, n);
 	return nr;
 }
 
@@ -69,13 +145,10 @@ size_t load_sites_group_ptx(const struct ptx_function *fn, const unsigned *ordin
 	size_t i, nr;
 
 	for (i = 0; i < n; i++)
-		if (ordinals[i] < fn->nr_loads) {
-			const struct ptx_load *l = &fn->loads[ordinals[i]];
-
-			keys[i] = (struct site_key){ l->file, l->line, l->column };
-		}
+		if (ordinals[i] < fn->nr_loads)
+			key_of_ptx(&keys[i], &fn->loads[ordinals[i]]);
 	nr = group_keys(keys, n, group);
-	free(keys);
+	keys_free(keys, n);
 	return nr;
 }
 

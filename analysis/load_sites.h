@@ -9,12 +9,16 @@
 #include "analysis/ptx.h"
 
 /*
- * Source sites that are one decision (issue 27, "Load sites"): a Triton
- * tl.load of a block compiles to several PTX loads (vector chunks,
- * predicated halves), all with the .loc of the call, and the user can only
- * set eviction_policy= and cache_modifier= on the call. So the analysis
- * decides per call: the loads of one site are merged into one item before
- * solving, and the answer is given to each of them.
+ * Source sites that are one decision (issue 27, "Load sites"; issue 38,
+ * "Plans a source can carry"): one source expression compiles to several
+ * PTX loads, and its source can carry only one form for them all. A
+ * Triton tl.load of a block gives vector chunks and predicated halves, all
+ * with the .loc of the call, and the user can only set eviction_policy=
+ * and cache_modifier= on the call; a CUDA C++ expression in a loop the
+ * compiler unrolled gives a copy per iteration, and the source patch
+ * rewrites the expression once. So the analysis decides per site: the
+ * loads of one site are merged into one item before solving, and the
+ * answer is given to each of them.
  *
  * The merge is exact for the seed's objective and its several-forms form
  * (docs/model.md): with the loads of a site M all in one form,
@@ -29,18 +33,32 @@
  * Groups n loads of kernel k (by ordinal) into sites: group[i] is the site
  * of load ordinals[i], numbered from 0 in order of first appearance.
  * Loads of a Python source (".py": Triton) with the same file, line and
- * column share a site; every other load is a site of its own. Returns the
- * number of sites (n when nothing merges).
+ * column share a site (one tl.load call, wherever its function was
+ * inlined). Loads of any other source (CUDA C++) share a site when they
+ * have the same file, line and column, read through the same kernel
+ * parameter (the column CUDA's .loc gives is the statement's, so x[c] and
+ * w[c] on one line differ only by it) and were inlined at the same chain
+ * of calls (capture_load.inlined_at): the copies an unrolled loop makes
+ * of one expression are one site, a helper's load inlined at two calls
+ * two sites, which the source patch can give different forms. A load
+ * without a file, a line or a column, a CUDA load whose parameter is not
+ * known, and an ordinal that is no load of k are sites of their own.
+ * Returns the number of sites (n when nothing merges).
+ *
+ * A capture written before loads recorded inlined_at reads as if none was
+ * inlined: a helper's load at two calls is then one site, one form for
+ * the helper.
  */
 size_t load_sites_group(const struct capture_kernel *k, const unsigned *ordinals, size_t n,
 			size_t *group);
 
 /* The same for loads of a PTX function (the profile, before any capture):
- * by the .loc of fn->loads[ordinals[i]]. */
+ * by the .loc, param and inlined_at of fn->loads[ordinals[i]]. */
 size_t load_sites_group_ptx(const struct ptx_function *fn, const unsigned *ordinals, size_t n,
 			    size_t *group);
 
-/* Whether a source file is one whose loads are decided per site (".py"). */
+/* Whether a source file is Python (".py": a Triton kernel's), whose sites
+ * are tl.load calls. */
 int load_sites_is_python(const char *file);
 
 /* The graph of nr_sites nodes that merges g's nodes by group (node ids:

@@ -55,7 +55,7 @@ unsigned oracle_l2_digit(size_t p, size_t b, size_t nr_forms, const unsigned *al
  * Adds plan p (p < oracle_l2_plan_count(nr_sites, ...)) of one kernel to
  * plan: each measured[b] (b < n) with l1[b] (the advice's L1 action,
  * LOAD_ACTION_AS_BUILT for none) and the form of its site's digit,
- * site[b] < nr_sites (the loads of one Triton tl.load share a digit:
+ * site[b] < nr_sites (the loads of one source site share a digit:
  * analysis/load_sites.h); site NULL: every load its own (nr_sites = n).
  * Returns 1, or 0 (nothing added) when p is beyond the kernel's plans.
  */

@@ -109,34 +109,56 @@ static const char *file_name(const struct ptx_module *m, unsigned idx)
 	return idx < m->nr_files ? m->files[idx] : NULL;
 }
 
+static int clamp_int(unsigned v)
+{
+	return (int)(v > INT_MAX ? INT_MAX : v);
+}
+
 /*
- * The outermost location of the inlining chain of the .loc r (the load's
- * user-code line): the call site in the body of the function being
- * compiled, and the number of inlined user functions in between.
+ * The .loc that the inlined .loc r was inlined at (its inlined_at's file
+ * and line), found back along the .loc lines before it; -1 when none.
+ * Bounded: a chain of inlined .loc lines may be long.
+ */
+static long loc_caller(const struct parser *P, long r)
+{
+	const struct loc_rec *at = &P->locs[r];
+	long up = at->parent;
+	int walk = 0;
+
+	while (up >= 0 && walk++ < 256 &&
+	       !(P->locs[up].file == at->inl_file && P->locs[up].line == at->inl_line))
+		up = P->locs[up].parent;
+	return walk > 256 ? -1 : up;
+}
+
+/*
+ * The inlining chain of the .loc r (the load's user-code line): each call
+ * site from the innermost out to the call in the body of the function
+ * being compiled, which is also kept apart with the chain's depth.
  */
 static void call_site(struct parser *P, struct ptx_load *ld, long r)
 {
 	struct ptx_module *m = P->m;
-	unsigned file = 0, line = 0;
-	int depth = 0;
+	struct ptx_call_site *chain = NULL;
+	size_t nr = 0, alloc = 0;
 
-	while (r >= 0 && P->locs[r].has_inl && depth < 64) {
-		long up = P->locs[r].parent;
-		int walk = 0;
+	while (r >= 0 && P->locs[r].has_inl && nr < 64) {
+		const struct loc_rec *at = &P->locs[r];
 
-		file = P->locs[r].inl_file;
-		line = P->locs[r].inl_line;
-		depth++;
-		while (up >= 0 && walk++ < 256 &&
-		       !(P->locs[up].file == file && P->locs[up].line == line))
-			up = P->locs[up].parent;
-		r = walk > 256 ? -1 : up;
+		ALLOC_GROW(chain, nr + 1, alloc);
+		chain[nr++] = (struct ptx_call_site){ file_name(m, at->inl_file),
+						      clamp_int(at->inl_line),
+						      clamp_int(at->inl_col) };
+		r = loc_caller(P, r);
 	}
-	if (depth && file_name(m, file)) {
-		ld->call_file = file_name(m, file);
-		ld->call_line = (int)(line > INT_MAX ? INT_MAX : line);
-		ld->inline_depth = depth;
+	if (!nr || !chain[nr - 1].file) {
+		free(chain);
+		return;
 	}
+	ld->call_file = chain[nr - 1].file;
+	ld->call_line = chain[nr - 1].line;
+	ld->inline_depth = (int)nr;
+	ld->inlined_at = chain;
 }
 
 /*
@@ -166,17 +188,10 @@ static void resolve_locations(struct parser *P)
 		file = P->locs[r].file;
 		line = P->locs[r].line;
 		while (file < m->nr_files && tk[file] && P->locs[r].has_inl && steps++ < 64) {
-			long up = P->locs[r].parent;
-			int walk = 0;
+			long up = loc_caller(P, r);
 
 			file = P->locs[r].inl_file;
 			line = P->locs[r].inl_line;
-			/* Bounded: a chain of inlined .loc lines may be long. */
-			while (up >= 0 && walk++ < 256 &&
-			       !(P->locs[up].file == file && P->locs[up].line == line))
-				up = P->locs[up].parent;
-			if (walk > 256)
-				up = -1;
 			if (up < 0)
 				break;
 			r = up;
@@ -189,12 +204,12 @@ static void resolve_locations(struct parser *P)
 			struct ptx_memop *op = &f->memops[P->load_locs[i].load];
 
 			op->file = file_name(m, file);
-			op->line = (int)(line > INT_MAX ? INT_MAX : line);
+			op->line = clamp_int(line);
 			op->column = column;
 			continue;
 		}
 		ld->file = file_name(m, file);
-		ld->line = (int)(line > INT_MAX ? INT_MAX : line);
+		ld->line = clamp_int(line);
 		ld->column = column;
 		if (P->locs[r].file == file && P->locs[r].line == line)
 			call_site(P, ld, r);

@@ -52,6 +52,13 @@ enum ptx_l1_eviction {
 	PTX_L1_NO_ALLOCATE,
 };
 
+/* A call an inlined function's code was put in (a .loc's inlined_at). */
+struct ptx_call_site {
+	const char *file;           /* the module's file table; NULL: not in it */
+	int line;
+	int column;                 /* 0 unknown */
+};
+
 struct ptx_load {
 	unsigned ordinal;
 	unsigned ptx_line;          /* 1-based line of the instruction */
@@ -103,6 +110,14 @@ struct ptx_load {
 	const char *call_file;
 	int call_line;
 	int inline_depth;
+	/*
+	 * The whole inlining chain of file:line, innermost call first, out to
+	 * the call in this function's body (inlined_at[inline_depth - 1] is
+	 * call_file:call_line): the copies of one expression that unrolling a
+	 * loop makes share it, a helper's load inlined at two calls does not.
+	 * Owned (the array); NULL when inline_depth is 0.
+	 */
+	struct ptx_call_site *inlined_at;
 };
 
 enum ptx_memop_kind {

@@ -52,32 +52,48 @@ void ptx_parse_file_directive(struct parser *P, const char *p, const char *e)
 	}
 }
 
+/* Up to n blank-separated decimal numbers from *pp into v: how many were
+ * read; *pp is left after the last. */
+static int parse_numbers(const char **pp, const char *e, unsigned long *v, int n)
+{
+	const char *p = *pp;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		const char *q;
+
+		p = ptx_skip_blank(p, e);
+		q = p;
+		while (q < e && *q >= '0' && *q <= '9')
+			q++;
+		if (ptx_parse_uint(p, q, &v[i]))
+			break;
+		p = q;
+	}
+	*pp = p;
+	return i;
+}
+
+static unsigned clamp_uint(unsigned long v)
+{
+	return (unsigned)(v > UINT_MAX ? UINT_MAX : v);
+}
+
 /* .loc FILE LINE COL [, function_name L [+off], inlined_at FILE LINE COL] */
 void ptx_parse_loc_directive(struct parser *P, const char *p, const char *e)
 {
 	struct loc_rec r;
 	unsigned long v[3] = { 0, 0, 0 };
 	const char *inl;
-	int i;
+	int n;
 
 	memset(&r, 0, sizeof(r));
-	for (i = 0; i < 3; i++) {
-		const char *q;
-		p = ptx_skip_blank(p, e);
-		q = p;
-		while (q < e && *q >= '0' && *q <= '9')
-			q++;
-		if (ptx_parse_uint(p, q, &v[i])) {
-			if (i < 2)
-				return;
-			v[2] = 0;   /* no column: unknown */
-			break;
-		}
-		p = q;
-	}
-	r.file = (unsigned)(v[0] > UINT_MAX ? UINT_MAX : v[0]);
-	r.line = (unsigned)(v[1] > UINT_MAX ? UINT_MAX : v[1]);
-	r.col = (unsigned)(v[2] > UINT_MAX ? UINT_MAX : v[2]);
+	n = parse_numbers(&p, e, v, 3);
+	if (n < 2)
+		return;
+	r.file = clamp_uint(v[0]);
+	r.line = clamp_uint(v[1]);
+	r.col = n == 3 ? clamp_uint(v[2]) : 0;   /* no column: unknown */
 	r.parent = -1;
 	inl = NULL;
 	for (; p + 10 <= e; p++)
@@ -85,23 +101,12 @@ void ptx_parse_loc_directive(struct parser *P, const char *p, const char *e)
 			inl = p + 10;
 			break;
 		}
-	if (inl) {
-		for (i = 0; i < 2; i++) {
-			const char *q;
-			inl = ptx_skip_blank(inl, e);
-			q = inl;
-			while (q < e && *q >= '0' && *q <= '9')
-				q++;
-			if (ptx_parse_uint(inl, q, &v[i]))
-				break;
-			inl = q;
-		}
-		if (i == 2) {
-			r.has_inl = 1;
-			r.inl_file = (unsigned)(v[0] > UINT_MAX ? UINT_MAX : v[0]);
-			r.inl_line = (unsigned)(v[1] > UINT_MAX ? UINT_MAX : v[1]);
-			r.parent = P->cur_loc;
-		}
+	if (inl && (n = parse_numbers(&inl, e, v, 3)) >= 2) {
+		r.has_inl = 1;
+		r.inl_file = clamp_uint(v[0]);
+		r.inl_line = clamp_uint(v[1]);
+		r.inl_col = n == 3 ? clamp_uint(v[2]) : 0;
+		r.parent = P->cur_loc;
 	}
 	ALLOC_GROW(P->locs, P->nr_locs + 1, P->alloc_locs);
 	P->locs[P->nr_locs] = r;
@@ -202,6 +207,7 @@ void ptx_function_release(struct ptx_function *f)
 		free(f->loads[i].dest);
 		free(f->loads[i].address);
 		free(f->loads[i].predicate);
+		free(f->loads[i].inlined_at);
 	}
 	free(f->loads);
 	for (i = 0; i < f->nr_memops; i++)

@@ -152,7 +152,7 @@ struct flow {
 
 /* One .loc line; parent is the previous .loc of the same inlining chain. */
 struct loc_rec {
-	unsigned file, line, col, inl_file, inl_line;
+	unsigned file, line, col, inl_file, inl_line, inl_col;
 	int has_inl;
 	long parent;
 };

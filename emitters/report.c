@@ -138,14 +138,36 @@ static int same_site(const struct report_load *a, const struct report_load *b)
 	       a->hint.message && b->hint.message && !strcmp(a->hint.message, b->hint.message);
 }
 
+/* What a source site is in file's language (analysis/load_sites.h). */
+static const char *site_noun(const char *file)
+{
+	return load_sites_is_python(file) ? "call" : "expression";
+}
+
 char *report_load_group_phrase(const struct report_kernel *k, size_t j, size_t e)
 {
 	const struct report_load *l = &k->loads[j];
 
 	if (l->column > 0 && l->column == k->loads[e].column)
-		return xasprintf("%zu PTX loads of one %s", e - j + 1,
-				 load_sites_is_python(l->file) ? "call" : "expression");
+		return xasprintf("%zu PTX loads of one %s", e - j + 1, site_noun(l->file));
 	return xasprintf("%zu loads of this line", e - j + 1);
+}
+
+char *report_sites_text(const struct report_kernel *k)
+{
+	const char *file = NULL, *noun;
+	size_t i;
+
+	if (!k->analysis || !k->analysis->sites)
+		return NULL;
+	for (i = 0; i < k->nr_loads && !file; i++)
+		file = k->loads[i].file;
+	noun = site_noun(file);
+	return xasprintf("decided per %s: %zu PTX loads are %zu source %s%s (%s)", noun,
+			 k->analysis->site_loads, k->analysis->sites, noun,
+			 k->analysis->sites == 1 ? "" : "s",
+			 load_sites_is_python(file) ? "a tl.load's loads take one decision" :
+			 "an expression's copies take one decision");
 }
 
 size_t report_load_group_end(const struct report_kernel *k, size_t j)

@@ -116,6 +116,16 @@ size_t report_load_group_end(const struct report_kernel *k, size_t j);
 char *report_load_group_phrase(const struct report_kernel *k, size_t j, size_t e);
 
 /*
+ * How the analysis decided the kernel's loads per source site
+ * (analysis/load_sites.h), as a sentence without its final period:
+ * "decided per call: 24 PTX loads are 3 source calls (a tl.load's loads
+ * take one decision)" for Triton, "decided per expression: 15 PTX loads are
+ * 3 source expressions (an expression's copies take one decision)" for CUDA
+ * C++; NULL when no loads share a site. Caller frees.
+ */
+char *report_sites_text(const struct report_kernel *k);
+
+/*
  * What a changed load's advice saves, as a phrase: "avoids 1.00 MiB of L2
  * traffic" for a bypass (what caching it too would add), "saves 938 KiB of
  * L2 traffic" for a cache decision, "" when unknown. Caller frees.

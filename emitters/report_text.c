@@ -324,14 +324,14 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 		free(ac);
 	}
 	if (k->analysis) {
+		char *sites = report_sites_text(k);
+
 		strbuf_addf(out, "  plan: %s%s, expected L2 traffic saved %s\n",
 			    k->chosen ? k->chosen : "?", k->optimal == 1 ? " (proven optimal)" :
 			    k->optimal == 0 ? " (not proven optimal)" : "", saved);
-		if (k->analysis->sites)
-			strbuf_addf(out, "  decided per call: %zu PTX loads are %zu source call%s "
-				    "(a tl.load's loads take one decision)\n",
-				    k->analysis->site_loads, k->analysis->sites,
-				    k->analysis->sites == 1 ? "" : "s");
+		if (sites)
+			strbuf_addf(out, "  %s\n", sites);
+		free(sites);
 	} else
 		strbuf_addstr(out, "  not analysed\n");
 	{

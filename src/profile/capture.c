@@ -346,6 +346,27 @@ static json_t *ranks_json(const struct profile_kernel *k)
 	return arr;
 }
 
+static json_t *int_or_null(int v)
+{
+	return v > 0 ? json_integer(v) : json_null();
+}
+
+/* The calls a load's line was inlined at, innermost first (loads[].inlined_at). */
+static json_t *inlined_at_json(const struct ptx_load *l)
+{
+	json_t *arr = json_array();
+	int i;
+
+	for (i = 0; i < l->inline_depth; i++) {
+		const struct ptx_call_site *cs = &l->inlined_at[i];
+
+		json_array_append_new(arr, json_pack("{s:o, s:o, s:o}", "file",
+			cs->file ? json_string(cs->file) : json_null(), "line",
+			int_or_null(cs->line), "column", int_or_null(cs->column)));
+	}
+	return arr;
+}
+
 void profile_fill_kernels(struct profile_ctx *c)
 {
 	json_t *kernels = c->kernels_json;
@@ -370,6 +391,8 @@ void profile_fill_kernels(struct profile_ctx *c)
 			json_object_set_new(lj, "line", l->line ? json_integer(l->line) : json_null());
 			if (l->line && l->column > 0)
 				json_object_set_new(lj, "column", json_integer(l->column));
+			if (l->line && l->inline_depth)
+				json_object_set_new(lj, "inlined_at", inlined_at_json(l));
 			json_object_set_new(lj, "param", l->param >= 0 ? json_integer(l->param) : json_null());
 			json_object_set_new(lj, "read_only", l->read_only < 0 ? json_null() :
 					    json_boolean(l->read_only));

@@ -1010,8 +1010,9 @@ static void add_l2_variant(struct kernel_measure *m, uint64_t all, const char *l
  * The sites of k's measured loads that can take a priority (the first 64
  * nodes): nodes[s] the measured loads of site s (bit b = node b), first[s]
  * its lowest node, which names it in the variants' labels. The PTX loads of
- * one Triton tl.load are one site, measured as one (analysis/load_sites.h:
- * Python can only set the call's eviction_policy, and one chunk of a block
+ * one source site (a Triton tl.load, the copies of a CUDA expression a loop
+ * was unrolled into) are measured as one (analysis/load_sites.h: the
+ * source can set one form for them, and one chunk of a block or one copy
  * alone moves too little to measure); every other load is a site alone.
  */
 static size_t l2_sites(const struct profile_kernel *k, uint64_t nodes[64], size_t first[64])

@@ -87,8 +87,9 @@ struct l2_oracle {
 	struct oracle_l2_form *forms;
 	size_t nr_forms;
 	enum load_action *l1;
-	/* the site of each measured load: a Triton tl.load's loads are one
-	 * (analysis/load_sites.h) and share a digit */
+	/* the site of each measured load: a source site's loads (a Triton
+	 * tl.load's, a CUDA expression's copies: analysis/load_sites.h) share a
+	 * digit */
 	size_t *site, nr_sites;
 	/* per site, the digits it takes (bit d: form d - 1 measured; bit 0,
 	 * the advice's L1 alone, always): a form it is built in is not */

@@ -158,6 +158,9 @@ static int read_changed(const char *path_expr, json_t *value, const char *expect
 		json_array_append_new(json_object_get(doc, "kernels"), value);
 	else if (!strcmp(path_expr, "device.l1_bytes"))
 		json_object_set_new(json_object_get(doc, "device"), "l1_bytes", value);
+	else if (!strcmp(path_expr, "load0.inlined_at"))
+		json_object_set_new(json_array_get(json_object_get(k0, "loads"), 0), "inlined_at",
+				    value);
 	else if (!strcmp(path_expr, "load0.run"))
 		json_object_set_new(json_array_get(json_object_get(k0, "loads"), 0), "run", value);
 	else if (!strcmp(path_expr, "kernel0.grid"))
@@ -192,6 +195,12 @@ static void test_refusals(void)
 	CHECK_INT(read_changed("kernels+", json_deep_copy(k0), "is listed twice"), CA_E_INPUT);
 	CHECK_INT(read_changed("device.l1_bytes", json_integer(-5), "l1_bytes"), CA_E_INPUT);
 	CHECK_INT(read_changed("load0.run", json_integer(4242), "run 4242 is not in \"runs\""), CA_E_INPUT);
+	CHECK_INT(read_changed("load0.inlined_at", json_string("k.cu:30"),
+			       "kernels[0].loads[0].inlined_at"), CA_E_INPUT);
+	CHECK_INT(read_changed("load0.inlined_at", json_pack("[{s:s, s:i}]", "file", "k.cu", "line", 0),
+			       "kernels[0].loads[0].inlined_at[0].line"), CA_E_INPUT);
+	CHECK_INT(read_changed("load0.inlined_at", json_pack("[{s:s, s:i, s:i}]", "file", "k.cu",
+							     "line", 30, "column", 2), NULL), 0);
 	CHECK_INT(read_changed("kernel0.grid", json_pack("[i,i,i]", -1, 1, 1), "grid: extent 0"), CA_E_INPUT);
 	CHECK_INT(read_changed("verification", json_integer(3), "verification: not an object"), CA_E_INPUT);
 	/* and the unchanged copy reads */
@@ -249,6 +258,14 @@ static void test_built_round_trip(void)
 	k->pairs[0].run = -1;
 	k->pairs[0].noise_measured = -13.3;
 	k->pairs[0].noise_resolution = xstrdup("clamped to 0");
+	/* load 1 is in a helper inlined in a helper */
+	k->loads[1].file = xstrdup("k.cuh");
+	k->loads[1].line = 5;
+	k->loads[1].column = 2;
+	k->loads[1].nr_inlined_at = 2;
+	k->loads[1].inlined_at = xcalloc(2, sizeof(*k->loads[1].inlined_at));
+	k->loads[1].inlined_at[0] = (struct capture_call_site){ xstrdup("k.cuh"), 12, 4, NULL };
+	k->loads[1].inlined_at[1] = (struct capture_call_site){ xstrdup("k.cu"), 30, 0, NULL };
 
 	doc = capture_to_json(&cap);
 	capture_init(&back);
@@ -259,6 +276,18 @@ static void test_built_round_trip(void)
 	CHECK(isnan(back.kernels[0].loads[0].access));
 	CHECK_NEAR(back.kernels[0].pairs[0].noise_measured, -13.3, 1e-12);
 	CHECK_STR(back.kernels[0].pairs[0].noise_resolution, "clamped to 0");
+	CHECK_INT(back.kernels[0].loads[0].nr_inlined_at, 0);
+	CHECK_INT(back.kernels[0].loads[1].nr_inlined_at, 2);
+	if (back.kernels[0].loads[1].nr_inlined_at == 2) {
+		const struct capture_call_site *c = back.kernels[0].loads[1].inlined_at;
+
+		CHECK_STR(c[0].file, "k.cuh");
+		CHECK_INT(c[0].line, 12);
+		CHECK_INT(c[0].column, 4);
+		CHECK_STR(c[1].file, "k.cu");
+		CHECK_INT(c[1].line, 30);
+		CHECK_INT(c[1].column, 0);      /* unknown: not written */
+	}
 	again = capture_to_json(&back);
 	CHECK(json_equal(again, doc));
 

@@ -37,12 +37,26 @@ static long rng_int(long lo, long hi)
 }
 
 static void set_load(struct capture_load *l, unsigned ordinal, const char *file, long line,
-		     int column)
+		     int column, int param)
 {
 	l->ordinal = ordinal;
 	l->file = file ? xstrdup(file) : NULL;
 	l->line = line;
 	l->column = column;
+	l->param = param;
+}
+
+/* Adds a call of l's inlining chain, outwards from the ones it has. */
+static void add_call(struct capture_load *l, const char *file, long line, int column)
+{
+	struct capture_call_site *c;
+
+	l->inlined_at = xrealloc(l->inlined_at, (l->nr_inlined_at + 1) * sizeof(*l->inlined_at));
+	c = &l->inlined_at[l->nr_inlined_at++];
+	memset(c, 0, sizeof(*c));
+	c->file = xstrdup(file);
+	c->line = line;
+	c->column = column;
 }
 
 static void test_group(void)
@@ -54,27 +68,76 @@ static void test_group(void)
 	memset(&k, 0, sizeof(k));
 	k.nr_loads = 8;
 	k.loads = xcalloc(8, sizeof(*k.loads));
-	set_load(&k.loads[0], 0, "k.py", 10, 12);
-	set_load(&k.loads[1], 1, "k.py", 10, 12);   /* the same call */
-	set_load(&k.loads[2], 2, "k.py", 10, 30);   /* another call on the line */
-	set_load(&k.loads[3], 3, "other.py", 10, 12);
-	set_load(&k.loads[4], 4, "k.cu", 10, 12);   /* CUDA: each load its own */
-	set_load(&k.loads[5], 5, "k.cu", 10, 12);
-	set_load(&k.loads[6], 6, "k.py", 10, 0);    /* no column: its own */
-	set_load(&k.loads[7], 7, "k.py", 10, 12);   /* the first call again */
+	set_load(&k.loads[0], 0, "k.py", 10, 12, 0);
+	set_load(&k.loads[1], 1, "k.py", 10, 12, 1);   /* the same call, another param */
+	set_load(&k.loads[2], 2, "k.py", 10, 30, 0);   /* another call on the line */
+	set_load(&k.loads[3], 3, "other.py", 10, 12, 0);
+	/* a @triton.jit helper's tl.load inlined at two calls: its call
+	 * carries one form for both */
+	set_load(&k.loads[4], 4, "k.py", 40, 8, 0);
+	add_call(&k.loads[4], "k.py", 60, 4);
+	set_load(&k.loads[5], 5, "k.py", 40, 8, 0);
+	add_call(&k.loads[5], "k.py", 61, 4);
+	set_load(&k.loads[6], 6, "k.py", 10, 0, 0);    /* no column: its own */
+	set_load(&k.loads[7], 7, "k.py", 10, 12, 0);   /* the first call again */
 	/* ordinal 9 is no load of the kernel: its own */
-	CHECK_INT(load_sites_group(&k, ordinals, 9, group), 7);
+	CHECK_INT(load_sites_group(&k, ordinals, 9, group), 6);
 	CHECK_INT(group[0], 0);
 	CHECK_INT(group[1], 0);
 	CHECK_INT(group[2], 1);
 	CHECK_INT(group[3], 2);
 	CHECK_INT(group[4], 3);
-	CHECK_INT(group[5], 4);
-	CHECK_INT(group[6], 5);
+	CHECK_INT(group[5], 3);
+	CHECK_INT(group[6], 4);
 	CHECK_INT(group[7], 0);
-	CHECK_INT(group[8], 6);
+	CHECK_INT(group[8], 5);
 	/* nothing shared: as many sites as loads */
-	CHECK_INT(load_sites_group(&k, ordinals + 3, 4, group), 4);
+	CHECK_INT(load_sites_group(&k, ordinals + 2, 3, group), 3);
+	capture_kernel_release(&k);
+}
+
+/*
+ * CUDA C++: the copies an unrolled loop makes of one expression (same
+ * file, line, column, parameter and inlining chain) are one site; a
+ * helper's load inlined at two calls, another array read on the same
+ * statement, a load without line info and one whose parameter is unknown
+ * are sites of their own.
+ */
+static void test_group_cuda(void)
+{
+	static const size_t want[] = { 0, 0, 1, 2, 3, 2, 4, 5, 6, 7, 8, 9, 10, 0 };
+	struct capture_kernel k;
+	unsigned ordinals[14];
+	size_t group[14], i;
+
+	memset(&k, 0, sizeof(k));
+	k.nr_loads = 14;
+	k.loads = xcalloc(14, sizeof(*k.loads));
+	set_load(&k.loads[0], 0, "k.cu", 20, 3, 0);    /* x[i], unrolled */
+	set_load(&k.loads[1], 1, "k.cu", 20, 3, 0);    /* its next copy */
+	set_load(&k.loads[2], 2, "k.cu", 20, 3, 1);    /* w[i] on the statement */
+	set_load(&k.loads[3], 3, "k.h", 5, 2, 0);      /* ld(a, ...) at line 30 */
+	add_call(&k.loads[3], "k.cu", 30, 2);
+	set_load(&k.loads[4], 4, "k.h", 5, 2, 0);      /* ld(a, ...) at line 31 */
+	add_call(&k.loads[4], "k.cu", 31, 2);
+	set_load(&k.loads[5], 5, "k.h", 5, 2, 0);      /* line 30's, unrolled */
+	add_call(&k.loads[5], "k.cu", 30, 2);
+	set_load(&k.loads[6], 6, "k.h", 5, 2, 0);      /* through another helper */
+	add_call(&k.loads[6], "k.h", 12, 4);
+	add_call(&k.loads[6], "k.cu", 30, 2);
+	set_load(&k.loads[7], 7, "k.h", 5, 2, 0);      /* the same at another column */
+	add_call(&k.loads[7], "k.cu", 30, 9);
+	set_load(&k.loads[8], 8, "k.cu", 0, 0, 0);     /* no line info: each its own */
+	set_load(&k.loads[9], 9, "k.cu", 0, 0, 0);
+	set_load(&k.loads[10], 10, NULL, 20, 3, 0);
+	set_load(&k.loads[11], 11, "k.cu", 20, 3, -1); /* parameter unknown: its own */
+	set_load(&k.loads[12], 12, "k.cu", 20, 3, -1);
+	set_load(&k.loads[13], 13, "k.cu", 20, 3, 0);  /* x[i] again */
+	for (i = 0; i < 14; i++)
+		ordinals[i] = (unsigned)i;
+	CHECK_INT(load_sites_group(&k, ordinals, 14, group), 11);
+	for (i = 0; i < 14; i++)
+		CHECK_INT(group[i], want[i]);
 	capture_kernel_release(&k);
 }
 
@@ -182,6 +245,33 @@ static void test_merge_choices_exact(void)
 	}
 }
 
+static const char *source_dir(void)
+{
+	return getenv("CA_SOURCE_DIR") ? getenv("CA_SOURCE_DIR") : ".";
+}
+
+/* The PTX model of a fixture file; NULL (a failed check) when unreadable. */
+static struct ptx_module *parse_fixture(const char *path)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct ptx_module *m = NULL;
+
+	CHECK_INT(strbuf_read_file(&sb, path, 0), 0);
+	CHECK_INT(ptx_parse(path, sb.buf, sb.len, &m), 0);
+	strbuf_release(&sb);
+	return m;
+}
+
+/* The sites of every load of f (group[0..n)); returns how many. */
+static size_t group_all(const struct ptx_function *f, size_t *group, size_t *n)
+{
+	unsigned ords[64];
+
+	for (*n = 0; *n < f->nr_loads && *n < 64; (*n)++)
+		ords[*n] = f->loads[*n].ordinal;
+	return load_sites_group_ptx(f, ords, *n, group);
+}
+
 /* The Triton fixture's kernels as the profile sees them (their PTX): the
  * PTX loads of each tl.load share its line and column; two calls on one
  * line (gather's line 36) are two sites, a block pointer's 2-D load over
@@ -196,32 +286,23 @@ static void test_group_ptx(void)
 	size_t w;
 
 	for (w = 0; w < ARRAY_SIZE(want); w++) {
-		char *pattern = xasprintf("%s/tests/fixtures/triton/cache/*/%s.ptx",
-					  getenv("CA_SOURCE_DIR") ? getenv("CA_SOURCE_DIR") : ".",
+		char *pattern = xasprintf("%s/tests/fixtures/triton/cache/*/%s.ptx", source_dir(),
 					  want[w].kernel);
-		struct strbuf sb = STRBUF_INIT;
 		struct ptx_module *m = NULL;
 		const struct ptx_function *f;
-		unsigned ords[64];
-		size_t group[64], i, n = 0;
+		size_t group[64], i, n;
 		glob_t g;
 
 		CHECK(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1);
 		free(pattern);
-		if (g.gl_pathc != 1) {
-			globfree(&g);
-			continue;
-		}
-		CHECK_INT(strbuf_read_file(&sb, g.gl_pathv[0], 0), 0);
-		CHECK_INT(ptx_parse(g.gl_pathv[0], sb.buf, sb.len, &m), 0);
+		if (g.gl_pathc == 1)
+			m = parse_fixture(g.gl_pathv[0]);
 		globfree(&g);
 		f = m ? ptx_module_find(m, want[w].kernel) : NULL;
 		CHECK(f != NULL);
 		if (f) {
-			for (i = 0; i < f->nr_loads && n < 64; i++)
-				ords[n++] = f->loads[i].ordinal;
+			CHECK_INT(group_all(f, group, &n), want[w].sites);
 			CHECK_INT(n, want[w].loads);
-			CHECK_INT(load_sites_group_ptx(f, ords, n, group), want[w].sites);
 			/* loads share a site exactly when they share the tl.load's
 			 * line and column */
 			for (i = 0; i < n; i++) {
@@ -236,14 +317,54 @@ static void test_group_ptx(void)
 			}
 		}
 		ptx_module_free(m);
-		strbuf_release(&sb);
+	}
+}
+
+/*
+ * CUDA C++ as nvcc compiles it (tests/fixtures/ptx/sites.cu and
+ * samples/rownorm.cu): an unrolled loop's copies of one read are one site,
+ * the other array read on the same statement (one .loc column) another; a
+ * helper's load is a site per call (lines 24, 25, 26) and per parameter
+ * (line 26 calls it twice).
+ */
+static void test_group_ptx_cuda(void)
+{
+	static const struct { const char *file, *kernel; size_t loads, sites; } want[] = {
+		{ "tests/fixtures/ptx/sites.ptx", "_Z8unrolledPKfS0_Pfi", 10, 2 },
+		{ "tests/fixtures/ptx/sites.ptx", "_Z6helperPKfS0_Pf", 4, 4 },
+		{ "tests/fixtures/ptx/rownorm.ptx", "_Z7rownormPKfS0_Pfif", 15, 3 },
+	};
+	size_t w;
+
+	for (w = 0; w < ARRAY_SIZE(want); w++) {
+		char *path = xasprintf("%s/%s", source_dir(), want[w].file);
+		struct ptx_module *m = parse_fixture(path);
+		const struct ptx_function *f = m ? ptx_module_find(m, want[w].kernel) : NULL;
+		size_t group[64], i, j, n;
+
+		free(path);
+		CHECK(f != NULL);
+		if (!f) {
+			ptx_module_free(m);
+			continue;
+		}
+		CHECK_INT(group_all(f, group, &n), want[w].sites);
+		CHECK_INT(n, want[w].loads);
+		/* in a kernel's own body: one site per line and parameter */
+		for (i = 0; i < n; i++)
+			for (j = 0; j < n && !f->loads[i].inline_depth; j++)
+				CHECK((f->loads[i].line == f->loads[j].line &&
+				       f->loads[i].param == f->loads[j].param) == (group[i] == group[j]));
+		ptx_module_free(m);
 	}
 }
 
 int main(void)
 {
 	test_group();
+	test_group_cuda();
 	test_group_ptx();
+	test_group_ptx_cuda();
 	test_merge_graph_exact();
 	test_merge_choices_exact();
 	return check_done();

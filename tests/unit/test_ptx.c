@@ -885,10 +885,43 @@ static void test_speed(void)
 }
 
 /*
+ * A helper inlined in a helper (tests/fixtures/rebuilt: ca_ld_na_ro, line
+ * 50, in load_key_na at its line 117, called at line 160): the chain holds
+ * both calls, innermost first.
+ */
+static void test_inlined_twice(void)
+{
+	struct strbuf sb = STRBUF_INIT;
+	struct ptx_module *m = NULL;
+	const struct ptx_function *f;
+	const struct ptx_load *l;
+	const char *path = check_source_path("tests/fixtures/rebuilt/stream_table.patched.ptx");
+
+	if (strbuf_read_file(&sb, path, 0) || ptx_parse("st.ptx", sb.buf, sb.len, &m)) {
+		CHECK(!"stream_table.patched.ptx parses");
+		strbuf_release(&sb);
+		return;
+	}
+	f = fn(m, "_Z11decode_keysPK5uint4jmjPKjjS3_jjPj");
+	l = f && f->nr_loads > 2 ? &f->loads[2] : NULL;
+	CHECK(l && l->line == 50 && l->inline_depth == 2 && l->inlined_at);
+	if (l && l->inline_depth == 2 && l->inlined_at) {
+		CHECK_INT(l->inlined_at[0].line, 117);
+		CHECK_INT(l->inlined_at[0].column, 2);
+		CHECK_INT(l->inlined_at[1].line, 160);
+		CHECK_INT(l->inlined_at[1].column, 5);
+		CHECK_INT(l->call_line, 160);
+	}
+	ptx_module_free(m);
+	strbuf_release(&sb);
+}
+
+/*
  * A load inside an inlined __device__ helper (stream_table's decode_keys,
  * tests/fixtures/capture-real): file:line is the helper's line, call_line
- * the call site in the kernel's body. __ldg-style toolkit inlining is not
- * a user helper (test_cacheops: call_line 0).
+ * the call site in the kernel's body, inlined_at the chain with the call's
+ * column (".loc 1 92 2, ..., inlined_at 1 130 4"). __ldg-style toolkit
+ * inlining is not a user helper (test_cacheops: call_line 0).
  */
 static void test_inlined_helper(void)
 {
@@ -905,14 +938,23 @@ static void test_inlined_helper(void)
 	}
 	f = fn(m, "_Z11decode_keysPK5uint4jmjPKjjS3_jjPj");
 	if (f && f->nr_loads == 4) {
-		static const int line[] = { 119, 92, 92, 103 }, call[] = { 0, 130, 135, 146 };
+		static const int line[] = { 119, 92, 92, 103 }, call[] = { 0, 130, 135, 146 },
+				 call_col[] = { 0, 4, 5, 5 };
 		size_t i;
 
 		for (i = 0; i < 4; i++) {
-			CHECK_INT(f->loads[i].line, line[i]);
-			CHECK_INT(f->loads[i].call_line, call[i]);
-			CHECK_INT(f->loads[i].inline_depth, call[i] ? 1 : 0);
-			CHECK(!call[i] || ends_with(f->loads[i].call_file, "stream_table.cu"));
+			const struct ptx_load *l = &f->loads[i];
+
+			CHECK_INT(l->line, line[i]);
+			CHECK_INT(l->call_line, call[i]);
+			CHECK_INT(l->inline_depth, call[i] ? 1 : 0);
+			CHECK(!call[i] || ends_with(l->call_file, "stream_table.cu"));
+			CHECK((l->inlined_at != NULL) == (call[i] != 0));
+			if (!l->inlined_at)
+				continue;
+			CHECK(l->inlined_at[0].file == l->call_file);
+			CHECK_INT(l->inlined_at[0].line, call[i]);
+			CHECK_INT(l->inlined_at[0].column, call_col[i]);
 		}
 	} else {
 		CHECK(!"decode_keys has 4 loads");
@@ -924,6 +966,7 @@ static void test_inlined_helper(void)
 int main(void)
 {
 	test_inlined_helper();
+	test_inlined_twice();
 	test_cacheops();
 	test_inline_qualifiers();
 	test_strong();
