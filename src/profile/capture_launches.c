@@ -1309,8 +1309,10 @@ int profile_capture_launches(struct profile_ctx *c)
 		char **turn_ranks;
 		size_t turns = rank_turns(c, &turn_ranks);
 
-		/* a pass is a run a turn in a job whose ranks share a GPU */
-		c->runs_planned = c->runs_done + (unsigned)turns +
+		/* a pass is a run a turn in a job whose ranks share a GPU; the L2
+		 * priority pass (on by default) is counted from the start, so the
+		 * ETA does not grow when it comes (issue 39 item 5) */
+		c->runs_planned = c->runs_done + (unsigned)turns * (c->opt->l2_priority ? 2 : 1) +
 				  (c->opt->no_monitor || c->monitored ? 0 : 1);
 		for (i = 0; turn_ranks && i < turns; i++)
 			free(turn_ranks[i]);
