@@ -667,7 +667,7 @@ int report_input_analyse(const struct capture *cap, struct plan *plan, struct an
 	advise_options_init(&ao);
 	if (cap->options.model && !strcmp(cap->options.model, "classic"))
 		ao.model = ADVISE_MODEL_CLASSIC;
-	return advise_capture(cap, &ao, plan, analysis);
+	return advise_capture(cap, &ao, plan, NULL, analysis);
 }
 
 /* A --source-root that is not a directory is a mistake to refuse, not an

@@ -55,7 +55,7 @@ int profile_analyse(struct profile_ctx *c)
 	capture_init(&cap);
 	ret = capture_from_json(&cap, c->capture, CAPTURE_LAYOUT_CAPTURE);
 	if (!ret)
-		ret = advise_capture(&cap, &ao, c->plan, &c->analysis);
+		ret = advise_capture(&cap, &ao, c->plan, NULL, &c->analysis);
 	capture_release(&cap);
 	if (ret)
 		return error_prefix(ret, "cannot analyse the capture in '%s'", c->dir);

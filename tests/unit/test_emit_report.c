@@ -49,7 +49,7 @@ static struct analysis *fixture_analysis(json_t *capture)
 	capture_init(&model);
 	/* a capture the reader refuses (the tests of refusals) has no analysis */
 	if (!capture_from_json(&model, capture, "capture.json"))
-		CHECK_INT(advise_capture(&model, &ao, &plan, an), 0);
+		CHECK_INT(advise_capture(&model, &ao, &plan, NULL, an), 0);
 	error_clear();
 	capture_release(&model);
 	plan_release(&plan);
