@@ -148,7 +148,7 @@ static int nothing_rewritten(const struct source_apply_options *o, struct source
 			const struct report_load *l = &k->loads[j];
 			struct source_apply_skip *s;
 
-			if (!l->changes)
+			if (!l->patch_changes)
 				continue;
 			changes++;
 			res->skips = xrealloc(res->skips, (res->nr_skips + 1) * sizeof(*res->skips));
@@ -157,7 +157,7 @@ static int nothing_rewritten(const struct source_apply_options *o, struct source
 			s->ordinal = l->ordinal;
 			s->path = l->file ? (l->hint.path ? l->hint.path : l->file) : NULL;
 			s->line = l->line;
-			s->action = l->action ? l->action : "?";
+			s->action = l->patch_action ? l->patch_action : "?";
 			s->reason = l->hint.message ? l->hint.message : "no reason recorded";
 		}
 	}

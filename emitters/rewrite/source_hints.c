@@ -53,7 +53,7 @@ static void set_unchanged_message(struct rewrite_cand *c)
 	struct report_load *l = c->l;
 	int decided = !strcmp(l->decision, "cache") || !strcmp(l->decision, "bypass");
 
-	if (decided && !l->action) {
+	if (decided && !l->patch_action) {
 		double speedup;
 		int kept = 1;
 		const char *reason = c->k->verdict ? c->k->verdict->reason : NULL;
@@ -115,7 +115,7 @@ static int decide(struct rewrite_resolver *r, struct rewrite_cand *c)
 	struct report_source *src = h->source_index >= 0 ? &r->in->sources[h->source_index] : NULL;
 	const char *lib, *mem = loaded_from_memory(r->in, c->k->module);
 
-	if (!l->changes) {
+	if (!l->patch_changes) {
 		h->status = SOURCE_HINT_NONE;
 		set_unchanged_message(c);
 	} else if (!l->file) {
@@ -135,7 +135,7 @@ static int decide(struct rewrite_resolver *r, struct rewrite_cand *c)
 		const char *cub = NULL;
 
 		/* CUB's own spelling of a load's cache operator, for its algorithms' inputs */
-		if (!strcmp(lib, "CUB") && !load_form_parse(l->action, &a, &l2) &&
+		if (!strcmp(lib, "CUB") && !load_form_parse(l->patch_action, &a, &l2) &&
 		    l2 == L2_PRIORITY_NONE)
 			cub = a == LOAD_ACTION_CACHE ? "LOAD_CA" : a == LOAD_ACTION_BYPASS ? "LOAD_CG" :
 			      a == LOAD_ACTION_STREAM ? "LOAD_CS" : NULL;

@@ -363,7 +363,8 @@ void source_patch_sources(const struct report_input *in, struct sources_file *sf
 		for (j = 0; j < k->nr_loads; j++) {
 			const struct report_load *l = &k->loads[j];
 
-			if (l->changes && l->hint.status != SOURCE_HINT_REWRITTEN && l->hint.message)
+			if (l->patch_changes && l->hint.status != SOURCE_HINT_REWRITTEN &&
+			    l->hint.message)
 				sources_file_add_left_out(sf, k->name, l->ordinal, l->hint.message);
 		}
 	}

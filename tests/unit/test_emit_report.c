@@ -94,7 +94,7 @@ static int build_with(struct report_input *in, json_t *capture, const struct pla
 	opt.source_root = check_source_path("tests/fixtures/sources");
 	opt.source_root = xstrdup(opt.source_root);
 	CHECK(nr_analyses < ARRAY_SIZE(analyses));
-	ret = report_input_init_from(in, dir, capture, fixture_analysis(capture), plan, &opt);
+	ret = report_input_init_from(in, dir, capture, fixture_analysis(capture), plan, NULL, &opt);
 	free((char *)opt.source_root);
 	free(dir);
 	return ret;
