@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "analysis/advise.h"
+#include "analysis/load_sites.h"
 #include "base/error.h"
 #include "base/json_file.h"
 #include "base/strbuf.h"
@@ -872,6 +873,20 @@ void report_input_release(struct report_input *in)
 	capture_release(&in->model);
 	free(in->dir);
 	memset(in, 0, sizeof(*in));
+}
+
+int report_load_plan_only(const struct report_load *l)
+{
+	return l->changes && (!l->patch_action || strcmp(l->action, l->patch_action));
+}
+
+int report_load_no_triton_form(const struct report_load *l)
+{
+	enum load_action a;
+	enum l2_priority l2;
+
+	return l->action && load_sites_is_python(l->file) &&
+	       !load_form_parse(l->action, &a, &l2) && !load_sites_triton_form(a, l2, NULL, NULL);
 }
 
 int report_softcache_selected(const struct capture_software_cache *sc,

@@ -274,6 +274,16 @@ double report_verification_spread(const struct report_kernel *k);
 double report_program_speedup(const struct report_input *in);
 
 /*
+ * Whether the plan changes l in a way the source plan does not carry: the
+ * part of the advice only `run --plan` applies (issue 38: listed apart,
+ * with its own figure). 1 or 0.
+ */
+int report_load_plan_only(const struct report_load *l);
+/* Whether l is a Triton tl.load's whose plan action tl.load cannot write
+ * (analysis/load_sites.h load_sites_triton_form). 1 or 0. */
+int report_load_no_triton_form(const struct report_load *l);
+
+/*
  * Whether a software-cache candidate is selected: its own "selected", else
  * whether the section's "selected" list names its parameter (older
  * captures). 1, 0, or -1 when neither says.
