@@ -93,8 +93,8 @@ static int patch_plan(const struct profile_ctx *c, const struct report_input *in
 	return differs;
 }
 
-/* The verdict of each kernel the patch's plan changes; one not kept
- * leaves the source plan, named in "dropped". */
+/* The verdict of each kernel the patch's plan changes; one timed and not
+ * kept leaves the source plan, named in "dropped". */
 static void judge_kernels(struct profile_ctx *c, const struct plan *pp, const struct ab_result *ab,
 			  unsigned rounds, json_t *sp)
 {
@@ -110,7 +110,9 @@ static void judge_kernels(struct profile_ctx *c, const struct plan *pp, const st
 		kj = ab_verdict(&ab->base_ns[i * rounds], &ab->adv_ns[i * rounds], rounds, ab, &kept);
 		json_object_set_new(kj, "name", json_string(c->kernels[i].name));
 		json_array_append_new(kernels, kj);
-		if (!kept && plan_mentions(c->source_plan, c->kernels[i].name)) {
+		/* a kernel the runs did not time is not judged: it stays */
+		if (!kept && !isnan(ab_verdict_median(kj)) &&
+		    plan_mentions(c->source_plan, c->kernels[i].name)) {
 			plan_drop_function(c->source_plan, c->kernels[i].name);
 			json_array_append_new(dropped, json_string(c->kernels[i].name));
 		}
