@@ -105,6 +105,9 @@ struct analysis_kernel {
 	 * the source plan is its plan); the L1 objective of the answer,
 	 * whether proven optimal, and the DRAM bytes its L2 part is expected
 	 * to save.
+	 * NEEDSWORK: a CUDA load the CUDA back-end cannot rewrite (a header
+	 * outside the tree, a compound assignment) is still free here, so the
+	 * patch's plan drops it (verify_patch.c) rather than solving without it.
 	 */
 	int source_constrained;
 	double source_objective;
