@@ -252,6 +252,39 @@ static int is_tie(const struct graph *g, size_t v)
 	return 1;
 }
 
+/*
+ * The L1 entry a node's load gets in a plan whose L1 answer is cached[]:
+ * "L1::no_allocate" when bypassed, "default" when cached without a
+ * qualifier of its own; -1 for none (a load that never ran or is a tie
+ * keeps its current form, as does a cached load with a qualifier).
+ */
+static int l1_entry(const struct kernel_in *k, const struct load_in *l,
+		    const unsigned char *cached)
+{
+	size_t v = (size_t)l->node;
+
+	if (never_ran(l) || is_tie(&k->g, v))
+		return -1;
+	if (!cached[v])
+		return LOAD_ACTION_NO_ALLOCATE;
+	return l->has_operator ? -1 : LOAD_ACTION_DEFAULT;
+}
+
+/* The L1 entries of an answer, into plan. */
+static void l1_plan_set(const struct kernel_in *k, const unsigned char *cached, struct plan *plan)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_loads; i++) {
+		const struct load_in *l = &k->loads[i];
+		int a = l->left_out ? -1 : l1_entry(k, l, cached);
+
+		if (a >= 0)
+			plan_set(plan, *k->module ? k->module : NULL, k->name, l->ordinal,
+				 (enum load_action)a);
+	}
+}
+
 static void decide_loads(struct kernel_in *k, const struct solver_result *chosen,
 			 struct plan *plan, struct analysis_kernel *ak)
 {
@@ -288,18 +321,13 @@ static void decide_loads(struct kernel_in *k, const struct solver_result *chosen
 			for (u = 0; u < g->n; u++)
 				if (u != v && chosen->cached[u])
 					saved += graph_edge(g, v, u) / 2;
-			if (l->has_operator) {
+			if (l->has_operator)
 				reason = xasprintf("cached: keeps its %s", l->operator_name);
-			} else {
+			else
 				action = "default";
-				plan_set(plan, *k->module ? k->module : NULL, k->name, l->ordinal,
-					 LOAD_ACTION_DEFAULT);
-			}
 		} else {
 			decision = "bypass";
 			action = "L1::no_allocate";
-			plan_set(plan, *k->module ? k->module : NULL, k->name, l->ordinal,
-				 LOAD_ACTION_NO_ALLOCATE);
 		}
 		al = &ak->loads[ak->nr_loads++];
 		al->ordinal = l->ordinal;
@@ -313,50 +341,55 @@ static void decide_loads(struct kernel_in *k, const struct solver_result *chosen
 		al->weight_bytes = g->nodes[v].weight;
 		al->traffic_saved_bytes = saved;
 	}
+	l1_plan_set(k, chosen->cached, plan);
 }
 
 /*
- * The L2 eviction priorities of a kernel with "l2_priority" measurements
- * (issue 26, docs/model.md "Several forms per load"): every load measured
- * takes as built (form 0) or one of the priorities; u_i(s) is the DRAM
- * bytes load i in form s saved alone, p_ij(s, t) what a measured pair saved
- * beyond its two singles; a gain within the baseline's noise counts 0. The
- * exact choice (bnb, cross-checked by exhaustive search on small kernels)
- * goes into the plan beside the L1 decision.
+ * A kernel's "l2_priority" measurements (issue 26, docs/model.md "Several
+ * forms per load") as the several-forms problem they pose: every entry
+ * that can take a priority takes as built (form 0) or one of the section's
+ * forms.
  */
-static int decide_l2(const struct capture_kernel *ck, const struct advise_options *opt,
-		     struct plan *plan, struct analysis_kernel *ak)
+struct l2_problem {
+	const struct capture_kernel *ck;
+	const struct capture_l2_priority *lp;
+	enum load_action *act;      /* per form of the section: its L1 part ... */
+	enum l2_priority *prio;     /* ... and its L2 part */
+	size_t *idx, n;             /* the entries (of lp->loads) that can take one */
+};
+
+static void l2_problem_release(struct l2_problem *p)
+{
+	free(p->act);
+	free(p->prio);
+	free(p->idx);
+}
+
+/*
+ * The forms (an L2 priority, an L1 form with one: Triton's eviction_policy,
+ * or "default": a Triton load without one, its policy removed) and the
+ * entries a priority can be given: every load of them patchable, and none
+ * with a bare L2 eviction qualifier of its own. A cache hint of their own
+ * (Triton's eviction_policy) is what they are "as built": a measured
+ * priority that does better replaces its policy (ptx_load_l2_refused).
+ * Returns 0 or CA_E_INPUT for a form that is no L2 priority.
+ */
+static int l2_problem_init(struct l2_problem *p, const struct capture_kernel *ck)
 {
 	const struct capture_l2_priority *lp = ck->l2_priority;
-	struct multi_choice_options mopt;
-	struct multi_choice mc;
-	struct multi_choice_result res;
-	enum l2_priority *prio;
-	enum load_action *act;
-	unsigned *forms, *ordinals;
-	size_t *idx, *group, nr_sites, n = 0, i, f;
-	double noise = isnan(lp->noise_dram_bytes) ? 0 : lp->noise_dram_bytes;
-	int ret;
+	size_t i, f;
 
-	prio = xcalloc(lp->nr_forms + 1, sizeof(*prio));
-	act = xcalloc(lp->nr_forms + 1, sizeof(*act));
-	for (f = 0; f < lp->nr_forms; f++) {
-		/* an L2 priority, an L1 form with one (Triton's eviction_policy),
-		 * or "default": a Triton load without one (its policy removed) */
-		if (load_form_parse(lp->forms[f], &act[f], &prio[f]) ||
-		    !load_form_is_l2_choice(act[f], prio[f])) {
-			free(prio);
-			free(act);
+	memset(p, 0, sizeof(*p));
+	p->ck = ck;
+	p->lp = lp;
+	p->prio = xcalloc(lp->nr_forms + 1, sizeof(*p->prio));
+	p->act = xcalloc(lp->nr_forms + 1, sizeof(*p->act));
+	p->idx = xcalloc(lp->nr_loads + 1, sizeof(*p->idx));
+	for (f = 0; f < lp->nr_forms; f++)
+		if (load_form_parse(lp->forms[f], &p->act[f], &p->prio[f]) ||
+		    !load_form_is_l2_choice(p->act[f], p->prio[f]))
 			return error_set(CA_E_INPUT, "kernel '%s': l2_priority.forms[%zu] '%s' is "
 					 "not an L2 priority", ck->name, f, lp->forms[f]);
-		}
-	}
-	/* the entries a priority can be given: every load of them patchable,
-	 * and none with a bare L2 eviction qualifier of its own. A cache hint
-	 * of their own (Triton's eviction_policy) is what they are "as built":
-	 * a measured priority that does better replaces its policy
-	 * (ptx_load_l2_refused) */
-	idx = xcalloc(lp->nr_loads + 1, sizeof(*idx));
 	for (i = 0; i < lp->nr_loads; i++) {
 		const struct capture_l2_load *l = &lp->loads[i];
 		size_t m;
@@ -369,133 +402,245 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 				break;
 		}
 		if (m == l->nr_ordinals)
-			idx[n++] = i;
+			p->idx[p->n++] = i;
 	}
-	/* nothing measured (the pass did not run, or measured no load): no
-	 * decision was made, and none is reported as if it had been */
-	if (!lp->nr_loads)
-		ak->l2_note = "no load was measured with an L2 priority";
-	else
-		ak->l2_method = "bnb";
-	ak->l2_saved_dram_bytes = 0;
-	if (!n) {
-		if (lp->nr_loads)
-			ak->l2_note = "no load measured with an L2 priority can take one";
-		free(idx);
-		free(prio);
-		free(act);
-		return 0;
+	return 0;
+}
+
+/* Whether entry i of the problem is a Triton .py's call. */
+static int l2_entry_python(const struct l2_problem *p, size_t i)
+{
+	unsigned ordinal = p->lp->loads[p->idx[i]].ordinal;
+	const struct capture_load *cl = capture_kernel_find_load(p->ck, ordinal);
+
+	return cl && load_sites_is_python(cl->file);
+}
+
+/* Whether entry i may take form f in the source plan: a CUDA load any
+ * form, a Triton call only one tl.load can write. */
+static int l2_source_allows(const struct l2_problem *p, size_t i, size_t f)
+{
+	return !l2_entry_python(p, i) || load_sites_triton_form(p->act[f], p->prio[f], NULL, NULL);
+}
+
+/* Whether the source plan's problem differs from the plan's: some Triton
+ * call was measured in a form tl.load cannot write. */
+static int l2_source_restricts(const struct l2_problem *p)
+{
+	size_t i, f;
+
+	for (i = 0; i < p->n; i++) {
+		const double *dram = p->lp->loads[p->idx[i]].dram_bytes;
+
+		for (f = 0; f < p->lp->nr_forms; f++)
+			if (!isnan(dram[f]) && !l2_source_allows(p, i, f))
+				return 1;
 	}
-	forms = xcalloc(n + 1, sizeof(*forms));
-	for (i = 0; i < n; i++)
+	return 0;
+}
+
+/*
+ * The gains: u_i(s) the DRAM bytes entry i in form s saved alone, p_ij(s,
+ * t) what a measured pair saved beyond its two singles; a gain within the
+ * baseline's noise counts 0. A form not measured, or (source) one the
+ * entry's source cannot write, is never chosen.
+ */
+static void l2_gains(const struct l2_problem *p, int source, struct multi_choice *mc)
+{
+	const struct capture_l2_priority *lp = p->lp;
+	double noise = isnan(lp->noise_dram_bytes) ? 0 : lp->noise_dram_bytes;
+	unsigned *forms = xcalloc(p->n + 1, sizeof(*forms));
+	size_t i, f;
+
+	for (i = 0; i < p->n; i++)
 		forms[i] = (unsigned)lp->nr_forms + 1;
-	multi_choice_init(&mc, n, forms);
-	for (i = 0; i < n; i++) {
-		const struct capture_l2_load *l = &lp->loads[idx[i]];
+	multi_choice_init(mc, p->n, forms);
+	free(forms);
+	for (i = 0; i < p->n; i++) {
+		const struct capture_l2_load *l = &lp->loads[p->idx[i]];
 
 		for (f = 0; f < lp->nr_forms; f++) {
 			double g = lp->baseline_dram_bytes - l->dram_bytes[f];
 
-			/* not measured: never chosen; within the noise: no gain */
-			if (isnan(g))
+			if (isnan(g) || (source && !l2_source_allows(p, i, f)))
 				g = -1e30;
 			else if (fabs(g) <= noise)
 				g = 0;
-			multi_choice_set_unary(&mc, i, (unsigned)f + 1, g);
+			multi_choice_set_unary(mc, i, (unsigned)f + 1, g);
 		}
 	}
 	for (i = 0; i < lp->nr_pairs; i++) {
-		const struct capture_l2_pair *p = &lp->pairs[i];
+		const struct capture_l2_pair *pr = &lp->pairs[i];
 		size_t a, b;
 		double ga, gb, g;
 
-		for (a = 0; a < n && lp->loads[idx[a]].ordinal != p->i; a++)
+		for (a = 0; a < p->n && lp->loads[p->idx[a]].ordinal != pr->i; a++)
 			;
-		for (b = 0; b < n && lp->loads[idx[b]].ordinal != p->j; b++)
+		for (b = 0; b < p->n && lp->loads[p->idx[b]].ordinal != pr->j; b++)
 			;
-		if (a == n || b == n)
+		if (a == p->n || b == p->n)
 			continue;
-		ga = lp->baseline_dram_bytes - lp->loads[idx[a]].dram_bytes[p->form_i];
-		gb = lp->baseline_dram_bytes - lp->loads[idx[b]].dram_bytes[p->form_j];
-		g = lp->baseline_dram_bytes - p->dram_bytes - ga - gb;
+		ga = lp->baseline_dram_bytes - lp->loads[p->idx[a]].dram_bytes[pr->form_i];
+		gb = lp->baseline_dram_bytes - lp->loads[p->idx[b]].dram_bytes[pr->form_j];
+		g = lp->baseline_dram_bytes - pr->dram_bytes - ga - gb;
 		if (isnan(g) || fabs(g) <= noise)
 			continue;
-		multi_choice_set_pair(&mc, a, p->form_i + 1, b, p->form_j + 1, g);
+		multi_choice_set_pair(mc, a, pr->form_i + 1, b, pr->form_j + 1, g);
 	}
+}
+
+/*
+ * The exact choice (bnb) of the problem's forms, the plan's or (source)
+ * the source plan's; the loads of one tl.load take one priority, so it is
+ * solved on their sites and given to each. Returns 0 or bnb's error.
+ */
+static int l2_solve(const struct l2_problem *p, const struct advise_options *opt, int source,
+		    struct multi_choice_result *res)
+{
+	struct multi_choice_options mopt;
+	struct multi_choice mc;
+	unsigned *ordinals = xcalloc(p->n + 1, sizeof(*ordinals));
+	size_t *group = xcalloc(p->n + 1, sizeof(*group)), nr_sites, i;
+	int ret;
+
+	l2_gains(p, source, &mc);
 	multi_choice_options_init(&mopt);
 	mopt.time_limit_seconds = opt->time_limit_seconds;
 	/* the loads of one source site take one priority (load_sites.h): solve
 	 * on their sites */
-	ordinals = xcalloc(n + 1, sizeof(*ordinals));
-	group = xcalloc(n + 1, sizeof(*group));
-	for (i = 0; i < n; i++)
-		ordinals[i] = lp->loads[idx[i]].ordinal;
-	nr_sites = load_sites_group(ck, ordinals, n, group);
-	if (nr_sites < n) {
+	for (i = 0; i < p->n; i++)
+		ordinals[i] = p->lp->loads[p->idx[i]].ordinal;
+	nr_sites = load_sites_group(p->ck, ordinals, p->n, group);
+	if (nr_sites < p->n) {
 		struct multi_choice sites;
 		struct multi_choice_result on_sites;
 
 		load_sites_merge_choices(&mc, group, nr_sites, &sites);
 		ret = multi_choice_bnb(&sites, &mopt, &on_sites);
 		if (!ret) {
-			res = on_sites;
-			res.form = xcalloc(n + 1, sizeof(*res.form));
-			for (i = 0; i < n; i++)
-				res.form[i] = on_sites.form[group[i]];
-			res.objective = multi_choice_value(&mc, res.form);
+			*res = on_sites;
+			res->form = xcalloc(p->n + 1, sizeof(*res->form));
+			for (i = 0; i < p->n; i++)
+				res->form[i] = on_sites.form[group[i]];
+			res->objective = multi_choice_value(&mc, res->form);
 			multi_choice_result_release(&on_sites);
 		}
 		multi_choice_release(&sites);
 	} else {
-		ret = multi_choice_bnb(&mc, &mopt, &res);
+		ret = multi_choice_bnb(&mc, &mopt, res);
 	}
 	free(ordinals);
 	free(group);
-	if (!ret) {
-		ak->l2_optimal = res.optimal;
-		ak->l2_saved_dram_bytes = res.objective;
-		for (i = 0; i < n; i++) {
-			const struct capture_l2_load *l = &lp->loads[idx[i]];
-			unsigned s = res.form[i];
-			size_t m;
-
-			if (!s)
-				continue;
-			/* every load of the entry (a site's loads, measured as one) */
-			for (m = 0; m < l->nr_ordinals; m++) {
-				struct analysis_load *al = (struct analysis_load *)
-					analysis_kernel_load(ak, l->ordinals[m]);
-				const char *mod = *ck->module ? ck->module : NULL;
-
-				/* a form with an L1 part (Triton's) is measured whole: it
-				 * replaces the L1 decision */
-				if (act[s - 1] != LOAD_ACTION_AS_BUILT)
-					plan_set(plan, mod, ck->name, l->ordinals[m], act[s - 1]);
-				if (prio[s - 1] != L2_PRIORITY_NONE)
-					plan_set_l2(plan, mod, ck->name, l->ordinals[m], prio[s - 1]);
-				if (!al)
-					continue;
-				if (act[s - 1] != LOAD_ACTION_AS_BUILT)
-					al->action = load_action_name(act[s - 1]);
-				/* "default": the load's own policy removed */
-				al->l2_action = prio[s - 1] != L2_PRIORITY_NONE ?
-						l2_priority_name(prio[s - 1]) : "default";
-				/* the entry's saving, on its first load (the rest add nothing) */
-				al->l2_saved_dram_bytes = m ? 0 : lp->baseline_dram_bytes -
-								   l->dram_bytes[s - 1];
-			}
-		}
-		if (res.objective <= 0)
-			ak->l2_note = "no L2 priority saves DRAM traffic beyond the noise";
-		multi_choice_result_release(&res);
-	} else {
-		error_prefix(ret, "kernel '%s' (module %s): the L2 priorities", ck->name, ck->module);
-	}
 	multi_choice_release(&mc);
-	free(forms);
-	free(idx);
-	free(prio);
-	free(act);
+	return ret;
+}
+
+/* The answer's entries into plan: every load of each entry (a site's
+ * loads: one tl.load). A form with an L1 part (Triton's) is measured
+ * whole: it replaces the L1 decision. */
+static void l2_plan_set(const struct l2_problem *p, const unsigned *form, struct plan *plan)
+{
+	const char *mod = *p->ck->module ? p->ck->module : NULL;
+	size_t i, m;
+
+	for (i = 0; i < p->n; i++) {
+		const struct capture_l2_load *l = &p->lp->loads[p->idx[i]];
+		unsigned s = form[i];
+
+		for (m = 0; s && m < l->nr_ordinals; m++) {
+			unsigned ordinal = l->ordinals[m];
+
+			if (p->act[s - 1] != LOAD_ACTION_AS_BUILT)
+				plan_set(plan, mod, p->ck->name, ordinal, p->act[s - 1]);
+			if (p->prio[s - 1] != L2_PRIORITY_NONE)
+				plan_set_l2(plan, mod, p->ck->name, ordinal, p->prio[s - 1]);
+		}
+	}
+}
+
+/* The answer in the analysis' loads. */
+static void l2_record(const struct l2_problem *p, const unsigned *form, struct analysis_kernel *ak)
+{
+	size_t i, m;
+
+	for (i = 0; i < p->n; i++) {
+		const struct capture_l2_load *l = &p->lp->loads[p->idx[i]];
+		unsigned s = form[i];
+
+		for (m = 0; s && m < l->nr_ordinals; m++) {
+			struct analysis_load *al = (struct analysis_load *)
+				analysis_kernel_load(ak, l->ordinals[m]);
+
+			if (!al)
+				continue;
+			if (p->act[s - 1] != LOAD_ACTION_AS_BUILT)
+				al->action = load_action_name(p->act[s - 1]);
+			/* "default": the load's own policy removed */
+			al->l2_action = p->prio[s - 1] != L2_PRIORITY_NONE ?
+					l2_priority_name(p->prio[s - 1]) : "default";
+			/* the entry's saving, on its first load (the rest add nothing) */
+			al->l2_saved_dram_bytes = m ? 0 : p->lp->baseline_dram_bytes -
+							   l->dram_bytes[s - 1];
+		}
+	}
+}
+
+/*
+ * The L2 eviction priorities of a kernel with "l2_priority" measurements:
+ * the exact choice (bnb) goes into plan beside the L1 decision, and into
+ * source_plan (when not NULL) the choice among the forms each load's
+ * source can write: the same answer unless a Triton call was measured in
+ * a form tl.load cannot write, else solved again with those forms barred.
+ */
+static int decide_l2(const struct capture_kernel *ck, const struct advise_options *opt,
+		     struct plan *plan, struct plan *source_plan, struct analysis_kernel *ak)
+{
+	struct l2_problem p;
+	struct multi_choice_result res, sres;
+	int ret = l2_problem_init(&p, ck);
+
+	if (ret)
+		goto out;
+	/* nothing measured (the pass did not run, or measured no load): no
+	 * decision was made, and none is reported as if it had been */
+	if (!p.lp->nr_loads)
+		ak->l2_note = "no load was measured with an L2 priority";
+	else
+		ak->l2_method = "bnb";
+	ak->l2_saved_dram_bytes = 0;
+	if (!p.n) {
+		if (p.lp->nr_loads)
+			ak->l2_note = "no load measured with an L2 priority can take one";
+		goto out;
+	}
+	ret = l2_solve(&p, opt, 0, &res);
+	if (ret) {
+		error_prefix(ret, "kernel '%s' (module %s): the L2 priorities", ck->name, ck->module);
+		goto out;
+	}
+	ak->l2_optimal = res.optimal;
+	ak->l2_saved_dram_bytes = res.objective;
+	l2_plan_set(&p, res.form, plan);
+	l2_record(&p, res.form, ak);
+	if (res.objective <= 0)
+		ak->l2_note = "no L2 priority saves DRAM traffic beyond the noise";
+	if (source_plan && l2_source_restricts(&p)) {
+		ret = l2_solve(&p, opt, 1, &sres);
+		if (!ret) {
+			l2_plan_set(&p, sres.form, source_plan);
+			ak->source_l2_saved_dram_bytes = sres.objective;
+			multi_choice_result_release(&sres);
+		} else {
+			error_prefix(ret, "kernel '%s' (module %s): the source plan's L2 "
+				     "priorities", ck->name, ck->module);
+		}
+	} else if (source_plan) {
+		l2_plan_set(&p, res.form, source_plan);
+		ak->source_l2_saved_dram_bytes = res.objective;
+	}
+	multi_choice_result_release(&res);
+out:
+	l2_problem_release(&p);
 	return ret;
 }
 
@@ -537,9 +682,10 @@ static const char *follows_site_reason(const struct capture_load *l)
 
 /*
  * A source site's loads beyond --max-loads (not measured) take the
- * decision its measured loads got: the site, a Triton call or a CUDA
- * expression, can carry only one form (load_sites.h), and a site half
- * rewritten is no source the user can write. Their left_out reason says so.
+ * decision its measured loads got in plan: the site, a Triton call or a
+ * CUDA expression, can carry only one form (load_sites.h), and a site half
+ * rewritten is no source the user can write. Where ak is not NULL, their
+ * left_out reason says so.
  */
 static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis_kernel *ak)
 {
@@ -550,47 +696,169 @@ static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis
 
 	for (i = 0; i < ck->nr_loads; i++)
 		ords[i] = ck->loads[i].ordinal;
-	if (load_sites_group(ck, ords, ck->nr_loads, group) < ck->nr_loads) {
-		for (o = 0; o < ak->nr_left_out; o++) {
-			struct analysis_left_out *lo = &ak->left_out[o];
+	if (load_sites_group(ck, ords, ck->nr_loads, group) == ck->nr_loads)
+		goto out;
+	for (i = 0; i < ck->nr_loads; i++) {
+		const struct load_in *lo = find_load(k, ords[i]);
 
-			if (strcmp(lo->reason, "not measured"))
+		if (!lo || !lo->left_out || strcmp(lo->left_out, "not measured"))
+			continue;
+		for (j = 0; j < ck->nr_loads; j++) {
+			const struct load_in *n = find_load(k, ords[j]);
+			int a, l2;
+
+			if (j == i || group[j] != group[i] || !n || n->node < 0)
 				continue;
-			for (i = 0; i < ck->nr_loads && ords[i] != lo->ordinal; i++)
-				;
-			for (j = 0; i < ck->nr_loads && j < ck->nr_loads; j++) {
-				const struct load_in *n = find_load(k, ords[j]);
-				int a, l2;
-
-				if (j == i || group[j] != group[i] || !n || n->node < 0)
-					continue;
-				a = plan_action(plan, mod ? mod : "", k->name, n->ordinal);
-				l2 = plan_l2(plan, mod ? mod : "", k->name, n->ordinal);
-				if (a >= 0 && a != LOAD_ACTION_AS_BUILT)
-					plan_set(plan, mod, k->name, lo->ordinal, (enum load_action)a);
-				if (l2 > 0)
-					plan_set_l2(plan, mod, k->name, lo->ordinal, (enum l2_priority)l2);
-				lo->reason = follows_site_reason(&ck->loads[i]);
-				break;
-			}
+			a = plan_action(plan, mod ? mod : "", k->name, n->ordinal);
+			l2 = plan_l2(plan, mod ? mod : "", k->name, n->ordinal);
+			if (a >= 0 && a != LOAD_ACTION_AS_BUILT)
+				plan_set(plan, mod, k->name, lo->ordinal, (enum load_action)a);
+			if (l2 > 0)
+				plan_set_l2(plan, mod, k->name, lo->ordinal, (enum l2_priority)l2);
+			for (o = 0; ak && o < ak->nr_left_out; o++)
+				if (ak->left_out[o].ordinal == lo->ordinal)
+					ak->left_out[o].reason = follows_site_reason(&ck->loads[i]);
+			break;
 		}
 	}
+out:
 	free(group);
 	free(ords);
 }
 
+/* Whether a load of the kernel is a Triton .py's. */
+static int load_is_python(const struct kernel_in *k, unsigned ordinal)
+{
+	const struct capture_load *cl = capture_kernel_find_load(k->ck, ordinal);
+
+	return cl && load_sites_is_python(cl->file);
+}
+
+/*
+ * The L1 half of the source plan (analysis_kernel's source_*): the nodes
+ * of the solved graph (the sites' graph, group[] giving each load's, or
+ * the loads' own when group is NULL) that are Triton calls stay cached,
+ * as built, and the method that chose the plan solves the rest
+ * (solver_solve_fixed). *cached gets the answer on k's graph (caller
+ * frees). Returns 0 or the solver's error.
+ */
+static int source_l1(struct kernel_in *k, const struct graph *solved, const size_t *group,
+		     const struct solver_options *sopt, struct analysis_kernel *ak,
+		     unsigned char **cached)
+{
+	unsigned char *fixed = xcalloc(solved->n + 1, 1);
+	struct solver_result res;
+	size_t i, nr_fixed = 0;
+	int ret;
+
+	for (i = 0; i < k->nr_loads; i++) {
+		const struct load_in *l = &k->loads[i];
+		size_t v;
+
+		if (l->node < 0 || !load_is_python(k, l->ordinal))
+			continue;
+		v = group ? group[l->node] : (size_t)l->node;
+		nr_fixed += !fixed[v];
+		fixed[v] = 1;
+	}
+	if (!nr_fixed) {
+		free(fixed);
+		*cached = xcalloc(k->g.n + 1, 1);
+		memcpy(*cached, ak->chosen->cached, k->g.n);
+		ak->source_objective = ak->chosen->objective;
+		ak->source_optimal = ak->chosen->optimal;
+		return 0;
+	}
+	ret = solver_solve_fixed(solver_find(ak->chosen->method), solved, fixed, sopt, &res);
+	free(fixed);
+	if (ret)
+		return error_prefix(ret, "kernel '%s' (module %s): the source plan", k->name,
+				    k->module);
+	if (solved != &k->g)
+		expand_result(&k->g, group, &res);
+	ak->source_objective = res.objective;
+	ak->source_optimal = res.optimal;
+	*cached = res.cached;
+	return 0;
+}
+
+/* Each load's form in the source plan, for the analysis. */
+static void record_source(const struct kernel_in *k, const struct plan *source_plan,
+			  struct analysis_kernel *ak)
+{
+	const char *mod = *k->module ? k->module : "";
+	size_t i;
+
+	for (i = 0; i < ak->nr_loads; i++) {
+		struct analysis_load *al = &ak->loads[i];
+		int a = plan_action(source_plan, mod, k->name, al->ordinal);
+		int l2 = plan_l2(source_plan, mod, k->name, al->ordinal);
+
+		if (a >= 0)
+			al->source_action = load_form_name((enum load_action)a,
+				l2 > 0 ? (enum l2_priority)l2 : L2_PRIORITY_NONE);
+	}
+	for (i = 0; i < k->nr_loads && !ak->source_constrained; i++)
+		ak->source_constrained = load_is_python(k, k->loads[i].ordinal);
+}
+
+/* Every solver that applies on the solved graph (the sites' when group is
+ * not NULL), each answer on k's graph; opt->method's is ak->chosen. */
+static int solve_all(struct kernel_in *k, const struct graph *solved, const size_t *group,
+		     const struct advise_options *opt, const struct solver_options *sopt,
+		     struct analysis_kernel *ak)
+{
+	size_t i;
+	int ret;
+
+	for (i = 0; solver_table[i]; i++)
+		;
+	ak->solutions = xcalloc(i + 1, sizeof(*ak->solutions));
+	for (i = 0; solver_table[i]; i++) {
+		const struct solver *s = solver_table[i];
+
+		if (!strcmp(s->name, "exhaustive") && solved->n > opt->exhaustive_max_n)
+			continue;
+		/* a cross-check where GLPK proves quickly, unless it decides */
+		if (!strcmp(s->name, "ilp") && solved->n > opt->ilp_max_n &&
+		    strcmp(opt->method, "ilp"))
+			continue;
+		ret = s->solve(solved, sopt, &ak->solutions[ak->nr_solutions]);
+		if (ret)
+			return error_prefix(ret, "kernel '%s' (module %s): %s", k->name, k->module,
+					    s->name);
+		if (group)
+			expand_result(&k->g, group, &ak->solutions[ak->nr_solutions]);
+		if (!strcmp(s->name, opt->method))
+			ak->chosen = &ak->solutions[ak->nr_solutions];
+		ak->nr_solutions++;
+	}
+	if (!ak->chosen) {
+		/* exhaustive asked for on a kernel too large for it */
+		for (i = 0; i < ak->nr_solutions; i++)
+			if (!strcmp(ak->solutions[i].method, "bnb"))
+				ak->chosen = &ak->solutions[i];
+		ak->note = "too many loads for exhaustive search: the branch and bound's answer "
+			   "is used";
+	}
+	return 0;
+}
+
 static int advise_kernel(const struct capture_kernel *ck, const struct advise_options *opt,
-			 const struct geometry *geo, struct plan *plan, struct analysis_kernel *ak)
+			 const struct geometry *geo, struct plan *plan, struct plan *source_plan,
+			 struct analysis_kernel *ak)
 {
 	struct kernel_in k;
 	struct solver_options sopt;
 	struct graph sites;
 	const struct graph *solved;
-	size_t i, nr_sites, *group = NULL;
+	unsigned char *source_cached = NULL;
+	size_t nr_sites, *group = NULL;
 	int ret;
 
 	memset(&k, 0, sizeof(k));
 	graph_init(&k.g);
+	graph_init(&sites);
 	k.ck = ck;
 	k.name = ck->name;
 	k.module = ck->module;
@@ -607,55 +875,37 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	/* the loads of one source site are one decision: solve on their sites */
 	group = xcalloc(k.g.n + 1, sizeof(*group));
 	nr_sites = node_sites(&k, group);
-	graph_init(&sites);
 	if (nr_sites < k.g.n) {
 		load_sites_merge_graph(&k.g, group, nr_sites, &sites);
 		ak->site_loads = k.g.n;
 		ak->sites = nr_sites;
 	}
 	solved = nr_sites < k.g.n ? &sites : &k.g;
-	for (i = 0; solver_table[i]; i++)
-		;
-	ak->solutions = xcalloc(i + 1, sizeof(*ak->solutions));
-	for (i = 0; solver_table[i]; i++) {
-		const struct solver *s = solver_table[i];
-
-		if (!strcmp(s->name, "exhaustive") && solved->n > opt->exhaustive_max_n)
-			continue;
-		/* a cross-check where GLPK proves quickly, unless it decides */
-		if (!strcmp(s->name, "ilp") && solved->n > opt->ilp_max_n &&
-		    strcmp(opt->method, "ilp"))
-			continue;
-		ret = s->solve(solved, &sopt, &ak->solutions[ak->nr_solutions]);
-		if (ret) {
-			error_prefix(ret, "kernel '%s' (module %s): %s", k.name, k.module, s->name);
-			goto out;
-		}
-		if (solved != &k.g)
-			expand_result(&k.g, group, &ak->solutions[ak->nr_solutions]);
-		if (!strcmp(s->name, opt->method))
-			ak->chosen = &ak->solutions[ak->nr_solutions];
-		ak->nr_solutions++;
-	}
-	if (!ak->chosen) {
-		/* exhaustive asked for on a kernel too large for it */
-		for (i = 0; i < ak->nr_solutions; i++)
-			if (!strcmp(ak->solutions[i].method, "bnb"))
-				ak->chosen = &ak->solutions[i];
-		ak->note = "too many loads for exhaustive search: the branch and bound's answer "
-			   "is used";
-	}
+	ret = solve_all(&k, solved, solved != &k.g ? group : NULL, opt, &sopt, ak);
+	if (ret)
+		goto out;
 	decide_loads(&k, ak->chosen, plan, ak);
 	ak->pairs_missing = k.pairs_missing;
-	if (ck->l2_priority && (ret = decide_l2(ck, opt, plan, ak)))
+	if (source_plan) {
+		ret = source_l1(&k, solved, solved != &k.g ? group : NULL, &sopt, ak,
+				&source_cached);
+		if (ret)
+			goto out;
+		l1_plan_set(&k, source_cached, source_plan);
+	}
+	if (ck->l2_priority && (ret = decide_l2(ck, opt, plan, source_plan, ak)))
 		goto out;
 	follow_sites(&k, plan, ak);
+	if (source_plan) {
+		follow_sites(&k, source_plan, NULL);
+		record_source(&k, source_plan, ak);
+	}
 	/* the graph moves to the analysis */
 	ak->g = k.g;
 	graph_init(&k.g);
 out:
-	if (group)
-		graph_release(&sites);
+	graph_release(&sites);
+	free(source_cached);
 	free(group);
 	kernel_release(&k);
 	return ret;
@@ -703,7 +953,7 @@ unsigned long advise_capture_count(void)
 }
 
 int advise_capture(const struct capture *cap, const struct advise_options *opt,
-		   struct plan *plan, struct analysis *out)
+		   struct plan *plan, struct plan *source_plan, struct analysis *out)
 {
 	struct geometry geo;
 	size_t i;
@@ -721,7 +971,8 @@ int advise_capture(const struct capture *cap, const struct advise_options *opt,
 	out->line_bytes = geo.line_bytes;
 	out->kernels = xcalloc(cap->nr_kernels + 1, sizeof(*out->kernels));
 	for (i = 0; i < cap->nr_kernels; i++) {
-		ret = advise_kernel(&cap->kernels[i], opt, &geo, plan, &out->kernels[i]);
+		ret = advise_kernel(&cap->kernels[i], opt, &geo, plan, source_plan,
+				    &out->kernels[i]);
 		out->nr_kernels++;
 		if (ret) {
 			analysis_release(out);
@@ -804,6 +1055,9 @@ static json_t *kernel_to_json(const struct analysis_kernel *k)
 			json_object_set_new(jl, "l2_saved_dram_bytes",
 					    num_or_null(l->l2_action ? l->l2_saved_dram_bytes : NAN));
 		}
+		if (k->source_constrained)
+			json_object_set_new(jl, "source_action", l->source_action ?
+					    json_string(l->source_action) : json_null());
 		json_array_append_new(loads, jl);
 	}
 	for (i = 0; i < k->nr_left_out; i++)
@@ -830,6 +1084,11 @@ static json_t *kernel_to_json(const struct analysis_kernel *k)
 		json_object_set_new(ko, "l2_priority", json_pack("{s:s?, s:b, s:o, s:s?}", "method",
 			k->l2_method, "optimal", k->l2_optimal, "expected_dram_bytes_saved",
 			graph_weight_json(k->l2_saved_dram_bytes), "note", k->l2_note));
+	if (k->source_constrained)
+		json_object_set_new(ko, "source_plan", json_pack("{s:o, s:b, s:o}",
+			"expected_l2_traffic_saved_bytes", graph_weight_json(k->source_objective),
+			"optimal", k->source_optimal, "expected_dram_bytes_saved",
+			graph_weight_json(k->source_l2_saved_dram_bytes)));
 	return ko;
 }
 

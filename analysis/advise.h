@@ -55,6 +55,9 @@ struct analysis_load {
 	 * that priority alone saved when measured (NAN unknown). */
 	const char *l2_action;
 	double l2_saved_dram_bytes;
+	/* Its whole form in the source plan (plan.json spelling, static),
+	 * NULL when that plan leaves it as is or was not asked for. */
+	const char *source_action;
 };
 
 /* A load of the kernel that is not a node, and why (static text). */
@@ -91,6 +94,26 @@ struct analysis_kernel {
 	int l2_optimal;
 	double l2_saved_dram_bytes;
 	const char *l2_note;        /* static, NULL */
+	/*
+	 * The source plan's own solve (issue 38: the plan source.patch
+	 * writes, solved as its own problem, never the plan with loads
+	 * dropped). A load of a Triton .py keeps its L1 form as built (tl.load
+	 * cannot write L1::no_allocate, and .cg, a strong load that also
+	 * destroys other loads' hits, is no equivalent of it and was not
+	 * measured) and takes only the measured L2 forms tl.load can write
+	 * (analysis/load_sites.h load_sites_triton_form); every other load
+	 * takes any form. source_constrained: the kernel has such loads (else
+	 * the source plan is its plan); the L1 objective of the answer,
+	 * whether proven optimal, and the DRAM bytes its L2 part is expected
+	 * to save.
+	 * NEEDSWORK: a CUDA load the CUDA back-end cannot rewrite (a header
+	 * outside the tree, a compound assignment) is still free here, so the
+	 * patch's plan drops it (verify_patch.c) rather than solving without it.
+	 */
+	int source_constrained;
+	double source_objective;
+	int source_optimal;
+	double source_l2_saved_dram_bytes;
 };
 
 /* What advise_capture() found (docs/analysis-json.md is its JSON form). */
@@ -115,6 +138,10 @@ struct analysis {
  * nodes, the ILP up to ilp_max_n unless it is the method); opt->method's
  * answer becomes the plan (bnb's when exhaustive was asked for but the
  * kernel is too large; "note" says so).
+ * source_plan (may be NULL: not wanted) gets the plan a source patch can
+ * carry, solved per kernel as its own problem by the same method
+ * (analysis_kernel's source_*): the run --plan plan where no load is a
+ * Triton .py's.
  * cap is the capture as its reader (analysis/capture_model.h) accepted it.
  * Returns 0, CA_E_INPUT (the classic model and a capture without the
  * monitor's counts it needs: the message names the kernel),
@@ -123,7 +150,7 @@ struct analysis {
  * done so far.
  */
 int advise_capture(const struct capture *cap, const struct advise_options *opt,
-		   struct plan *plan, struct analysis *out);
+		   struct plan *plan, struct plan *source_plan, struct analysis *out);
 
 void analysis_init(struct analysis *a);
 void analysis_release(struct analysis *a);

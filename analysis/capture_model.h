@@ -565,6 +565,9 @@ struct capture_source_patch {
 	size_t nr_left_out;
 	char *status;               /* "verified", "same as the advice", "changes no load", ... */
 	double speedup;             /* program GPU speedup; NAN */
+	/* kernels the timing rejected, left out of the source plan */
+	char **dropped;
+	size_t nr_dropped;
 	const struct capture_section *source;
 };
 

@@ -395,6 +395,9 @@ int capture_read_verification(const struct rd *r, json_t *o, struct capture_veri
 				  &ver->source_patch.status, 0)) ||
 	    (ret = capture_rd_num(r, sp, "verification.source_patch", "speedup", &ver->source_patch.speedup,
 				  NUM_COUNT)) ||
+	    (ret = capture_rd_strings(r, sp, "verification.source_patch", "dropped",
+				      &ver->source_patch.dropped, &ver->source_patch.nr_dropped,
+				      NULL)) ||
 	    (ret = capture_rd_array(r, sp, "verification.source_patch", "left_out", &arr)))
 		return ret;
 	ver->source_patch.left_out = xcalloc(json_array_size(arr) + 1,
@@ -455,6 +458,9 @@ json_t *capture_verification_json(const struct capture_verification *ver)
 			json_decref(left);
 		capture_put_str(spj, "status", sp->status);
 		capture_put_num(spj, "speedup", sp->speedup);
+		if (sp->nr_dropped || json_object_get(spj, "dropped"))
+			json_object_set_new(spj, "dropped", capture_strings_json(sp->dropped,
+										 sp->nr_dropped));
 		json_object_set_new(o, "source_patch", spj);
 	}
 	return o;
@@ -477,6 +483,7 @@ void capture_verification_release(struct capture_verification *ver)
 	}
 	free(ver->source_patch.left_out);
 	free(ver->source_patch.status);
+	capture_free_strings(ver->source_patch.dropped, ver->source_patch.nr_dropped);
 }
 
 /* An L2 oracle plan's "l2": [{"ordinal", "form"}], each form an L2

@@ -14,6 +14,28 @@ int load_sites_is_python(const char *file)
 	return n > 3 && !strcmp(file + n - 3, ".py");
 }
 
+int load_sites_triton_form(enum load_action a, enum l2_priority p, const char **eviction_policy,
+			   const char **cache_modifier)
+{
+	const char *ev = NULL, *cm = NULL;
+
+	if (a == LOAD_ACTION_EVICT_FIRST && p == L2_PRIORITY_EVICT_FIRST)
+		ev = "evict_first";
+	else if (a == LOAD_ACTION_EVICT_LAST && p == L2_PRIORITY_EVICT_LAST)
+		ev = "evict_last";
+	else if (a == LOAD_ACTION_BYPASS && p == L2_PRIORITY_NONE)
+		cm = ".cg";
+	else if (a == LOAD_ACTION_CACHE && p == L2_PRIORITY_NONE)
+		cm = ".ca";
+	else if (!(a == LOAD_ACTION_DEFAULT && p == L2_PRIORITY_NONE))
+		return 0;
+	if (eviction_policy)
+		*eviction_policy = ev;
+	if (cache_modifier)
+		*cache_modifier = cm;
+	return 1;
+}
+
 /* A call of a load's inlining chain, from either model. */
 struct site_call {
 	const char *file;

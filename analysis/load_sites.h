@@ -61,6 +61,19 @@ size_t load_sites_group_ptx(const struct ptx_function *fn, const unsigned *ordin
  * are tl.load calls. */
 int load_sites_is_python(const char *file);
 
+/*
+ * The forms a tl.load can write (docs/triton.md), the one list of them:
+ * eviction_policy="evict_first" or "evict_last" (each sets L1 and L2 at
+ * once: "L1::evict_first+L2::evict_first", as Triton compiles it),
+ * cache_modifier=".cg" ("bypass") or ".ca" ("cache"), or neither
+ * ("default": a plain load). Returns 1 and sets *eviction_policy and
+ * *cache_modifier (NULL: the keyword not written; either pointer may be
+ * NULL), or 0 when tl.load has no spelling for the form (L1::no_allocate,
+ * an L2 priority alone, ...).
+ */
+int load_sites_triton_form(enum load_action a, enum l2_priority p, const char **eviction_policy,
+			   const char **cache_modifier);
+
 /* The graph of nr_sites nodes that merges g's nodes by group (node ids:
  * the first member's id). out must be freshly initialised. */
 void load_sites_merge_graph(const struct graph *g, const size_t *group, size_t nr_sites,

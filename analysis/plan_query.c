@@ -77,6 +77,66 @@ int plan_mentions(const struct plan *p, const char *fn)
 	return 0;
 }
 
+/* The entry for a load under exactly that module id (NULL: the entries
+ * without one), or NULL. */
+static const struct plan_load *entry_of(const struct plan *p, const char *id, const char *fn,
+					unsigned ordinal)
+{
+	size_t m, f, l;
+
+	for (m = 0; m < p->nr_modules; m++) {
+		const struct plan_module *pm = &p->modules[m];
+
+		if (!id != !pm->id || (id && strcmp(id, pm->id)))
+			continue;
+		for (f = 0; f < pm->nr_functions; f++) {
+			const struct plan_function *pf = &pm->functions[f];
+
+			if (strcmp(pf->name, fn))
+				continue;
+			for (l = 0; l < pf->nr_loads; l++)
+				if (pf->loads[l].ordinal == ordinal)
+					return &pf->loads[l];
+		}
+	}
+	return NULL;
+}
+
+/* How many entries of a b gives the same (every entry of a when fn is NULL). */
+static size_t entries_in(const struct plan *a, const struct plan *b, const char *fn,
+			 size_t *total)
+{
+	size_t m, f, l, same = 0;
+
+	*total = 0;
+	for (m = 0; m < a->nr_modules; m++) {
+		const struct plan_module *pm = &a->modules[m];
+
+		for (f = 0; f < pm->nr_functions; f++) {
+			const struct plan_function *pf = &pm->functions[f];
+
+			if (fn && strcmp(pf->name, fn))
+				continue;
+			for (l = 0; l < pf->nr_loads; l++) {
+				const struct plan_load *o = entry_of(b, pm->id, pf->name,
+								     pf->loads[l].ordinal);
+
+				same += o && o->action == pf->loads[l].action &&
+					o->l2 == pf->loads[l].l2;
+				(*total)++;
+			}
+		}
+	}
+	return same;
+}
+
+int plan_same_loads(const struct plan *a, const struct plan *b, const char *fn)
+{
+	size_t na, nb;
+
+	return entries_in(a, b, fn, &na) == na && entries_in(b, a, fn, &nb) == nb && na == nb;
+}
+
 void plan_drop_function(struct plan *p, const char *fn)
 {
 	size_t m, f;

@@ -27,6 +27,10 @@ int plan_has_loads(const struct plan *p);
 /* 1 when the plan changes a load of function fn (in any module), else 0. */
 int plan_mentions(const struct plan *p, const char *fn);
 
+/* 1 when a and b give function fn (NULL: every function) the same loads,
+ * entry for entry (module id, ordinal, action, L2 priority), else 0. */
+int plan_same_loads(const struct plan *a, const struct plan *b, const char *fn);
+
 /* Removes every load of function fn from the plan, in every module. */
 void plan_drop_function(struct plan *p, const char *fn);
 

@@ -89,6 +89,63 @@ const struct solver *solver_find(const char *name)
 	return NULL;
 }
 
+/* The graph of g's free nodes (free_of[i]: the node of g that is its
+ * node i): each keeps its id and edges, and takes the edges to the fixed
+ * nodes into its weight. Returns what the fixed nodes give alone. */
+static double graph_without_fixed(const struct graph *g, const unsigned char *fixed,
+				  struct graph *out, size_t *free_of)
+{
+	double constant = 0;
+	size_t u, v, nf = 0;
+
+	for (v = 0; v < g->n; v++) {
+		double w = g->nodes[v].weight;
+
+		if (fixed[v]) {
+			constant += w;
+			for (u = v + 1; u < g->n; u++)
+				constant += fixed[u] ? graph_edge(g, u, v) : 0;
+			continue;
+		}
+		for (u = 0; u < g->n; u++)
+			w += fixed[u] ? graph_edge(g, u, v) : 0;
+		free_of[nf++] = v;
+		graph_add_node(out, g->nodes[v].id, w);
+	}
+	for (u = 0; u < nf; u++)
+		for (v = u + 1; v < nf; v++)
+			if (graph_edge(g, free_of[u], free_of[v]) != 0)
+				graph_set_edge(out, u, v, graph_edge(g, free_of[u], free_of[v]));
+	return constant;
+}
+
+int solver_solve_fixed(const struct solver *s, const struct graph *g,
+		       const unsigned char *fixed, const struct solver_options *opt,
+		       struct solver_result *res)
+{
+	struct solver_result sub;
+	struct graph rest;
+	size_t *free_of = xcalloc(g->n + 1, sizeof(*free_of)), v, i = 0;
+	double constant;
+	int ret;
+
+	graph_init(&rest);
+	constant = graph_without_fixed(g, fixed, &rest, free_of);
+	ret = s->solve(&rest, opt, &sub);
+	if (!ret) {
+		*res = sub;
+		res->cached = xcalloc(g->n + 1, 1);
+		for (v = 0; v < g->n; v++)
+			res->cached[v] = fixed[v] ? 1 : sub.cached[i++];
+		res->objective = graph_objective(g, res->cached);
+		res->bound = sub.bound + constant;
+		solver_result_release(&sub);
+	}
+	graph_release(&rest);
+	free(free_of);
+	return ret;
+}
+
 double solver_clock(void)
 {
 	struct timespec ts;

@@ -102,6 +102,19 @@ extern const struct solver *const solver_table[];
 const struct solver *solver_find(const char *name);
 
 /*
+ * The problem on g with the nodes where fixed[v] is set cached, solved
+ * exactly as s solves any graph: those nodes leave the graph, each edge
+ * from one of them to a free node joins that node's weight, and s solves
+ * the graph of the free nodes (docs/model.md, "Loads a source cannot
+ * bypass"). res is on g's nodes (the fixed ones cached), its objective
+ * graph_objective(g, ...) and its bound the free part's plus what the
+ * fixed nodes give. Returns s->solve's result; on error res is empty.
+ */
+int solver_solve_fixed(const struct solver *s, const struct graph *g,
+		       const unsigned char *fixed, const struct solver_options *opt,
+		       struct solver_result *res);
+
+/*
  * The JSON form of a result, as `solve --json` prints it and the analysis
  * JSON embeds it (caller owns): {"method", "cached": [ids], "bypassed":
  * [ids], "objective", "optimal", "seconds"}, plus "gap" and "bound" when

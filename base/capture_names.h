@@ -10,6 +10,9 @@
 
 #define CAPTURE_LAYOUT_CAPTURE "capture.json"
 #define CAPTURE_LAYOUT_PLAN "plan.json"
+/* the plan source.patch writes, each load in a form its source can carry
+ * (docs/plan-json.md "The source plan") */
+#define CAPTURE_LAYOUT_SOURCE_PLAN "source-plan.json"
 #define CAPTURE_LAYOUT_SOURCES "sources.json"
 #define CAPTURE_LAYOUT_SOURCE_PATCH "source.patch"
 #define CAPTURE_LAYOUT_REGCACHE_PATCH "regcache.patch"  /* register-cache rewrite, when one is made */

@@ -7,7 +7,7 @@
  * the names (CAPTURE_LAYOUT_*) are spelled in base/capture_names.h, which
  * analysis/ and collectors/ may include.
  *
- *   capture.json  plan.json  sources.json  source.patch  regcache.patch
+ *   capture.json  plan.json  source-plan.json  sources.json  source.patch  regcache.patch
  *   report.txt  report.html  report.json  hints.sarif  .lock
  *   modules/<id>.ptx         the original PTX
  *   patched/<id>.ptx         PTX with the plan applied

@@ -57,7 +57,8 @@ static int write_regcache_patch(const struct report_input *in)
 
 /* The top-level files capture_write_input() writes, besides the reports. */
 static const char *const written_files[] = {
-	CAPTURE_LAYOUT_PLAN, CAPTURE_LAYOUT_SOURCE_PATCH, CAPTURE_LAYOUT_SOURCES,
+	CAPTURE_LAYOUT_PLAN, CAPTURE_LAYOUT_SOURCE_PLAN, CAPTURE_LAYOUT_SOURCE_PATCH,
+	CAPTURE_LAYOUT_SOURCES,
 	CAPTURE_LAYOUT_REGCACHE_PATCH,
 };
 
@@ -116,15 +117,28 @@ int capture_write_check_dir(const char *dir)
 	return ret;
 }
 
+/* plan.json and source-plan.json. */
+static int write_plans(const struct report_input *in)
+{
+	char *path = capture_layout_file(in->dir, CAPTURE_LAYOUT_PLAN);
+	int ret = plan_write_file(&in->plan, path);
+
+	free(path);
+	if (ret)
+		return ret;
+	path = capture_layout_file(in->dir, CAPTURE_LAYOUT_SOURCE_PLAN);
+	ret = plan_write_file(&in->source_plan, path);
+	free(path);
+	return ret;
+}
+
 int capture_write_input(const struct report_input *in)
 {
 	struct report_options ropt = { 0 };
 	struct strbuf sb = STRBUF_INIT;
-	char *path = capture_layout_file(in->dir, CAPTURE_LAYOUT_PLAN);
 	size_t i;
-	int ret = plan_write_file(&in->plan, path);
+	int ret = write_plans(in);
 
-	free(path);
 	if (ret)
 		return ret;
 	ret = patched_ptx_write_all(in, in->dir);
@@ -145,6 +159,7 @@ int capture_write_input(const struct report_input *in)
 		goto out;
 	{
 		struct sources_file sf;
+		char *path;
 
 		sources_file_init(&sf);
 		source_patch_sources(in, &sf);
@@ -161,11 +176,12 @@ out:
 }
 
 int capture_write_analysed(const char *dir, json_t *capture, const struct analysis *analysis,
-			   const struct plan *plan, const struct capture_write_options *opt)
+			   const struct plan *plan, const struct plan *source_plan,
+			   const struct capture_write_options *opt)
 {
 	struct report_input_options ropt = { opt ? opt->source_root : NULL, NULL };
 	struct report_input in;
-	int ret = report_input_init_from(&in, dir, capture, analysis, plan, &ropt);
+	int ret = report_input_init_from(&in, dir, capture, analysis, plan, source_plan, &ropt);
 
 	if (!ret)
 		ret = capture_write_input(&in);
@@ -176,7 +192,7 @@ int capture_write_analysed(const char *dir, json_t *capture, const struct analys
 int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *plan,
 			   const struct capture_write_options *opt)
 {
-	struct plan aplan;
+	struct plan aplan, asplan;
 	struct capture cap;
 	struct analysis analysis;
 	int analysed;
@@ -184,11 +200,12 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 	int ret;
 
 	plan_init(&aplan);
+	plan_init(&asplan);
 	capture_init(&cap);
 	ret = capture_from_json(&cap, capture, CAPTURE_LAYOUT_CAPTURE);
 	status = cap.status;
 	if (!ret)
-		ret = report_input_analyse(&cap, &aplan, &analysis);
+		ret = report_input_analyse(&cap, &aplan, &asplan, &analysis);
 	else
 		analysis_init(&analysis);
 	analysed = !ret;
@@ -196,16 +213,19 @@ int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *
 		/* An interrupted capture is written as far as it goes. */
 		if (status && !strcmp(status, "complete")) {
 			plan_release(&aplan);
+			plan_release(&asplan);
 			capture_release(&cap);
 			return error_prefix(ret, "cannot analyse the capture in '%s'", dir);
 		}
 		error_clear();
 	}
 	capture_release(&cap);
+	/* a plan given is the advice as kept: its source plan is its own */
 	ret = capture_write_analysed(dir, capture, analysed ? &analysis : NULL,
-				     plan ? plan : &aplan, opt);
+				     plan ? plan : &aplan, plan ? NULL : &asplan, opt);
 	analysis_release(&analysis);
 	plan_release(&aplan);
+	plan_release(&asplan);
 	return ret;
 }
 
@@ -217,7 +237,8 @@ int capture_write_all(const char *dir, json_t *capture, const struct plan *plan)
 /* The capture's own top-level files besides the reports, whose names come
  * from report_formats[]. */
 static const char *const capture_files[] = {
-	CAPTURE_LAYOUT_CAPTURE, CAPTURE_LAYOUT_PLAN, CAPTURE_LAYOUT_SOURCES,
+	CAPTURE_LAYOUT_CAPTURE, CAPTURE_LAYOUT_PLAN, CAPTURE_LAYOUT_SOURCE_PLAN,
+	CAPTURE_LAYOUT_SOURCES,
 	CAPTURE_LAYOUT_SOURCE_PATCH, CAPTURE_LAYOUT_REGCACHE_PATCH,
 };
 

@@ -9,7 +9,8 @@ struct report_input;
 
 /*
  * The files a capture directory holds besides capture.json, modules/ and
- * runs/ (DESIGN.md "Files"): plan.json, patched/<id>.ptx, report.txt,
+ * runs/ (DESIGN.md "Files"): plan.json, source-plan.json (the plan
+ * source.patch writes), patched/<id>.ptx, report.txt,
  * report.html, report.json, hints.sarif, source.patch and sources.json
  * (the SHA-256 of every source file source.patch changes, which
  * `cacheadvise apply` checks); paths come from emitters/capture_layout.h.
@@ -44,11 +45,13 @@ int capture_write_all(const char *dir, json_t *capture, const struct plan *plan)
  * The same with the analysis supplied: analysis is advise_capture()'s
  * result for capture (not stolen; NULL: the capture could not be
  * analysed) and is written as it is, never recomputed. plan is the advice
- * to write (required). Returns as capture_write_all.
+ * to write (required), source_plan the plan source.patch writes (NULL:
+ * plan's loads). Returns as capture_write_all.
  */
 struct analysis;
 int capture_write_analysed(const char *dir, json_t *capture, const struct analysis *analysis,
-			   const struct plan *plan, const struct capture_write_options *opt);
+			   const struct plan *plan, const struct plan *source_plan,
+			   const struct capture_write_options *opt);
 
 /* The same with options (may be NULL). */
 int capture_write_all_opts(const char *dir, json_t *capture, const struct plan *plan,
@@ -59,13 +62,14 @@ int capture_write_input(const struct report_input *in);
 
 /*
  * Whether the capture directory dir, perhaps from someone else, may be
- * re-written (`report --all`): each file written above (plan.json, the
- * reports, source.patch, sources.json, regcache.patch, patched/<id>.ptx)
- * must be a regular file or absent, and patched/ a folder or absent, none
- * of them a symbolic link, which would send the write outside dir, nor a
- * FIFO that would stall it. Returns 0, or CA_E_INPUT naming the first that
- * is not ("refusing to write in the capture 'c': 'c/report.txt' is a
- * symbolic link ..."). Checks before anything is written.
+ * re-written (`report --all`): each file written above (plan.json,
+ * source-plan.json, the reports, source.patch, sources.json,
+ * regcache.patch, patched/<id>.ptx) must be a regular file or absent, and
+ * patched/ a folder or absent, none of them a symbolic link, which would
+ * send the write outside dir, nor a FIFO that would stall it. Returns 0,
+ * or CA_E_INPUT naming the first that is not ("refusing to write in the
+ * capture 'c': 'c/report.txt' is a symbolic link ..."). Checks before
+ * anything is written.
  */
 int capture_write_check_dir(const char *dir);
 

@@ -660,6 +660,8 @@ static void summary_json(json_t *sum, const struct report_summary *s)
 	json_object_set_new(sum, "kernels", json_integer((json_int_t)s->nr_kernels));
 	json_object_set_new(sum, "kernels_changed", json_integer((json_int_t)s->nr_kernels_changed));
 	json_object_set_new(sum, "loads_changed", json_integer((json_int_t)s->nr_changes));
+	json_object_set_new(sum, "source_plan_loads_changed",
+			    json_integer((json_int_t)s->nr_patch_changes));
 	json_object_set_new(sum, "loads_rewritten_in_source", json_integer((json_int_t)s->nr_rewritten));
 	json_object_set_new(sum, "expected_l2_traffic_saved_bytes", num(s->expected_saved_bytes));
 	json_object_set_new(sum, "verification", json_string(standing[s->plan]));
@@ -675,6 +677,10 @@ static void summary_json(json_t *sum, const struct report_summary *s)
 		json_array_append_new(arr, o);
 	}
 	json_object_set_new(sum, "verified_advice", arr);
+	arr = json_array();
+	for (k = 0; k < s->nr_plan_only; k++)
+		json_array_append_new(arr, json_string(s->plan_only[k]));
+	json_object_set_new(sum, "only_through_run_plan", arr);
 	json_object_set_new(sum, "program_speedup", num(s->program_speedup));
 	/* the first screen's sentences, as the text and HTML reports print them */
 	json_object_set_new(sum, "kept_anything", json_boolean(s->kept_any));

@@ -306,7 +306,7 @@ static void summary(struct strbuf *out, const struct report_input *in)
 	strbuf_addstr(out, "</li>");
 	cost_li(out, in);
 	strbuf_addstr(out, "</ul>");
-	if (s->nr_changes) {
+	if (s->nr_changes || s->nr_patch_changes) {
 		strbuf_addstr(out, "<h3>What to change</h3><table><tr><th>kernel</th><th>load</th>"
 				   "<th>where</th><th>change</th><th>L2 traffic</th>"
 				   "<th>source.patch</th></tr>");
@@ -339,6 +339,7 @@ static void summary(struct strbuf *out, const struct report_input *in)
 				esc(out, sv);
 				strbuf_addf(out, "</td><td>%s</td></tr>",
 					    l->hint.status == SOURCE_HINT_REWRITTEN ? "rewritten" :
+					    report_load_plan_only(l) ? "only through run --plan" :
 					    "see hints");
 				free(sv);
 				j = e;
@@ -352,7 +353,7 @@ static void summary(struct strbuf *out, const struct report_input *in)
 		program_text(out, in);
 		strbuf_addf(out, "</pre><p>In the source (%zu of %zu loads rewritten in "
 			    "<code>source.patch</code>):</p><pre>cacheadvise apply ", s->nr_rewritten,
-			    s->nr_changes);
+			    s->nr_patch_changes);
 		esc(out, in->dir);
 		strbuf_addstr(out, "</pre>");
 		{
@@ -364,6 +365,17 @@ static void summary(struct strbuf *out, const struct report_input *in)
 				strbuf_addstr(out, "</p>");
 			}
 			free(sps);
+		}
+		if (s->nr_plan_only) {
+			strbuf_addstr(out, "<p>");
+			esc(out, s->plan_only_lead);
+			strbuf_addstr(out, ":</p><ul>");
+			for (i = 0; i < s->nr_plan_only; i++) {
+				strbuf_addstr(out, "<li>");
+				esc(out, s->plan_only[i]);
+				strbuf_addstr(out, "</li>");
+			}
+			strbuf_addstr(out, "</ul>");
 		}
 	} else if (s->no_change) {
 		strbuf_addstr(out, "<p>");

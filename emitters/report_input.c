@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "analysis/advise.h"
+#include "analysis/load_sites.h"
 #include "base/error.h"
 #include "base/json_file.h"
 #include "base/strbuf.h"
@@ -279,6 +280,8 @@ static void load_from_model(struct report_input *in, struct report_kernel *k,
 	l->decision = al ? al->decision : !l->patchable ? "not patchable" : "not measured";
 	l->action = plan_action_for(&in->plan, k->module, k->name, l->ordinal);
 	l->changes = l->action && !action_is_current(l->action, l->instruction);
+	l->patch_action = plan_action_for(&in->source_plan, k->module, k->name, l->ordinal);
+	l->patch_changes = l->patch_action && !action_is_current(l->patch_action, l->instruction);
 	l->node = al ? al->node : NULL;
 	l->reason = al ? al->reason : analysis_left_out_reason(k->analysis, l->ordinal);
 }
@@ -389,8 +392,8 @@ static void kernel_from_model(struct report_input *in, const struct capture_kern
 	k->loads = xcalloc(k->nr_loads + 1, sizeof(*k->loads));
 	for (i = 0; i < k->nr_loads; i++) {
 		load_from_model(in, k, &ck->loads[i], &k->loads[i]);
-		if (k->loads[i].changes)
-			k->nr_changes++;
+		k->nr_changes += k->loads[i].changes != 0;
+		k->nr_patch_changes += k->loads[i].patch_changes != 0;
 	}
 	if (k->analysis)
 		bypass_costs(k);
@@ -562,6 +565,16 @@ static int copy_plan(struct plan *dst, const struct plan *src)
 	return ret;
 }
 
+/* The loads of src, without its other sections (L2 windows, ...). */
+static int copy_plan_loads(struct plan *dst, const struct plan *src)
+{
+	int ret = copy_plan(dst, src);
+
+	if (dst->extra)
+		json_object_clear(dst->extra);
+	return ret;
+}
+
 static int check_module_files(struct report_input *in)
 {
 	size_t i;
@@ -660,14 +673,15 @@ static int build(struct report_input *in, const struct report_input_options *opt
 	return 0;
 }
 
-int report_input_analyse(const struct capture *cap, struct plan *plan, struct analysis *analysis)
+int report_input_analyse(const struct capture *cap, struct plan *plan, struct plan *source_plan,
+			 struct analysis *analysis)
 {
 	struct advise_options ao;
 
 	advise_options_init(&ao);
 	if (cap->options.model && !strcmp(cap->options.model, "classic"))
 		ao.model = ADVISE_MODEL_CLASSIC;
-	return advise_capture(cap, &ao, plan, analysis);
+	return advise_capture(cap, &ao, plan, source_plan, analysis);
 }
 
 /* A --source-root that is not a directory is a mistake to refuse, not an
@@ -685,10 +699,36 @@ static int check_source_root(const struct report_input_options *opt)
 	return 0;
 }
 
+/*
+ * in->source_plan: source-plan.json; where it is missing, the analysis'
+ * (asplan, taken) when plan.json was missing too, else the plan's loads (a
+ * capture written before source plans: its source patch wrote the plan).
+ * asplan is released either way.
+ */
+static int load_source_plan(struct report_input *in, struct plan *asplan)
+{
+	char *path = capture_layout_file(in->dir, CAPTURE_LAYOUT_SOURCE_PLAN);
+	struct stat st;
+	int ret = 0;
+
+	if (!lstat(path, &st)) {
+		ret = plan_load_file(&in->source_plan, path);
+	} else if (in->plan_from_analysis) {
+		plan_release(&in->source_plan);
+		in->source_plan = *asplan;
+		plan_init(asplan);
+	} else {
+		ret = copy_plan_loads(&in->source_plan, &in->plan);
+	}
+	plan_release(asplan);
+	free(path);
+	return ret;
+}
+
 int report_input_load(struct report_input *in, const char *dir,
 		      const struct report_input_options *opt)
 {
-	struct plan aplan;
+	struct plan aplan, asplan;
 	struct stat st;
 	char *path = NULL;
 	int ret;
@@ -696,6 +736,7 @@ int report_input_load(struct report_input *in, const char *dir,
 	memset(in, 0, sizeof(*in));
 	capture_init(&in->model);
 	plan_init(&in->plan);
+	plan_init(&in->source_plan);
 	in->dir = xstrdup(dir);
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
 		return error_set(CA_E_INPUT, "'%s' is not a capture directory: %s", dir,
@@ -719,7 +760,8 @@ int report_input_load(struct report_input *in, const char *dir,
 	path = NULL;
 
 	plan_init(&aplan);
-	ret = report_input_analyse(&in->model, &aplan, &in->own_analysis);
+	plan_init(&asplan);
+	ret = report_input_analyse(&in->model, &aplan, &asplan, &in->own_analysis);
 	if (!ret)
 		in->analysis = &in->own_analysis;
 	if (ret) {
@@ -731,6 +773,7 @@ int report_input_load(struct report_input *in, const char *dir,
 			error_clear();
 		} else {
 			plan_release(&aplan);
+			plan_release(&asplan);
 			ret = error_prefix(CA_E_INPUT, "cannot analyse '%s/capture.json'", dir);
 			goto out;
 		}
@@ -741,8 +784,10 @@ int report_input_load(struct report_input *in, const char *dir,
 	if (!lstat(path, &st)) {
 		plan_release(&aplan);
 		ret = plan_load_file(&in->plan, path);
-		if (ret)
+		if (ret) {
+			plan_release(&asplan);
 			goto out;
+		}
 	} else {
 		plan_release(&in->plan);
 		in->plan = aplan;
@@ -750,7 +795,9 @@ int report_input_load(struct report_input *in, const char *dir,
 		add_note(in, xstrdup("plan.json is missing: the plan shown is recomputed from "
 				     CAPTURE_LAYOUT_CAPTURE));
 	}
-	ret = build(in, opt);
+	ret = load_source_plan(in, &asplan);
+	if (!ret)
+		ret = build(in, opt);
 out:
 	free(path);
 	return ret;
@@ -758,13 +805,14 @@ out:
 
 int report_input_init_from(struct report_input *in, const char *dir, json_t *capture,
 			   const struct analysis *analysis, const struct plan *plan,
-			   const struct report_input_options *opt)
+			   const struct plan *source_plan, const struct report_input_options *opt)
 {
 	int ret;
 
 	memset(in, 0, sizeof(*in));
 	capture_init(&in->model);
 	plan_init(&in->plan);
+	plan_init(&in->source_plan);
 	in->dir = xstrdup(dir);
 	ret = check_source_root(opt);
 	if (ret)
@@ -777,11 +825,12 @@ int report_input_init_from(struct report_input *in, const char *dir, json_t *cap
 	if (ret)
 		return ret;
 	in->analysis = analysis;
-	if (plan) {
-		ret = copy_plan(&in->plan, plan);
-		if (ret)
-			return ret;
-	}
+	if (plan && (ret = copy_plan(&in->plan, plan)))
+		return ret;
+	if (source_plan || plan)
+		ret = copy_plan_loads(&in->source_plan, source_plan ? source_plan : plan);
+	if (ret)
+		return ret;
 	return build(in, opt);
 }
 
@@ -819,10 +868,25 @@ void report_input_release(struct report_input *in)
 	free(in->lookup_root);
 	free(in->python);
 	plan_release(&in->plan);
+	plan_release(&in->source_plan);
 	analysis_release(&in->own_analysis);
 	capture_release(&in->model);
 	free(in->dir);
 	memset(in, 0, sizeof(*in));
+}
+
+int report_load_plan_only(const struct report_load *l)
+{
+	return l->changes && (!l->patch_action || strcmp(l->action, l->patch_action));
+}
+
+int report_load_no_triton_form(const struct report_load *l)
+{
+	enum load_action a;
+	enum l2_priority l2;
+
+	return l->action && load_sites_is_python(l->file) &&
+	       !load_form_parse(l->action, &a, &l2) && !load_sites_triton_form(a, l2, NULL, NULL);
 }
 
 int report_softcache_selected(const struct capture_software_cache *sc,

@@ -40,6 +40,10 @@ struct report_load {
 	const char *decision;
 	const char *action;         /* the plan's action for it, NULL: left as is */
 	int changes;                /* the plan changes its instruction */
+	/* The same in the source plan (report_input's source_plan: what
+	 * source.patch writes); the rewrite layer reads these. */
+	const char *patch_action;
+	int patch_changes;
 	const char *reason;         /* the analysis' reason (a tie, a load left out), or NULL */
 	const char *node;           /* its node id in the kernel's graph, NULL when none */
 	/* Measured and derived numbers; NAN where not measured. */
@@ -84,6 +88,7 @@ struct report_kernel {
 	double jit_vs_cubin;
 	const char *jit_vs_cubin_reason;
 	size_t nr_changes;          /* loads whose instruction the plan changes */
+	size_t nr_patch_changes;    /* loads whose instruction the source plan changes */
 	/* A kernel torch.compile generated (emitters/rewrite/inductor.h): its source
 	 * file in Inductor's cache, NULL otherwise; and where it came from, as
 	 * Inductor's output code says (owned; NULL when not found). */
@@ -154,6 +159,13 @@ struct report_input {
 	struct analysis own_analysis;
 	struct plan plan;
 	int plan_from_analysis;     /* plan.json was missing: the plan is the analysis' */
+	/*
+	 * The plan source.patch writes (issue 38, docs/plan-json.md "The
+	 * source plan"): source-plan.json; where it is missing, the
+	 * analysis' source plan when plan.json is missing too, else plan
+	 * itself (a capture written before source plans). Loads only.
+	 */
+	struct plan source_plan;
 	int incomplete;             /* capture status is not "complete" */
 	const char *status;         /* capture status string */
 	json_t *verification;       /* borrowed from capture; NULL when absent or null */
@@ -207,23 +219,24 @@ int report_input_load(struct report_input *in, const char *dir,
 /*
  * Builds the input from what a capture run holds in memory: capture (not
  * stolen; a reference is taken), analysis (may be NULL; borrowed: it
- * outlives in) and plan (copied).
+ * outlives in), plan and source_plan (copied; source_plan NULL: plan).
  * dir is where the capture's files are (modules/ for PTX lines). Returns 0
  * or CA_E_INPUT as report_input_load.
  */
 int report_input_init_from(struct report_input *in, const char *dir, json_t *capture,
 			   const struct analysis *analysis, const struct plan *plan,
-			   const struct report_input_options *opt);
+			   const struct plan *source_plan, const struct report_input_options *opt);
 
 void report_input_release(struct report_input *in);
 
 /*
  * The analysis of a capture (analysis/advise.h advise_capture) with the
- * model its options name: fills plan (initialised by the caller) and
- * *analysis (caller releases it; empty on error). Returns advise_capture's
- * result.
+ * model its options name: fills plan and source_plan (initialised by the
+ * caller; source_plan may be NULL) and *analysis (caller releases it;
+ * empty on error). Returns advise_capture's result.
  */
-int report_input_analyse(const struct capture *cap, struct plan *plan, struct analysis *analysis);
+int report_input_analyse(const struct capture *cap, struct plan *plan, struct plan *source_plan,
+			 struct analysis *analysis);
 
 /*
  * A short label for the kernel: the function's name without return type,
@@ -259,6 +272,16 @@ int report_kernel_verified(const struct report_kernel *k, double *speedup, int *
 double report_verification_spread(const struct report_kernel *k);
 /* The program's verified speedup (median of the summed kernel times), NAN if none. */
 double report_program_speedup(const struct report_input *in);
+
+/*
+ * Whether the plan changes l in a way the source plan does not carry: the
+ * part of the advice only `run --plan` applies (issue 38: listed apart,
+ * with its own figure). 1 or 0.
+ */
+int report_load_plan_only(const struct report_load *l);
+/* Whether l is a Triton tl.load's whose plan action tl.load cannot write
+ * (analysis/load_sites.h load_sites_triton_form). 1 or 0. */
+int report_load_no_triton_form(const struct report_load *l);
 
 /*
  * Whether a software-cache candidate is selected: its own "selected", else

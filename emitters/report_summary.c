@@ -12,7 +12,9 @@
 
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "analysis/load_sites.h"
 #include "emitters/capture_layout.h"
+#include "emitters/report.h"
 #include "emitters/report_carveout.h"
 #include "emitters/report_input.h"
 #include "emitters/rewrite/source_patch.h"
@@ -41,6 +43,68 @@ static int by_speedup_desc(const void *a, const void *b)
 	return (x->speedup < y->speedup) - (x->speedup > y->speedup);
 }
 
+/* The source plan's changes and how many source.patch rewrites. */
+static void count_patch(struct report_summary *s, const struct report_input *in)
+{
+	size_t i, j;
+
+	for (i = 0; i < in->nr_kernels; i++) {
+		const struct report_kernel *k = &in->kernels[i];
+
+		s->nr_patch_changes += k->nr_patch_changes;
+		for (j = 0; j < k->nr_loads; j++)
+			s->nr_rewritten += k->loads[j].patch_changes &&
+					   k->loads[j].hint.status == SOURCE_HINT_REWRITTEN;
+	}
+}
+
+/* One sentence of plan_only: the loads j..e of k. */
+static char *plan_only_sentence(const struct report_kernel *k, size_t j, size_t e)
+{
+	const struct report_load *l = &k->loads[j];
+	char *where = report_load_where(l), *label = report_kernel_label(k), *ret;
+	char ords[64];
+
+	if (e > j)
+		snprintf(ords, sizeof(ords), "loads %u-%u", l->ordinal, k->loads[e].ordinal);
+	else
+		snprintf(ords, sizeof(ords), "load %u", l->ordinal);
+	ret = xasprintf("%s on %s%s (%s of %s)%s%s%s", l->action,
+			load_sites_is_python(l->file) ? "the tl.load at " : "", where, ords, label,
+			report_load_no_triton_form(l) ? ", which tl.load cannot write" : "",
+			l->patch_changes ? "; the source plan gives it " : "",
+			l->patch_changes ? l->patch_action : "");
+	free(where);
+	free(label);
+	return ret;
+}
+
+static void collect_plan_only(struct report_summary *s, const struct report_input *in)
+{
+	size_t i, j, e;
+
+	for (i = 0; i < in->nr_kernels; i++) {
+		const struct report_kernel *k = &in->kernels[i];
+
+		for (j = 0; j < k->nr_loads; j = e + 1) {
+			e = j;
+			if (!report_load_plan_only(&k->loads[j]))
+				continue;
+			e = report_load_group_end(k, j);
+			s->plan_only = xrealloc(s->plan_only, (s->nr_plan_only + 1) *
+						sizeof(*s->plan_only));
+			s->plan_only[s->nr_plan_only++] = plan_only_sentence(k, j, e);
+		}
+	}
+	if (!s->nr_plan_only)
+		return;
+	if (isnan(s->program_speedup))
+		s->plan_only_lead = xstrdup("only through `run --plan` (not verified)");
+	else
+		s->plan_only_lead = xasprintf("only through `run --plan` (%.3gx program GPU time, "
+					      "verified)", s->program_speedup);
+}
+
 static void count_plan(struct report_summary *s, const struct report_input *in)
 {
 	size_t i, j;
@@ -64,14 +128,9 @@ static void count_plan(struct report_summary *s, const struct report_input *in)
 		}
 		s->nr_kernels_changed++;
 		s->nr_changes += k->nr_changes;
-		for (j = 0; j < k->nr_loads; j++) {
-			const struct report_load *l = &k->loads[j];
-
-			if (!l->changes)
-				continue;
-			s->nr_l2_changes += strstr(l->action, "L2::") != NULL;
-			s->nr_rewritten += l->hint.status == SOURCE_HINT_REWRITTEN;
-		}
+		for (j = 0; j < k->nr_loads; j++)
+			if (k->loads[j].changes)
+				s->nr_l2_changes += strstr(k->loads[j].action, "L2::") != NULL;
 		if (report_kernel_verified(k, &speedup, &kept)) {
 			s->nr_verified++;
 			s->nr_kept += kept != 0;
@@ -106,8 +165,13 @@ static void plan_win(struct report_summary *s, const struct report_input *in, co
 			best = speedup;
 	}
 	strbuf_addstr(&apply, run_cmd);
-	strbuf_addstr(&apply, " (no rebuild), or cacheadvise apply ");
+	/* apply writes the source plan: where it carries less, not this figure */
+	strbuf_addstr(&apply, s->nr_plan_only ? " (no rebuild); cacheadvise apply " :
+		      " (no rebuild), or cacheadvise apply ");
 	report_shell_path(&apply, in->dir, NULL);
+	if (s->nr_plan_only)
+		strbuf_addstr(&apply, " writes the source plan, which carries less "
+			      "(How to apply)");
 	add_win(s, "load plan", xasprintf("per-load %s: %zu load%s in %zu kernel%s",
 		s->nr_l2_changes ? "L1 choices and L2 priorities" : "L1 choices", s->nr_changes,
 		s->nr_changes == 1 ? "" : "s", s->nr_kept, s->nr_kept == 1 ? "" : "s"),
@@ -368,6 +432,8 @@ void report_summary_init(struct report_summary *s, const struct report_input *in
 {
 	memset(s, 0, sizeof(*s));
 	count_plan(s, in);
+	count_patch(s, in);
+	collect_plan_only(s, in);
 	collect_wins(s, in);
 	collect_verdicts(s, in);
 	headline(s, in);
@@ -390,6 +456,10 @@ void report_summary_release(struct report_summary *s)
 	for (i = 0; i < s->nr_not_run; i++)
 		free(s->not_run[i].sentence);
 	free(s->not_run);
+	for (i = 0; i < s->nr_plan_only; i++)
+		free(s->plan_only[i]);
+	free(s->plan_only);
+	free(s->plan_only_lead);
 	free(s->headline_state);
 	free(s->headline_rest);
 	free(s->no_change);

@@ -71,7 +71,20 @@ struct report_summary {
 	size_t nr_kernels_changed;  /* kernels whose plan changes at least one load */
 	size_t nr_changes;          /* loads whose instruction the plan changes */
 	size_t nr_l2_changes;       /* of those, loads given an L2 eviction priority */
+	size_t nr_patch_changes;    /* loads whose instruction the source plan changes */
 	size_t nr_rewritten;        /* of those, rewritten in source.patch */
+	/*
+	 * The plan's changes the source plan does not carry (issue 38: only
+	 * `run --plan` applies them, listed apart with its figure), one
+	 * sentence per expression: "L1::no_allocate on the tl.load at
+	 * kernels.py:17:20 (loads 0-7 of rownorm_kernel), which tl.load cannot
+	 * write".
+	 */
+	char **plan_only;
+	size_t nr_plan_only;
+	/* Their heading with the run --plan figure: "only through `run --plan`
+	 * (1.15x program GPU time, verified)"; NULL when there are none. */
+	char *plan_only_lead;
 	double expected_saved_bytes;/* sum of the kernels' objectives; NAN when none known */
 	int verification;           /* capture.json has a verification section */
 	size_t nr_verified;         /* changed kernels the verification measured */

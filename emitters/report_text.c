@@ -227,7 +227,7 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 		free(label);
 	}
 	cost_line(out, in);
-	if (s->nr_changes) {
+	if (s->nr_changes || s->nr_patch_changes) {
 		strbuf_addstr(out, "\n  What to change:\n");
 		for (i = 0; i < in->nr_kernels; i++) {
 			const struct report_kernel *k = &in->kernels[i];
@@ -254,7 +254,8 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 					    decision_color(p, l->decision),
 					    report_action_phrase(l->action), p->reset, *sv ? ", " : "", sv,
 					    l->hint.status == SOURCE_HINT_REWRITTEN ?
-					    "  [in source.patch]" : "");
+					    "  [in source.patch]" : report_load_plan_only(l) ?
+					    "  [only through run --plan]" : "");
 				free(where);
 				free(sv);
 				j = e;
@@ -273,8 +274,12 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 		}
 		strbuf_addstr(out, "\n    in the source:       cacheadvise apply ");
 		report_shell_path(out, in->dir, NULL);
-		strbuf_addf(out, "   (%zu of %zu loads rewritten in source.patch; see SOURCE HINTS)\n",
-			    s->nr_rewritten, s->nr_changes);
+		if (s->nr_patch_changes)
+			strbuf_addf(out, "   (%zu of %zu loads rewritten in source.patch; see SOURCE "
+				    "HINTS)\n", s->nr_rewritten, s->nr_patch_changes);
+		else
+			strbuf_addstr(out, "   (the source plan changes no load: nothing to "
+				      "rewrite)\n");
 		{
 			char *sps = source_patch_summary(in, NULL);
 
@@ -282,6 +287,10 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 				strbuf_addf(out, "    verified:            %s\n", sps);
 			free(sps);
 		}
+		if (s->nr_plan_only)
+			strbuf_addf(out, "    %s:\n", s->plan_only_lead);
+		for (i = 0; i < s->nr_plan_only; i++)
+			strbuf_addf(out, "      %s\n", s->plan_only[i]);
 	} else if (s->no_change) {
 		strbuf_addf(out, "  %s\n", s->no_change);
 	}

@@ -15,6 +15,7 @@
 
 #include <jansson.h>
 
+#include "analysis/load_sites.h"
 #include "analysis/ptx.h"
 #include "base/error.h"
 #include "base/strbuf.h"
@@ -45,19 +46,10 @@ int tl_load_form_of_action(const char *action, struct tl_load_edit *e)
 	enum l2_priority l2;
 
 	memset(e, 0, sizeof(*e));
-	if (load_form_parse(action, &a, &l2))
+	if (load_form_parse(action, &a, &l2) ||
+	    !load_sites_triton_form(a, l2, &e->eviction_policy, &e->cache_modifier))
 		return 0;
 	e->set_eviction_policy = e->set_cache_modifier = 1;
-	if (a == LOAD_ACTION_EVICT_FIRST && l2 == L2_PRIORITY_EVICT_FIRST)
-		e->eviction_policy = "evict_first";
-	else if (a == LOAD_ACTION_EVICT_LAST && l2 == L2_PRIORITY_EVICT_LAST)
-		e->eviction_policy = "evict_last";
-	else if (a == LOAD_ACTION_BYPASS && l2 == L2_PRIORITY_NONE)
-		e->cache_modifier = ".cg";
-	else if (a == LOAD_ACTION_CACHE && l2 == L2_PRIORITY_NONE)
-		e->cache_modifier = ".ca";
-	else if (!(a == LOAD_ACTION_DEFAULT && l2 == L2_PRIORITY_NONE))
-		return 0;
 	return 1;
 }
 

@@ -117,7 +117,7 @@ const char **rebuild_changed_kernels(const struct report_input *in, size_t *nr)
 	size_t i, n = 0;
 
 	for (i = 0; i < in->nr_kernels; i++) {
-		if (!in->kernels[i].nr_changes)
+		if (!in->kernels[i].nr_patch_changes)
 			continue;
 		kernels = xrealloc(kernels, (n + 1) * sizeof(*kernels));
 		kernels[n++] = in->kernels[i].name;
@@ -167,7 +167,8 @@ static const struct ptx_function *rebuilt_function(const struct intake *rb, cons
 static int advised_load(const struct report_load *l, enum load_action *action,
 			enum l2_priority *l2)
 {
-	return l->changes && l->action && !load_form_parse(l->action, action, l2);
+	return l->patch_changes && l->patch_action &&
+	       !load_form_parse(l->patch_action, action, l2);
 }
 
 /* Whether source.patch rewrites l: by its hint (the sources as they were
@@ -201,7 +202,7 @@ static size_t forms_carried(const struct rebuild_input *ri, const char *kernel,
 		const struct ptx_function *fr, *fo;
 		struct ptx_module *om;
 
-		if (!k->nr_changes || strcmp(k->name, kernel))
+		if (!k->nr_patch_changes || strcmp(k->name, kernel))
 			continue;
 		fr = rebuilt_function(rb, kernel, &rm);
 		om = capture_module(&ri->in, k->module);
@@ -384,7 +385,7 @@ void rebuild_check_static(const struct rebuild_input *ri, struct rebuild_check_c
 		struct ptx_module *om = NULL;
 		char *label = report_kernel_label(k);
 
-		if (!k->nr_changes) {
+		if (!k->nr_patch_changes) {
 			free(label);
 			continue;
 		}
@@ -405,20 +406,20 @@ void rebuild_check_static(const struct rebuild_input *ri, struct rebuild_check_c
 
 				sr->left_out++;
 				strbuf_addf(out, "  %-16s load %-3u %-24s not in source.patch: %s\n", label,
-				       l->ordinal, l->action, why ? why : l->hint.message ?
+				       l->ordinal, l->patch_action, why ? why : l->hint.message ?
 				       l->hint.message : "?");
 				continue;
 			}
 			if (!fr) {
 				sr->lost++;
 				strbuf_addf(out, "  %-16s load %-3u %-24s missing: the rebuilt binary has no kernel "
-				       "%s with PTX\n", label, l->ordinal, l->action, k->name);
+				       "%s with PTX\n", label, l->ordinal, l->patch_action, k->name);
 				continue;
 			}
 			if (!fo) {
 				sr->lost++;
 				strbuf_addf(out, "  %-16s load %-3u %-24s cannot tell: the capture's PTX of module %s "
-				       "is not readable\n", label, l->ordinal, l->action, k->module);
+				       "is not readable\n", label, l->ordinal, l->patch_action, k->module);
 				continue;
 			}
 			rebuild_match_load(fo, l->ordinal, rm, fr, diff, action, l2, &c);
@@ -426,7 +427,7 @@ void rebuild_check_static(const struct rebuild_input *ri, struct rebuild_check_c
 				sr->carried++;
 			else
 				sr->lost++;
-			strbuf_addf(out, "  %-16s load %-3u %-24s %s", label, l->ordinal, l->action,
+			strbuf_addf(out, "  %-16s load %-3u %-24s %s", label, l->ordinal, l->patch_action,
 			       rebuild_status_name(c.status));
 			if (c.found)
 				strbuf_addf(out, " (%s, PTX line %u", c.found->opcode, c.found->ptx_line);

@@ -369,7 +369,7 @@ static void cuda_decide(struct rewrite_resolver *r, struct rewrite_cand *c)
 	struct source_hint *h = &l->hint;
 
 	(void)r;
-	if (!c->helper && !strcmp(l->action, "default")) {
+	if (!c->helper && !strcmp(l->patch_action, "default")) {
 		h->status = SOURCE_HINT_NOT_REWRITTEN;
 		h->message = xasprintf("not rewritten: the plan makes this %s a plain load; in the "
 				       "source, drop the cache hint or helper that qualifies it",
@@ -377,7 +377,8 @@ static void cuda_decide(struct rewrite_resolver *r, struct rewrite_cand *c)
 	} else if (!c->helper) {
 		h->status = SOURCE_HINT_NO_SOURCE_FORM;
 		h->message = xasprintf("'%s' has no source form (a strong or legacy operator): apply "
-				       "it without rebuilding, with cacheadvise run --plan", l->action);
+				       "it without rebuilding, with cacheadvise run --plan",
+				       l->patch_action);
 	} else if (!c->ok) {
 		h->status = SOURCE_HINT_NOT_REWRITTEN;
 		h->message = xasprintf("not rewritten: %s", c->why ? c->why :
@@ -423,14 +424,15 @@ static void check_conflicts(struct rewrite_cand *cands, size_t n)
 				free(f->message);
 				f->status = SOURCE_HINT_REWRITTEN;
 				f->helper = a;
-				f->follows = cands[i].l->action;
+				f->follows = cands[i].l->patch_action;
 				cands[j].helper = a;
 				if (!f->elem_type && h->elem_type)
 					f->elem_type = xstrdup(h->elem_type);
 				f->message = xasprintf("rewritten with load %u (%s), the same expression: "
 						       "this copy read %.2g%% of its sectors", cands[i].l->ordinal,
-						       cands[i].l->action, cands[i].l->access > 0 ?
-						       100.0 * cands[j].l->access / cands[i].l->access : 0.0);
+						       cands[i].l->patch_action, cands[i].l->access > 0 ?
+						       100.0 * cands[j].l->access / cands[i].l->access :
+						       0.0);
 				continue;
 			}
 			if (cands[i].inl) {
@@ -442,7 +444,7 @@ static void check_conflicts(struct rewrite_cand *cands, size_t n)
 			h->status = SOURCE_HINT_NOT_REWRITTEN;
 			h->message = xasprintf("not rewritten: load %u of %s comes from the same "
 					       "expression and is advised %s", cands[j].l->ordinal,
-					       other, b ? cands[j].l->action : "no change");
+					       other, b ? cands[j].l->patch_action : "no change");
 			free(other);
 			h->helper = NULL;
 			break;
@@ -514,7 +516,7 @@ static void check_templates(struct rewrite_resolver *r, struct rewrite_cand *can
 					       "in its module and the rewrite of its source changes them all, "
 					       "but %zu %s advised %s here: the others would change "
 					       "unverified", name, inst, nr_seen,
-					       nr_seen == 1 ? "is" : "are", cands[i].l->action);
+					       nr_seen == 1 ? "is" : "are", cands[i].l->patch_action);
 			h->helper = NULL;
 		}
 		free(seen);
@@ -638,7 +640,8 @@ static int same_variant(const struct rewrite_cand *a, const struct rewrite_cand 
 {
 	return b->variant && b->l->hint.status == SOURCE_HINT_REWRITTEN &&
 	       a->l->hint.source_index == b->l->hint.source_index &&
-	       a->fn.decl_line == b->fn.decl_line && !strcmp(a->l->action, b->l->action);
+	       a->fn.decl_line == b->fn.decl_line &&
+	       !strcmp(a->l->patch_action, b->l->patch_action);
 }
 
 /* Whether the identifier name occurs in text. */
@@ -773,10 +776,10 @@ static void make_variants(struct rewrite_resolver *r, struct rewrite_cand *cands
 		if (!c->variant || h->status != SOURCE_HINT_REWRITTEN || h->rewritten)
 			continue;
 		sf = r->in->sources[h->source_index].file;
-		vname = xasprintf("%s_%s", h->inlined_in, action_suffix(c->l->action));
+		vname = xasprintf("%s_%s", h->inlined_in, action_suffix(c->l->patch_action));
 		for (j = 0; j < n; j++)
 			if (same_variant(c, &cands[j]) && strcmp(cands[j].helper, ghelper) &&
-			    !load_form_parse(c->l->action, &action, &l2))
+			    !load_form_parse(c->l->patch_action, &action, &l2))
 				ghelper = source_helper_name(action, l2, 0, 0);
 		if (has_ident(sf->text, vname))
 			why = xasprintf("'%s' already defines or uses '%s'", h->path, vname);
@@ -812,7 +815,7 @@ static void make_variants(struct rewrite_resolver *r, struct rewrite_cand *cands
 					    cands[k2].l->line == p->l->line)
 						in_copy = 1;
 				wants = p->l->hint.status == SOURCE_HINT_REWRITTEN &&
-					!strcmp(p->l->action, c->l->action);
+					!strcmp(p->l->patch_action, c->l->patch_action);
 				if (in_copy != wants) {
 					why = xasprintf("the loads of '%s' called at line %d want "
 							"different forms", h->inlined_in,
@@ -904,12 +907,12 @@ static void describe_rewrites(struct rewrite_cand *cands, size_t n)
 
 		if (l->hint.status != SOURCE_HINT_REWRITTEN || l->hint.follows)
 			continue;   /* a follower keeps check_conflicts' message */
-		na = !strcmp(l->action, "L1::no_allocate");
+		na = !strcmp(l->patch_action, "L1::no_allocate");
 		if (l->hint.rewrite_line) {
 			l->hint.message = xasprintf("%s in source.patch: line %zu calls a copy of "
 						    "helper '%s' whose line %d %s the load through "
 						    "%s() (its other call sites want another form)",
-						    na ? "bypass L1" : l->action,
+						    na ? "bypass L1" : l->patch_action,
 						    l->hint.rewrite_line, l->hint.inlined_in, l->line,
 						    na ? "reads" : "marks", l->hint.helper);
 			continue;
@@ -917,12 +920,12 @@ static void describe_rewrites(struct rewrite_cand *cands, size_t n)
 		if (cands[i].alias)
 			l->hint.message = xasprintf("%s in source.patch: %s the load through %s() "
 						    "(the line reads '%s' through '%s', a pointer "
-						    "into it)", na ? "bypass L1" : l->action,
+						    "into it)", na ? "bypass L1" : l->patch_action,
 						    na ? "reads" : "marks", l->hint.helper,
 						    cands[i].alias_of, cands[i].alias);
 		else
 			l->hint.message = xasprintf("%s in source.patch: %s the load through %s()",
-						    na ? "bypass L1" : l->action,
+						    na ? "bypass L1" : l->patch_action,
 						    na ? "reads" : "marks", l->hint.helper);
 	}
 }
@@ -940,7 +943,7 @@ static void cuda_find(struct rewrite_resolver *r, struct rewrite_cand *c)
 	enum load_action action;
 	enum l2_priority l2;
 
-	if (l->changes && l->action && !load_form_parse(l->action, &action, &l2))
+	if (l->patch_changes && l->patch_action && !load_form_parse(l->patch_action, &action, &l2))
 		c->helper = source_helper_name(action, l2,
 					       strstr(l->instruction, ".nc") != NULL,
 					       l->read_only);

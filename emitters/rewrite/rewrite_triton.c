@@ -63,8 +63,8 @@ static void python_hints(struct rewrite_resolver *r, struct rewrite_cand *cands,
 		for (j = 0; j < n; j++) {
 			const struct report_load *l = cands[j].l;
 
-			if (!cands[j].py || l->hint.source_index != (long)i || !l->changes ||
-			    !l->action || !l->line)
+			if (!cands[j].py || l->hint.source_index != (long)i || !l->patch_changes ||
+			    !l->patch_action || !l->line)
 				continue;
 			for (s = 0; s < ns; s++)
 				if (sites[s].line == l->line && sites[s].column == l->column)
@@ -74,10 +74,11 @@ static void python_hints(struct rewrite_resolver *r, struct rewrite_cand *cands,
 				memset(&sites[ns], 0, sizeof(*sites));
 				sites[ns].line = l->line;
 				sites[ns].column = l->column;
-				sites[ns].action = l->action;
-				sites[ns].formless = !tl_load_form_of_action(l->action, &sites[ns].e);
+				sites[ns].action = l->patch_action;
+				sites[ns].formless = !tl_load_form_of_action(l->patch_action,
+									     &sites[ns].e);
 				ns++;
-			} else if (strcmp(sites[s].action, l->action)) {
+			} else if (strcmp(sites[s].action, l->patch_action)) {
 				sites[s].mixed = 1;
 			}
 		}
@@ -135,7 +136,7 @@ static void python_hints(struct rewrite_resolver *r, struct rewrite_cand *cands,
 				h->rewrite_last = res[s].last;
 				free(h->rewritten);
 				h->rewritten = xstrdup(res[s].text);
-				if (!l->changes)
+				if (!l->patch_changes)
 					h->follows = sites[s].action;
 				set_hint(h, SOURCE_HINT_REWRITTEN, xasprintf(
 					"%s in source.patch: the tl.load at %s:%d:%d (Triton)", form,

@@ -130,16 +130,12 @@ out:
 	return ret;
 }
 
-/*
- * The patch is empty. Where the plan changes no load there is nothing to
- * apply (0, SOURCE_APPLY_NO_CHANGES); otherwise every load the plan
- * changes goes to res->skips with why the patch leaves it, and the answer
- * is CA_E_INPUT: the advice cannot reach the sources this way.
- */
-static int nothing_rewritten(const struct source_apply_options *o, struct source_apply *res)
+/* The loads of in that the source plan (source_plan 1) or the plan
+ * changes go to res->skips, with why the patch leaves them; how many. */
+static size_t add_skips(struct source_apply *res, int source_plan)
 {
 	const struct report_input *in = &res->in;
-	size_t i, j, changes = 0;
+	size_t i, j, n = 0;
 
 	for (i = 0; i < in->nr_kernels; i++) {
 		const struct report_kernel *k = &in->kernels[i];
@@ -148,23 +144,46 @@ static int nothing_rewritten(const struct source_apply_options *o, struct source
 			const struct report_load *l = &k->loads[j];
 			struct source_apply_skip *s;
 
-			if (!l->changes)
+			if (!(source_plan ? l->patch_changes : l->changes))
 				continue;
-			changes++;
+			n++;
 			res->skips = xrealloc(res->skips, (res->nr_skips + 1) * sizeof(*res->skips));
 			s = &res->skips[res->nr_skips++];
 			s->label = report_kernel_label(k);
 			s->ordinal = l->ordinal;
 			s->path = l->file ? (l->hint.path ? l->hint.path : l->file) : NULL;
 			s->line = l->line;
-			s->action = l->action ? l->action : "?";
+			s->action = source_plan ? l->patch_action : l->action;
+			if (!s->action)
+				s->action = "?";
 			s->reason = l->hint.message ? l->hint.message : "no reason recorded";
 		}
 	}
-	if (!changes) {
+	return n;
+}
+
+/*
+ * The patch is empty. Where neither plan changes a load there is nothing
+ * to apply (0, SOURCE_APPLY_NO_CHANGES); otherwise every load the source
+ * plan changes (else, where it changes none, every load the advice
+ * changes, which only `run --plan` applies) goes to res->skips with why
+ * the patch leaves it, and the answer is CA_E_INPUT: the advice cannot
+ * reach the sources this way.
+ */
+static int nothing_rewritten(const struct source_apply_options *o, struct source_apply *res)
+{
+	size_t changes = add_skips(res, 1), plan_only = changes ? 0 : add_skips(res, 0);
+
+	if (!changes && !plan_only) {
 		res->state = SOURCE_APPLY_NO_CHANGES;
 		return 0;
 	}
+	if (!changes)
+		return error_set(CA_E_INPUT, "nothing to apply: the source plan changes no load, "
+				 "and the %zu load%s the advice changes take forms their source "
+				 "cannot carry (reasons above); 'cacheadvise run --plan "
+				 "%s/plan.json -- PROGRAM' applies the advice without a rebuild",
+				 plan_only, plan_only == 1 ? "" : "s", o->dir);
 	return error_set(CA_E_INPUT, "nothing to apply: the source patch rewrites none of the %zu "
 			 "load%s the plan changes (reasons above)%s; 'cacheadvise run --plan "
 			 "%s/plan.json -- PROGRAM' applies the advice without a rebuild", changes,

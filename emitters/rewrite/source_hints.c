@@ -53,7 +53,7 @@ static void set_unchanged_message(struct rewrite_cand *c)
 	struct report_load *l = c->l;
 	int decided = !strcmp(l->decision, "cache") || !strcmp(l->decision, "bypass");
 
-	if (decided && !l->action) {
+	if (decided && !l->patch_action) {
 		double speedup;
 		int kept = 1;
 		const char *reason = c->k->verdict ? c->k->verdict->reason : NULL;
@@ -105,6 +105,26 @@ static const char *loaded_from_memory(const struct report_input *in, const char 
 	return NULL;
 }
 
+/* A load the plan changes and the source plan leaves as it is: only
+ * `run --plan` applies that (issue 38). */
+static void plan_only_hint(struct report_load *l)
+{
+	struct source_hint *h = &l->hint;
+
+	if (report_load_no_triton_form(l)) {
+		h->status = SOURCE_HINT_NO_SOURCE_FORM;
+		h->message = xasprintf("only through cacheadvise run --plan: '%s' has no "
+				       "Triton form (tl.load sets eviction_policy evict_first "
+				       "or evict_last, for L1 and L2 at once, and cache_modifier "
+				       ".ca or .cg), so the source plan, solved without it, "
+				       "leaves the load as built", l->action);
+		return;
+	}
+	h->status = SOURCE_HINT_NONE;
+	h->message = xasprintf("only through cacheadvise run --plan: '%s'; the source plan, "
+			       "solved on its own, leaves the load as it is", l->action);
+}
+
 /* Where the load's source is not there to rewrite (no change, no line info,
  * a Toolkit header, outside the root, unreadable): its hint; 0. Otherwise
  * 1: the back-end decides. */
@@ -115,7 +135,9 @@ static int decide(struct rewrite_resolver *r, struct rewrite_cand *c)
 	struct report_source *src = h->source_index >= 0 ? &r->in->sources[h->source_index] : NULL;
 	const char *lib, *mem = loaded_from_memory(r->in, c->k->module);
 
-	if (!l->changes) {
+	if (!l->patch_changes && l->changes) {
+		plan_only_hint(l);
+	} else if (!l->patch_changes) {
 		h->status = SOURCE_HINT_NONE;
 		set_unchanged_message(c);
 	} else if (!l->file) {
@@ -135,7 +157,7 @@ static int decide(struct rewrite_resolver *r, struct rewrite_cand *c)
 		const char *cub = NULL;
 
 		/* CUB's own spelling of a load's cache operator, for its algorithms' inputs */
-		if (!strcmp(lib, "CUB") && !load_form_parse(l->action, &a, &l2) &&
+		if (!strcmp(lib, "CUB") && !load_form_parse(l->patch_action, &a, &l2) &&
 		    l2 == L2_PRIORITY_NONE)
 			cub = a == LOAD_ACTION_CACHE ? "LOAD_CA" : a == LOAD_ACTION_BYPASS ? "LOAD_CG" :
 			      a == LOAD_ACTION_STREAM ? "LOAD_CS" : NULL;

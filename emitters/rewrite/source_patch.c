@@ -363,7 +363,8 @@ void source_patch_sources(const struct report_input *in, struct sources_file *sf
 		for (j = 0; j < k->nr_loads; j++) {
 			const struct report_load *l = &k->loads[j];
 
-			if (l->changes && l->hint.status != SOURCE_HINT_REWRITTEN && l->hint.message)
+			if (l->patch_changes && l->hint.status != SOURCE_HINT_REWRITTEN &&
+			    l->hint.message)
 				sources_file_add_left_out(sf, k->name, l->ordinal, l->hint.message);
 		}
 	}
@@ -423,47 +424,31 @@ int source_patch_check_sources(const struct sources_file *sf, const char *name,
 	return 0;
 }
 
-char *source_patch_summary(const struct report_input *in, double *patch_speedup)
+/* Whether the source plan is other than the advice in a load either changes. */
+static int plans_differ(const struct report_input *in)
 {
-	const struct capture_source_patch *sp = &in->model.verification.source_patch;
-	const char *status = sp->status;
-	double adv = report_program_speedup(in), ps = sp->speedup;
-	struct strbuf sb = STRBUF_INIT;
-	size_t i, j, groups = 0;
-	unsigned char *done;
+	size_t i, j;
 
-	if (patch_speedup)
-		*patch_speedup = NAN;
-	if (!in->model.has_verification || !in->model.verification.has_source_patch || !status)
-		return NULL;
-	/* the same plan: the advice's figure stands alone; a patch that
-	 * rewrites no load has no figure of its own */
-	if (patch_speedup && strcmp(status, "same as the advice") &&
-	    strcmp(status, "changes no load"))
-		*patch_speedup = ps;
-	strbuf_addstr(&sb, "advice via `run --plan`: ");
-	if (isnan(adv))
-		strbuf_addstr(&sb, "not timed");
-	else
-		strbuf_addf(&sb, "%.2fx", adv);
-	strbuf_addstr(&sb, "; the source patch as written: ");
-	if (!strcmp(status, "same as the advice")) {
-		strbuf_addstr(&sb, "the same plan (it rewrites every advised load)");
-		return strbuf_detach(&sb, NULL);
+	for (i = 0; i < in->nr_kernels; i++) {
+		for (j = 0; j < in->kernels[i].nr_loads; j++) {
+			const struct report_load *l = &in->kernels[i].loads[j];
+
+			if ((l->changes || l->patch_changes) &&
+			    (!l->action || !l->patch_action || strcmp(l->action, l->patch_action)))
+				return 1;
+		}
 	}
-	if (!strcmp(status, "changes no load"))
-		/* nothing of it ran differently: no speedup to state (issue 25) */
-		strbuf_addstr(&sb, "rewrites no load, so nothing was timed");
-	else if (isnan(ps) && !strcmp(status, "verified"))
-		/* its runs ran, but no kernel time came of them */
-		strbuf_addstr(&sb, "not timed");
-	else if (isnan(ps))
-		strbuf_addf(&sb, "%s", status);
-	else
-		strbuf_addf(&sb, "%.2fx", ps);
-	/* the loads left out for one reason in one kernel, once: "loads 0 and
-	 * 1 of deposit_step not rewritten: cannot read ..." */
-	done = xcalloc(sp->nr_left_out + 1, 1);
+	return 0;
+}
+
+/* The loads left out for one reason in one kernel, once: " (loads 0 and 1
+ * of deposit_step not rewritten: cannot read ...)". */
+static void left_out_groups(struct strbuf *sb, const struct report_input *in,
+			    const struct capture_source_patch *sp)
+{
+	unsigned char *done = xcalloc(sp->nr_left_out + 1, 1);
+	size_t i, j, groups = 0;
+
 	for (i = 0; i < sp->nr_left_out; i++) {
 		const struct capture_left_out *e = &sp->left_out[i];
 		const char *why = e->reason;
@@ -478,7 +463,7 @@ char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 
 			for (j = i; j < sp->nr_left_out; j++)
 				rest += !done[j];
-			strbuf_addf(&sb, "; %zu more load%s", rest, rest == 1 ? "" : "s");
+			strbuf_addf(sb, "; %zu more load%s", rest, rest == 1 ? "" : "s");
 			break;
 		}
 		for (j = i; j < sp->nr_left_out; j++) {
@@ -499,14 +484,79 @@ char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 			xstrdup(e->function ? e->function : "?");
 		if (why && !strncmp(why, "not rewritten: ", 15))
 			why += 15;
-		strbuf_addstr(&sb, groups > 1 ? "; " : " (");
-		strbuf_addf(&sb, "load%s %s of %s not rewritten: %s", nords == 1 ? "" : "s",
+		strbuf_addstr(sb, groups > 1 ? "; " : " (");
+		strbuf_addf(sb, "load%s %s of %s not rewritten: %s", nords == 1 ? "" : "s",
 			    ords.buf, label, why ? why : "?");
 		free(label);
 		strbuf_release(&ords);
 	}
 	if (groups)
-		strbuf_addch(&sb, ')');
+		strbuf_addch(sb, ')');
 	free(done);
+}
+
+/* The source patch's own figure, as source_patch_summary says it. */
+static void patch_figure(struct strbuf *sb, const struct report_input *in)
+{
+	const struct capture_source_patch *sp = &in->model.verification.source_patch;
+	const char *status = sp->status;
+	size_t i;
+
+	if (!strcmp(status, "changes no load"))
+		/* nothing of it ran differently: no speedup to state (issue 25) */
+		strbuf_addstr(sb, "rewrites no load, so nothing was timed");
+	else if (isnan(sp->speedup) && !strcmp(status, "verified"))
+		/* its runs ran, but no kernel time came of them */
+		strbuf_addstr(sb, "not timed");
+	else if (isnan(sp->speedup))
+		strbuf_addf(sb, "%s", status);
+	else
+		strbuf_addf(sb, "%.2fx", sp->speedup);
+	for (i = 0; i < sp->nr_dropped; i++) {
+		char *label = report_label_of(in, sp->dropped[i]);
+
+		strbuf_addf(sb, "%s%s rejected at that timing, so left out of source.patch",
+			    i ? ", " : " (", label);
+		free(label);
+	}
+	if (sp->nr_dropped)
+		strbuf_addch(sb, ')');
+	left_out_groups(sb, in, sp);
+}
+
+char *source_patch_summary(const struct report_input *in, double *patch_speedup)
+{
+	const struct capture_source_patch *sp = &in->model.verification.source_patch;
+	const char *status = sp->status;
+	double adv = report_program_speedup(in);
+	struct strbuf sb = STRBUF_INIT, advice = STRBUF_INIT;
+
+	if (patch_speedup)
+		*patch_speedup = NAN;
+	if (!in->model.has_verification || !in->model.verification.has_source_patch || !status)
+		return NULL;
+	/* the same plan: the advice's figure stands alone; a patch that
+	 * rewrites no load has no figure of its own */
+	if (patch_speedup && strcmp(status, "same as the advice") &&
+	    strcmp(status, "changes no load"))
+		*patch_speedup = sp->speedup;
+	strbuf_addstr(&advice, "advice via `run --plan`: ");
+	if (isnan(adv))
+		strbuf_addstr(&advice, "not timed");
+	else
+		strbuf_addf(&advice, "%.2fx", adv);
+	if (!strcmp(status, "same as the advice")) {
+		strbuf_addf(&sb, "%s; the source patch as written: the same plan (it rewrites "
+			    "every advised load)", advice.buf);
+	} else if (plans_differ(in)) {
+		/* a source plan of its own (issue 38): what apply delivers first */
+		strbuf_addstr(&sb, "the source patch as written, what `apply` delivers: ");
+		patch_figure(&sb, in);
+		strbuf_addf(&sb, "; %s", advice.buf);
+	} else {
+		strbuf_addf(&sb, "%s; the source patch as written: ", advice.buf);
+		patch_figure(&sb, in);
+	}
+	strbuf_release(&advice);
 	return strbuf_detach(&sb, NULL);
 }

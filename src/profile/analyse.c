@@ -51,11 +51,13 @@ int profile_analyse(struct profile_ctx *c)
 	ao.model = !strcmp(c->opt->model, "classic") ? ADVISE_MODEL_CLASSIC : ADVISE_MODEL_SECTOR;
 	c->plan = xcalloc(1, sizeof(*c->plan));
 	plan_init(c->plan);
+	c->source_plan = xcalloc(1, sizeof(*c->source_plan));
+	plan_init(c->source_plan);
 	/* the analysis reads the capture as `report` will: through its one reader */
 	capture_init(&cap);
 	ret = capture_from_json(&cap, c->capture, CAPTURE_LAYOUT_CAPTURE);
 	if (!ret)
-		ret = advise_capture(&cap, &ao, c->plan, &c->analysis);
+		ret = advise_capture(&cap, &ao, c->plan, c->source_plan, &c->analysis);
 	capture_release(&cap);
 	if (ret)
 		return error_prefix(ret, "cannot analyse the capture in '%s'", c->dir);
@@ -64,7 +66,8 @@ int profile_analyse(struct profile_ctx *c)
 
 int profile_emit(struct profile_ctx *c)
 {
-	int ret = capture_write_analysed(c->dir, c->capture, &c->analysis, c->plan, NULL);
+	int ret = capture_write_analysed(c->dir, c->capture, &c->analysis, c->plan,
+					 c->source_plan, NULL);
 
 	if (ret)
 		return error_prefix(ret, "cannot write the results into '%s'", c->dir);

@@ -147,6 +147,9 @@ struct profile_ctx {
 	unsigned *module_passes;
 	size_t nr_module_passes;
 	struct plan *plan;          /* the advice, once analysed (owned) */
+	/* the plan source.patch writes, each load in a form its source can
+	 * carry (advise_capture's source_plan), once analysed (owned) */
+	struct plan *source_plan;
 	struct analysis analysis;   /* the analysis the plan came from, once plan is set */
 	int monitored;              /* the monitor run is done */
 	unsigned monitor_run;       /* its index, where monitor_output_pending */
@@ -339,13 +342,20 @@ void profile_baseline_check(struct profile_ctx *c, json_t *baseline_runs);
  * runs (discovery, and monitor or the first capture pass): after both. */
 void profile_reference_check(struct profile_ctx *c);
 void profile_fill_kernels(struct profile_ctx *c);
-/* analyse.c: the analysis, once (c->plan, c->analysis, graphs/). */
+/* analyse.c: the analysis, once (c->plan, c->source_plan, c->analysis, graphs/). */
 int profile_analyse(struct profile_ctx *c);
-/* analyse.c: every file of the capture from c->analysis and c->plan. */
+/* analyse.c: every file of the capture from c->analysis, c->plan and c->source_plan. */
 int profile_emit(struct profile_ctx *c);
 /* verify.c: A/B runs of the plan; drops what is not kept. */
 int profile_verify(struct profile_ctx *c);
-/* verify_patch.c: the plan source.patch delivers, timed like the advice. */
+/* verify.c: drops a kernel's advice that the verification rejected from
+ * the plan, and from the source plan where the two give the kernel the
+ * same loads (the same advice, timed once); a kernel the source plan
+ * gives loads of its own is verify_patch.c's to judge. */
+void profile_drop_advice(struct profile_ctx *c, const char *kernel);
+/* verify_patch.c: the plan source.patch delivers (the source plan, where
+ * the patch rewrites its loads), timed like the advice; its kernels that
+ * are not faster leave the source plan. */
 int profile_verify_patch(struct profile_ctx *c);
 /* verify.c: per kernel, which measured loads the advice caches. */
 void profile_note_advised(struct profile_ctx *c);

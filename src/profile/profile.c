@@ -118,6 +118,10 @@ void profile_ctx_release(struct profile_ctx *c)
 		plan_release(c->plan);
 		free(c->plan);
 	}
+	if (c->source_plan) {
+		plan_release(c->source_plan);
+		free(c->source_plan);
+	}
 	analysis_release(&c->analysis);
 	json_decref(c->capture);
 	device_model_release(&c->dm);

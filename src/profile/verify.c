@@ -133,7 +133,7 @@ int profile_verify(struct profile_ctx *c)
 		json_object_set(k->json, "verification", kj);
 		note_faster_bypass(c, k, kj);
 		if (!kept)
-			plan_drop_function(c->plan, k->name);
+			profile_drop_advice(c, k->name);
 	}
 	json_object_set_new(ver, "kernels", kernels);
 	json_object_set_new(ver, "program", ab_program_json(&ab));
@@ -146,6 +146,13 @@ out:
 	free(base_dir);
 	free(plan_dir);
 	return ret;
+}
+
+void profile_drop_advice(struct profile_ctx *c, const char *kernel)
+{
+	if (c->source_plan && plan_same_loads(c->plan, c->source_plan, kernel))
+		plan_drop_function(c->source_plan, kernel);
+	plan_drop_function(c->plan, kernel);
 }
 
 void profile_note_advised(struct profile_ctx *c)

@@ -307,7 +307,7 @@ int profile_verify_launches(struct profile_ctx *c)
 		json_array_append(kernels, kj);
 		json_object_set(k->json, "verification", kj);
 		if (!ab.kept[i])
-			plan_drop_function(c->plan, k->name);
+			profile_drop_advice(c, k->name);
 	}
 	ver = json_pack("{s:s, s:i, s:s}", "method", "in-run", "repeat", (int)rounds, "order",
 			"A B B A launches in one run; replays of one launch for kernels launched "

@@ -1,18 +1,21 @@
 /*
  * `profile`'s source-patch verification (DESIGN.md "Keeping advice": the
  * speedup a report puts first is one that the offered way to apply the
- * advice delivers). The loads source.patch rewrites form a plan of their
- * own (analysis/patch_plan.h); a program rebuilt from the patched sources
- * runs that plan, so it is timed like the advice, through PTX substitution
- * against the same baseline, without a rebuild. Where the patch delivers the
- * whole advice the two plans are the same and nothing is timed again; where
- * it rewrites nothing, the rebuilt program is the original (1.00x).
+ * advice delivers). source.patch writes the source plan (c->source_plan,
+ * each load in a form its source can carry, solved as its own problem by
+ * the analysis); the loads it rewrites form the patch's plan
+ * (analysis/patch_plan.h), which a program rebuilt from the patched
+ * sources runs, so it is timed like the advice, through PTX substitution
+ * against the same baseline, without a rebuild. Where the patch's plan is
+ * the advice nothing is timed again; where it rewrites nothing, the
+ * rebuilt program is the original (1.00x). A kernel of the patch's plan
+ * that is not faster leaves the source plan, as the advice's do.
  *
  * The result is capture.json's verification.source_patch:
  *   {"status": "same as the advice" | "verified" | "changes no load" | ...,
  *    "speedup": median program GPU-time speedup (or null),
  *    "rewritten": N, "left_out": [{"function", "ordinal", "action", "reason"}],
- *    "program": {...} and "kernels": [...] when timed}
+ *    "program": {...}, "kernels": [...] and "dropped": [names] when timed}
  */
 #include <math.h>
 #include <stdlib.h>
@@ -27,7 +30,7 @@
 #include "emitters/report_input.h"
 #include "src/profile/internal.h"
 
-/* The loads whose advice the patch delivers, and the ones it leaves out. */
+/* The loads whose source-plan entry the patch delivers, and the ones it leaves out. */
 static size_t delivered_loads(const struct report_input *in, struct patch_plan_load **out,
 			      json_t *left_out)
 {
@@ -40,15 +43,15 @@ static size_t delivered_loads(const struct report_input *in, struct patch_plan_l
 		for (j = 0; j < k->nr_loads; j++) {
 			const struct report_load *l = &k->loads[j];
 
-			if (!l->action)
+			if (!l->patch_action)
 				continue;
-			if (!l->changes || l->hint.status == SOURCE_HINT_REWRITTEN) {
+			if (!l->patch_changes || l->hint.status == SOURCE_HINT_REWRITTEN) {
 				*out = xrealloc(*out, (n + 1) * sizeof(**out));
 				(*out)[n++] = (struct patch_plan_load){ k->module, k->name, l->ordinal };
 			} else {
 				json_array_append_new(left_out, json_pack(
 					"{s:s, s:i, s:s, s:s}", "function", k->name,
-					"ordinal", (json_int_t)l->ordinal, "action", l->action,
+					"ordinal", (json_int_t)l->ordinal, "action", l->patch_action,
 					"reason", l->hint.message ? l->hint.message : "not rewritten"));
 			}
 		}
@@ -56,55 +59,96 @@ static size_t delivered_loads(const struct report_input *in, struct patch_plan_l
 	return n;
 }
 
-int profile_verify_patch(struct profile_ctx *c)
+/*
+ * The patch's plan into pp: the source plan's entries the patch delivers,
+ * and the loads it rewrites along with an advised one of their expression.
+ * Returns 1 when it differs from the advice in a load that ran, else 0.
+ */
+static int patch_plan(const struct profile_ctx *c, const struct report_input *in,
+		      struct plan *pp, json_t *left_out)
 {
-	struct report_input_options iopt = { NULL, NULL };
-	struct report_input in;
 	struct patch_plan_load *delivered = NULL;
-	struct plan pp;
-	struct ab_result ab;
-	struct run_request base = { .timing = 1 }, adv = { .timing = 1 };
-	json_t *ver = c->verification, *sp, *left_out;
-	char *base_dir = NULL, *plan_dir = NULL;
-	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
-	size_t n, left, i, rewritten = 0;
-	int ret = 0;
+	size_t n = delivered_loads(in, &delivered, left_out), i, j;
+	int differs;
 
-	if (!json_is_object(ver) || !plan_has_loads(c->plan))
-		return 0;   /* nothing verified, or nothing kept: nothing to deliver */
-	memset(&ab, 0, sizeof(ab));
-	plan_init(&pp);
-	ret = report_input_init_from(&in, c->dir, c->capture, &c->analysis, c->plan, &iopt);
-	if (ret)
-		return ret;
-	left_out = json_array();
-	n = delivered_loads(&in, &delivered, left_out);
-	left = patch_plan_from(c->plan, delivered, n, &pp);
-	/* loads the patch rewrites along with an advised one of their expression */
-	for (i = 0; i < in.nr_kernels; i++) {
-		size_t j;
-		for (j = 0; j < in.kernels[i].nr_loads; j++) {
-			const struct report_load *l = &in.kernels[i].loads[j];
+	patch_plan_from(c->source_plan, delivered, n, pp);
+	free(delivered);
+	differs = !plan_same_loads(pp, c->plan, NULL);
+	for (i = 0; i < in->nr_kernels; i++) {
+		for (j = 0; j < in->kernels[i].nr_loads; j++) {
+			const struct report_load *l = &in->kernels[i].loads[j];
 			enum load_action a;
 			enum l2_priority l2;
 
 			if (l->hint.status != SOURCE_HINT_REWRITTEN || !l->hint.follows ||
 			    load_form_parse(l->hint.follows, &a, &l2))
 				continue;
-			plan_set(&pp, in.kernels[i].module, in.kernels[i].name, l->ordinal, a);
-			plan_set_l2(&pp, in.kernels[i].module, in.kernels[i].name, l->ordinal, l2);
+			plan_set(pp, in->kernels[i].module, in->kernels[i].name, l->ordinal, a);
+			plan_set_l2(pp, in->kernels[i].module, in->kernels[i].name, l->ordinal, l2);
 			/* a copy that never ran in the monitor run changes nothing to time */
 			if (!(l->access == 0))
-				left++;
+				differs = 1;
 		}
 	}
-	for (i = 0; i < in.nr_kernels; i++) {
-		size_t j;
+	return differs;
+}
+
+/* The verdict of each kernel the patch's plan changes; one timed and not
+ * kept leaves the source plan, named in "dropped". */
+static void judge_kernels(struct profile_ctx *c, const struct plan *pp, const struct ab_result *ab,
+			  unsigned rounds, json_t *sp)
+{
+	json_t *kernels = json_array(), *dropped = json_array();
+	size_t i;
+
+	for (i = 0; i < c->nr_kernels; i++) {
+		int kept;
+		json_t *kj;
+
+		if (!plan_mentions(pp, c->kernels[i].name))
+			continue;
+		kj = ab_verdict(&ab->base_ns[i * rounds], &ab->adv_ns[i * rounds], rounds, ab, &kept);
+		json_object_set_new(kj, "name", json_string(c->kernels[i].name));
+		json_array_append_new(kernels, kj);
+		/* a kernel the runs did not time is not judged: it stays */
+		if (!kept && !isnan(ab_verdict_median(kj)) &&
+		    plan_mentions(c->source_plan, c->kernels[i].name)) {
+			plan_drop_function(c->source_plan, c->kernels[i].name);
+			json_array_append_new(dropped, json_string(c->kernels[i].name));
+		}
+	}
+	json_object_set_new(sp, "kernels", kernels);
+	json_object_set_new(sp, "dropped", dropped);
+}
+
+int profile_verify_patch(struct profile_ctx *c)
+{
+	struct report_input_options iopt = { NULL, NULL };
+	struct report_input in;
+	struct plan pp;
+	struct ab_result ab;
+	struct run_request base = { .timing = 1 }, adv = { .timing = 1 };
+	json_t *ver = c->verification, *sp, *left_out;
+	char *base_dir = NULL, *plan_dir = NULL;
+	unsigned rounds = c->opt->repeat ? c->opt->repeat : 1;
+	size_t i, j, rewritten = 0;
+	int differs, ret = 0;
+
+	if (!json_is_object(ver) || !plan_has_loads(c->source_plan))
+		return 0;   /* nothing verified, or nothing to deliver */
+	memset(&ab, 0, sizeof(ab));
+	plan_init(&pp);
+	ret = report_input_init_from(&in, c->dir, c->capture, &c->analysis, c->plan,
+				     c->source_plan, &iopt);
+	if (ret)
+		return ret;
+	left_out = json_array();
+	differs = patch_plan(c, &in, &pp, left_out);
+	for (i = 0; i < in.nr_kernels; i++)
 		for (j = 0; j < in.kernels[i].nr_loads; j++)
 			rewritten += in.kernels[i].loads[j].hint.status == SOURCE_HINT_REWRITTEN;
-	}
 	sp = json_pack("{s:i, s:o}", "rewritten", (json_int_t)rewritten, "left_out", left_out);
-	if (!left) {
+	if (!differs) {
 		/* the advice's program speedup as verification recorded it */
 		double s = in.model.has_verification ? in.model.verification.gpu_speedup.median : NAN;
 
@@ -143,24 +187,13 @@ int profile_verify_patch(struct profile_ctx *c)
 		goto done;
 	}
 	{
-		json_t *prog = ab_program_json(&ab), *kernels = json_array();
+		json_t *prog = ab_program_json(&ab);
 		double s = ab_program_gpu_speedup(prog);
 
-		for (i = 0; i < c->nr_kernels; i++) {
-			int kept;
-			json_t *kj;
-
-			if (!plan_mentions(&pp, c->kernels[i].name))
-				continue;
-			kj = ab_verdict(&ab.base_ns[i * rounds], &ab.adv_ns[i * rounds], rounds, &ab,
-					&kept);
-			json_object_set_new(kj, "name", json_string(c->kernels[i].name));
-			json_array_append_new(kernels, kj);
-		}
 		json_object_set_new(sp, "status", json_string("verified"));
 		json_object_set_new(sp, "speedup", isnan(s) ? json_null() : json_real(s));
 		json_object_set_new(sp, "program", prog);
-		json_object_set_new(sp, "kernels", kernels);
+		judge_kernels(c, &pp, &ab, rounds, sp);
 		json_object_set_new(sp, "repeat", json_integer(rounds));
 	}
 done:
@@ -170,7 +203,6 @@ out:
 	ab_result_release(&ab);
 	free(base_dir);
 	free(plan_dir);
-	free(delivered);
 	plan_release(&pp);
 	report_input_release(&in);
 	return ret;

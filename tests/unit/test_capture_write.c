@@ -37,7 +37,7 @@ static void test_analyse_once(void)
 	before = advise_capture_count();
 	capture_init(&model);
 	CHECK_INT(capture_from_json(&model, cap, "capture.json"), 0);
-	CHECK_INT(report_input_analyse(&model, &plan, &analysis), 0);
+	CHECK_INT(report_input_analyse(&model, &plan, NULL, &analysis), 0);
 	capture_release(&model);
 	CHECK_INT(advise_capture_count(), before + 1);
 	/* mark the analysis: the reports must show this one, not a fresh one */
@@ -46,7 +46,7 @@ static void test_analyse_once(void)
 	analysis.kernels[0].chosen = &analysis.kernels[0].solutions[0];
 	before = advise_capture_count();
 	for (i = 0; i < 4; i++)     /* analyse, verify, L2, oracle: four emits */
-		CHECK_INT(capture_write_analysed(dir, cap, &analysis, &plan, NULL), 0);
+		CHECK_INT(capture_write_analysed(dir, cap, &analysis, &plan, NULL, NULL), 0);
 	CHECK_INT(advise_capture_count(), before);
 	path = capture_layout_file(dir, CAPTURE_LAYOUT_REPORT_JSON);
 	CHECK_INT(strbuf_read_file(&sb, path, 0), 0);

@@ -49,7 +49,7 @@ static struct analysis *fixture_analysis(json_t *capture)
 	capture_init(&model);
 	/* a capture the reader refuses (the tests of refusals) has no analysis */
 	if (!capture_from_json(&model, capture, "capture.json"))
-		CHECK_INT(advise_capture(&model, &ao, &plan, an), 0);
+		CHECK_INT(advise_capture(&model, &ao, &plan, NULL, an), 0);
 	error_clear();
 	capture_release(&model);
 	plan_release(&plan);
@@ -94,7 +94,7 @@ static int build_with(struct report_input *in, json_t *capture, const struct pla
 	opt.source_root = check_source_path("tests/fixtures/sources");
 	opt.source_root = xstrdup(opt.source_root);
 	CHECK(nr_analyses < ARRAY_SIZE(analyses));
-	ret = report_input_init_from(in, dir, capture, fixture_analysis(capture), plan, &opt);
+	ret = report_input_init_from(in, dir, capture, fixture_analysis(capture), plan, NULL, &opt);
 	free((char *)opt.source_root);
 	free(dir);
 	return ret;
