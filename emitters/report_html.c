@@ -348,12 +348,21 @@ static void summary(struct strbuf *out, const struct report_input *in)
 		}
 		strbuf_addstr(out, "</table><h3>How to apply</h3><p>Without rebuilding:</p><pre>"
 				   "cacheadvise run --plan ");
-		esc(out, in->dir);
-		strbuf_addstr(out, "/plan.json -- ");
+		{
+			char *plan = capture_layout_file(in->dir, CAPTURE_LAYOUT_PLAN);
+
+			esc(out, plan);
+			free(plan);
+		}
+		strbuf_addstr(out, " -- ");
 		program_text(out, in);
-		strbuf_addf(out, "</pre><p>In the source (%zu of %zu loads rewritten in "
-			    "<code>source.patch</code>):</p><pre>cacheadvise apply ", s->nr_rewritten,
-			    s->nr_patch_changes);
+		if (s->nr_patch_changes)
+			strbuf_addf(out, "</pre><p>In the source (%zu of %zu loads rewritten in "
+				    "<code>source.patch</code>):</p><pre>cacheadvise apply ",
+				    s->nr_rewritten, s->nr_patch_changes);
+		else
+			strbuf_addstr(out, "</pre><p>In the source (the source plan changes no load: "
+					   "nothing to rewrite):</p><pre>cacheadvise apply ");
 		esc(out, in->dir);
 		strbuf_addstr(out, "</pre>");
 		{
