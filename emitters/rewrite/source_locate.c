@@ -207,17 +207,43 @@ static const struct ptx_load *module_load(struct rewrite_resolver *r, const stru
 	return &pf->loads[c->l->ordinal];
 }
 
+/*
+ * The PTX's path p as the capture records it: the capture's file of the
+ * load may name another directory than the module's PTX (sources profiled
+ * elsewhere, a capture edited), and the calls' files are in the same
+ * tree: the directory part the two paths of the load do not share is
+ * swapped. Returns a new string.
+ */
+static char *capture_path(const char *p, const char *ptx_file, const char *file)
+{
+	size_t a = strlen(ptx_file), b = strlen(file);
+
+	while (a && b && ptx_file[a - 1] == file[b - 1]) {
+		a--;
+		b--;
+	}
+	if (!strncmp(p, ptx_file, a))
+		return xasprintf("%.*s%s", (int)b, file, p + a);
+	return xstrdup(p);
+}
+
 /* c's inlining chain and the files of its calls, from the PTX load pl. */
 static void locate_calls(struct rewrite_resolver *r, struct rewrite_cand *c, const struct ptx_load *pl)
 {
+	char *path;
+
 	c->direct_source = c->call_source = -1;
 	if (!pl || pl->inline_depth < 1 || !pl->call_file || !pl->inlined_at[0].file)
 		return;
 	c->at = pl->inlined_at;
 	c->nr_at = (size_t)pl->inline_depth;
 	c->l->hint.call_line = pl->call_line;
-	c->call_source = source_locate_file(r->in, pl->call_file);
-	c->direct_source = source_locate_file(r->in, pl->inlined_at[0].file);
+	path = capture_path(pl->call_file, pl->file, c->l->file);
+	c->call_source = source_locate_file(r->in, path);
+	free(path);
+	path = capture_path(pl->inlined_at[0].file, pl->file, c->l->file);
+	c->direct_source = source_locate_file(r->in, path);
+	free(path);
 }
 
 void source_locate_load(struct rewrite_resolver *r, struct rewrite_cand *c)
