@@ -60,6 +60,22 @@ static json_t *archs_json(const char *prefix, const unsigned *v, size_t nr)
 	return a;
 }
 
+json_t *inspect_inlined_at_json(const struct ptx_load *l)
+{
+	json_t *arr = json_array();
+	int i;
+
+	for (i = 0; i < l->inline_depth; i++) {
+		const struct ptx_call_site *cs = &l->inlined_at[i];
+
+		json_array_append_new(arr, json_pack("{s:o, s:o, s:o}", "file",
+			json_str_or_null(cs->file), "line",
+			cs->line > 0 ? json_integer(cs->line) : json_null(), "column",
+			cs->column > 0 ? json_integer(cs->column) : json_null()));
+	}
+	return arr;
+}
+
 static json_t *load_json(const struct ptx_load *l)
 {
 	json_t *o = json_object();
@@ -84,6 +100,7 @@ static json_t *load_json(const struct ptx_load *l)
 							      : json_null());
 	json_object_set_new(o, "column", l->line > 0 && l->file && l->column > 0 ?
 					 json_integer(l->column) : json_null());
+	json_object_set_new(o, "inlined_at", inspect_inlined_at_json(l));
 	json_object_set_new(o, "patchable", json_boolean(l->patchable));
 	json_object_set_new(o, "unpatchable_reason",
 			    json_str_or_null(l->patchable ? NULL : l->unpatchable_reason));

@@ -13,6 +13,8 @@
 #include "base/strbuf.h"
 
 struct intake;
+struct ptx_load;
+struct json_t;
 
 /*
  * Writes the inspect JSON to out as it is made, in chunks, holding one
@@ -22,5 +24,10 @@ struct intake;
 void inspect_report_json(FILE *out, const struct intake *in, const char *path);
 /* Appends the table to out, control characters from the file as \xHH. */
 void inspect_report_text(struct strbuf *out, const struct intake *in, const char *path);
+
+/* A load's "inlined_at", as inspect and capture.json write it: the calls
+ * its line was inlined at, innermost first, each {file, line, column}
+ * (null where unknown); [] in the function's own body. A new reference. */
+struct json_t *inspect_inlined_at_json(const struct ptx_load *l);
 
 #endif

@@ -22,6 +22,7 @@
 #include "emitters/rewrite/rewrite_backend.h"
 #include "emitters/rewrite/source_file.h"
 #include "emitters/rewrite/source_locate.h"
+#include "emitters/rewrite/source_macro.h"
 #include "emitters/rewrite/source_rewrite.h"
 #include "emitters/rewrite/source_types.h"
 
@@ -108,7 +109,7 @@ static int find_in_helper(struct rewrite_resolver *r, struct rewrite_cand *c, co
 				   h->call_line);
 		return 0;
 	}
-	if (h->call_line && l->line && d->def.body_first_line &&
+	if (h->call_line && l->line && d->def.body_first_line && d->source == h->source_index &&
 	    ((size_t)l->line >= c->fn.body_first_line && (size_t)l->line <= c->fn.body_last_line) &&
 	    c->fn.decl_line == d->def.decl_line) {
 		c->why = xasprintf("line %d is in kernel '%s' itself", l->line, d->name);
@@ -204,6 +205,18 @@ static char *template_arg(const struct source_kernel *def, const struct report_k
 	return ret;
 }
 
+/* Whether name is one of fn's template type parameters ("T" of template <typename T>). */
+static int is_type_param(const struct source_kernel *fn, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < fn->nr_template_params; i++)
+		if (fn->template_param_is_type[i] && fn->template_params[i] &&
+		    !strcmp(fn->template_params[i], name))
+			return 1;
+	return 0;
+}
+
 /*
  * The line reads the parameter through a local pointer into it ("const
  * float *row = a + i * k;" then "row[1]"): the one alias of the kernel's
@@ -250,6 +263,95 @@ static void find_through_alias(struct rewrite_cand *c, const struct rewrite_kern
 	source_aliases_free(names, types, n);
 }
 
+/*
+ * The files a macro the kernel's line uses may be defined in: the line's
+ * own and the headers it includes with #include "..." (beside it, under
+ * the source root). Returns how many; *files (caller frees) borrows them.
+ */
+static size_t macro_files(struct rewrite_resolver *r, long src, const struct source_file ***files)
+{
+	const struct source_file *sf = r->in->sources[src].file;
+	char *dir = xstrdup(r->in->sources[src].recorded), *slash = strrchr(dir, '/');
+	size_t line, n = 0;
+
+	*files = xcalloc(sf->nr_lines + 2, sizeof(**files));
+	(*files)[n++] = sf;
+	if (slash)
+		slash[1] = '\0';
+	for (line = 1; line <= sf->nr_lines; line++) {
+		size_t len;
+		const char *t = source_file_line(sf, line, &len), *q, *e;
+		char *path;
+		long at;
+
+		if (sf->in_comment[line - 1] || len < 12 || strncmp(t, "#include \"", 10) ||
+		    !(e = memchr(t + 10, '"', len - 10)))
+			continue;
+		q = t + 10;
+		path = xasprintf("%s%.*s", slash ? dir : "", (int)(e - q), q);
+		at = source_locate_file(r->in, path);
+		if (r->in->sources[at].file && r->in->sources[at].under_root)
+			(*files)[n++] = r->in->sources[at].file;
+		free(path);
+	}
+	free(dir);
+	return n;
+}
+
+/*
+ * The line passes the parameter to a function-like macro whose body reads
+ * it (source_macro.h): c->rw wraps the use. Returns 0 with c->why where
+ * the macro cannot be wrapped, 1 otherwise (c->rw as it was when no macro
+ * reads it).
+ */
+static int find_through_macro(struct rewrite_resolver *r, struct rewrite_cand *c, long src,
+			      const char *text, size_t len, const char *pname, const char *ptype)
+{
+	const struct source_file **files;
+	size_t n = macro_files(r, src, &files);
+	const struct source_file *sf = r->in->sources[src].file;
+	struct source_rewrite rw;
+	int got;
+
+	memset(&rw, 0, sizeof(rw));
+	got = source_macro_read(files, n, text, len, sf->in_comment[c->l->line - 1], pname, ptype,
+				&rw, &c->why);
+	free(files);
+	if (got > 0) {
+		source_rewrite_release(&c->rw);
+		c->rw = rw;
+	}
+	return got >= 0;
+}
+
+/*
+ * The definition of c's kernel: in the file of the load's line, or where
+ * the line is a helper's that was inlined (the PTX's inlined_at), in the
+ * file of the call in the kernel's body (a helper in a header). NULL with
+ * c->why when it is not there once.
+ */
+static struct rewrite_kernel_def *kernel_def(struct rewrite_resolver *r, struct rewrite_cand *c)
+{
+	long ks = c->call_source >= 0 ? c->call_source : c->l->hint.source_index;
+	const struct report_source *ksrc = &r->in->sources[ks];
+	struct rewrite_kernel_def *d;
+
+	if (!ksrc->file || !ksrc->under_root) {
+		c->why = xasprintf("the kernel's call of the helper is in '%s', which %s", ksrc->path,
+				   ksrc->file ? "is outside the source root" : "cannot be read");
+		return NULL;
+	}
+	d = source_locate_kernel(r, ks, c->k);
+	if (!d->name)
+		c->why = xasprintf("cannot read the kernel name '%s'", c->k->name);
+	else if (d->found == 0)
+		c->why = xasprintf("kernel '%s' is not defined in '%s'", d->name, ksrc->path);
+	else if (d->found < 0)
+		c->why = xasprintf("'%s' defines kernel '%s' more than once (overloads or "
+				   "specialisations): cannot tell which one this is", ksrc->path, d->name);
+	return d->name && d->found == 1 ? d : NULL;
+}
+
 /* Finds the load's expression on its line; sets c->ok or c->why. */
 static void find_expression(struct rewrite_resolver *r, struct rewrite_cand *c)
 {
@@ -271,25 +373,14 @@ static void find_expression(struct rewrite_resolver *r, struct rewrite_cand *c)
 				   "build?)", l->line, src->path);
 		return;
 	}
-	d = source_locate_kernel(r, l->hint.source_index, c->k);
-	if (!d->name) {
-		c->why = xasprintf("cannot read the kernel name '%s'", c->k->name);
+	if (!(d = kernel_def(r, c)))
 		return;
-	}
-	if (d->found == 0) {
-		c->why = xasprintf("kernel '%s' is not defined in '%s'", d->name, src->path);
-		return;
-	}
-	if (d->found < 0) {
-		c->why = xasprintf("'%s' defines kernel '%s' more than once (overloads or "
-				   "specialisations): cannot tell which one this is", src->path, d->name);
-		return;
-	}
 	if (source_ld_type_parse(l->instruction, &t) || !source_ld_type_supported(&t)) {
 		c->why = xasprintf("no load helper reads .%s", ld_type_text(l->instruction));
 		return;
 	}
-	if ((size_t)l->line < d->def.body_first_line || (size_t)l->line > d->def.body_last_line) {
+	if (d->source != l->hint.source_index || (size_t)l->line < d->def.body_first_line ||
+	    (size_t)l->line > d->def.body_last_line) {
 		if (!find_in_helper(r, c, d, src, text, len, &pname, &ptype))
 			return;
 	} else {
@@ -304,6 +395,10 @@ static void find_expression(struct rewrite_resolver *r, struct rewrite_cand *c)
 				    ptype);
 		if (c->rw.status == SOURCE_REWRITE_NOT_FOUND)
 			find_through_alias(c, d, src, text, len, &pname, &ptype);
+		if (c->rw.status == SOURCE_REWRITE_NOT_FOUND &&
+		    !find_through_macro(r, c, l->hint.source_index, text, len, pname, ptype))
+			return;
+		src = &r->in->sources[l->hint.source_index];  /* in->sources may have grown */
 		if (c->rw.status != SOURCE_REWRITE_OK) {
 			c->why = xstrdup(c->rw.reason);
 			return;
@@ -319,6 +414,14 @@ static void find_expression(struct rewrite_resolver *r, struct rewrite_cand *c)
 					   "on the line is not this load", pname, c->rw.elem_type,
 					   ld_type_text(l->instruction));
 			return;
+		}
+		if (m < 0 && c->inl && t.vector == 1 && is_type_param(&c->fn, c->rw.elem_type)) {
+			/* a helper template's T: the helper's overloads for every
+			 * type the load reads as (.f32: float), chosen where it is
+			 * instantiated */
+			free(c->rw.elem_type);
+			c->rw.elem_type = NULL;
+			m = 1;
 		}
 		if (m < 0 && declares_struct(src->file, c->rw.elem_type)) {
 			c->why = xasprintf("'%s' points to the struct '%s': no helper loads a whole "
@@ -582,44 +685,127 @@ static void apply_lines(struct rewrite_resolver *r, struct rewrite_cand *cands, 
 	}
 }
 
+/* Whether a and b are one expression of one inlined helper (its line). */
+static int same_helper_line(const struct rewrite_cand *a, const struct rewrite_cand *b)
+{
+	return a->inl && b->inl && a->nr_at && b->nr_at &&
+	       a->l->hint.source_index == b->l->hint.source_index &&
+	       a->fn.decl_line == b->fn.decl_line && a->l->line == b->l->line &&
+	       a->l->hint.span_begin == b->l->hint.span_begin;
+}
+
+/*
+ * The first line of file src that calls c's helper and is no advised call
+ * site of c's load wanting c's form; 0 when every call is one.
+ */
+static size_t uncovered_call(struct rewrite_resolver *r, const struct rewrite_cand *cands, size_t n,
+			     const struct rewrite_cand *c, long src)
+{
+	const struct source_file *sf = src >= 0 ? r->in->sources[src].file : NULL;
+	size_t *lines = NULL, nr, k, j, ret = 0;
+
+	nr = sf ? source_file_call_lines(sf, c->l->hint.inlined_in, &lines) : 0;
+	for (k = 0; k < nr && !ret; k++) {
+		int covered = 0;
+
+		for (j = 0; j < n && !covered; j++) {
+			const struct rewrite_cand *o = &cands[j];
+
+			covered = same_helper_line(c, o) && o->direct_source == src &&
+				  (size_t)o->at[0].line == lines[k] &&
+				  o->l->hint.status == SOURCE_HINT_REWRITTEN && o->helper &&
+				  !strcmp(o->helper, c->helper);
+		}
+		if (!covered)
+			ret = lines[k];
+	}
+	free(lines);
+	return ret;
+}
+
 /*
  * A helper line rewritten in place changes every call of the helper: that
- * is right only when every call in the file is an advised call site of a
- * load on that line wanting the same form. Otherwise the call sites get
- * copies (make_variants).
- * NEEDSWORK: calls from other translation units (a helper in a header) are
+ * is right only when every call, in the helper's file and in the file of
+ * the calls the PTX names (a helper in a header), is an advised call site
+ * of a load on that line wanting the same form. Otherwise the call sites
+ * get copies (make_variants) or the helper is left as it is.
+ * NEEDSWORK: calls from translation units the capture has no load of are
  * not seen here.
  */
 static void check_other_calls(struct rewrite_resolver *r, struct rewrite_cand *cands, size_t n)
 {
-	size_t i, j, k;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		struct rewrite_cand *c = &cands[i];
-		const struct source_file *sf;
-		size_t *lines = NULL, nr;
 
-		if (!c->inl || c->variant || c->l->hint.status != SOURCE_HINT_REWRITTEN)
+		if (!c->inl || !c->nr_at || c->variant || c->l->hint.status != SOURCE_HINT_REWRITTEN)
 			continue;
-		sf = r->in->sources[c->l->hint.source_index].file;
-		nr = source_file_call_lines(sf, c->l->hint.inlined_in, &lines);
-		for (k = 0; k < nr && !c->variant; k++) {
-			int covered = 0;
-
-			for (j = 0; j < n && !covered; j++) {
-				const struct rewrite_cand *o = &cands[j];
-
-				covered = o->inl && o->l->hint.source_index == c->l->hint.source_index &&
-					  o->l->line == c->l->line &&
-					  (size_t)o->l->hint.call_line == lines[k] &&
-					  o->l->hint.status == SOURCE_HINT_REWRITTEN && o->helper &&
-					  !strcmp(o->helper, c->helper);
-			}
-			if (!covered)
-				c->variant = 1;
-		}
-		free(lines);
+		if (uncovered_call(r, cands, n, c, c->l->hint.source_index) ||
+		    (c->direct_source != c->l->hint.source_index &&
+		     uncovered_call(r, cands, n, c, c->direct_source)))
+			c->variant = 1;
 	}
+}
+
+/* A copy of the helper per call site is made where the helper and its
+ * call are in one file, called from the kernel's body. */
+static int can_copy(const struct rewrite_cand *c)
+{
+	return c->nr_at == 1 && c->direct_source == c->l->hint.source_index;
+}
+
+/* "produce (helper_loads.cu:44) L2::evict_first": one use of c's helper line. */
+static void add_use(struct strbuf *sb, struct rewrite_resolver *r, const struct rewrite_cand *o)
+{
+	char *k = report_kernel_label(o->k);
+	const char *form = o->l->changes && o->l->action ? o->l->action : "as built";
+	char *use = xasprintf("%s (%s:%d) %s", k, r->in->sources[o->direct_source].path,
+			      o->at[0].line, form);
+
+	if (!strstr(sb->buf, use))
+		strbuf_addf(sb, "%s%s", sb->len ? ", " : "", use);
+	free(use);
+	free(k);
+}
+
+/*
+ * The helper of c cannot be given a copy per call site (it is in another
+ * file than its calls, or inlined into another helper): it stays as it is,
+ * and the hint names its uses and their forms, or the call no advised
+ * load comes from.
+ */
+static void name_helper_uses(struct rewrite_resolver *r, const struct rewrite_cand *cands, size_t n,
+			     struct rewrite_cand *c)
+{
+	struct source_hint *h = &c->l->hint;
+	struct strbuf uses = STRBUF_INIT;
+	size_t j, other = 0, differ = 0;
+	long f = c->direct_source;
+
+	for (j = 0; j < n; j++)
+		if (same_helper_line(c, &cands[j])) {
+			add_use(&uses, r, &cands[j]);
+			differ |= !cands[j].helper || strcmp(cands[j].helper, c->helper);
+		}
+	if (!differ && !(other = uncovered_call(r, cands, n, c, f)))
+		other = uncovered_call(r, cands, n, c, f = h->source_index);
+	free(h->message);
+	h->status = SOURCE_HINT_NOT_REWRITTEN;
+	h->helper = NULL;
+	if (differ)
+		h->message = xasprintf("not rewritten: the uses of helper '%s' (%s:%d) are advised "
+				       "different forms: %s; one text cannot carry them all: give the "
+				       "helper the form as a template parameter by hand, or apply the "
+				       "plan without rebuilding with cacheadvise run --plan",
+				       h->inlined_in, h->path, c->l->line, uses.buf);
+	else
+		h->message = xasprintf("not rewritten: helper '%s' (%s:%d) is also called at %s:%zu, "
+				       "where no advised load of the profile comes from: rewriting the "
+				       "helper would change that call unmeasured (uses: %s); apply the "
+				       "plan with cacheadvise run --plan", h->inlined_in, h->path,
+				       c->l->line, r->in->sources[f].path, other, uses.buf);
+	strbuf_release(&uses);
 }
 
 /* A short name of the action, for the names of helper copies: "na", "el",
@@ -775,6 +961,10 @@ static void make_variants(struct rewrite_resolver *r, struct rewrite_cand *cands
 
 		if (!c->variant || h->status != SOURCE_HINT_REWRITTEN || h->rewritten)
 			continue;
+		if (!can_copy(c)) {
+			name_helper_uses(r, cands, n, c);
+			continue;
+		}
 		sf = r->in->sources[h->source_index].file;
 		vname = xasprintf("%s_%s", h->inlined_in, action_suffix(c->l->patch_action));
 		for (j = 0; j < n; j++)

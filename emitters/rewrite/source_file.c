@@ -595,6 +595,7 @@ int source_file_function_at(const struct source_file *sf, size_t line,
 		size_t j;
 
 		parse_params(s, t, b_open, b_close, k);
+		parse_template_params(s, t, nr, best, k);
 		k->decl_line = source_file_line_of(sf, t[best].begin);
 		k->body_first_line = source_file_line_of(sf, t[b_body].begin);
 		k->body_last_line = source_file_line_of(sf, t[b_end].begin);

@@ -99,7 +99,8 @@ int source_file_find_kernel(const struct source_file *sf, const char *name,
  * The innermost function definition of any kind (a __device__ helper, a
  * template, a kernel) whose body holds line. Returns 1 and fills *k
  * (release with source_kernel_release; k->start_line is the line of the
- * definition's first token: its template header or qualifiers) and *name
+ * definition's first token: its template header or qualifiers; a
+ * template's parameters are in k->template_params) and *name
  * (caller frees), or 0 when line is in no function body the tokenizer can
  * see (a macro, a lambda, file scope).
  */

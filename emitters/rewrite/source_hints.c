@@ -169,8 +169,10 @@ static int decide(struct rewrite_resolver *r, struct rewrite_cand *c)
 				       cub ? cub : "", cub ? ", T> gives its loads this form)" : "");
 	} else if (!src->under_root) {
 		h->status = SOURCE_HINT_OUTSIDE_ROOT;
-		h->message = xasprintf("'%s' is outside the source root '%s': not rewritten",
-				       src->path, r->in->source_root ? r->in->source_root : "?");
+		h->message = xasprintf("'%s' is outside the source root '%s' (a library's header, "
+				       "not yours): not rewritten; cacheadvise run --plan applies it "
+				       "without a change", src->path,
+				       r->in->source_root ? r->in->source_root : "?");
 	} else if (!src->file) {
 		h->status = SOURCE_HINT_NO_SOURCE;
 		h->message = mem ?

@@ -194,34 +194,78 @@ void source_locate_release(struct rewrite_resolver *r)
 	free(r->mods);
 }
 
+/* The load of c in its module's PTX model, NULL when the model does not
+ * have it at the capture's line. */
+static const struct ptx_load *module_load(struct rewrite_resolver *r, const struct rewrite_cand *c)
+{
+	const struct ptx_module *pm = source_locate_module(r, c->k->module);
+	const struct ptx_function *pf = pm ? ptx_module_find(pm, c->k->name) : NULL;
+
+	if (!c->l->file || !pf || c->l->ordinal >= pf->nr_loads ||
+	    pf->loads[c->l->ordinal].line != c->l->line)
+		return NULL;
+	return &pf->loads[c->l->ordinal];
+}
+
+/*
+ * The PTX's path p as the capture records it: the capture's file of the
+ * load may name another directory than the module's PTX (sources profiled
+ * elsewhere, a capture edited), and the calls' files are in the same
+ * tree: the directory part the two paths of the load do not share is
+ * swapped. Returns a new string.
+ */
+static char *capture_path(const char *p, const char *ptx_file, const char *file)
+{
+	size_t a = strlen(ptx_file), b = strlen(file);
+
+	while (a && b && ptx_file[a - 1] == file[b - 1]) {
+		a--;
+		b--;
+	}
+	if (!strncmp(p, ptx_file, a))
+		return xasprintf("%.*s%s", (int)b, file, p + a);
+	return xstrdup(p);
+}
+
+/* c's inlining chain and the files of its calls, from the PTX load pl. */
+static void locate_calls(struct rewrite_resolver *r, struct rewrite_cand *c, const struct ptx_load *pl)
+{
+	char *path;
+
+	c->direct_source = c->call_source = -1;
+	if (!pl || pl->inline_depth < 1 || !pl->call_file || !pl->inlined_at[0].file)
+		return;
+	c->at = pl->inlined_at;
+	c->nr_at = (size_t)pl->inline_depth;
+	c->l->hint.call_line = pl->call_line;
+	path = capture_path(pl->call_file, pl->file, c->l->file);
+	c->call_source = source_locate_file(r->in, path);
+	free(path);
+	path = capture_path(pl->inlined_at[0].file, pl->file, c->l->file);
+	c->direct_source = source_locate_file(r->in, path);
+	free(path);
+}
+
 void source_locate_load(struct rewrite_resolver *r, struct rewrite_cand *c)
 {
 	struct report_kernel *k = c->k;
 	struct report_load *l = c->l;
 	struct source_hint *h = &l->hint;
 	struct source_file *ptx;
-	const struct ptx_module *pm;
-	const struct ptx_function *pf;
+	const struct ptx_load *pl;
 	const char *ptx_path = NULL, *text;
 	size_t len;
 
-		h->source_index = -1;
+	h->source_index = -1;
 	ptx = source_locate_ptx(r, k->module, &ptx_path);
 	if (ptx_path)
 		h->ptx_path = xstrdup(ptx_path);
 	if (ptx && l->ptx_line && (text = source_file_line(ptx, l->ptx_line, &len)))
 		h->ptx_text = trimmed(text, len);
 	/* the column from the module's PTX (Triton: which tl.load of the line) */
-	if (l->file && (pm = source_locate_module(r, k->module)) &&
-	    (pf = ptx_module_find(pm, k->name)) && l->ordinal < pf->nr_loads &&
-	    pf->loads[l->ordinal].line == l->line)
-		l->column = pf->loads[l->ordinal].column;
-	if (l->file && (pm = source_locate_module(r, k->module)) &&
-	    (pf = ptx_module_find(pm, k->name)) && l->ordinal < pf->nr_loads &&
-	    pf->loads[l->ordinal].line == l->line &&
-	    pf->loads[l->ordinal].inline_depth == 1 &&
-	    !strcmp(pf->loads[l->ordinal].call_file, pf->loads[l->ordinal].file))
-		h->call_line = pf->loads[l->ordinal].call_line;
+	pl = module_load(r, c);
+	if (pl)
+		l->column = pl->column;
 	if (l->file) {
 		h->source_index = source_locate_file(r->in, l->file);
 		h->path = xstrdup(r->in->sources[h->source_index].path);
@@ -230,6 +274,7 @@ void source_locate_load(struct rewrite_resolver *r, struct rewrite_cand *c)
 					     (size_t)l->line, &len)))
 			h->source_text = xstrndup(text, len);
 	}
+	locate_calls(r, c, pl);
 }
 
 /* The kernel's async copies from its module's PTX (report_kernel.async_copies). */

@@ -32,6 +32,16 @@ struct rewrite_cand {
 	/* In an inlined helper (hint.inlined_in): its definition. */
 	int inl;
 	struct source_kernel fn;
+	/*
+	 * The PTX's inlining chain of the load's line (ptx_load.inlined_at,
+	 * innermost call first; borrowed from the module's model) and the
+	 * files, in in->sources, of its innermost call (the helper's caller)
+	 * and of its outermost (the kernel's body); NULL, 0 and -1 when the
+	 * line is the kernel's own.
+	 */
+	const struct ptx_call_site *at;
+	size_t nr_at;
+	long direct_source, call_source;
 	/* The call sites of the helper want different forms: this call site
 	 * gets its own copy of the helper. */
 	int variant;

@@ -14,6 +14,7 @@
 #include "base/error.h"
 #include "base/xalloc.h"
 #include "emitters/capture_layout.h"
+#include "emitters/inspect_report.h"
 #include "src/profile/internal.h"
 
 /* Was the kernel's module really replaced in this run? */
@@ -346,27 +347,6 @@ static json_t *ranks_json(const struct profile_kernel *k)
 	return arr;
 }
 
-static json_t *int_or_null(int v)
-{
-	return v > 0 ? json_integer(v) : json_null();
-}
-
-/* The calls a load's line was inlined at, innermost first (loads[].inlined_at). */
-static json_t *inlined_at_json(const struct ptx_load *l)
-{
-	json_t *arr = json_array();
-	int i;
-
-	for (i = 0; i < l->inline_depth; i++) {
-		const struct ptx_call_site *cs = &l->inlined_at[i];
-
-		json_array_append_new(arr, json_pack("{s:o, s:o, s:o}", "file",
-			cs->file ? json_string(cs->file) : json_null(), "line",
-			int_or_null(cs->line), "column", int_or_null(cs->column)));
-	}
-	return arr;
-}
-
 void profile_fill_kernels(struct profile_ctx *c)
 {
 	json_t *kernels = c->kernels_json;
@@ -392,7 +372,7 @@ void profile_fill_kernels(struct profile_ctx *c)
 			if (l->line && l->column > 0)
 				json_object_set_new(lj, "column", json_integer(l->column));
 			if (l->line && l->inline_depth)
-				json_object_set_new(lj, "inlined_at", inlined_at_json(l));
+				json_object_set_new(lj, "inlined_at", inspect_inlined_at_json(l));
 			json_object_set_new(lj, "param", l->param >= 0 ? json_integer(l->param) : json_null());
 			json_object_set_new(lj, "read_only", l->read_only < 0 ? json_null() :
 					    json_boolean(l->read_only));

@@ -6,7 +6,13 @@ turn, one per source call (file, line and column), so a call's loads share
 one. Prints "kernel line column form" for each call.
 
     python3 capture_from_ptx.py CACHEADVISE CAPDIR --forms F1,F2,... \\
-        [--origin API] [--program PATH ARGS...] -- PTX...
+        [--kernel-forms NAME=F1,F2,...]... [--origin API] \\
+        [--program PATH ARGS...] -- PTX...
+
+--kernel-forms: the forms of the kernels whose mangled name contains NAME,
+in turn over their calls ordered by line and column, in place of --forms;
+"-" leaves a call out of the plan (as built). A load keeps its inlined_at
+(the calls a helper's line was inlined at), as inspect reads it.
 
 --origin: how the program loaded the modules ("cuModuleLoadData": from
 memory, as NVRTC's output is); default cuModuleLoad (a file).
@@ -24,6 +30,7 @@ def main():
     sep = rest.index("--")
     opts, ptxs = rest[:sep], rest[sep + 1:]
     forms = opts[opts.index("--forms") + 1].split(",")
+    per_kernel = [opts[i + 1].split("=", 1) for i, o in enumerate(opts) if o == "--kernel-forms"]
     origin = opts[opts.index("--origin") + 1] if "--origin" in opts else "cuModuleLoad"
     program = opts[opts.index("--program") + 1:] if "--program" in opts else ["python3", "prog.py"]
     if "--origin" in program:
@@ -43,6 +50,7 @@ def main():
                 loads = [{"ordinal": l["ordinal"], "instruction": l["instruction"],
                           "file": l["file"], "line": l["line"], "column": l["column"],
                           "param": l["param"], "read_only": l["read_only"],
+                          "inlined_at": l.get("inlined_at") or [],
                           "patchable": l["patchable"], "measured": l["patchable"],
                           "access": 1000, "hit": 100 if l["patchable"] else None}
                          for l in f["loads"]]
@@ -51,10 +59,16 @@ def main():
                 out = []
                 sites = sorted({(l["line"] or 0, l["column"] or 0)
                                 for l in f["loads"] if l["patchable"]})
-                for site in sites:
-                    form = forms[n % len(forms)]
-                    n += 1
+                mine = [fs.split(",") for name, fs in per_kernel if name in f["name"]]
+                for i, site in enumerate(sites):
+                    if mine:
+                        form = mine[0][i % len(mine[0])]
+                    else:
+                        form = forms[n % len(forms)]
+                        n += 1
                     print(f["name"], site[0], site[1], form)
+                    if form == "-":
+                        continue
                     out += [{"ordinal": l["ordinal"], "action": form} for l in f["loads"]
                             if l["patchable"] and ((l["line"] or 0), (l["column"] or 0)) == site]
                 pm["functions"].append({"name": f["name"], "loads": out})

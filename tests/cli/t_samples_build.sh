@@ -32,7 +32,8 @@ cfd_iter:copy_state,step_factor,compute_flux,time_step
 carveout_bad:gather_table
 wide_iter:assemble,jacobi_sweep
 rownorm:rownorm
-gather_stream:gather_add"
+gather_stream:gather_add
+helper_loads:produce,consume"
 
 # fatbin_entries BINARY OUTDIR: prints "kind arch" per fatbin entry of the
 # .nv_fatbin section and writes each PTX entry's payload to OUTDIR/ptxN.zst

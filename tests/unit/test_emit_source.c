@@ -12,6 +12,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "emitters/rewrite/source_file.h"
+#include "emitters/rewrite/source_macro.h"
 #include "emitters/rewrite/source_rewrite.h"
 #include "tests/unit/check.h"
 
@@ -591,6 +592,12 @@ static void test_function_at(void)
 		CHECK_STR(k.params[0], "p");
 		CHECK_STR(k.param_types[0], "const T *");
 	}
+	/* a helper template's T: its loads get the overloads of the PTX's type */
+	CHECK_INT(k.nr_template_params, 1);
+	if (k.nr_template_params == 1) {
+		CHECK_STR(k.template_params[0], "T");
+		CHECK_INT(k.template_param_is_type[0], 1);
+	}
 	source_kernel_release(&k);
 	free(name);
 	CHECK_INT(source_file_function_at(sf, 13, &k, &name), 1);
@@ -608,6 +615,63 @@ static void test_function_at(void)
 		CHECK_INT(lines[2], 14);
 	}
 	free(lines);
+	source_file_free(sf);
+}
+
+/* A load read through a function-like macro: its #define, the use wrapped. */
+static void test_macro(void)
+{
+	struct source_file *sf = file_from(
+		"#define LOAD_ROW(m, cols, r, c) ((m)[(size_t)(r) * (cols) + (c)])\n"  /* 1 */
+		"#  define AT(p, i)  p[i]\n"                                            /* 2 */
+		"#define SUM(p, i) ((p)[i] + (p)[i + 1])\n"                              /* 3 */
+		"#define LONG(p, i) \\\n"                                               /* 4 */
+		"\t((p)[i])\n");                                                        /* 5 */
+	const struct source_file *files[1] = { sf };
+	struct source_macro m;
+	struct source_rewrite rw;
+	const struct source_rewrite *rws[1] = { &rw };
+	const char *helpers[1] = { "ca_ld_l2ef" };
+	const char *line = "\tfloat v = LOAD_ROW(rows, n, c, r) * 2.0f;", *other;
+	char *why = NULL, *out;
+
+	if (!sf)
+		return;
+	CHECK_INT(source_macro_find(sf, "LOAD_ROW", &m), 1);
+	CHECK_INT(m.line, 1);
+	CHECK_INT(m.nr_params, 4);
+	CHECK_INT(source_macro_indexed_param(&m), 0);
+	source_macro_release(&m);
+	CHECK_INT(source_macro_find(sf, "AT", &m), 1);
+	CHECK_INT(source_macro_indexed_param(&m), 0);
+	source_macro_release(&m);
+	CHECK_INT(source_macro_find(sf, "SUM", &m), 1);
+	CHECK_INT(source_macro_indexed_param(&m), -1);   /* two reads */
+	source_macro_release(&m);
+	CHECK_INT(source_macro_find(sf, "LOAD", &m), 0);
+
+	memset(&rw, 0, sizeof(rw));
+	CHECK_INT(source_macro_read(files, 1, line, strlen(line), 0, "rows", "const float *", &rw,
+				    &why), 1);
+	CHECK_STR(rw.elem_type, "float");
+	out = source_rewrite_apply(line, strlen(line), rws, helpers, 1);
+	CHECK_STR(out, "\tfloat v = ca_ld_l2ef(&LOAD_ROW(rows, n, c, r)) * 2.0f;");
+	free(out);
+	source_rewrite_release(&rw);
+	/* the parameter passed as another argument than the one read: not this load */
+	memset(&rw, 0, sizeof(rw));
+	CHECK_INT(source_macro_read(files, 1, line, strlen(line), 0, "n", NULL, &rw, &why), -1);
+	CHECK(why && strstr(why, "not one indexed read"));
+	free(why);
+	other = "\ts += SUM(x, i) + LONG(x, j);";
+	CHECK_INT(source_macro_read(files, 1, other, strlen(other), 0, "x", NULL, &rw, &why), -1);
+	free(why);
+	other = "\ts += LONG(x, j);";
+	CHECK_INT(source_macro_read(files, 1, other, strlen(other), 0, "x", NULL, &rw, &why), -1);
+	CHECK(why && strstr(why, "on one line"));
+	free(why);
+	other = "\ts += g(x, j);";
+	CHECK_INT(source_macro_read(files, 1, other, strlen(other), 0, "x", NULL, &rw, &why), 0);
 	source_file_free(sf);
 }
 
@@ -776,6 +840,7 @@ int main(void)
 	test_cast_type();
 	test_member_type();
 	test_function_at();
+	test_macro();
 	test_base_names();
 	test_find_kernel();
 	test_find_kernel_forms();
