@@ -26,11 +26,14 @@ args() {
 
 # Every sample by default: those whose advice is not kept are reported and
 # skipped (nothing to rebuild).
-for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair records stencil1d l2_reuse spmv decode_iter deposit}; do
-	out=$WORK/$s src=$WORK/$s-src
+# helper_loads: two kernels read through one helper in a header (issue 38
+# item 1), both measured
+for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair records stencil1d l2_reuse spmv decode_iter deposit helper_loads}; do
+	out=$WORK/$s src=$WORK/$s-src top=1
+	[ "$s" = helper_loads ] && top=2
 	# shellcheck disable=SC2207
 	a=($(args "$s"))
-	if "$CACHEADVISE" profile --out "$out" --top 1 --max-loads 6 --repeat 5 --no-l2 --no-softcache "$SAMPLES/$s" "${a[@]}" \
+	if "$CACHEADVISE" profile --out "$out" --top "$top" --max-loads 6 --repeat 5 --no-l2 --no-softcache "$SAMPLES/$s" "${a[@]}" \
 		>"$WORK/$s.stdout" 2>"$WORK/$s.stderr"; then ok; else
 		not_ok "profile $s failed: $(tail -n 5 "$WORK/$s.stderr")"; continue; fi
 	cap=$out/capture.json
