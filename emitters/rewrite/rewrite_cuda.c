@@ -5,7 +5,8 @@
  * its form as a cacheadvise helper or an intrinsic (source_rewrite.h); the
  * checks that keep the rewrite right for every load of the expression,
  * every instantiation of a template and every call of a helper (a copy of
- * the helper per call site where they want different forms); the lines
+ * the helper per call site where they want different forms, or the form
+ * as a template parameter: helper_form.h); the lines
  * source.patch writes.
  */
 #include <ctype.h>
@@ -19,6 +20,7 @@
 #include "base/strbuf.h"
 #include "base/xalloc.h"
 #include "emitters/report_input.h"
+#include "emitters/rewrite/helper_form.h"
 #include "emitters/rewrite/rewrite_backend.h"
 #include "emitters/rewrite/source_file.h"
 #include "emitters/rewrite/source_locate.h"
@@ -776,7 +778,7 @@ static void add_use(struct strbuf *sb, struct rewrite_resolver *r, const struct 
  * load comes from.
  */
 static void name_helper_uses(struct rewrite_resolver *r, const struct rewrite_cand *cands, size_t n,
-			     struct rewrite_cand *c)
+			     struct rewrite_cand *c, const char *why)
 {
 	struct source_hint *h = &c->l->hint;
 	struct strbuf uses = STRBUF_INIT;
@@ -795,10 +797,12 @@ static void name_helper_uses(struct rewrite_resolver *r, const struct rewrite_ca
 	h->helper = NULL;
 	if (differ)
 		h->message = xasprintf("not rewritten: the uses of helper '%s' (%s:%d) are advised "
-				       "different forms: %s; one text cannot carry them all: give the "
-				       "helper the form as a template parameter by hand, or apply the "
-				       "plan without rebuilding with cacheadvise run --plan",
-				       h->inlined_in, h->path, c->l->line, uses.buf);
+				       "different forms: %s; %s: give the helper the form as a "
+				       "template parameter by hand, or apply the plan without "
+				       "rebuilding with cacheadvise run --plan", h->inlined_in,
+				       h->path, c->l->line, uses.buf, why ? why : "one text cannot "
+				       "carry them all (the helper is inlined two calls deep, or "
+				       "called from a file outside the source root)");
 	else
 		h->message = xasprintf("not rewritten: helper '%s' (%s:%d) is also called at %s:%zu, "
 				       "where no advised load of the profile comes from: rewriting the "
@@ -962,7 +966,9 @@ static void make_variants(struct rewrite_resolver *r, struct rewrite_cand *cands
 		if (!c->variant || h->status != SOURCE_HINT_REWRITTEN || h->rewritten)
 			continue;
 		if (!can_copy(c)) {
-			name_helper_uses(r, cands, n, c);
+			if (!helper_form_rewrite(r, cands, n, c, &why))
+				name_helper_uses(r, cands, n, c, why);
+			free(why);
 			continue;
 		}
 		sf = r->in->sources[h->source_index].file;
@@ -1095,8 +1101,9 @@ static void describe_rewrites(struct rewrite_cand *cands, size_t n)
 		struct report_load *l = cands[i].l;
 		int na;
 
-		if (l->hint.status != SOURCE_HINT_REWRITTEN || l->hint.follows)
-			continue;   /* a follower keeps check_conflicts' message */
+		if (l->hint.status != SOURCE_HINT_REWRITTEN || l->hint.follows || l->hint.nr_edits)
+			continue;   /* a follower keeps check_conflicts' message, a
+				       helper given the form helper_form's */
 		na = !strcmp(l->patch_action, "L1::no_allocate");
 		if (l->hint.rewrite_line) {
 			l->hint.message = xasprintf("%s in source.patch: line %zu calls a copy of "

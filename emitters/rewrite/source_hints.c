@@ -39,6 +39,9 @@ void source_hint_release(struct source_hint *h)
 	free(h->elem_type);
 	free(h->inlined_in);
 	free(h->insert_text);
+	while (h->nr_edits)
+		free(h->edits[--h->nr_edits].text);
+	free(h->edits);
 	memset(h, 0, sizeof(*h));
 	h->source_index = -1;
 }

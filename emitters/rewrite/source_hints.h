@@ -68,6 +68,23 @@ struct source_hint {
 	 * own plan says so. NULL otherwise.
 	 */
 	const char *follows;
+	/*
+	 * Lines of other places the rewrite changes too, each replaced by its
+	 * text (one or more lines; owned): a helper given the form as a
+	 * template parameter (helper_form.h) changes its template line, and
+	 * each call site passes its form. form_macros: the hint's file gets
+	 * the form names (CA_FORM_*) beside the load helpers. NULL, 0 otherwise.
+	 */
+	struct source_edit *edits;
+	size_t nr_edits;
+	int form_macros;
+};
+
+/* One line of a source file that a rewrite replaces. */
+struct source_edit {
+	long source_index;          /* into report_input.sources */
+	size_t line;
+	char *text;                 /* the new line(s), without the last newline (owned) */
 };
 
 /* The line source.patch changes for h's load (line: the load's own). */

@@ -9,6 +9,7 @@
 #include "base/json_file.h"
 #include "base/xalloc.h"
 #include "emitters/report_input.h"
+#include "emitters/rewrite/helper_form.h"
 #include "emitters/rewrite/source_file.h"
 #include "emitters/rewrite/source_rewrite.h"
 #include "emitters/rewrite/sources_file.h"
@@ -147,6 +148,36 @@ static size_t helper_position(const struct source_file *sf, size_t first_line)
 	return at;
 }
 
+/*
+ * The lines of file src_index that hint h changes beside its own
+ * (source_hint.edits), each once: two hints changing one line write the
+ * same text (helper_form.c). Returns how many it added.
+ */
+static size_t add_edits(struct block **bl, size_t *nr_bl, const struct source_hint *h,
+			size_t src_index, const char *eol, size_t *first_line)
+{
+	size_t i, q, nr, added = 0;
+	char **lines;
+
+	for (i = 0; i < h->nr_edits; i++) {
+		const struct source_edit *e = &h->edits[i];
+		int dup = 0;
+
+		if (e->source_index != (long)src_index)
+			continue;
+		for (q = 0; q < *nr_bl; q++)
+			dup |= (*bl)[q].a == e->line - 1 && (*bl)[q].b == e->line;
+		if (dup)
+			continue;
+		lines = split_lines(e->text, eol, &nr);
+		add_block(bl, nr_bl, e->line - 1, e->line, lines, nr);
+		if (!*first_line || e->line < *first_line)
+			*first_line = e->line;
+		added++;
+	}
+	return added;
+}
+
 /* The file with the blocks applied, as `git apply` would leave it. */
 static void patched_text(const struct source_file *sf, const struct block *bl, size_t nr_bl,
 			 struct strbuf *out)
@@ -193,6 +224,7 @@ static size_t patch_file(const struct report_input *in, size_t src_index, struct
 	const char *eol = "";
 	struct strbuf hb = STRBUF_INIT;
 	long delta = 0;
+	int forms = 0;
 
 	if (sf->nr_lines && sf->line_off[1] >= 2 && sf->text[sf->line_off[1] - 2] == '\r')
 		eol = "\r";
@@ -202,9 +234,13 @@ static size_t patch_file(const struct report_input *in, size_t src_index, struct
 			size_t q, line = source_hint_patch_line(&l->hint, l->line), len;
 			int dup = 0, nl;
 
+			if (l->hint.status == SOURCE_HINT_REWRITTEN &&
+			    add_edits(&bl, &nr_bl, &l->hint, src_index, eol, &first_line))
+				rewritten++;
 			if (l->hint.status != SOURCE_HINT_REWRITTEN ||
 			    l->hint.source_index != (long)src_index)
 				continue;
+			forms |= l->hint.form_macros;
 			needs = xrealloc(needs, (nr_needs + 1) * sizeof(*needs));
 			needs[nr_needs].helper = l->hint.helper;
 			needs[nr_needs].elem_type = l->hint.elem_type;
@@ -278,7 +314,8 @@ static size_t patch_file(const struct report_input *in, size_t src_index, struct
 	strbuf_addstr(&hb, "/* cacheadvise: L1 load helpers for the advised loads (inline PTX: CUDA "
 			   "has no\n * intrinsic for L1::no_allocate or L1::evict_last). See "
 			   "'cacheadvise apply --help'. */\n");
-	if (source_helpers_write(&hb, needs, nr_needs, sf->text)) {
+	if ((forms && helper_form_macros_write(&hb, sf->text)) |
+	    (source_helpers_write(&hb, needs, nr_needs, sf->text) != 0)) {
 		size_t n;
 		char **lines = split_lines(hb.buf, eol, &n);
 		add_block(&bl, &nr_bl, helper_position(sf, first_line),
