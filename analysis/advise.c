@@ -12,6 +12,7 @@
 
 #include "base/error.h"
 #include "analysis/capture_model.h"
+#include "analysis/close_calls.h"
 #include "analysis/graph.h"
 #include "analysis/load_sites.h"
 #include "analysis/multi_choice.h"
@@ -36,6 +37,7 @@ void advise_options_init(struct advise_options *opt)
 struct geometry {
 	double sector_bytes;        /* s */
 	double line_bytes;          /* B, the classic model's L1 block */
+	double counter_spread;      /* the baseline's L1 counter noise, a fraction; NAN unknown */
 };
 
 /* One load of a kernel as the capture gives it. */
@@ -63,6 +65,8 @@ static void get_geometry(const struct capture *cap, struct geometry *geo)
 {
 	geo->sector_bytes = cap->device.sector_bytes ? cap->device.sector_bytes : 32;
 	geo->line_bytes = cap->device.l1_line_bytes ? cap->device.l1_line_bytes : 128;
+	geo->counter_spread = cap->has_baseline_check ?
+			      cap->baseline_check.max_counter_spread : NAN;
 }
 
 /*
@@ -489,13 +493,112 @@ static void l2_gains(const struct l2_problem *p, int source, struct multi_choice
 	}
 }
 
+/* Form s of the problem's several-forms items by name: 0 is as built. */
+static const char *l2_form_name(const struct l2_problem *p, unsigned s)
+{
+	return s ? p->lp->forms[s - 1] : "as built";
+}
+
+/* What a close call's tie goes to (close_call_rank_fn): the form as built,
+ * then a form the item's source can write, then any. */
+struct l2_rank_ctx {
+	const struct l2_problem *p;
+	const size_t *group;        /* each entry's item, NULL: the entry itself */
+};
+
+static unsigned l2_rank(const void *ctx, size_t item, unsigned form)
+{
+	const struct l2_rank_ctx *c = ctx;
+	size_t i;
+
+	if (!form)
+		return 0;
+	for (i = 0; i < c->p->n; i++)
+		if ((c->group ? c->group[i] : i) == item)
+			return l2_source_allows(c->p, i, form - 1) ? 1 : 2;
+	return 2;
+}
+
+/* An L2 close call of item `item` into ak: every load of its entries. */
+static void l2_record_close(const struct l2_problem *p, const size_t *group, size_t item,
+			    const struct close_choice *cc, double noise,
+			    struct analysis_kernel *ak)
+{
+	unsigned *ords = NULL;
+	struct close_call_site c = { "L2", NULL, 0, NULL, l2_form_name(p, cc->chosen),
+				     l2_form_name(p, cc->other), l2_form_name(p, cc->kept),
+				     cc->margin, noise, p->lp->baseline_dram_bytes };
+	char *where = NULL;
+	size_t i, m, n = 0;
+
+	for (i = 0; i < p->n; i++) {
+		const struct capture_l2_load *l = &p->lp->loads[p->idx[i]];
+
+		if ((group ? group[i] : i) != item)
+			continue;
+		ords = xrealloc(ords, (n + l->nr_ordinals + 1) * sizeof(*ords));
+		for (m = 0; m < l->nr_ordinals; m++) {
+			const struct capture_load *cl = capture_kernel_find_load(p->ck,
+										 l->ordinals[m]);
+
+			ords[n++] = l->ordinals[m];
+			if (!where && cl && cl->file && cl->line > 0)
+				where = xasprintf("%s:%ld", cl->file, cl->line);
+		}
+	}
+	c.ordinals = ords;
+	c.nr_ordinals = n;
+	c.where = where;
+	close_calls_record(ak, &c);
+	free(where);
+	free(ords);
+}
+
+/*
+ * The close calls (docs/model.md "Close calls") of bnb's answer res on mc
+ * (the problem solved: one item per site, group[] giving each entry's, or
+ * per entry when group is NULL): where one keeps another form than the
+ * answer's, the close items are fixed to the form they keep and bnb
+ * solves mc again (res replaced). Recorded into ak when not NULL.
+ * Returns 0 or bnb's error (res then released).
+ */
+static int l2_close_calls(const struct l2_problem *p, struct multi_choice *mc,
+			  const size_t *group, const struct multi_choice_options *mopt,
+			  struct multi_choice_result *res, struct analysis_kernel *ak)
+{
+	struct close_choice *cc = xcalloc(mc->n + 1, sizeof(*cc));
+	struct l2_rank_ctx ctx = { p, group };
+	double noise = isnan(p->lp->noise_dram_bytes) ? 0 : p->lp->noise_dram_bytes;
+	size_t i;
+	int ret = 0;
+
+	if (close_calls_choices(mc, res->form, noise, l2_rank, &ctx, cc)) {
+		struct multi_choice_result again;
+
+		for (i = 0; i < mc->n; i++)
+			if (cc[i].close || cc[i].kept != cc[i].chosen)
+				close_calls_fix_choice(mc, i, cc[i].kept);
+		ret = multi_choice_bnb(mc, mopt, &again);
+		multi_choice_result_release(res);
+		if (!ret)
+			*res = again;
+	}
+	for (i = 0; ak && !ret && i < mc->n; i++)
+		if (cc[i].close)
+			l2_record_close(p, group, i, &cc[i], noise, ak);
+	free(cc);
+	return ret;
+}
+
 /*
  * The exact choice (bnb) of the problem's forms, the plan's or (source)
  * the source plan's; the loads of one tl.load take one priority, so it is
- * solved on their sites and given to each. Returns 0 or bnb's error.
+ * solved on their sites and given to each. Close calls keep their form
+ * (l2_close_calls; recorded into ak when not NULL). Returns 0 or bnb's
+ * error.
  */
 static int l2_solve(const struct l2_problem *p, const struct advise_options *opt, int source,
-		    struct multi_choice_result *res)
+		    struct multi_choice_result *res, struct analysis_kernel *ak)
 {
 	struct multi_choice_options mopt;
 	struct multi_choice mc;
@@ -517,6 +620,8 @@ static int l2_solve(const struct l2_problem *p, const struct advise_options *opt
 
 		load_sites_merge_choices(&mc, group, nr_sites, &sites);
 		ret = multi_choice_bnb(&sites, &mopt, &on_sites);
+		if (!ret)
+			ret = l2_close_calls(p, &sites, group, &mopt, &on_sites, ak);
 		if (!ret) {
 			*res = on_sites;
 			res->form = xcalloc(p->n + 1, sizeof(*res->form));
@@ -528,6 +633,8 @@ static int l2_solve(const struct l2_problem *p, const struct advise_options *opt
 		multi_choice_release(&sites);
 	} else {
 		ret = multi_choice_bnb(&mc, &mopt, res);
+		if (!ret)
+			ret = l2_close_calls(p, &mc, NULL, &mopt, res, ak);
 	}
 	free(ordinals);
 	free(group);
@@ -613,7 +720,7 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 			ak->l2_note = "no load measured with an L2 priority can take one";
 		goto out;
 	}
-	ret = l2_solve(&p, opt, 0, &res);
+	ret = l2_solve(&p, opt, 0, &res, ak);
 	if (ret) {
 		error_prefix(ret, "kernel '%s' (module %s): the L2 priorities", ck->name, ck->module);
 		goto out;
@@ -625,7 +732,7 @@ static int decide_l2(const struct capture_kernel *ck, const struct advise_option
 	if (res.objective <= 0)
 		ak->l2_note = "no L2 priority saves DRAM traffic beyond the noise";
 	if (source_plan && l2_source_restricts(&p)) {
-		ret = l2_solve(&p, opt, 1, &sres);
+		ret = l2_solve(&p, opt, 1, &sres, NULL);
 		if (!ret) {
 			l2_plan_set(&p, sres.form, source_plan);
 			ak->source_l2_saved_dram_bytes = sres.objective;
@@ -734,17 +841,127 @@ static int load_is_python(const struct kernel_in *k, unsigned ordinal)
 	return cl && load_sites_is_python(cl->file);
 }
 
+/* Whether a load bypasses L1 as built (.cg, .cv, L1::no_allocate). */
+static int bypasses_as_built(const struct load_in *l)
+{
+	const char *op = l->operator_name;
+
+	return op && (!strcmp(op, ".cg") || !strcmp(op, ".cv") || !strcmp(op, ".L1::no_allocate"));
+}
+
+/* The measured ordinals of the kernel's site `site` (the loads whose node
+ * is in it: group[node], or the node itself when group is NULL) into
+ * ordinals[], and "file:line" of the first (caller frees, NULL unknown). */
+static size_t site_ordinals(const struct kernel_in *k, const size_t *group, size_t site,
+			    unsigned *ordinals, char **where)
+{
+	size_t i, n = 0;
+
+	*where = NULL;
+	for (i = 0; i < k->nr_loads; i++) {
+		const struct load_in *l = &k->loads[i];
+		const struct capture_load *cl;
+
+		if (l->node < 0 || (group ? group[l->node] : (size_t)l->node) != site)
+			continue;
+		ordinals[n++] = l->ordinal;
+		cl = capture_kernel_find_load(k->ck, l->ordinal);
+		if (!*where && cl && cl->file && cl->line > 0)
+			*where = xasprintf("%s:%ld", cl->file, cl->line);
+	}
+	return n;
+}
+
+/* An L1 close call of site v into ak: the answer was cached[v]. */
+static void l1_record(const struct kernel_in *k, const size_t *group, size_t v, int cached,
+		      int as_built, double margin, double noise, double total,
+		      struct analysis_kernel *ak)
+{
+	static const char *const name[] = { "L1::no_allocate", "default" };
+	unsigned *ords = xcalloc(k->nr_loads + 1, sizeof(*ords));
+	struct close_call_site c = { "L1", ords, 0, NULL, NULL, NULL, "as built",
+				     margin, noise, total };
+	char *where;
+
+	c.nr_ordinals = site_ordinals(k, group, v, ords, &where);
+	c.where = where;
+	c.chosen = cached == as_built ? "as built" : name[cached];
+	c.other = cached != as_built ? "as built" : name[!cached];
+	close_calls_record(ak, &c);
+	free(where);
+	free(ords);
+}
+
+/*
+ * The L1 close calls (docs/model.md "Close calls") of the chosen answer on
+ * the solved graph: fixed[] (solved->n, zeroed by the caller) gets each
+ * close site's state as built, and where one moves, the method solves the
+ * rest again with them fixed (ak->stable, chosen). Nothing without the
+ * baseline's counter spread. Returns 0 or the solver's error.
+ */
+static int l1_close_calls(struct kernel_in *k, const struct graph *solved, const size_t *group,
+			  const struct solver_options *sopt, double spread,
+			  struct analysis_kernel *ak, unsigned char *fixed)
+{
+	size_t n = solved->n, i, v;
+	unsigned char *cached = xcalloc(n + 1, 1), *as_built = xcalloc(n + 1, 1);
+	unsigned char *close = xcalloc(n + 1, 1), *tie = xcalloc(n + 1, 1);
+	double *margin = xcalloc(n + 1, sizeof(*margin)), total = 0;
+	int ret = 0;
+
+	for (v = 0; v < k->g.n; v++)
+		total += fabs(k->g.nodes[v].weight);
+	if (isnan(spread) || !(total > 0))
+		goto out;
+	memset(tie, 1, n);
+	for (i = 0; i < k->nr_loads; i++) {
+		const struct load_in *l = &k->loads[i];
+
+		if (l->node < 0)
+			continue;
+		v = group ? group[l->node] : (size_t)l->node;
+		cached[v] = ak->chosen->cached[l->node];
+		as_built[v] |= !bypasses_as_built(l);
+		tie[v] &= is_tie(&k->g, (size_t)l->node);
+	}
+	if (close_calls_graph(solved, cached, as_built, spread * total, margin, close, fixed)) {
+		ret = solver_solve_fixed(solver_find(ak->chosen->method), solved, fixed, sopt,
+					 &ak->stable);
+		if (ret) {
+			error_prefix(ret, "kernel '%s' (module %s): the close calls", k->name,
+				     k->module);
+			goto out;
+		}
+		if (group)
+			expand_result(&k->g, group, &ak->stable);
+		ak->has_stable = 1;
+		ak->chosen = &ak->stable;
+	}
+	for (v = 0; v < n; v++)
+		if (close[v] && !tie[v])
+			l1_record(k, group, v, cached[v], as_built[v], margin[v], spread * total,
+				  total, ak);
+out:
+	free(cached);
+	free(as_built);
+	free(close);
+	free(tie);
+	free(margin);
+	return ret;
+}
+
 /*
  * The L1 half of the source plan (analysis_kernel's source_*): the nodes
  * of the solved graph (the sites' graph, group[] giving each load's, or
  * the loads' own when group is NULL) that are Triton calls stay cached,
- * as built, and the method that chose the plan solves the rest
+ * as built, as do the close calls (close_fixed, on the solved graph:
+ * l1_close_calls), and the method that chose the plan solves the rest
  * (solver_solve_fixed). *cached gets the answer on k's graph (caller
  * frees). Returns 0 or the solver's error.
  */
 static int source_l1(struct kernel_in *k, const struct graph *solved, const size_t *group,
-		     const struct solver_options *sopt, struct analysis_kernel *ak,
-		     unsigned char **cached)
+		     const struct solver_options *sopt, const unsigned char *close_fixed,
+		     struct analysis_kernel *ak, unsigned char **cached)
 {
 	unsigned char *fixed = xcalloc(solved->n + 1, 1);
 	struct solver_result res;
@@ -759,8 +976,12 @@ static int source_l1(struct kernel_in *k, const struct graph *solved, const size
 			continue;
 		v = group ? group[l->node] : (size_t)l->node;
 		nr_fixed += !fixed[v];
-		fixed[v] = 1;
+		fixed[v] = SOLVER_FIXED_CACHED;
 	}
+	/* the close calls keep their form as built here too */
+	for (i = 0; i < solved->n; i++)
+		if (!fixed[i])
+			fixed[i] = close_fixed[i];
 	if (!nr_fixed) {
 		free(fixed);
 		*cached = xcalloc(k->g.n + 1, 1);
@@ -852,7 +1073,7 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	struct solver_options sopt;
 	struct graph sites;
 	const struct graph *solved;
-	unsigned char *source_cached = NULL;
+	unsigned char *source_cached = NULL, *close_fixed = NULL;
 	size_t nr_sites, *group = NULL;
 	int ret;
 
@@ -884,10 +1105,15 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 	ret = solve_all(&k, solved, solved != &k.g ? group : NULL, opt, &sopt, ak);
 	if (ret)
 		goto out;
+	close_fixed = xcalloc(solved->n + 1, 1);
+	ret = l1_close_calls(&k, solved, solved != &k.g ? group : NULL, &sopt,
+			     geo->counter_spread, ak, close_fixed);
+	if (ret)
+		goto out;
 	decide_loads(&k, ak->chosen, plan, ak);
 	ak->pairs_missing = k.pairs_missing;
 	if (source_plan) {
-		ret = source_l1(&k, solved, solved != &k.g ? group : NULL, &sopt, ak,
+		ret = source_l1(&k, solved, solved != &k.g ? group : NULL, &sopt, close_fixed, ak,
 				&source_cached);
 		if (ret)
 			goto out;
@@ -906,6 +1132,7 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 out:
 	graph_release(&sites);
 	free(source_cached);
+	free(close_fixed);
 	free(group);
 	kernel_release(&k);
 	return ret;
@@ -918,6 +1145,9 @@ static void analysis_kernel_release(struct analysis_kernel *k)
 	for (i = 0; i < k->nr_solutions; i++)
 		solver_result_release(&k->solutions[i]);
 	free(k->solutions);
+	if (k->has_stable)
+		solver_result_release(&k->stable);
+	close_calls_release(k);
 	for (i = 0; i < k->nr_loads; i++) {
 		free(k->loads[i].node);
 		free(k->loads[i].reason);
@@ -1007,6 +1237,19 @@ const struct analysis_load *analysis_kernel_load(const struct analysis_kernel *k
 	return NULL;
 }
 
+const struct analysis_close_call *analysis_close_call(const struct analysis_kernel *k,
+						      const char *layer, unsigned ordinal)
+{
+	size_t i, m;
+
+	for (i = 0; k && i < k->nr_close_calls; i++)
+		for (m = 0; m < k->close_calls[i].nr_ordinals; m++)
+			if (k->close_calls[i].ordinals[m] == ordinal &&
+			    !strcmp(k->close_calls[i].layer, layer))
+				return &k->close_calls[i];
+	return NULL;
+}
+
 const char *analysis_left_out_reason(const struct analysis_kernel *k, unsigned ordinal)
 {
 	size_t i;
@@ -1022,6 +1265,38 @@ const char *analysis_left_out_reason(const struct analysis_kernel *k, unsigned o
 static json_t *num_or_null(double v)
 {
 	return isnan(v) ? json_null() : graph_weight_json(v);
+}
+
+/* A close call's margin, with its units (docs/analysis-json.md). */
+static json_t *margin_json(const struct analysis_close_call *c)
+{
+	return json_pack("{s:o, s:o, s:o, s:o, s:s, s:s, s:s, s:s}", "fraction",
+		num_or_null(c->margin), "noise_fraction", num_or_null(c->noise), "bytes",
+		graph_weight_json(c->margin_bytes), "noise_bytes", graph_weight_json(c->noise_bytes),
+		"of", strcmp(c->layer, "L1") ? "baseline DRAM bytes" :
+		"the kernel's L1 total (sum of |W(v)|)", "chosen", c->chosen, "other", c->other,
+		"kept", c->kept);
+}
+
+/* A load's close calls, L1 then L2, into its JSON object. */
+static void close_call_json(const struct analysis_kernel *k, unsigned ordinal, json_t *jl)
+{
+	static const char *const layers[] = { "L1", "L2" };
+	json_t *margins = json_object();
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(layers); i++) {
+		const struct analysis_close_call *c = analysis_close_call(k, layers[i], ordinal);
+
+		if (c)
+			json_object_set_new(margins, layers[i], margin_json(c));
+	}
+	if (!json_object_size(margins)) {
+		json_decref(margins);
+		return;
+	}
+	json_object_set_new(jl, "close_call", json_true());
+	json_object_set_new(jl, "margin", margins);
 }
 
 static json_t *kernel_to_json(const struct analysis_kernel *k)
@@ -1058,6 +1333,7 @@ static json_t *kernel_to_json(const struct analysis_kernel *k)
 		if (k->source_constrained)
 			json_object_set_new(jl, "source_action", l->source_action ?
 					    json_string(l->source_action) : json_null());
+		close_call_json(k, l->ordinal, jl);
 		json_array_append_new(loads, jl);
 	}
 	for (i = 0; i < k->nr_left_out; i++)

@@ -60,6 +60,24 @@ struct analysis_load {
 	const char *source_action;
 };
 
+/*
+ * A close call (docs/model.md "Close calls"): a site whose decision's
+ * margin is within the kernel's noise, and the form it keeps.
+ */
+struct analysis_close_call {
+	const char *layer;          /* static: "L1" or "L2" */
+	unsigned *ordinals;         /* the site's measured loads (owned) */
+	size_t nr_ordinals;
+	char *where;                /* "file:line" of its first load, NULL unknown (owned) */
+	char *chosen;               /* the form the solver chose without the rule, plan.json
+				       spelling or "as built" (owned) */
+	char *other;                /* the best other form (owned) */
+	char *kept;                 /* the form the plan keeps (owned) */
+	double margin, noise;       /* fractions: L1 of the kernel's total (sum of |W(v)|),
+				       L2 of the baseline's DRAM bytes */
+	double margin_bytes, noise_bytes;
+};
+
 /* A load of the kernel that is not a node, and why (static text). */
 struct analysis_left_out {
 	unsigned ordinal;
@@ -114,6 +132,14 @@ struct analysis_kernel {
 	double source_objective;
 	int source_optimal;
 	double source_l2_saved_dram_bytes;
+	/* The close calls of the plan's L1 and L2 decisions, in site order;
+	 * where one moved a site from the solver's answer, the L1 answer
+	 * solved again with the close sites fixed is `stable` and chosen
+	 * points to it (has_stable). */
+	struct analysis_close_call *close_calls;
+	size_t nr_close_calls;
+	struct solver_result stable;
+	int has_stable;
 };
 
 /* What advise_capture() found (docs/analysis-json.md is its JSON form). */
@@ -158,6 +184,9 @@ void analysis_release(struct analysis *a);
 /* The analysis' kernel of that module and name, or NULL. */
 const struct analysis_kernel *analysis_find_kernel(const struct analysis *a, const char *module,
 						   const char *name);
+/* The close call of a load of the kernel in that layer ("L1", "L2"), or NULL. */
+const struct analysis_close_call *analysis_close_call(const struct analysis_kernel *k,
+						      const char *layer, unsigned ordinal);
 /* The kernel's decision for a load, or NULL when it is no node. */
 const struct analysis_load *analysis_kernel_load(const struct analysis_kernel *k,
 						 unsigned ordinal);

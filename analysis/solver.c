@@ -90,8 +90,9 @@ const struct solver *solver_find(const char *name)
 }
 
 /* The graph of g's free nodes (free_of[i]: the node of g that is its
- * node i): each keeps its id and edges, and takes the edges to the fixed
- * nodes into its weight. Returns what the fixed nodes give alone. */
+ * node i): each keeps its id and edges, and takes the edges to the nodes
+ * fixed cached into its weight (a node fixed bypassed gives nothing).
+ * Returns what the nodes fixed cached give alone. */
 static double graph_without_fixed(const struct graph *g, const unsigned char *fixed,
 				  struct graph *out, size_t *free_of)
 {
@@ -101,14 +102,16 @@ static double graph_without_fixed(const struct graph *g, const unsigned char *fi
 	for (v = 0; v < g->n; v++) {
 		double w = g->nodes[v].weight;
 
-		if (fixed[v]) {
+		if (fixed[v] == SOLVER_FIXED_CACHED) {
 			constant += w;
 			for (u = v + 1; u < g->n; u++)
-				constant += fixed[u] ? graph_edge(g, u, v) : 0;
+				constant += fixed[u] == SOLVER_FIXED_CACHED ? graph_edge(g, u, v) : 0;
 			continue;
 		}
+		if (fixed[v])
+			continue;
 		for (u = 0; u < g->n; u++)
-			w += fixed[u] ? graph_edge(g, u, v) : 0;
+			w += fixed[u] == SOLVER_FIXED_CACHED ? graph_edge(g, u, v) : 0;
 		free_of[nf++] = v;
 		graph_add_node(out, g->nodes[v].id, w);
 	}
@@ -136,7 +139,8 @@ int solver_solve_fixed(const struct solver *s, const struct graph *g,
 		*res = sub;
 		res->cached = xcalloc(g->n + 1, 1);
 		for (v = 0; v < g->n; v++)
-			res->cached[v] = fixed[v] ? 1 : sub.cached[i++];
+			res->cached[v] = fixed[v] ? fixed[v] == SOLVER_FIXED_CACHED :
+					   sub.cached[i++];
 		res->objective = graph_objective(g, res->cached);
 		res->bound = sub.bound + constant;
 		solver_result_release(&sub);

@@ -101,14 +101,23 @@ void solver_result_release(struct solver_result *res);
 extern const struct solver *const solver_table[];
 const struct solver *solver_find(const char *name);
 
+/* fixed[v] of solver_solve_fixed: free, or fixed in one state. */
+enum {
+	SOLVER_FREE = 0,
+	SOLVER_FIXED_CACHED = 1,
+	SOLVER_FIXED_BYPASSED = 2,
+};
+
 /*
- * The problem on g with the nodes where fixed[v] is set cached, solved
- * exactly as s solves any graph: those nodes leave the graph, each edge
- * from one of them to a free node joins that node's weight, and s solves
- * the graph of the free nodes (docs/model.md, "Loads a source cannot
- * bypass"). res is on g's nodes (the fixed ones cached), its objective
- * graph_objective(g, ...) and its bound the free part's plus what the
- * fixed nodes give. Returns s->solve's result; on error res is empty.
+ * The problem on g with the nodes where fixed[v] is SOLVER_FIXED_CACHED
+ * cached and those where it is SOLVER_FIXED_BYPASSED bypassed, solved
+ * exactly as s solves any graph: the fixed nodes leave the graph, each
+ * edge from a cached one to a free node joins that node's weight, and s
+ * solves the graph of the free nodes (docs/model.md, "Loads a source
+ * cannot bypass", "Close calls"). res is on g's nodes (the fixed ones in
+ * their state), its objective graph_objective(g, ...) and its bound the
+ * free part's plus what the nodes fixed cached give. Returns s->solve's
+ * result; on error res is empty.
  */
 int solver_solve_fixed(const struct solver *s, const struct graph *g,
 		       const unsigned char *fixed, const struct solver_options *opt,

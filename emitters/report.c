@@ -491,6 +491,73 @@ char *report_l2_priorities_text(const struct report_input *in, const struct repo
 	}
 }
 
+/* "3-5" or "3, 7" for a close call's loads. */
+static void close_call_loads(struct strbuf *sb, const struct analysis_close_call *c)
+{
+	size_t m;
+	int run = c->nr_ordinals > 1;
+
+	for (m = 1; m < c->nr_ordinals; m++)
+		run &= c->ordinals[m] == c->ordinals[m - 1] + 1;
+	if (run) {
+		strbuf_addf(sb, "loads %u-%u", c->ordinals[0], c->ordinals[c->nr_ordinals - 1]);
+		return;
+	}
+	strbuf_addstr(sb, c->nr_ordinals > 1 ? "loads " : "load ");
+	for (m = 0; m < c->nr_ordinals; m++)
+		strbuf_addf(sb, "%s%u", m ? ", " : "", c->ordinals[m]);
+}
+
+char *report_close_calls_text(const struct report_kernel *k)
+{
+	const struct analysis_kernel *a = k->analysis;
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+
+	if (!a || !a->nr_close_calls)
+		return NULL;
+	strbuf_addstr(&sb, "close calls (within the noise, kept as built):");
+	for (i = 0; i < a->nr_close_calls; i++) {
+		const struct analysis_close_call *c = &a->close_calls[i];
+		const char *alt = strcmp(c->chosen, c->kept) ? c->chosen : c->other;
+
+		strbuf_addstr(&sb, i ? "; " : " ");
+		close_call_loads(&sb, c);
+		if (c->where)
+			strbuf_addf(&sb, " (%s)", c->where);
+		strbuf_addf(&sb, " %s %s vs %s, margin %.3g%% against noise %.3g%%", c->layer,
+			    alt, c->kept, 100 * c->margin, 100 * c->noise);
+	}
+	return strbuf_detach(&sb, NULL);
+}
+
+static json_t *num(double v);
+
+/* The kernel's close calls for report.json: each with its loads, layer,
+ * forms, margin and noise (fractions), and the line the text prints. */
+static json_t *close_calls_json(const struct report_kernel *k)
+{
+	const struct analysis_kernel *a = k->analysis;
+	json_t *arr = json_array(), *o;
+	char *line = report_close_calls_text(k);
+	size_t i, m;
+
+	for (i = 0; i < a->nr_close_calls; i++) {
+		const struct analysis_close_call *c = &a->close_calls[i];
+		json_t *ords = json_array();
+
+		for (m = 0; m < c->nr_ordinals; m++)
+			json_array_append_new(ords, json_integer(c->ordinals[m]));
+		json_array_append_new(arr, json_pack("{s:o, s:s, s:s?, s:s, s:s, s:s, s:o, s:o}",
+			"loads", ords, "layer", c->layer, "where", c->where, "chosen", c->chosen,
+			"other", c->other, "kept", c->kept, "margin", num(c->margin), "noise",
+			num(c->noise)));
+	}
+	o = json_pack("{s:o, s:s?}", "sites", arr, "text", line);
+	free(line);
+	return o;
+}
+
 static json_t *num(double v)
 {
 	if (isnan(v) || isinf(v))
@@ -625,6 +692,8 @@ static json_t *kernel_json(const struct report_input *in, const struct report_ke
 			k->analysis->l2_method, "optimal", k->analysis->l2_optimal,
 			"expected_dram_bytes_saved", num(k->analysis->l2_saved_dram_bytes),
 			"note", k->analysis->l2_note));
+	if (k->analysis && k->analysis->nr_close_calls)
+		json_object_set_new(o, "close_calls", close_calls_json(k));
 	if (k->analysis) {
 		json_t *sols = json_array();
 

@@ -71,6 +71,9 @@ char *report_kernel_verification_text(const struct report_input *in,
  * names one); NULL where the kernel has no "l2_priority". Caller frees.
  */
 char *report_l2_priorities_text(const struct report_input *in, const struct report_kernel *k);
+/* The kernel's close calls (analysis_kernel's close_calls, docs/model.md
+ * "Close calls") as one line, or NULL when it has none (caller frees). */
+char *report_close_calls_text(const struct report_kernel *k);
 
 /*
  * The kernel's async copies as a sentence ("24 async copies from global to

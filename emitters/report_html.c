@@ -558,12 +558,19 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 	}
 	{
 		char *l2 = report_l2_priorities_text(in, k);
+		char *close = report_close_calls_text(k);
 
 		if (l2) {
 			esc(out, l2);
 			strbuf_addstr(out, ". ");
 		}
+		if (close) {
+			close[0] = (char)toupper((unsigned char)close[0]);
+			esc(out, close);
+			strbuf_addstr(out, ". ");
+		}
 		free(l2);
+		free(close);
 	}
 	if (vt[0])
 		vt[0] = (char)toupper((unsigned char)vt[0]);

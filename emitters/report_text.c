@@ -345,10 +345,14 @@ static void kernel_section(struct strbuf *out, const struct report_input *in,
 		strbuf_addstr(out, "  not analysed\n");
 	{
 		char *l2 = report_l2_priorities_text(in, k);
+		char *close = report_close_calls_text(k);
 
 		if (l2)
 			strbuf_addf(out, "  %s\n", l2);
+		if (close)
+			strbuf_addf(out, "  %s\n", close);
 		free(l2);
+		free(close);
 	}
 	strbuf_addf(out, "  %s\n", vt);
 	{
