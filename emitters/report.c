@@ -508,6 +508,22 @@ static void close_call_loads(struct strbuf *sb, const struct analysis_close_call
 		strbuf_addf(sb, "%s%u", m ? ", " : "", c->ordinals[m]);
 }
 
+/* Whether the plan the report shows changes one of the close call's loads
+ * while the analysis kept them as built: a plan.json written before the
+ * close-call rule. */
+static int plan_overrides(const struct report_kernel *k, const struct analysis_close_call *c)
+{
+	size_t m, j;
+
+	if (strcmp(c->kept, "as built"))
+		return 0;
+	for (m = 0; m < c->nr_ordinals; m++)
+		for (j = 0; j < k->nr_loads; j++)
+			if (k->loads[j].ordinal == c->ordinals[m] && k->loads[j].changes)
+				return 1;
+	return 0;
+}
+
 char *report_close_calls_text(const struct report_kernel *k)
 {
 	const struct analysis_kernel *a = k->analysis;
@@ -523,10 +539,14 @@ char *report_close_calls_text(const struct report_kernel *k)
 
 		strbuf_addstr(&sb, i ? "; " : " ");
 		close_call_loads(&sb, c);
-		if (c->where)
-			strbuf_addf(&sb, " (%s)", c->where);
+		if (c->where)   /* file:line, the file's name as the tables print it */
+			strbuf_addf(&sb, " (%s)", strrchr(c->where, '/') ? strrchr(c->where, '/') + 1 :
+				    c->where);
 		strbuf_addf(&sb, " %s %s vs %s, margin %.3g%% against noise %.3g%%", c->layer,
 			    alt, c->kept, 100 * c->margin, 100 * c->noise);
+		if (plan_overrides(k, c))
+			strbuf_addstr(&sb, " (plan.json, written before this rule, still changes it: "
+				      "profile again for a plan that keeps it)");
 	}
 	return strbuf_detach(&sb, NULL);
 }

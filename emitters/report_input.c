@@ -248,6 +248,12 @@ static const struct capture_verdict *find_verdict(const struct capture *cap, con
 	return NULL;
 }
 
+/* Whether a plan action (plan.json's spelling) keeps the load out of L1. */
+static int action_bypasses_l1(const char *action)
+{
+	return action && (!strncmp(action, "L1::no_allocate", 15) || !strcmp(action, "bypass"));
+}
+
 static void load_from_model(struct report_input *in, struct report_kernel *k,
 			    const struct capture_load *cl, struct report_load *l)
 {
@@ -279,6 +285,15 @@ static void load_from_model(struct report_input *in, struct report_kernel *k,
 	l->bypass_avoids_bytes = NAN;
 	l->decision = al ? al->decision : !l->patchable ? "not patchable" : "not measured";
 	l->action = plan_action_for(&in->plan, k->module, k->name, l->ordinal);
+	/* the report describes the plan the profile wrote and verified: where an
+	 * analysis rule newer than plan.json decides a load otherwise (a close
+	 * call kept as built, analysis/close_calls.h), the decision shown is the
+	 * plan's, and the close-call line says so */
+	if (!in->plan_from_analysis && al && action_bypasses_l1(l->action) &&
+	    strcmp(l->decision, "bypass")) {
+		l->decision = "bypass";
+		l->traffic_saved_bytes = 0;   /* "0 unless cached" (advise.h) */
+	}
 	l->changes = l->action && !action_is_current(l->action, l->instruction);
 	l->patch_action = plan_action_for(&in->source_plan, k->module, k->name, l->ordinal);
 	l->patch_changes = l->patch_action && !action_is_current(l->patch_action, l->instruction);
