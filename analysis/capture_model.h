@@ -769,6 +769,10 @@ int capture_kernel_from_json(struct capture_kernel *k, struct json_t *o, const c
  * CA_E_INPUT naming the field.
  */
 int capture_run_from_json(struct capture_run *run, struct json_t *o, const char *name);
+
+/* A run's "cost" object (has_cost set), as capture.json holds it: for the
+ * profile, which writes its run records as the runs end. New reference. */
+struct json_t *capture_run_cost_json(const struct capture_run *run);
 /*
  * The capture's parts its writers make elsewhere, read by the one reader
  * (zeroed by the caller, released either way): a verdict

@@ -84,6 +84,22 @@ static int read_run_cost(const struct rd *r, json_t *o, const char *path, struct
 	return read_mechanisms(r, secs, sub, run->cost_seconds, NULL, NULL);
 }
 
+/* A run's "cost", over what was read (source, NULL when built). */
+static json_t *run_cost_json(const struct capture_run *run, const struct capture_section *source)
+{
+	json_t *cost = capture_start(source);
+
+	capture_put_num(cost, "injected_seconds", run->injected_seconds);
+	json_object_set_new(cost, "seconds", mechanisms_json(SEC(json_object_get(cost, "seconds")),
+							    run->cost_seconds));
+	return cost;
+}
+
+json_t *capture_run_cost_json(const struct capture_run *run)
+{
+	return run_cost_json(run, NULL);
+}
+
 int capture_read_run(const struct rd *r, json_t *o, const char *path, struct capture_run *run)
 {
 	json_t *files, *v;
@@ -150,16 +166,8 @@ json_t *capture_run_json(const struct capture_run *run)
 	capture_put_str(o, "stdout_sha256", run->stdout_sha256);
 	capture_put_bool(o, "files_walk_truncated", run->files_walk_truncated);
 	capture_put_bool(o, "files_compared", run->files_compared);
-	if (run->has_cost) {
-		json_t *was = json_object_get(o, "cost");
-		json_t *cost = capture_start(SEC(was));
-
-		capture_put_num(cost, "injected_seconds", run->injected_seconds);
-		json_object_set_new(cost, "seconds",
-				    mechanisms_json(SEC(json_object_get(cost, "seconds")),
-						    run->cost_seconds));
-		json_object_set_new(o, "cost", cost);
-	}
+	if (run->has_cost)
+		json_object_set_new(o, "cost", run_cost_json(run, SEC(json_object_get(o, "cost"))));
 	if (run->has_files) {
 		json_t *arr = json_array();
 

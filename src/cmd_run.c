@@ -128,9 +128,10 @@ int cmd_run(int argc, char **argv)
 	}
 	/* kernels compiled at run time (Triton's cache): the plan's modules found there */
 	if (!ret) {
-		const char **ids = plan_module_ids(&plan, &i);
+		size_t nr_ids;
+		const char **ids = plan_module_ids(&plan, &nr_ids);
 
-		ret = intake_read_triton_modules(&in, ids, i, arch);
+		ret = intake_read_triton_modules(&in, ids, nr_ids, arch);
 		free(ids);
 	}
 	if (ret)

@@ -423,12 +423,10 @@ static void run_setup(struct profile_ctx *c, const struct run_request *req, cons
 /* A run's "cost": where its processes' time went (issue 39). */
 static json_t *run_cost_json(const struct run_events *ev)
 {
-	json_t *secs = json_object();
-	int m;
+	struct capture_run r = { .has_cost = 1, .injected_seconds = ev->injected_seconds };
 
-	for (m = 0; m < RUN_COST_NR_MECHANISMS; m++)
-		json_object_set_new(secs, run_cost_mechanisms[m], json_real(ev->cost_seconds[m]));
-	return json_pack("{s:f, s:o}", "injected_seconds", ev->injected_seconds, "seconds", secs);
+	memcpy(r.cost_seconds, ev->cost_seconds, sizeof(r.cost_seconds));
+	return capture_run_cost_json(&r);
 }
 
 /* The run's record, appended to capture.runs (and returned, borrowed). */
