@@ -787,12 +787,48 @@ static const char *follows_site_reason(const struct capture_load *l)
 	       "form)";
 }
 
+/* Whether a measured load keeps its form for want of a decision: it
+ * never ran in the launches measured, or it is a tie. */
+static int keeps_form(const struct kernel_in *k, const struct load_in *l)
+{
+	return l->node >= 0 && (never_ran(l) || is_tie(&k->g, (size_t)l->node));
+}
+
+/* A load that kept its form for want of a decision takes its site's
+ * (action a, -1 none): the analysis says so. */
+static void follow_site_decision(struct analysis_kernel *ak, const struct load_in *l, int a,
+				 const struct capture_load *cl)
+{
+	size_t o;
+
+	for (o = 0; o < ak->nr_loads; o++) {
+		struct analysis_load *al = &ak->loads[o];
+
+		if (al->ordinal != l->ordinal)
+			continue;
+		if (a >= 0 && a != LOAD_ACTION_AS_BUILT) {
+			al->action = load_action_name((enum load_action)a);
+			al->decision = a == LOAD_ACTION_NO_ALLOCATE ? "bypass" : "cache";
+		}
+		free(al->reason);
+		al->reason = xasprintf("%s, and %s", never_ran(l) ?
+				       "never ran in the launches measured (no accesses)" :
+				       "weight 0 and no reuse or conflict with other loads",
+				       load_sites_is_python(cl->file) ?
+				       "takes its call's decision (a tl.load carries one form)" :
+				       "takes its expression's decision (an expression carries "
+				       "one form)");
+	}
+}
+
 /*
  * A source site's loads beyond --max-loads (not measured) take the
  * decision its measured loads got in plan: the site, a Triton call or a
  * CUDA expression, can carry only one form (load_sites.h), and a site half
- * rewritten is no source the user can write. Where ak is not NULL, their
- * left_out reason says so.
+ * rewritten is no source the user can write. So do its loads that keep
+ * their form for want of a decision (never ran, or a tie) beside a load
+ * that has one (decode_iter's and deposit's unrolled tails on the H200).
+ * Where ak is not NULL, their reasons say so.
  */
 static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis_kernel *ak)
 {
@@ -807,14 +843,15 @@ static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis
 		goto out;
 	for (i = 0; i < ck->nr_loads; i++) {
 		const struct load_in *lo = find_load(k, ords[i]);
+		int unmeasured = lo && lo->left_out && !strcmp(lo->left_out, "not measured");
 
-		if (!lo || !lo->left_out || strcmp(lo->left_out, "not measured"))
+		if (!lo || (!unmeasured && !keeps_form(k, lo)))
 			continue;
 		for (j = 0; j < ck->nr_loads; j++) {
 			const struct load_in *n = find_load(k, ords[j]);
 			int a, l2;
 
-			if (j == i || group[j] != group[i] || !n || n->node < 0)
+			if (j == i || group[j] != group[i] || !n || n->node < 0 || keeps_form(k, n))
 				continue;
 			a = plan_action(plan, mod ? mod : "", k->name, n->ordinal);
 			l2 = plan_l2(plan, mod ? mod : "", k->name, n->ordinal);
@@ -822,9 +859,13 @@ static void follow_sites(struct kernel_in *k, struct plan *plan, struct analysis
 				plan_set(plan, mod, k->name, lo->ordinal, (enum load_action)a);
 			if (l2 > 0)
 				plan_set_l2(plan, mod, k->name, lo->ordinal, (enum l2_priority)l2);
-			for (o = 0; ak && o < ak->nr_left_out; o++)
-				if (ak->left_out[o].ordinal == lo->ordinal)
-					ak->left_out[o].reason = follows_site_reason(&ck->loads[i]);
+			if (ak && unmeasured)
+				for (o = 0; o < ak->nr_left_out; o++)
+					if (ak->left_out[o].ordinal == lo->ordinal)
+						ak->left_out[o].reason =
+							follows_site_reason(&ck->loads[i]);
+			if (ak && !unmeasured)
+				follow_site_decision(ak, lo, a, &ck->loads[i]);
 			break;
 		}
 	}

@@ -8,16 +8,21 @@
 struct load_traffic {
 	unsigned ordinal;
 	uint64_t sectors;
+	size_t text;                /* its place in the text: ties, and the order without counts */
+	size_t round;               /* how many loads of its site come before it */
 };
 
-/* Most sectors first; the text order breaks ties. */
+/* The earlier rounds first (one load of every site before a second of
+ * any), then most sectors, then the text order. */
 static int cmp_traffic(const void *a, const void *b)
 {
 	const struct load_traffic *x = a, *y = b;
 
+	if (x->round != y->round)
+		return x->round < y->round ? -1 : 1;
 	if (x->sectors != y->sectors)
 		return x->sectors > y->sectors ? -1 : 1;
-	return x->ordinal < y->ordinal ? -1 : x->ordinal > y->ordinal;
+	return x->text < y->text ? -1 : x->text > y->text;
 }
 
 static int cmp_unsigned(const void *a, const void *b)
@@ -27,8 +32,22 @@ static int cmp_unsigned(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-void load_choice_pick(const unsigned *patchable, const uint64_t *sectors, size_t nr,
-		      size_t max_loads, unsigned *measured, struct load_choice *out)
+/* Each load's round: the loads of its site busier than it (or as busy and
+ * earlier in the text). Without sites every load is its own. */
+static void set_rounds(struct load_traffic *order, const size_t *site, size_t nr)
+{
+	size_t i, j;
+
+	for (i = 0; site && i < nr; i++)
+		for (j = 0; j < nr; j++)
+			if (j != i && site[j] == site[i] &&
+			    (order[j].sectors > order[i].sectors ||
+			     (order[j].sectors == order[i].sectors && j < i)))
+				order[i].round++;
+}
+
+void load_choice_pick(const unsigned *patchable, const uint64_t *sectors, const size_t *site,
+		      size_t nr, size_t max_loads, unsigned *measured, struct load_choice *out)
 {
 	struct load_traffic *order;
 	size_t j, n = nr < max_loads ? nr : max_loads;
@@ -36,24 +55,22 @@ void load_choice_pick(const unsigned *patchable, const uint64_t *sectors, size_t
 	memset(out, 0, sizeof(*out));
 	out->nr_measured = n;
 	out->left_out = nr - n;
-	if (!sectors || nr <= max_loads) {
-		memcpy(measured, patchable, n * sizeof(*measured));
-		for (j = 0; sectors && j < nr; j++)
-			out->kept_sectors = out->total_sectors += sectors[j];
-		return;
-	}
 	order = xcalloc(nr + 1, sizeof(*order));
 	for (j = 0; j < nr; j++) {
 		order[j].ordinal = patchable[j];
-		order[j].sectors = sectors[j];
-		out->total_sectors += sectors[j];
+		order[j].sectors = sectors ? sectors[j] : 0;
+		order[j].text = j;
+		out->total_sectors += order[j].sectors;
 	}
-	qsort(order, nr, sizeof(*order), cmp_traffic);
+	if (nr > max_loads) {
+		set_rounds(order, site, nr);
+		qsort(order, nr, sizeof(*order), cmp_traffic);
+		out->by_traffic = sectors != NULL;
+	}
 	for (j = 0; j < n; j++) {
 		measured[j] = order[j].ordinal;
 		out->kept_sectors += order[j].sectors;
 	}
 	qsort(measured, n, sizeof(*measured), cmp_unsigned);
-	out->by_traffic = 1;
 	free(order);
 }

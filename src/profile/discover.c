@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "analysis/load_choice.h"
+#include "analysis/load_sites.h"
 #include "analysis/monitor_counts.h"
 #include "base/error.h"
 #include "base/strbuf.h"
@@ -179,6 +180,15 @@ static int by_gpu_time(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The source site of each of k's patchable loads (load_choice_pick's
+ * site[]; caller frees). */
+static size_t *patchable_sites(const struct profile_kernel *k)
+{
+	size_t *site = xcalloc(k->vk.nr_patchable + 1, sizeof(*site));
+
+	load_sites_group_ptx(k->fn, k->vk.patchable, k->vk.nr_patchable, site);
+	return site;
+}
 
 int profile_take_kernel(struct profile_ctx *c, struct event_kernel *ek, const struct run_events *ev)
 {
@@ -186,7 +196,7 @@ int profile_take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 	const struct ptx_function *fn = m && m->pm ? ptx_module_find(m->pm, ek->name) : NULL;
 	struct profile_kernel *k;
 	struct load_choice lc;
-	size_t i, n;
+	size_t i, n, *site;
 
 	if (!fn) {
 		profile_note(c, "kernel %s: %s, so its loads cannot be measured", ek->name,
@@ -213,9 +223,12 @@ int profile_take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 	for (i = 0; i < fn->nr_loads; i++)
 		if (fn->loads[i].patchable)
 			k->vk.patchable[k->vk.nr_patchable++] = fn->loads[i].ordinal;
-	/* the first in the text; profile_choose_measured_loads() may pick the busiest */
-	load_choice_pick(k->vk.patchable, NULL, k->vk.nr_patchable, c->opt->max_loads,
+	/* the first in the text, one of every source site before a second of any;
+	 * profile_choose_measured_loads() may pick the busiest */
+	site = patchable_sites(k);
+	load_choice_pick(k->vk.patchable, NULL, site, k->vk.nr_patchable, c->opt->max_loads,
 			 k->vk.measured, &lc);
+	free(site);
 	k->vk.nr_measured = lc.nr_measured;
 	k->left_out = lc.left_out;
 	n = k->vk.nr_measured;
@@ -254,6 +267,7 @@ void profile_choose_measured_loads(struct profile_ctx *c)
 		const struct monitor_function *mf = NULL;
 		struct load_choice lc;
 		uint64_t *sectors;
+		size_t *site;
 
 		if (!k->left_out)
 			continue;
@@ -274,8 +288,10 @@ void profile_choose_measured_loads(struct profile_ctx *c)
 			for (l = 0; l < mf->nr_loads; l++)
 				if (mf->loads[l].ordinal == k->vk.patchable[j])
 					sectors[j] = mf->loads[l].sectors;
-		load_choice_pick(k->vk.patchable, sectors, k->vk.nr_patchable, c->opt->max_loads,
-				 k->vk.measured, &lc);
+		site = patchable_sites(k);
+		load_choice_pick(k->vk.patchable, sectors, site, k->vk.nr_patchable,
+				 c->opt->max_loads, k->vk.measured, &lc);
+		free(site);
 		profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured; the %zu "
 		     "measured are those with the most sector traffic in the monitor run (%.1f%% of the "
 		     "kernel's load sectors); the others stay L1::no_allocate in the variants and keep "

@@ -29,20 +29,26 @@ args() {
 # helper_loads: two kernels read through one helper in a header (issue 38
 # item 1), both measured
 for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair records stencil1d l2_reuse spmv decode_iter deposit helper_loads}; do
-	out=$WORK/$s src=$WORK/$s-src top=1
-	[ "$s" = helper_loads ] && top=2
+	out=$WORK/$s src=$WORK/$s-src top=1 more=()
+	# both kernels, and their L2 priorities measured whatever the budget says:
+	# the forms the helper must carry per call site are L2 priorities
+	[ "$s" = helper_loads ] && top=2 more=(--l2-priority)
 	# shellcheck disable=SC2207
 	a=($(args "$s"))
-	if "$CACHEADVISE" profile --out "$out" --top "$top" --max-loads 6 --repeat 5 --no-l2 --no-softcache "$SAMPLES/$s" "${a[@]}" \
+	if "$CACHEADVISE" profile --out "$out" --top "$top" --max-loads 6 --repeat 5 --no-l2 --no-softcache "${more[@]}" "$SAMPLES/$s" "${a[@]}" \
 		>"$WORK/$s.stdout" 2>"$WORK/$s.stderr"; then ok; else
 		not_ok "profile $s failed: $(tail -n 5 "$WORK/$s.stderr")"; continue; fi
+	cp "$out/report.txt" "${CA_GPU_LOGS:-$WORK}/source-patch-$s.report" 2>/dev/null
 	cap=$out/capture.json
 	check "$s: the source patch was verified as its own plan" \
 		'not j.get("verification") or j["verification"]["status"] != "verified" or not j["verification"]["kept"] or "source_patch" in j["verification"]' "$cap"
 	plan=$(python3 -c 'import json,sys; v=json.load(open(sys.argv[1])).get("verification") or {}; print(v["program"]["gpu_speedup"]["median"] if v.get("kept") else 0)' "$cap")
 	patchv=$(python3 -c 'import json,sys; v=(json.load(open(sys.argv[1])).get("verification") or {}).get("source_patch") or {}; print(v.get("status","none"), v.get("speedup"), len(v.get("left_out",[])))' "$cap")
 	result "$s: advice via run --plan ${plan}x; source patch as verified: $patchv"
-	if [ "$plan" = 0 ]; then result "$s: advice not kept: nothing to rebuild"; continue; fi
+	if [ "$plan" = 0 ]; then
+		result "$s: advice not kept: nothing to rebuild ($(grep -m1 -i 'verified\|nothing to change' "$out/report.txt"))"
+		continue
+	fi
 	cp -r "$CA_SOURCE_DIR/samples" "$src"
 	"$CACHEADVISE" apply "$out" --source-root "$src" >"$WORK/$s.apply" 2>&1
 	st=$?

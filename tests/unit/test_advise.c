@@ -410,6 +410,31 @@ static void test_never_ran(void)
 	CHECK_INT(json_array_size(json_object_get(json_object_get(kernel(an, "stream"), "graph"),
 						  "edges")), 2);
 	json_decref(an);
+	an = NULL;
+	plan_release(&plan);
+
+	/* beside a load of its own expression that has a decision, it takes that
+	 * decision: an expression carries one form (deposit's unrolled tail on the
+	 * H200 was left as built beside its bypassed twin, and the source patch
+	 * could write neither) */
+	json_array_foreach(loads, i, l)
+		if (json_integer_value(json_object_get(l, "ordinal")) == 2 ||
+		    json_integer_value(json_object_get(l, "ordinal")) == 4) {
+			json_object_set_new(l, "file", json_string("k.cu"));
+			json_object_set_new(l, "line", json_integer(73));
+			json_object_set_new(l, "column", json_integer(5));
+			json_object_set_new(l, "param", json_integer(0));
+		}
+	plan_init(&plan);
+	CHECK_INT(advise_json(cap, &opt, &plan, &an), 0);
+	CHECK(strcmp(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 4), "-") != 0);
+	CHECK_STR(plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 2),
+		  plan_action(&plan, "aaaaaaaaaaaaaaaa", "stream", 4));
+	l = load(kernel(an, "stream"), 2);
+	CHECK_STR(str(l, "decision"), str(load(kernel(an, "stream"), 4), "decision"));
+	CHECK(strstr(str(l, "reason"), "never ran") != NULL);
+	CHECK(strstr(str(l, "reason"), "takes its expression's decision") != NULL);
+	json_decref(an);
 	plan_release(&plan);
 	json_decref(cap);
 }
