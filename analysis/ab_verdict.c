@@ -16,6 +16,8 @@ void ab_result_init(struct ab_result *ab, size_t nr_kernels, unsigned rounds)
 	ab->rounds = rounds;
 	ab->base_ns = xcalloc(nr_kernels * rounds + 1, sizeof(double));
 	ab->adv_ns = xcalloc(nr_kernels * rounds + 1, sizeof(double));
+	ab->base_launches = xcalloc(nr_kernels * rounds + 1, sizeof(unsigned));
+	ab->adv_launches = xcalloc(nr_kernels * rounds + 1, sizeof(unsigned));
 	ab->base_total = xcalloc(rounds + 1, sizeof(double));
 	ab->adv_total = xcalloc(rounds + 1, sizeof(double));
 	ab->base_wall = xcalloc(rounds + 1, sizeof(double));
@@ -55,6 +57,8 @@ void ab_result_release(struct ab_result *ab)
 	free(ab->ranks);
 	free(ab->base_ns);
 	free(ab->adv_ns);
+	free(ab->base_launches);
+	free(ab->adv_launches);
 	free(ab->base_total);
 	free(ab->adv_total);
 	free(ab->base_wall);
@@ -77,12 +81,41 @@ void ab_result_truncate(struct ab_result *ab, size_t nr_kernels, unsigned done)
 
 			ab->base_ns[k * done + r] = ab->base_ns[k * ab->rounds + r];
 			ab->adv_ns[k * done + r] = ab->adv_ns[k * ab->rounds + r];
+			ab->base_launches[k * done + r] = ab->base_launches[k * ab->rounds + r];
+			ab->adv_launches[k * done + r] = ab->adv_launches[k * ab->rounds + r];
 			for (t = 0; t < ab->nr_ranks; t++) {
 				ab->ranks[t].base_ns[k * done + r] = ab->ranks[t].base_ns[k * ab->rounds + r];
 				ab->ranks[t].adv_ns[k * done + r] = ab->ranks[t].adv_ns[k * ab->rounds + r];
 			}
 		}
 	ab->rounds = done;
+}
+
+long ab_launches_differ(const struct ab_result *ab, size_t nr_kernels, unsigned *base,
+			unsigned *adv)
+{
+	size_t i;
+
+	for (i = 0; i < nr_kernels * ab->rounds; i++)
+		if (ab->base_launches[i] && ab->adv_launches[i] &&
+		    ab->base_launches[i] != ab->adv_launches[i]) {
+			*base = ab->base_launches[i];
+			*adv = ab->adv_launches[i];
+			return (long)(i / ab->rounds);
+		}
+	return -1;
+}
+
+void ab_per_launch(struct ab_result *ab, size_t nr_kernels)
+{
+	size_t i;
+
+	for (i = 0; i < nr_kernels * ab->rounds; i++) {
+		if (ab->base_launches[i])
+			ab->base_ns[i] /= ab->base_launches[i];
+		if (ab->adv_launches[i])
+			ab->adv_ns[i] /= ab->adv_launches[i];
+	}
 }
 
 int ab_clearly_slower(const struct ab_result *ab, unsigned done)

@@ -25,6 +25,7 @@ struct ab_rank_times {
 struct ab_result {
 	unsigned rounds;
 	double *base_ns, *adv_ns;       /* per measured kernel and round: [k * rounds + r], NAN unmeasured */
+	unsigned *base_launches, *adv_launches; /* the launches timed in them, laid out alike */
 	struct ab_rank_times *ranks;    /* a job's ranks apart (two or more), else none */
 	size_t nr_ranks;
 	double *base_total, *adv_total; /* GPU time of all kernels, per round */
@@ -48,6 +49,19 @@ struct ab_rank_times *ab_result_rank(struct ab_result *ab, int rank, size_t nr_k
 /* Keeps the first done rounds of ab's series (laid out for ab->rounds) and
  * sets ab->rounds to done. */
 void ab_result_truncate(struct ab_result *ab, size_t nr_kernels, unsigned done);
+
+/*
+ * The first of the nr_kernels kernels that the baseline and the advice
+ * runs of a round launched a different number of times (both timed some),
+ * with those counts in *base and *adv; -1 when every kernel was launched
+ * alike. Their GPU times then measure different work.
+ */
+long ab_launches_differ(const struct ab_result *ab, size_t nr_kernels, unsigned *base,
+			unsigned *adv);
+
+/* Every kernel's times in ab become its mean launch's (where launches
+ * were counted). */
+void ab_per_launch(struct ab_result *ab, size_t nr_kernels);
 
 /*
  * Whether the advice cannot win on the rounds done so far: at least two

@@ -38,7 +38,15 @@ struct rebuild_timing_kernel {
 struct rebuild_timing {
 	struct rebuild_timing_kernel *kernels;
 	size_t nr_kernels;
-	double program_speedup;     /* median program GPU time speedup */
+	double program_speedup;     /* median program GPU time speedup; NAN when the two
+				       programs launched a kernel a different number of
+				       times (different work: their GPU times do not compare) */
+	/* The first kernel launched a different number of times in a round by
+	 * the original and the rebuilt program (borrowed), and how often; NULL
+	 * when every kernel was launched alike. Its kernel figures, and every
+	 * kernel's then, compare the mean launch. */
+	const char *launches_differ;
+	unsigned base_launches, rebuilt_launches;
 	int kept;                   /* every kernel kept its speedup */
 	char *tmp_left;             /* a temporary directory that could not be removed, or NULL */
 };

@@ -206,9 +206,10 @@ static void judge_outputs(const struct ab_pairs *pp, struct run_output *outs, un
 }
 
 /* Round r of a series laid out [k * rounds + r]: each kernel's GPU time in
- * ev, NAN where ev timed none of its launches. */
+ * ev, NAN where ev timed none of its launches, and (launches not NULL) how
+ * many launches were timed. */
 static void put_kernel_times(struct run_events *ev, const char *const *kernels, size_t nk,
-			     double *ns, unsigned rounds, unsigned r)
+			     double *ns, unsigned *launches, unsigned rounds, unsigned r)
 {
 	size_t i;
 
@@ -216,6 +217,8 @@ static void put_kernel_times(struct run_events *ev, const char *const *kernels, 
 		struct event_kernel *ek = run_events_kernel(ev, kernels[i]);
 
 		ns[i * rounds + r] = ek->timed_launches ? (double)ek->gpu_time_ns : NAN;
+		if (launches)
+			launches[i * rounds + r] = ek->timed_launches;
 	}
 }
 
@@ -260,7 +263,8 @@ int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 			for (i = 0; i < ev.nr_kernels; i++)
 				total += (double)ev.kernels[i].gpu_time_ns;
 			(adv ? ab->adv_total : ab->base_total)[r] = total;
-			put_kernel_times(&ev, pp->kernels, nk, adv ? ab->adv_ns : ab->base_ns, rounds, r);
+			put_kernel_times(&ev, pp->kernels, nk, adv ? ab->adv_ns : ab->base_ns,
+					 adv ? ab->adv_launches : ab->base_launches, rounds, r);
 			/* a job's ranks apart: each rank's own kernel times (issue 29) */
 			for (j = 0; ev.nr_rank_events >= 2 && j < ev.nr_rank_events; j++) {
 				struct run_events *rev = ev.rank_events[j].ev;
@@ -268,7 +272,8 @@ int ab_pairs_run(const struct ab_pairs *pp, struct ab_result *ab)
 
 				if (!t->gpu && rev->gpu)
 					t->gpu = xstrdup(rev->gpu);
-				put_kernel_times(rev, pp->kernels, nk, adv ? t->adv_ns : t->base_ns, rounds, r);
+				put_kernel_times(rev, pp->kernels, nk, adv ? t->adv_ns : t->base_ns, NULL,
+						 rounds, r);
 			}
 			run_events_release(&ev);
 		}

@@ -103,10 +103,22 @@ void rebuild_check_timed_text(const struct report_input *in, const struct rebuil
 			    k->median, k->kept);
 		strbuf_release(&name);
 	}
-	strbuf_addf(out, "  program GPU time: %.3fx (advice via run --plan, verified: %.3fx)%s\n",
-		    ps, want, isnan(want) || isnan(ps) ? "" :
-		    ps >= 0.95 * want ? ": the rebuilt program delivers it" :
-		    ": the rebuilt program falls short of it");
+	if (tr->launches_differ) {
+		struct strbuf name = STRBUF_INIT;
+
+		strbuf_add_printable(&name, tr->launches_differ);
+		strbuf_addf(out, "  the original program launched %s %u times a run, the rebuilt "
+			    "one %u times: they did different work (give both the same "
+			    "arguments: --baseline 'PROGRAM ARGS...'); the kernel figures "
+			    "above compare the mean launch, the program's GPU time is not "
+			    "compared\n", name.buf, tr->base_launches, tr->rebuilt_launches);
+		strbuf_release(&name);
+	} else {
+		strbuf_addf(out, "  program GPU time: %.3fx (advice via run --plan, verified: "
+			    "%.3fx)%s\n", ps, want, isnan(want) || isnan(ps) ? "" :
+			    ps >= 0.95 * want ? ": the rebuilt program delivers it" :
+			    ": the rebuilt program falls short of it");
+	}
 	strbuf_addf(out, "RESULT program rebuilt_speedup=%.4f plan_speedup=%.4f kept=%d\n", ps,
 		    want, tr->kept);
 }

@@ -46,6 +46,7 @@ for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair records stencil1d l
 	patchv=$(python3 -c 'import json,sys; v=(json.load(open(sys.argv[1])).get("verification") or {}).get("source_patch") or {}; print(v.get("status","none"), v.get("speedup"), len(v.get("left_out",[])))' "$cap")
 	result "$s: advice via run --plan ${plan}x; source patch as verified: $patchv"
 	if [ "$plan" = 0 ]; then
+		cp "$cap" "${CA_GPU_LOGS:-$WORK}/source-patch-$s.capture.json" 2>/dev/null
 		result "$s: advice not kept: nothing to rebuild ($(grep -m1 -i 'verified\|nothing to change' "$out/report.txt"))"
 		continue
 	fi

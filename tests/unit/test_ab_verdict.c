@@ -278,9 +278,49 @@ static void test_clearly_slower(void)
 	ab_result_release(&ab);
 }
 
+/*
+ * A rebuilt program run with other arguments launches its kernels another
+ * number of times (t_triton on an H200: the baseline's default iterations
+ * against iters=5 read 1.56x): the first kernel so launched is named, and
+ * the times become the mean launch's, which compare.
+ */
+static void test_launches_differ(void)
+{
+	struct ab_result ab;
+	unsigned b = 0, a = 0;
+	size_t i;
+
+	ab_result_init(&ab, 2, 2);
+	for (i = 0; i < 4; i++) {
+		ab.base_launches[i] = ab.adv_launches[i] = 10;
+		ab.base_ns[i] = 1000;
+		ab.adv_ns[i] = 800;
+	}
+	CHECK(ab_launches_differ(&ab, 2, &b, &a) == -1);
+	/* kernel 1, round 1: 10 launches against 4 */
+	ab.adv_launches[3] = 4;
+	ab.adv_ns[3] = 320;
+	CHECK(ab_launches_differ(&ab, 2, &b, &a) == 1);
+	CHECK_INT((int)b, 10);
+	CHECK_INT((int)a, 4);
+	ab_per_launch(&ab, 2);
+	CHECK_NEAR(ab.base_ns[3], 100, 1e-12);
+	CHECK_NEAR(ab.adv_ns[3], 80, 1e-12);   /* 1.25x a launch, not 3.1x */
+	CHECK_NEAR(ab.adv_ns[0], 80, 1e-12);
+	/* a kernel one side did not time is no difference */
+	ab.adv_launches[3] = 0;
+	CHECK(ab_launches_differ(&ab, 2, &b, &a) == -1);
+	/* truncation keeps the launches with the times */
+	ab.base_launches[2] = 7;
+	ab_result_truncate(&ab, 2, 1);
+	CHECK_INT((int)ab.base_launches[1], 7);
+	ab_result_release(&ab);
+}
+
 int main(void)
 {
 	test_clearly_slower();
+	test_launches_differ();
 	test_abba();
 	test_kept();
 	test_within_noise();
