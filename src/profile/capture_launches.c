@@ -1060,8 +1060,16 @@ static size_t l2_singles(struct profile_ctx *c, struct kernel_measure *km)
 		free(m->pending);
 		m->pending = NULL;
 		m->nr_pending = 0;
-		if (!m->replay || !nm || ptx_l2_unsupported(k->module->pm))
+		if (!nm)
 			continue;
+		if (!m->replay || ptx_l2_unsupported(k->module->pm)) {
+			/* said, so a kernel without the line is never a mystery */
+			profile_note(c, "kernel %s: its L2 priorities are not measured: %s", k->name,
+				     !m->replay ? (m->no_replay_reason ? m->no_replay_reason :
+						   "its launches cannot be replayed") :
+				     ptx_l2_unsupported(k->module->pm));
+			continue;
+		}
 		add_l2_variant(m, all, "l2:base1", 0, NULL, NULL);
 		add_l2_variant(m, all, "l2:base2", 0, NULL, NULL);
 		forms = l2_forms_of(k, &nf);
