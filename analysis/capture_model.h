@@ -571,6 +571,30 @@ struct capture_source_patch {
 	const struct capture_section *source;
 };
 
+/* One kernel of "verification.rebuilt". */
+struct capture_rebuilt_kernel {
+	char *name;
+	double speedup;             /* median kernel speedup; NAN */
+	int kept;                   /* 1, 0, -1 */
+};
+
+/*
+ * "verification.rebuilt" (issue 38): the program rebuilt from source.patch
+ * in a private copy of its sources and timed against the original, what
+ * `apply` delivers. status "timed" with speedup (program GPU time; NAN when
+ * the two did different work, reason saying so), or "not rebuilt" with
+ * reason.
+ */
+struct capture_rebuilt {
+	char *status;
+	char *reason;               /* NULL */
+	char *how;                  /* "built with 'make' in a private copy ...", NULL */
+	double speedup;
+	struct capture_rebuilt_kernel *kernels;
+	size_t nr_kernels;
+	const struct capture_section *source;
+};
+
 /* "verification": the advice timed against the baseline. */
 struct capture_verification {
 	char *status;               /* "verified", ...; NULL */
@@ -581,6 +605,8 @@ struct capture_verification {
 	struct capture_speedup speedup;     /* a top-level "speedup" (older captures); NAN */
 	int has_source_patch;
 	struct capture_source_patch source_patch;
+	int has_rebuilt;
+	struct capture_rebuilt rebuilt;
 	const struct capture_section *source;
 };
 
@@ -773,6 +799,11 @@ int capture_run_from_json(struct capture_run *run, struct json_t *o, const char 
 /* A run's "cost" object (has_cost set), as capture.json holds it: for the
  * profile, which writes its run records as the runs end. New reference. */
 struct json_t *capture_run_cost_json(const struct capture_run *run);
+
+/* "verification.rebuilt" as capture.json holds it: the model's one writer
+ * of it, for the profile's rebuild step too. New reference. */
+struct json_t *capture_rebuilt_json(const struct capture_rebuilt *rb);
+void capture_rebuilt_release(struct capture_rebuilt *rb);
 /*
  * The capture's parts its writers make elsewhere, read by the one reader
  * (zeroed by the caller, released either way): a verdict

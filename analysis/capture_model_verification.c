@@ -357,6 +357,42 @@ void capture_baseline_check_release(struct capture_baseline_check *bc)
 	capture_free_strings(bc->notes, bc->nr_notes);
 }
 
+/* "verification.rebuilt" (struct capture_rebuilt), where present. */
+static int read_rebuilt(const struct rd *r, json_t *o, struct capture_verification *ver)
+{
+	static const char *const path = "verification.rebuilt";
+	struct capture_rebuilt *rb = &ver->rebuilt;
+	json_t *rj = capture_member(o, "rebuilt"), *arr, *v;
+	char sub[96];
+	size_t i;
+	int ret;
+
+	if (!rj)
+		return 0;
+	ver->has_rebuilt = 1;
+	rb->source = SEC(rj);
+	if ((ret = capture_rd_object(r, rj, path)) ||
+	    (ret = capture_rd_str(r, rj, path, "status", &rb->status, 1)) ||
+	    (ret = capture_rd_str(r, rj, path, "reason", &rb->reason, 0)) ||
+	    (ret = capture_rd_str(r, rj, path, "how", &rb->how, 0)) ||
+	    (ret = capture_rd_num(r, rj, path, "speedup", &rb->speedup, NUM_COUNT)) ||
+	    (ret = capture_rd_array(r, rj, path, "kernels", &arr)))
+		return ret;
+	rb->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*rb->kernels));
+	json_array_foreach(arr, i, v) {
+		struct capture_rebuilt_kernel *k = &rb->kernels[rb->nr_kernels++];
+
+		k->kept = -1;
+		snprintf(sub, sizeof(sub), "%s.kernels[%zu]", path, i);
+		if ((ret = capture_rd_object(r, v, sub)) ||
+		    (ret = capture_rd_str(r, v, sub, "name", &k->name, 1)) ||
+		    (ret = capture_rd_num(r, v, sub, "speedup", &k->speedup, NUM_COUNT)) ||
+		    (ret = capture_rd_bool(r, v, sub, "kept", &k->kept)))
+			return ret;
+	}
+	return 0;
+}
+
 int capture_read_verification(const struct rd *r, json_t *o, struct capture_verification *ver)
 {
 	json_t *arr, *v, *prog, *sp;
@@ -384,6 +420,8 @@ int capture_read_verification(const struct rd *r, json_t *o, struct capture_veri
 						&ver->gpu_speedup)))
 			return ret;
 	}
+	if ((ret = read_rebuilt(r, o, ver)))
+		return ret;
 	if (!(sp = capture_member(o, "source_patch")))
 		return 0;
 	ver->has_source_patch = 1;
@@ -463,7 +501,44 @@ json_t *capture_verification_json(const struct capture_verification *ver)
 										 sp->nr_dropped));
 		json_object_set_new(o, "source_patch", spj);
 	}
+	if (ver->has_rebuilt)
+		json_object_set_new(o, "rebuilt", capture_rebuilt_json(&ver->rebuilt));
 	return o;
+}
+
+void capture_rebuilt_release(struct capture_rebuilt *rb)
+{
+	size_t i;
+
+	free(rb->status);
+	free(rb->reason);
+	free(rb->how);
+	for (i = 0; i < rb->nr_kernels; i++)
+		free(rb->kernels[i].name);
+	free(rb->kernels);
+}
+
+json_t *capture_rebuilt_json(const struct capture_rebuilt *rb)
+{
+	json_t *rj = capture_start(rb->source), *ks = json_array();
+	size_t i;
+
+	capture_put_str(rj, "status", rb->status);
+	capture_put_str(rj, "reason", rb->reason);
+	capture_put_str(rj, "how", rb->how);
+	/* null, not absent, when not timed: the speedup is the section's point */
+	json_object_set_new(rj, "speedup", isnan(rb->speedup) ? json_null() :
+			    json_real(rb->speedup));
+	for (i = 0; i < rb->nr_kernels; i++) {
+		json_t *kj = json_object();
+
+		capture_put_str(kj, "name", rb->kernels[i].name);
+		capture_put_num(kj, "speedup", rb->kernels[i].speedup);
+		capture_put_bool(kj, "kept", rb->kernels[i].kept);
+		json_array_append_new(ks, kj);
+	}
+	json_object_set_new(rj, "kernels", ks);
+	return rj;
 }
 
 void capture_verification_release(struct capture_verification *ver)
@@ -483,6 +558,7 @@ void capture_verification_release(struct capture_verification *ver)
 	}
 	free(ver->source_patch.left_out);
 	free(ver->source_patch.status);
+	capture_rebuilt_release(&ver->rebuilt);
 	capture_free_strings(ver->source_patch.dropped, ver->source_patch.nr_dropped);
 }
 

@@ -66,3 +66,12 @@ char *xasprintf(const char *fmt, ...)
 	va_end(ap);
 	return p;
 }
+
+void free_string_list(char **list)
+{
+	size_t i;
+
+	for (i = 0; list && list[i]; i++)
+		free(list[i]);
+	free(list);
+}

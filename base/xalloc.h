@@ -35,4 +35,7 @@ char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
+/* Frees each string of a NULL-terminated list, then the list (NULL: nothing). */
+void free_string_list(char **list);
+
 #endif

@@ -366,11 +366,7 @@ char **intake_triton_compiles(const char *kernel, size_t *nr)
 
 void intake_triton_compiles_free(char **paths)
 {
-	size_t i;
-
-	for (i = 0; paths && paths[i]; i++)
-		free(paths[i]);
-	free(paths);
+	free_string_list(paths);
 }
 
 struct same_bytes {

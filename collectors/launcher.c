@@ -91,11 +91,7 @@ char **launcher_args(enum launcher_kind kind, char *const *args, size_t nr,
 
 void launcher_args_free(char **args)
 {
-	size_t i;
-
-	for (i = 0; args && args[i]; i++)
-		free(args[i]);
-	free(args);
+	free_string_list(args);
 }
 
 int launcher_rank(void)

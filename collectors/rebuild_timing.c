@@ -25,6 +25,7 @@ struct timed {
 	char *const *orig_argv;
 	char *rebuilt;
 	char *const *rebuilt_argv;
+	const char *rebuilt_cwd, *rebuilt_triton_cache;
 	double timeout;
 	unsigned nr;
 };
@@ -45,9 +46,12 @@ static int timed_run(void *data, const char *label, const struct run_request *re
 		goto out;
 	r.inject_path = t->inject;
 	r.events_dir = evdir;
+	if (adv)
+		r.triton_cache_dir = t->rebuilt_triton_cache;
 	memset(&spec, 0, sizeof(spec));
 	spec.path = adv ? t->rebuilt : t->original;
 	spec.argv = adv ? t->rebuilt_argv : t->orig_argv;
+	spec.cwd = adv ? t->rebuilt_cwd : NULL;
 	spec.timeout_seconds = t->timeout;
 	ret = run_request_run(&r, &spec, res);
 	if (ret)
@@ -97,11 +101,14 @@ int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_ti
 	ret = runner_resolve_program(o->baseline_argv[0], &t.original);
 	if (ret)
 		return error_prefix(ret, "the original program (--baseline)");
-	ret = runner_resolve_program(o->argv[0], &t.rebuilt);
-	if (ret)
+	if (o->rebuilt_path)
+		t.rebuilt = xstrdup(o->rebuilt_path);
+	else if ((ret = runner_resolve_program(o->argv[0], &t.rebuilt)))
 		goto out;
 	t.orig_argv = o->baseline_argv;
 	t.rebuilt_argv = o->argv;
+	t.rebuilt_cwd = o->rebuilt_cwd;
+	t.rebuilt_triton_cache = o->rebuilt_triton_cache;
 	t.timeout = o->timeout;
 	t.inject = run_request_injection_library(o->exe_dir);
 	if (!t.inject) {
@@ -189,8 +196,9 @@ int rebuild_timing_loaded(const struct rebuild_timing_options *o, struct run_eve
 	device_model_release(&dm);
 	if (ret)
 		return ret;
-	ret = runner_resolve_program(o->argv[0], &rebuilt);
-	if (ret)
+	if (o->rebuilt_path)
+		rebuilt = xstrdup(o->rebuilt_path);
+	else if ((ret = runner_resolve_program(o->argv[0], &rebuilt)))
 		return ret;
 	inject = run_request_injection_library(o->exe_dir);
 	if (!inject) {
@@ -203,9 +211,11 @@ int rebuild_timing_loaded(const struct rebuild_timing_options *o, struct run_eve
 	}
 	req.inject_path = inject;
 	req.events_dir = tmpl;
+	req.triton_cache_dir = o->rebuilt_triton_cache;
 	memset(&spec, 0, sizeof(spec));
 	spec.path = rebuilt;
 	spec.argv = o->argv;
+	spec.cwd = o->rebuilt_cwd;
 	spec.timeout_seconds = o->timeout;
 	runner_install_interrupt_handler();
 	ret = run_request_run(&req, &spec, &res);
@@ -259,4 +269,18 @@ char **rebuild_timing_baseline_argv(const char *cmd, char *const *rebuilt)
 	}
 	argv[n] = NULL;
 	return argv;
+}
+
+char **rebuild_timing_same_argv(char *const *argv)
+{
+	size_t n = 0, i;
+	char **out;
+
+	while (argv[n])
+		n++;
+	out = xcalloc(n + 1, sizeof(*out));
+	out[0] = xstrdup(argv[0]);
+	for (i = 1; i < n; i++)
+		out[i] = argv[i];
+	return out;
 }

@@ -23,6 +23,13 @@ struct rebuild_timing_options {
 	const char *const *kernels; /* the kernels the plan changes */
 	size_t nr_kernels;
 	char **argv;                /* the rebuilt program and its arguments */
+	/* Where the rebuilt program is and runs (a private copy of the sources,
+	 * emitters/rewrite/rebuild_copy.h): the file argv[0] names (NULL:
+	 * found from argv[0]), the folder it starts in and its
+	 * TRITON_CACHE_DIR (NULL: ours, as inherited). */
+	const char *rebuilt_path;
+	const char *rebuilt_cwd;
+	const char *rebuilt_triton_cache;
 	unsigned repeat;            /* rounds */
 	double timeout;             /* seconds a run */
 	const char *exe_dir;        /* where the injection library is found */
@@ -54,6 +61,10 @@ struct rebuild_timing {
 /* Returns 0 with r filled, or CA_E_* (CA_E_NOGPU without a GPU); release r
  * either way. */
 int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_timing *r);
+
+/* The original command itself as the baseline (argv copied, argv[0]
+ * apart: freed as rebuild_timing_baseline_argv's answer is). */
+char **rebuild_timing_same_argv(char *const *argv);
 void rebuild_timing_release(struct rebuild_timing *r);
 
 /*

@@ -57,17 +57,15 @@ char **run_request_env(const struct run_request *req)
 		env[n++] = xasprintf(ENV_RANKS "=%s", req->ranks);
 	if (req->visible_devices)
 		env[n++] = xasprintf(ENV_VISIBLE_DEVICES "=%s", req->visible_devices);
+	if (req->triton_cache_dir)
+		env[n++] = xasprintf("TRITON_CACHE_DIR=%s", req->triton_cache_dir);
 	env[n] = NULL;
 	return env;
 }
 
 void run_request_env_free(char **env)
 {
-	size_t i;
-
-	for (i = 0; env && env[i]; i++)
-		free(env[i]);
-	free(env);
+	free_string_list(env);
 }
 
 int run_request_run(const struct run_request *req, const struct run_spec *spec,

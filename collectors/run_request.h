@@ -38,6 +38,9 @@ struct run_request {
 	/* CUDA_VISIBLE_DEVICES of the run ("1": the GPU `profile --gpus` gave
 	 * it); NULL: as the program inherits it. */
 	const char *visible_devices;
+	/* TRITON_CACHE_DIR of the run (a private one: the patched .py of a
+	 * Triton program compiles afresh, issue 38); NULL: as inherited. */
+	const char *triton_cache_dir;
 };
 
 /*

@@ -229,6 +229,12 @@ int runner_run(const struct run_spec *spec, struct run_result *res)
 			setpgid(0, 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		if (spec->cwd && chdir(spec->cwd)) {
+			err = errno;
+			if (write(errpipe[1], &err, sizeof(err)) < 0)
+				_exit(127);
+			_exit(127);
+		}
 		if (spec->inherit_stdio) {
 			err = exec_program(file, spec->argv, sh_argv, env);
 			if (write(errpipe[1], &err, sizeof(err)) < 0)

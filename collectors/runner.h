@@ -29,6 +29,7 @@ struct run_spec {
 	const char *stderr_path;  /* standard error alone; NULL: not kept */
 	double timeout_seconds;   /* 0: none */
 	int inherit_stdio;        /* the program writes to our stdout/stderr; paths ignored */
+	const char *cwd;          /* the folder it starts in; NULL: ours */
 };
 
 struct run_result {

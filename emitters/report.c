@@ -771,6 +771,8 @@ static void summary_json(json_t *sum, const struct report_summary *s)
 		json_array_append_new(arr, json_string(s->plan_only[k]));
 	json_object_set_new(sum, "only_through_run_plan", arr);
 	json_object_set_new(sum, "program_speedup", num(s->program_speedup));
+	/* the program rebuilt from source.patch, timed (verification.rebuilt) */
+	json_object_set_new(sum, "rebuilt_speedup", num(s->rebuilt_speedup));
 	/* the first screen's sentences, as the text and HTML reports print them */
 	json_object_set_new(sum, "kept_anything", json_boolean(s->kept_any));
 	json_object_set_new(sum, "headline", json_string(headline));

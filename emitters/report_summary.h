@@ -93,6 +93,7 @@ struct report_summary {
 	 * plan then dropped (so they are not among the changed kernels). */
 	size_t nr_rejected_dropped;
 	double program_speedup;     /* verification.speedup; NAN when absent */
+	double rebuilt_speedup;     /* the program rebuilt from source.patch (verification.rebuilt), NAN */
 	enum report_plan_standing plan;
 
 	/* Every kept piece of advice, best first (issue 25: the first screen

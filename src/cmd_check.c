@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "collectors/rebuild_timing.h"
 #include "emitters/rewrite/rebuild_check.h"
+#include "emitters/rewrite/rebuild_copy.h"
 #include "emitters/report.h"
 #include "base/strbuf.h"
 #include "src/cli.h"
@@ -23,6 +24,8 @@ struct check_cmd {
 	const char *source_root;
 	const char *python;
 	const char *baseline;       /* --baseline: the original program, as typed */
+	const char *build;          /* --build: rebuild in a private copy with this command */
+	int in_copy;                /* --in-copy (or --build): the program patched in a copy */
 	struct rebuild_timing_options t; /* --repeat, --timeout, the program and its arguments */
 };
 
@@ -54,6 +57,9 @@ static void usage(FILE *f)
 		"                    ('python3 orig.py 4096'); needed unless --static\n"
 		"      --python PATH the Python that reads Triton sources (default:\n"
 		"                    $CACHEADVISE_PYTHON, else python3 from PATH)\n"
+		"      --build CMD   check PROGRAM as CMD (sh -c) builds it in a private copy\n"
+		"                    of the sources with source.patch applied (the original\n"
+		"                    is then the baseline); --in-copy: no build (Triton)\n"
 		"      --repeat N    A/B rounds (default 5)\n"
 		"      --timeout SEC per run (default 300)\n"
 		"  -h, --help        show this help\n"
@@ -78,6 +84,8 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 		{ "baseline", required_argument, NULL, 'b' },
 		{ "repeat", required_argument, NULL, 'r' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "build", required_argument, NULL, 'B' },
+		{ "in-copy", no_argument, NULL, 'c' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -103,6 +111,16 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 			if (!*optarg)
 				return cli_usage_error("--baseline needs the original program");
 			o->baseline = optarg;
+			break;
+		case 'B':
+			if (!*optarg)
+				return cli_usage_error("--build needs the command that builds the "
+						       "program");
+			o->build = optarg;
+			o->in_copy = 1;
+			break;
+		case 'c':
+			o->in_copy = 1;
 			break;
 		case 'r': {
 			unsigned long v;
@@ -135,93 +153,69 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 		return cli_usage_error("no program given: cacheadvise check %s -- ./rebuilt-app",
 				       o->dir);
 	o->t.argv = argv + optind;
-	if (!o->static_only && !o->baseline)
+	if (!o->static_only && !o->baseline && !o->in_copy)
 		return cli_usage_error("the timed check needs the original program to time against: "
 				       "--baseline ORIGINAL (or --static for the static check alone)");
 	return 0;
 }
 
-/* A Python program's Triton compiles, as the rebuilt program loads them
- * (rebuild_input_run_triton). */
-static int read_triton(const struct check_cmd *o, struct rebuild_input *ri)
-{
-	struct rebuild_timing_options topt = o->t;
-	char *tmp_left = NULL;
-	int ret;
-
-	topt.exe_dir = cli_exe_dir();
-	ret = rebuild_input_run_triton(ri, o->static_only ? NULL : &topt, &tmp_left);
-	if (tmp_left)
-		cli_warn("cannot remove the temporary directory '%s'", tmp_left);
-	free(tmp_left);
-	return ret;
-}
-
-static int check(const struct check_cmd *o)
+static int check(struct check_cmd *o)
 {
 	struct rebuild_input ri;
 	struct rebuild_check_counts sr;
-	struct rebuild_timing_options topt;
-	struct rebuild_timing tr = { NULL };
+	struct rebuild_copy rc;
 	struct strbuf text = STRBUF_INIT;
-	int ret = rebuild_input_load(&ri, o->dir, o->t.argv[0], o->source_root,
-					 o->python);
+	char *const *original = o->t.argv, *tmp_left = NULL;
+	int ret = 0;
+
+	memset(&rc, 0, sizeof(rc));
+	memset(&ri, 0, sizeof(ri));
+	/* --build / --in-copy: the checks look at the program in the copy */
+	if (o->in_copy && !(ret = rebuild_copy_make_built(o->dir, o->t.argv, o->python, o->build,
+							     o->t.timeout, &rc, &text))) {
+		fputs(text.buf, stdout);
+		strbuf_setlen(&text, 0);
+		rebuild_copy_timing(&rc, &o->t);
+		o->source_root = rc.sources;   /* the sources the patch applies to */
+	}
+	if (ret)
+		goto out;
+	ret = rebuild_input_load(&ri, o->dir, o->t.rebuilt_path ? o->t.rebuilt_path :
+				 o->t.argv[0], o->source_root, o->python);
 
 	if (ri.no_patch)
 		cli_warn("'%s' has no source.patch: loads are looked for at their captured lines",
 			 o->dir);
-	if (!ret && ri.python)
-		ret = read_triton(o, &ri);
+	o->t.dir = o->dir;
+	o->t.exe_dir = cli_exe_dir();
+	if (!ret && ri.python)   /* its Triton compiles, as the rebuilt program loads them */
+		ret = rebuild_input_run_triton(&ri, o->static_only ? NULL : &o->t, &tmp_left);
 	if (ret)
 		goto out;
-	rebuild_check_static(&ri, &sr, &text);
-	printf("STATIC CHECK (the rebuilt binary's PTX)\n");
-	{
-		/* kernel names and files of the capture and the binary */
-		struct strbuf safe = STRBUF_INIT;
-
-		strbuf_add_printable_lines(&safe, text.buf);
-		fputs(safe.buf, stdout);
-		strbuf_release(&safe);
-	}
-	if (!sr.checked) {
-		printf("  the plan changes no load: nothing to check\n");
+	if (tmp_left)
+		cli_warn("cannot remove the temporary directory '%s'", tmp_left);
+	free(tmp_left);
+	tmp_left = NULL;
+	rebuild_check_static_printable(&ri, &sr, &text);
+	fputs(text.buf, stdout);
+	if (!sr.checked)
 		goto out;
-	}
 	if ((ret = rebuild_check_verdict(&sr, o->t.argv[0])) || o->static_only)
 		goto out;
-	topt = o->t;
-	topt.dir = o->dir;
-	topt.baseline_argv = rebuild_timing_baseline_argv(o->baseline, o->t.argv);
-	topt.kernels = rebuild_changed_kernels(&ri.in, &topt.nr_kernels);
-	topt.exe_dir = cli_exe_dir();
-	ret = rebuild_timing_run(&topt, &tr);
-	free((void *)topt.kernels);
-	if (topt.baseline_argv)
-		free(topt.baseline_argv[0]);
-	free(topt.baseline_argv);
-	if (tr.tmp_left)
-		cli_warn("cannot remove the temporary directory '%s'", tr.tmp_left);
-	if (!ret) {
-		strbuf_setlen(&text, 0);
-		rebuild_check_timed_text(&ri.in, &tr, o->t.repeat, &text);
-		fputs(text.buf, stdout);
-	}
-	if (ret == CA_E_NOGPU) {
-		ret = error_prefix(ret, "the static check above passed; timing the rebuilt program "
-				   "needs a GPU");
-		goto out;
-	}
-	if (!ret && !tr.kept) {
-		printf("  the rebuilt program lost the advice's speedup\n");
-		ret = 5;
-	}
+	strbuf_setlen(&text, 0);
+	ret = rebuild_check_timed(&ri, &o->t, o->baseline, original, &text, &tmp_left);
+	fputs(text.buf, stdout);
 out:
 	if (cli_finish_stdout(0) && !ret)
 		ret = CA_E_IO;
-	rebuild_timing_release(&tr);
 	rebuild_input_release(&ri);
 	strbuf_release(&text);
+	rebuild_copy_release(&rc);
+	if (tmp_left || rc.tmp_left)
+		cli_warn("cannot remove the temporary directory '%s'", tmp_left ? tmp_left :
+			 rc.tmp_left);
+	free(tmp_left);
+	free(rc.tmp_left);
 	return ret;
 }
 

@@ -70,6 +70,9 @@ static void usage(FILE *f)
 		"                       per load and pair; measured by default, as the budget\n"
 		"                       allows)\n"
 		"      --no-l2-priority leave the L2 priority pass out\n"
+		"      --build CMD      builds the program in its tree (sh -c): run in a copy\n"
+		"                       with source.patch applied, and the rebuilt program timed\n"
+		"                       (a Triton program needs none; as the budget allows)\n"
 		"      --ranks LIST     an MPI or Slurm job (-- mpirun ... or -- srun ...): the\n"
 		"                       ranks measured, \"all\" or numbers and ranges (\"0,2-3\");\n"
 		"                       the others run with the advice, unmeasured (default:\n"
@@ -161,6 +164,7 @@ int cmd_profile(int argc, char **argv)
 		{ "l2-priority", no_argument, NULL, 'Q' },
 		{ "no-l2-priority", no_argument, NULL, 'q' },
 		{ "variant-form", required_argument, NULL, 'F' },
+		{ "build", required_argument, NULL, 'U' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -280,6 +284,12 @@ int cmd_profile(int argc, char **argv)
 		case 'P': opt.all_pairs = 1; break;
 		case 'Q': opt.l2_priority = opt.l2_priority_asked = 1; break;
 		case 'q': opt.l2_priority = opt.l2_priority_asked = 0; break;
+		case 'U':
+			if (!*optarg)
+				return cli_usage_error("--build needs a command: the one that builds "
+						       "the program in its source tree");
+			opt.build = optarg;
+			break;
 		case 'K': {
 			struct rank_set set;
 

@@ -472,3 +472,50 @@ int rebuild_check_verdict(const struct rebuild_check_counts *sr, const char *pro
 			 "-lineinfo?", sr->lost, sr->lost == 1 ? "" : "s",
 			 sr->lost == 1 ? "is" : "are", program);
 }
+
+int rebuild_check_timed(const struct rebuild_input *ri, const struct rebuild_timing_options *t,
+			const char *baseline, char *const *original, struct strbuf *out,
+			char **tmp_left)
+{
+	struct rebuild_timing_options topt = *t;
+	struct rebuild_timing tr;
+	int ret;
+
+	memset(&tr, 0, sizeof(tr));
+	*tmp_left = NULL;
+	topt.baseline_argv = baseline ? rebuild_timing_baseline_argv(baseline, t->argv) :
+			     rebuild_timing_same_argv(original);
+	topt.kernels = rebuild_changed_kernels(&ri->in, &topt.nr_kernels);
+	ret = rebuild_timing_run(&topt, &tr);
+	free((void *)topt.kernels);
+	if (topt.baseline_argv)
+		free(topt.baseline_argv[0]);
+	free(topt.baseline_argv);
+	*tmp_left = tr.tmp_left;
+	tr.tmp_left = NULL;
+	if (!ret)
+		rebuild_check_timed_text(&ri->in, &tr, t->repeat, out);
+	if (ret == CA_E_NOGPU)
+		ret = error_prefix(ret, "the static check above passed; timing the rebuilt "
+				   "program needs a GPU");
+	if (!ret && !tr.kept) {
+		strbuf_addstr(out, "  the rebuilt program lost the advice's speedup\n");
+		ret = 5;
+	}
+	rebuild_timing_release(&tr);
+	return ret;
+}
+
+void rebuild_check_static_printable(const struct rebuild_input *ri,
+				    struct rebuild_check_counts *sr, struct strbuf *out)
+{
+	struct strbuf text = STRBUF_INIT;
+
+	rebuild_check_static(ri, sr, &text);
+	strbuf_addstr(out, "STATIC CHECK (the rebuilt binary's PTX)\n");
+	/* kernel names and files of the capture and the binary */
+	strbuf_add_printable_lines(out, text.buf);
+	if (!sr->checked)
+		strbuf_addstr(out, "  the plan changes no load: nothing to check\n");
+	strbuf_release(&text);
+}

@@ -100,8 +100,26 @@ struct rebuild_check_counts {
 void rebuild_check_static(const struct rebuild_input *ri, struct rebuild_check_counts *sr,
 			  struct strbuf *out);
 
+/* The same under a "STATIC CHECK" heading, the capture's and the binary's
+ * names made printable, and a line where the plan changes no load. */
+void rebuild_check_static_printable(const struct rebuild_input *ri,
+				    struct rebuild_check_counts *sr, struct strbuf *out);
+
 /* 0 when every advised load rewritten by source.patch carries its form,
  * else CA_E_INPUT saying how many of program's do not. */
 int rebuild_check_verdict(const struct rebuild_check_counts *sr, const char *program);
+
+/*
+ * check's timed part, after the static check passed: the rebuilt program
+ * (t's argv and where it runs; t->dir, repeat, timeout, exe_dir set)
+ * against the original, baseline as typed (--baseline, split at spaces)
+ * or, where NULL, the command original itself. Appends its text to out.
+ * Returns 0, 5 when the rebuilt program lost the speedup, or a CA_E_*
+ * (CA_E_NOGPU prefixed with what the static check said). *tmp_left: a
+ * folder it could not remove (caller frees), or NULL.
+ */
+int rebuild_check_timed(const struct rebuild_input *ri, const struct rebuild_timing_options *t,
+			const char *baseline, char *const *original, struct strbuf *out,
+			char **tmp_left);
 
 #endif

@@ -561,6 +561,40 @@ static void patch_figure(struct strbuf *sb, const struct report_input *in)
 	left_out_groups(sb, in, sp);
 }
 
+/*
+ * What the program rebuilt from source.patch gave (verification.rebuilt):
+ * first, as what `apply` delivers; where it was not rebuilt, why, so the
+ * figures after it read as run --plan's and the in-run timing's.
+ */
+static void rebuilt_figure(struct strbuf *sb, const struct report_input *in)
+{
+	const struct capture_rebuilt *rb = &in->model.verification.rebuilt;
+
+	if (!in->model.verification.has_rebuilt || !rb->status)
+		return;
+	if (!strcmp(rb->status, "timed") && !isnan(rb->speedup)) {
+		strbuf_addf(sb, "the program rebuilt from source.patch: %.2fx (%s); ", rb->speedup,
+			    rb->how ? rb->how : "in a private copy");
+		return;
+	}
+	if (!strcmp(rb->status, "timed"))
+		strbuf_addf(sb, "the program rebuilt from source.patch: no program figure (%s); ",
+			    rb->reason ? rb->reason : "its kernels were not timed");
+	else
+		strbuf_addf(sb, "not rebuilt (%s), so the figures are run --plan's and the "
+			    "in-run timing's: ", rb->reason ? rb->reason : rb->status);
+}
+
+double report_rebuilt_speedup(const struct report_input *in)
+{
+	const struct capture_rebuilt *rb = &in->model.verification.rebuilt;
+
+	if (!in->model.has_verification || !in->model.verification.has_rebuilt || !rb->status ||
+	    strcmp(rb->status, "timed"))
+		return NAN;
+	return rb->speedup;
+}
+
 char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 {
 	const struct capture_source_patch *sp = &in->model.verification.source_patch;
@@ -582,6 +616,7 @@ char *source_patch_summary(const struct report_input *in, double *patch_speedup)
 		strbuf_addstr(&advice, "not timed");
 	else
 		strbuf_addf(&advice, "%.2fx", adv);
+	rebuilt_figure(&sb, in);
 	if (!strcmp(status, "same as the advice")) {
 		strbuf_addf(&sb, "%s; the source patch as written: the same plan (it rewrites "
 			    "every advised load)", advice.buf);

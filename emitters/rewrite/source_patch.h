@@ -58,4 +58,8 @@ int source_patch_check_sources(const struct sources_file *sf, const char *name,
  */
 char *source_patch_summary(const struct report_input *in, double *patch_speedup);
 
+/* The program GPU-time speedup of the program rebuilt from source.patch
+ * (verification.rebuilt, issue 38), NAN where it was not timed. */
+double report_rebuilt_speedup(const struct report_input *in);
+
 #endif

@@ -357,6 +357,9 @@ void profile_drop_advice(struct profile_ctx *c, const char *kernel);
  * the patch rewrites its loads), timed like the advice; its kernels that
  * are not faster leave the source plan. */
 int profile_verify_patch(struct profile_ctx *c);
+/* rebuild.c: the program rebuilt from source.patch in a private copy, timed
+ * (verification.rebuilt). */
+int profile_rebuild(struct profile_ctx *c);
 /* verify.c: per kernel, which measured loads the advice caches. */
 void profile_note_advised(struct profile_ctx *c);
 /* carveout.c: the carve-out a program sets on a kernel, timed against the

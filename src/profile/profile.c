@@ -295,6 +295,8 @@ static int run_steps(struct profile_ctx *c)
 		if (!ret)
 			ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_verify_patch);
 		if (!ret)
+			ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_rebuild);
+		if (!ret)
 			ret = step_then_emit(c, PROFILE_STEP_VERIFY, profile_carveout);
 		if (ret)
 			return ret;

@@ -41,6 +41,8 @@ struct profile_options {
 	double timeout;              /* seconds per run (default 300) */
 	unsigned repeat;             /* A/B rounds of verification (default 5) */
 	const char *compare_file;    /* an output file that must stay the same */
+	const char *build;           /* --build: the command that builds the program in
+	                              * its source tree (sh -c), for the rebuild; NULL */
 	enum output_file_kind compare_kind; /* how it is compared (--compare FILE:f32) */
 	double output_rtol, output_atol; /* numbers equal within these (--output-rtol/-atol) */
 	const char *output_ignore;   /* stdout and stderr lines matching it are not compared */
