@@ -1018,7 +1018,7 @@ static void add_l2_variant(struct kernel_measure *m, uint64_t all, const char *l
 static size_t l2_sites(const struct profile_kernel *k, uint64_t nodes[64], size_t first[64])
 {
 	size_t nm = k->vk.nr_measured < 64 ? k->vk.nr_measured : 64, n = 0, a, nr;
-	unsigned ords[64];
+	unsigned ords[64] = { 0 };
 	size_t node[64], group[64];
 
 	for (a = 0; a < nm; a++)
