@@ -662,6 +662,35 @@ int main(void)
 				     "grid_stride not rewritten"));
 		free(text);
 		free(report);
+		/*
+		 * The rebuild (issue 38): a CUDA program without --build is not
+		 * rebuilt, and says how to have it; with --build, /bin/true shares
+		 * no folder with the sources short of "/", so nothing is copied.
+		 * Either way the advice stands and the reason is in the capture.
+		 */
+		for (i = 0; i < 2; i++) {
+			opt.build = i ? "true" : NULL;
+			CHECK_INT(profile_rebuild(&c), 0);
+			capture_init(&cap);
+			CHECK_INT(capture_from_json(&cap, c.capture, "capture.json"), 0);
+			CHECK(cap.has_verification && cap.verification.has_rebuilt);
+			if (cap.has_verification && cap.verification.has_rebuilt) {
+				const struct capture_rebuilt *rb = &cap.verification.rebuilt;
+
+				CHECK_STR(rb->status, "not rebuilt");
+				CHECK(isnan(rb->speedup));
+				CHECK(rb->reason && strstr(rb->reason, i ?
+				      "share no folder short of '/'" : "profile --build 'CMD'"));
+			}
+			capture_release(&cap);
+		}
+		opt.build = NULL;
+		CHECK_INT(profile_emit(&c), 0);
+		report = xasprintf("%s/report.txt", c.dir);
+		text = read_text(report);
+		CHECK(text && strstr(text, "not rebuilt (the sources ("));
+		free(text);
+		free(report);
 		/* no kernel with few enough loads: said so, nothing run */
 		opt.oracle_max = 0;
 		nruns = c.nr_runs;
