@@ -61,13 +61,19 @@ static char *map_one(const char *arg, const char *root, const char *copy, const 
 		free(value);
 		return out;
 	}
-	/* relative paths resolve in the copy where the program runs there */
-	if (arg[0] != '/' && runs_in_copy)
-		return xstrdup(arg);
-	if (arg[0] != '/' && access(arg, F_OK))
-		return xstrdup(arg);    /* not a path of ours: a word, a number */
 	abs = absolute(arg, cwd);
-	mapped = in_copy(abs, root, copy);
+	if (arg[0] != '/' && path_under(abs, root)) {
+		/* in the tree: it resolves in the copy where the program runs there;
+		 * else named there, if it is a path at all (not a word, a number) */
+		mapped = runs_in_copy || access(abs, F_OK) ? xstrdup(arg) :
+			 in_copy(abs, root, copy);
+	} else if (arg[0] != '/') {
+		/* out of the tree ("../data/x"): the original, named whole where the
+		 * program runs elsewhere */
+		mapped = runs_in_copy && !access(abs, F_OK) ? xstrdup(abs) : xstrdup(arg);
+	} else {
+		mapped = in_copy(abs, root, copy);
+	}
 	free(abs);
 	return mapped ? mapped : xstrdup(arg);
 }

@@ -46,6 +46,19 @@ static void test_inside(void)
 	CHECK_STR(out[3], "/home/me/apps/not-ours.py");   /* a sibling, not under the root */
 	free_string_list(out);
 	free(cwd);
+	/* a relative path out of the tree, where the program runs in the copy:
+	 * the original, named whole (/tmp exists; a word stays a word) */
+	{
+		char *up[] = { "./app", "../../..", "../../../no-such-file", NULL };
+
+		out = rebuild_copy_map_argv("/tmp/x/app", "/tmp/c/src", "/tmp/x/app/bench", up,
+					    &cwd);
+		CHECK_STR(out[0], "./app");
+		CHECK_STR(out[1], "/tmp");
+		CHECK_STR(out[2], "../../../no-such-file");
+		free_string_list(out);
+		free(cwd);
+	}
 	/* the root itself */
 	out = rebuild_copy_map_argv("/home/me/app", "/tmp/c/src", "/home/me/app", argv, &cwd);
 	CHECK_STR(cwd, "/tmp/c/src");
