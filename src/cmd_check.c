@@ -66,7 +66,7 @@ static void usage(FILE *f)
 		"\n"
 		"Exit status: 0 the advised forms are there (and the speedup kept); 1 usage\n"
 		"error; 2 DIR is not a capture, the program cannot be read, or an advised load\n"
-		"is missing or has the wrong form; 3 a program run failed; 4 no usable GPU\n"
+		"is missing or has the wrong form; 3 a run (or the --build) failed; 4 no GPU\n"
 		"(after the static check); 5 the rebuilt program lost the speedup.\n"
 		"\n"
 		"EXAMPLES\n"
