@@ -329,6 +329,9 @@ int cmd_profile(int argc, char **argv)
 	if (opt.nr_gpus && launcher_of(argv[optind]) != LAUNCHER_NONE)
 		return cli_usage_error("--gpus spreads the runs of a single-process program; in an MPI "
 				       "or Slurm job each rank uses its own GPU: leave --gpus out");
+	if (opt.build && opt.no_verify)
+		return cli_usage_error("--build rebuilds the program after verifying the advice: "
+				       "leave --no-verify out");
 	if (!opt.top)
 		return cli_usage_error("--top must be at least 1");
 	if (opt.repeat > 64)

@@ -19,6 +19,10 @@ expect_status 1 "$ca" profile
 expect_grep "no program given" "$TMP/err"
 expect_status 1 "$ca" profile --top 0 ./app
 expect_grep "--top must be at least 1" "$TMP/err"
+expect_status 1 "$ca" profile --build make --no-verify ./app
+expect_grep "--build rebuilds the program after verifying the advice: leave --no-verify out" "$TMP/err"
+expect_status 1 "$ca" profile --build '' ./app
+expect_grep "--build needs a command" "$TMP/err"
 expect_status 1 "$ca" profile --min-share 150 ./app
 expect_grep "--min-share is a percentage from 0 to 100, not '150'" "$TMP/err"
 expect_status 1 "$ca" profile --min-share 1x ./app
