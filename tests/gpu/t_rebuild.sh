@@ -6,8 +6,10 @@
 # (its patched .py from the copy, a private TRITON_CACHE_DIR). Each
 # rebuilt program reaches at least 95% of run --plan's verified speedup
 # (or the capture says why not), the report leads with the rebuilt figure,
-# and the user's tree is untouched. CA_REBUILD_SAMPLES picks the CUDA
-# samples (default deposit decode_iter stream_table).
+# and the user's tree is untouched; an independent `check --build` of each
+# CUDA capture prints bench/results/delivered.md's row (program, headline,
+# check, ratio). CA_REBUILD_SAMPLES picks the CUDA samples (default deposit
+# decode_iter stream_table).
 . "$(dirname "$0")/lib.sh"
 
 NVCC=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
@@ -53,6 +55,18 @@ for s in ${CA_REBUILD_SAMPLES:-deposit decode_iter stream_table}; do
 	cp "$out/report.txt" "${CA_GPU_LOGS:-$WORK}/report-rebuild-$s.txt" 2>/dev/null
 	judge "$s" "$out/capture.json" "$out/report.txt"
 	[ "$(sha "$app/$s.cu")" = "$before" ] && ok || not_ok "$s: profile --build changed the user's source"
+	# delivered.md's row: the headline against an independent `check --build`
+	"$CACHEADVISE" check "$out" --build "$BUILD" --repeat 5 -- "$app/$s" "${a[@]}" >"$WORK/$s.check" 2>&1
+	python3 - "$out/report.json" "$WORK/$s.check" "$s" <<'PY'
+import json, re, sys
+sm = json.load(open(sys.argv[1])).get("summary", {})
+head = sm.get("rebuilt_speedup") or sm.get("program_speedup")
+m = re.search(r"^RESULT program rebuilt_speedup=([0-9.]+)", open(sys.argv[2]).read(), re.M)
+chk = float(m.group(1)) if m else None
+ratio = chk / head if chk and head else None
+print("RESULT: | %s | %s | %s | %s |" % (sys.argv[3], "%.4fx" % head if head else "-",
+      "%.4fx" % chk if chk else "-", "%.1f%%" % (100 * ratio) if ratio else "-"))
+PY
 done
 
 # Triton: no build; the patched .py runs from the copy
