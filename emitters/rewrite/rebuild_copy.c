@@ -21,6 +21,7 @@
 #include "collectors/runner.h"
 #include "emitters/capture_layout.h"
 #include "emitters/rewrite/python_rewrite.h"
+#include "emitters/rewrite/source_patch.h"
 #include "emitters/rewrite/source_apply.h"
 #include "emitters/rewrite/sources_file.h"
 
@@ -144,6 +145,27 @@ out:
 	return ret;
 }
 
+/*
+ * A capture may come from someone else (docs/security.md), and what the
+ * copy gets is built and run without the user reading it: so only a patch
+ * this tool makes itself, from the capture's plan and these sources (the
+ * rewrite layer writes load forms and nothing else), is applied there.
+ */
+static int same_as_made(const struct source_apply *res, const char *dir)
+{
+	struct strbuf made = STRBUF_INIT;
+	int ret = 0;
+
+	source_patch_write(&res->in, &made);
+	if (made.len != res->patch.len || memcmp(made.buf, res->patch.buf, made.len))
+		ret = error_set(CA_E_INPUT, "%s is not the patch cacheadvise makes from the "
+				"capture's plan and these sources, so it is not built and run "
+				"unread: 'cacheadvise report %s --all' writes it again (read it "
+				"with 'cacheadvise apply %s --dry-run')", res->name, dir, dir);
+	strbuf_release(&made);
+	return ret;
+}
+
 /* source.patch applied in the copy, by apply's own code. */
 static int patch_copy(const char *dir, const char *python, struct rebuild_copy *rc)
 {
@@ -160,6 +182,8 @@ static int patch_copy(const char *dir, const char *python, struct rebuild_copy *
 	if (ret)
 		return ret;
 	ret = source_apply_prepare(&o, &res);
+	if (!ret && res.state == SOURCE_APPLY_TODO)
+		ret = same_as_made(&res, dir);
 	if (!ret && res.state == SOURCE_APPLY_TODO)
 		ret = source_apply_write(&res, 0);
 	if (!ret)

@@ -86,6 +86,30 @@ chmod +x "$src/run.sh"
 expect_status 2 "$CACHEADVISE" check "$cap" --static --build 'exit 9' -- "$src/run.sh"
 expect_grep "'$src/run.sh' is a script: .*name the binary it runs" "$TMP/err"
 
+# a source.patch that is not what cacheadvise makes from the plan (one added
+# line changed, with sources.json made to agree, as a hostile capture
+# would) is never built and run unread
+bad="$TMP/bad"
+cp -r "$cap" "$bad"
+sed -i 's|^\(+ \* intrinsic for L1::no_allocate or L1::evict_last)\)\. See .*|\1 */ static int injected; /*|' "$bad/source.patch"
+grep -q 'static int injected' "$bad/source.patch" && ok || not_ok "the test could not alter the patch"
+python3 - "$bad" "$src" <<'PY'
+import hashlib, json, os, shutil, subprocess, sys
+bad, src = sys.argv[1:3]
+work = os.path.join(bad, "work")
+shutil.copytree(src, work)
+subprocess.run(["git", "apply", os.path.join(bad, "source.patch")], cwd=work, check=True)
+j = json.load(open(os.path.join(bad, "sources.json")))
+for f in j["files"]:
+    f["patched_sha256"] = hashlib.sha256(open(os.path.join(work, f["path"]), "rb").read()).hexdigest()
+json.dump(j, open(os.path.join(bad, "sources.json"), "w"))
+shutil.rmtree(work)
+PY
+expect_status 2 "$CACHEADVISE" check "$bad" --static --build "$BUILD" -- "$src/stream_table"
+expect_grep "source.patch' is not the patch cacheadvise makes from the capture's plan and these sources, so it is not built and run unread" "$TMP/err"
+[ "$(sha "$src/stream_table.cu")" = "$before_src" ] && ok || not_ok "a refused patch changed the user's source"
+if grep -q "^REBUILT IN A COPY" "$TMP/out"; then not_ok "the refused patch was built"; else ok; fi
+
 # the timed part needs no --baseline (the original command is the
 # baseline) and, without a GPU, exits 4 after the static check
 if ! nvidia-smi -L >/dev/null 2>&1; then
