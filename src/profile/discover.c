@@ -252,10 +252,11 @@ int profile_take_kernel(struct profile_ctx *c, struct event_kernel *ek, const st
 
 /*
  * For kernels with more patchable loads than --max-loads: the loads to
- * measure are the ones with the most sector traffic in the monitor run
- * (profile_monitor() before the variant runs), not the first ones in the
- * text. Without monitor counts the text order stays. Notes what was left
- * out and how much of the kernel's traffic that is.
+ * measure are, one source site after another, the ones with the most
+ * sector traffic in the monitor run (profile_monitor() before the variant
+ * runs; analysis/load_choice.h), not the first ones in the text. Without
+ * monitor counts the text order stays. Notes what was left out and how
+ * much of the kernel's traffic that is.
  */
 void profile_choose_measured_loads(struct profile_ctx *c)
 {
@@ -293,7 +294,8 @@ void profile_choose_measured_loads(struct profile_ctx *c)
 				 c->opt->max_loads, k->vk.measured, &lc);
 		free(site);
 		profile_note(c, "kernel %s: %zu patchable loads beyond --max-loads %u are not measured; the %zu "
-		     "measured are those with the most sector traffic in the monitor run (%.1f%% of the "
+		     "measured are one load of every source site first, then more, each site's busiest "
+		     "in the monitor run first (%.1f%% of the "
 		     "kernel's load sectors); the others stay L1::no_allocate in the variants and keep "
 		     "their form in the advice", k->name, k->left_out, c->opt->max_loads,
 		     k->vk.nr_measured, lc.total_sectors ? 100.0 * (double)lc.kept_sectors /
