@@ -120,9 +120,10 @@ int rebuild_timing_run(const struct rebuild_timing_options *o, struct rebuild_ti
 		goto out;
 	}
 	t.tmp = tmpl;
-	/* The baseline runs the capture's unpatched PTX, as verification did. */
+	/* The baseline runs the capture's unpatched PTX, as verification did,
+	 * unless it is to run as built (a rebuild in a copy). */
 	modules = xasprintf("%s/" CAPTURE_LAYOUT_MODULES_DIR, o->dir);
-	base.subst_dir = modules;
+	base.subst_dir = o->baseline_as_built ? NULL : modules;
 	memset(&pairs, 0, sizeof(pairs));
 	pairs.baseline = &base;
 	pairs.advice = &adv;

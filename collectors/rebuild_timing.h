@@ -30,6 +30,11 @@ struct rebuild_timing_options {
 	const char *rebuilt_path;
 	const char *rebuilt_cwd;
 	const char *rebuilt_triton_cache;
+	/* The baseline as built, its own code (the rebuild of a private copy:
+	 * both sides compiled as the user compiles them, so the figure is what
+	 * apply changes), not the capture's unpatched PTX JIT-compiled as
+	 * verification runs it. */
+	int baseline_as_built;
 	unsigned repeat;            /* rounds */
 	double timeout;             /* seconds a run */
 	const char *exe_dir;        /* where the injection library is found */

@@ -85,13 +85,14 @@ int rebuild_input_run_triton(struct rebuild_input *ri, const struct rebuild_timi
 }
 
 void rebuild_check_timed_text(const struct report_input *in, const struct rebuild_timing *tr,
-			      unsigned repeat, struct strbuf *out)
+			      const struct rebuild_timing_options *t, struct strbuf *out)
 {
 	double ps = tr->program_speedup, want = report_program_speedup(in);
 	size_t i;
 
-	strbuf_addf(out, "\nTIMED CHECK (%u alternating rounds: the original program with the "
-		    "capture's unpatched PTX, then the rebuilt program as built)\n", repeat);
+	strbuf_addf(out, "\nTIMED CHECK (%u alternating rounds: the original program %s, then "
+		    "the rebuilt program as built)\n", t->repeat, t->baseline_as_built ?
+		    "as built" : "with the capture's unpatched PTX");
 	for (i = 0; i < tr->nr_kernels; i++) {
 		const struct rebuild_timing_kernel *k = &tr->kernels[i];
 		struct strbuf name = STRBUF_INIT;
@@ -494,7 +495,7 @@ int rebuild_check_timed(const struct rebuild_input *ri, const struct rebuild_tim
 	*tmp_left = tr.tmp_left;
 	tr.tmp_left = NULL;
 	if (!ret)
-		rebuild_check_timed_text(&ri->in, &tr, t->repeat, out);
+		rebuild_check_timed_text(&ri->in, &tr, t, out);
 	if (ret == CA_E_NOGPU)
 		ret = error_prefix(ret, "the static check above passed; timing the rebuilt "
 				   "program needs a GPU");

@@ -73,12 +73,13 @@ int rebuild_input_run_triton(struct rebuild_input *ri, const struct rebuild_timi
 
 /*
  * The timed check's lines (`check` without --static): each kernel's median
- * speedup of the rebuilt program over repeat alternating rounds, kept or
+ * speedup of the rebuilt program over t->repeat alternating rounds (the
+ * baseline as t says), kept or
  * lost, and the program's GPU time against the advice's verified figure,
  * with RESULT lines for scripts; appended to out.
  */
 void rebuild_check_timed_text(const struct report_input *in, const struct rebuild_timing *tr,
-			      unsigned repeat, struct strbuf *out);
+			      const struct rebuild_timing_options *t, struct strbuf *out);
 
 /* The names of the kernels whose loads the plan changes (an array of
  * *nr borrowed names; caller frees the array). */

@@ -417,4 +417,5 @@ void rebuild_copy_timing(const struct rebuild_copy *rc, struct rebuild_timing_op
 	t->rebuilt_path = rc->program;
 	t->rebuilt_cwd = rc->cwd;
 	t->rebuilt_triton_cache = rc->triton_cache;
+	t->baseline_as_built = 1;
 }

@@ -70,7 +70,7 @@ int rebuild_copy_make_built(const char *dir, char *const *argv, const char *pyth
 			    struct strbuf *line);
 
 /* Points t at the program in the copy: its argv, file, folder and private
- * Triton cache. */
+ * Triton cache; the original, the baseline, runs as built. */
 void rebuild_copy_timing(const struct rebuild_copy *rc, struct rebuild_timing_options *t);
 
 /* Removes rc->tmp (rc->tmp_left says when it could not: the caller frees
