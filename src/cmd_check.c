@@ -7,6 +7,7 @@
 #include "base/error.h"
 #include "collectors/rebuild_timing.h"
 #include "emitters/rewrite/rebuild_check.h"
+#include "emitters/rewrite/python_rewrite.h"
 #include "emitters/rewrite/rebuild_copy.h"
 #include "emitters/report.h"
 #include "base/strbuf.h"
@@ -153,6 +154,9 @@ static int parse(struct check_cmd *o, int argc, char **argv)
 		return cli_usage_error("no program given: cacheadvise check %s -- ./rebuilt-app",
 				       o->dir);
 	o->t.argv = argv + optind;
+	if (o->in_copy && o->static_only && python_program(o->t.argv[0]))
+		return cli_usage_error("a Triton program compiles its patched .py when it runs: "
+				       "--in-copy or --build needs the timed check (leave --static out)");
 	if (!o->static_only && !o->baseline && !o->in_copy)
 		return cli_usage_error("the timed check needs the original program to time against: "
 				       "--baseline ORIGINAL (or --static for the static check alone)");

@@ -80,6 +80,8 @@ expect_grep "the build command 'true' did not remake '$src/stream_table' in the 
 expect_status 2 "$CACHEADVISE" check "$cap" --static --build "$BUILD" -- /bin/true
 expect_grep "the sources \('$src'\) and the program \('/bin/true'\) share no folder short of '/'" "$TMP/err"
 expect_status 1 "$CACHEADVISE" check "$cap" --build '' -- "$src/stream_table"
+expect_status 1 "$CACHEADVISE" check "$cap" --static --in-copy -- python3 "$src/app.py"
+expect_grep "compiles its patched .py when it runs: --in-copy or --build needs the timed check" "$TMP/err"
 # a wrapper script is not what a build remakes: refused before the build
 printf '#!/bin/sh\nexec ./stream_table "$@"\n' >"$src/run.sh"
 chmod +x "$src/run.sh"
