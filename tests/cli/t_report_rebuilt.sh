@@ -24,6 +24,8 @@ expect_status 0 "$CACHEADVISE" report "$cap"
 expect_grep 'program speedup 1\.74x rebuilt from source\.patch \(run --plan 1\.76x\)' "$TMP/out"
 expect_grep '^    1\. 1\.74x load plan .*; run --plan 1\.76x \(program GPU time, rebuilt from source\.patch\)' "$TMP/out"
 expect_grep "the program rebuilt from source\.patch: 1\.74x \(built with 'make' in a private copy of '/home/me/app'\); advice via \`run --plan\`: 1\.76x" "$TMP/out"
+expect_status 0 "$CACHEADVISE" report "$cap" --format html -o "$TMP/r.html"
+expect_grep 'program speedup 1\.74x rebuilt from source\.patch \(run --plan 1\.76x\)' "$TMP/r.html"
 # capture.json keeps the section as written (report --all rewrites nothing of it)
 expect_status 0 "$CACHEADVISE" report "$cap" --all
 python3 -c 'import json,sys; sys.exit(0 if json.load(open(sys.argv[1]))["summary"]["rebuilt_speedup"] == 1.7421 else 1)' "$cap/report.json" && ok || not_ok "report.json summary.rebuilt_speedup"
