@@ -9,6 +9,7 @@
 #include "emitters/report_cost.h"
 #include "emitters/report_carveout.h"
 #include "emitters/report_l2.h"
+#include "emitters/rewrite/python_rewrite.h"
 #include "emitters/report_output.h"
 #include "emitters/rewrite/regcache_patch.h"
 #include "emitters/rewrite/source_patch.h"
@@ -286,6 +287,22 @@ static void summary(struct strbuf *out, const struct report_input *in, const str
 			if (sps)
 				strbuf_addf(out, "    verified:            %s\n", sps);
 			free(sps);
+		}
+		if (s->nr_rewritten && isnan(s->rebuilt_speedup)) {
+			/* not timed as the user will build it: how to have it timed */
+			int python = in->model.program.path &&
+				     python_program(in->model.program.path);
+
+			strbuf_addstr(out, "    time it as built:    cacheadvise check ");
+			report_shell_path(out, in->dir, NULL);
+			strbuf_addstr(out, python ? " --in-copy -- " : " --build 'YOUR BUILD COMMAND' -- ");
+			program_line(out, in);
+			strbuf_addstr(out, python ?
+				      "\n                         (source.patch applied in a private copy "
+				      "of the tree, its .py compiled afresh, timed against the program as "
+				      "it is)\n" :
+				      "\n                         (source.patch applied and built in a "
+				      "private copy of the tree, timed against the program as it is)\n");
 		}
 		if (s->nr_plan_only)
 			strbuf_addf(out, "    %s:\n", s->plan_only_lead);
