@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emitters/rewrite/python_rewrite.h"
 #include "emitters/capture_layout.h"
 #include "base/xalloc.h"
 #include "emitters/report.h"
@@ -374,6 +375,20 @@ static void summary(struct strbuf *out, const struct report_input *in)
 				strbuf_addstr(out, "</p>");
 			}
 			free(sps);
+		}
+		if (s->nr_rewritten && isnan(s->rebuilt_speedup)) {
+			/* not timed as the user will build it: how to have it timed */
+			int python = in->model.program.path &&
+				     python_program(in->model.program.path);
+
+			strbuf_addstr(out, "<p>Time it as built (source.patch applied in a private "
+					   "copy of the tree, timed against the program as it is):"
+					   "</p><pre>cacheadvise check ");
+			esc(out, in->dir);
+			strbuf_addstr(out, python ? " --in-copy -- " :
+				      " --build 'YOUR BUILD COMMAND' -- ");
+			program_text(out, in);
+			strbuf_addstr(out, "</pre>");
 		}
 		if (s->nr_plan_only) {
 			strbuf_addstr(out, "<p>");
