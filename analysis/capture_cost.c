@@ -14,7 +14,20 @@ static int starts_with(const char *s, const char *prefix)
 
 /* The name of step index i of capture_steps[] (one list of the names). */
 enum { STEP_DISCOVER, STEP_MONITOR, STEP_CAPTURE, STEP_BASELINE, STEP_VERIFY, STEP_L2,
-       STEP_ORACLE, STEP_OTHER };
+       STEP_ORACLE, STEP_REBUILD, STEP_OTHER };
+
+/* The rebuild's seconds and runs (verification.rebuilt): not capture runs,
+ * so counted from its own record. 0 where there is none. */
+static double rebuild_seconds(const struct capture *cap, long long *runs)
+{
+	const struct capture_rebuilt *rb = &cap->verification.rebuilt;
+
+	*runs = 0;
+	if (!cap->has_verification || !cap->verification.has_rebuilt || !(rb->seconds > 0))
+		return 0;
+	*runs = rb->runs > 0 ? rb->runs : 0;
+	return rb->seconds;
+}
 
 const char *capture_cost_step(const char *variant)
 {
@@ -81,6 +94,11 @@ static void by_mechanism(const struct capture *cap, struct capture_cost *cost)
 				in_mechanisms += r->cost_seconds[m];
 			}
 	}
+	{
+		long long n;
+
+		runs_wall += rebuild_seconds(cap, &n);    /* its own step, not the tool's */
+	}
 	cost->program_seconds = costed_wall > in_mechanisms ? costed_wall - in_mechanisms : 0;
 	cost->tool_seconds = cost->wall_seconds > runs_wall ? cost->wall_seconds - runs_wall : 0;
 	if (isnan(cost->wall_seconds))
@@ -114,7 +132,16 @@ void capture_cost_compute(const struct capture *cap, double wall_seconds, struct
 		if (runs_method && (s == STEP_CAPTURE || s == STEP_BASELINE))
 			counted_runs++;
 	}
-	cost->program_runs = (long long)cap->nr_runs;
+	{
+		long long n;
+		double secs = rebuild_seconds(cap, &n);
+
+		if (secs > 0) {
+			cost->runs_by_step[STEP_REBUILD] = n;
+			cost->seconds_by_step[STEP_REBUILD] = secs;
+		}
+		cost->program_runs = (long long)cap->nr_runs + n;
+	}
 	if (method && !strcmp(method, "launches"))
 		cost->launches_counted = (long long)cap->measure.samples;
 	else

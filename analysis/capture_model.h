@@ -451,7 +451,7 @@ struct capture_kernel {
 };
 
 /* The steps a run belongs to (analysis/capture_cost.h capture_cost_step). */
-#define CAPTURE_NR_STEPS 8
+#define CAPTURE_NR_STEPS 9
 extern const char *const capture_steps[CAPTURE_NR_STEPS];
 
 /* "cost": what the profile cost, rewritten with every write (docs/capture-json.md). */
@@ -590,6 +590,8 @@ struct capture_rebuilt {
 	char *reason;               /* NULL */
 	char *how;                  /* "built with 'make' in a private copy ...", NULL */
 	double speedup;
+	double seconds;             /* the step's wall time: copy, build and timing; NAN */
+	long long runs;             /* program runs it timed; -1 unknown */
 	struct capture_rebuilt_kernel *kernels;
 	size_t nr_kernels;
 	const struct capture_section *source;

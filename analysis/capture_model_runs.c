@@ -270,7 +270,7 @@ int capture_read_measure(const struct rd *r, json_t *doc, struct capture *cap)
 
 /* In this order: analysis/capture_cost.c names the steps by index. */
 const char *const capture_steps[CAPTURE_NR_STEPS] = {
-	"discover", "monitor", "capture", "baseline", "verify", "l2", "oracle", "other",
+	"discover", "monitor", "capture", "baseline", "verify", "l2", "oracle", "rebuild", "other",
 };
 
 /* A step -> number object (runs_by_step, seconds_by_step): known steps only. */

@@ -376,6 +376,8 @@ static int read_rebuilt(const struct rd *r, json_t *o, struct capture_verificati
 	    (ret = capture_rd_str(r, rj, path, "reason", &rb->reason, 0)) ||
 	    (ret = capture_rd_str(r, rj, path, "how", &rb->how, 0)) ||
 	    (ret = capture_rd_num(r, rj, path, "speedup", &rb->speedup, NUM_COUNT)) ||
+	    (ret = capture_rd_num(r, rj, path, "seconds", &rb->seconds, NUM_COUNT)) ||
+	    (ret = capture_rd_int(r, rj, path, "runs", &rb->runs, 0, CAPTURE_LIST_MAX, -1)) ||
 	    (ret = capture_rd_array(r, rj, path, "kernels", &arr)))
 		return ret;
 	rb->kernels = xcalloc(json_array_size(arr) + 1, sizeof(*rb->kernels));
@@ -529,6 +531,8 @@ json_t *capture_rebuilt_json(const struct capture_rebuilt *rb)
 	/* null, not absent, when not timed: the speedup is the section's point */
 	json_object_set_new(rj, "speedup", isnan(rb->speedup) ? json_null() :
 			    json_real(rb->speedup));
+	capture_put_num(rj, "seconds", rb->seconds);
+	capture_put_int(rj, "runs", rb->runs, -1);
 	for (i = 0; i < rb->nr_kernels; i++) {
 		json_t *kj = json_object();
 

@@ -43,13 +43,14 @@ static long long rewritten_loads(json_t *ver)
 	return json_is_integer(n) ? json_integer_value(n) : 0;
 }
 
-/* The timing's result into rb. */
-static void record(struct capture_rebuilt *rb, const struct rebuild_timing *tr)
+/* The timing's result (rounds of it) into rb. */
+static void record(struct capture_rebuilt *rb, const struct rebuild_timing *tr, unsigned rounds)
 {
 	size_t i;
 
 	rb->status = xstrdup("timed");
 	rb->speedup = tr->program_speedup;
+	rb->runs = 2 * (long long)rounds;    /* the original and the rebuilt, each round */
 	if (tr->launches_differ)
 		rb->reason = xasprintf("the original and the rebuilt program launched %s a "
 				       "different number of times (%u and %u): they did different "
@@ -129,7 +130,7 @@ static int rebuild_and_time(struct profile_ctx *c, int python, struct capture_re
 	free((void *)topt.kernels);
 	report_input_release(&in);
 	if (!ret)
-		record(rb, &tr);
+		record(rb, &tr, topt.repeat);
 	rebuild_timing_release(&tr);
 failed:
 	if (ret && ret != CA_E_INTERRUPTED) {
@@ -160,7 +161,8 @@ int profile_rebuild(struct profile_ctx *c)
 	    rewritten_loads(ver) <= 0)
 		return 0;   /* no kept advice the patch carries: nothing to rebuild */
 	memset(&rb, 0, sizeof(rb));
-	rb.speedup = NAN;
+	rb.speedup = rb.seconds = NAN;
+	rb.runs = -1;
 	if (!python && !c->opt->build) {
 		not_rebuilt(&rb, "a CUDA program is rebuilt only with the command that builds it: "
 			    "profile --build 'CMD' (run in a copy of the sources), or time your "
@@ -170,7 +172,10 @@ int profile_rebuild(struct profile_ctx *c)
 					  2 * (c->opt->repeat ? c->opt->repeat : 1))) {
 		not_rebuilt(&rb, "beyond the budget (--budget)");
 	} else {
+		double start = profile_now();
+
 		ret = rebuild_and_time(c, python, &rb);
+		rb.seconds = profile_now() - start;   /* the cost's "rebuild" step */
 	}
 	/* the section's shape is the capture model's (its one writer); none
 	 * where the rebuild was interrupted */

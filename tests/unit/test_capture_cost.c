@@ -262,6 +262,37 @@ static void test_mechanisms(void)
 	json_decref(cap);
 }
 
+/* The rebuild (verification.rebuilt) is a step of its own: its seconds and
+ * runs are counted there, not as the tool's time (issue 38 item 3). */
+static void test_rebuild(void)
+{
+	json_t *cap = json_loads("{\"schema\": \"cacheadvise.capture/1\", \"kernels\": [],"
+		" \"runs\": [{\"index\": 0, \"variant\": \"discovery\", \"wall_seconds\": 1.0},"
+		" {\"index\": 1, \"variant\": \"capture\", \"wall_seconds\": 4.0, \"cost\":"
+		"  {\"injected_seconds\": 3.9, \"seconds\": {\"replays\": 1.0}}}],"
+		" \"measure\": {\"method\": \"launches\", \"kernels\": {}},"
+		" \"verification\": {\"status\": \"verified\", \"kept\": true, \"rebuilt\":"
+		"  {\"status\": \"timed\", \"speedup\": 1.2, \"seconds\": 3.5, \"runs\": 10}}}",
+		0, NULL);
+	json_t *cost, *by, *secs;
+	char *line;
+
+	CHECK(cap != NULL);
+	cost = cost_json(cap, 10.0);
+	by = json_object_get(cost, "runs_by_step");
+	secs = json_object_get(cost, "seconds_by_step");
+	CHECK_INT(json_integer_value(json_object_get(by, "rebuild")), 10);
+	CHECK_NEAR(num(secs, "rebuild"), 3.5, 1e-9);
+	CHECK_INT(json_integer_value(json_object_get(cost, "program_runs")), 12);
+	/* 10 s less 5 s of runs and 3.5 s of rebuild: 1.5 s the tool's */
+	CHECK_NEAR(num(json_object_get(cost, "seconds_by_mechanism"), "tool"), 1.5, 1e-9);
+	json_object_set_new(cap, "cost", cost);
+	line = line_of(cap);
+	CHECK(line && strstr(line, "rebuild 10 in 3.5 s"));
+	free(line);
+	json_decref(cap);
+}
+
 /* profile --gpus: runs side by side whose counter setup took much longer
  * than the runs alone are named in the cost line (issue 35 item 6). */
 static void test_side_by_side(void)
@@ -304,5 +335,6 @@ int main(void)
 	test_line();
 	test_mechanisms();
 	test_side_by_side();
+	test_rebuild();
 	return check_done();
 }
