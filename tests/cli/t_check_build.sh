@@ -12,18 +12,22 @@
 NVCC=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
 [ -n "$NVCC" ] || { echo "no nvcc: skipped"; exit 77; }
 sha() { sha256sum "$1" | cut -c1-64; }
+# sources_at DIR: the capture's sources.json says they are read from DIR now
+sources_at() {
+	python3 - "$cap/sources.json" "$1" <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+j["read_from"] = sys.argv[2]
+json.dump(j, open(sys.argv[1], "w"))
+PY
+}
 
 cap="$TMP/cap" src="$TMP/app"
 cp -r "$CA_SOURCE_DIR/tests/fixtures/capture-real" "$cap"
 cp -r "$CA_SOURCE_DIR/samples" "$src"
 # sources.json names where the sources are now (the committed source.patch
 # is the one applied)
-python3 - "$cap/sources.json" "$src" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-j["read_from"] = sys.argv[2]
-json.dump(j, open(sys.argv[1], "w"))
-PY
+sources_at "$src"
 BUILD="$NVCC -gencode arch=compute_90,code=[sm_90,compute_90] -lineinfo -O3 stream_table.cu -o stream_table"
 if (cd "$src" && sh -c "$BUILD") 2>"$TMP/nvcc.err"; then ok; else
 	not_ok "nvcc cannot compile stream_table.cu: $(head -c 600 "$TMP/nvcc.err")"; finish; fi
@@ -51,23 +55,13 @@ expect_grep '2 carry the advised form' "$TMP/out"
 tree="$TMP/tree"
 mkdir -p "$tree/build"
 cp -r "$CA_SOURCE_DIR/samples" "$tree/src"
-python3 - "$cap/sources.json" "$tree/src" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-j["read_from"] = sys.argv[2]
-json.dump(j, open(sys.argv[1], "w"))
-PY
+sources_at "$tree/src"
 TREE_BUILD="$NVCC -gencode arch=compute_90,code=[sm_90,compute_90] -lineinfo -O3 src/stream_table.cu -o build/stream_table"
 (cd "$tree" && sh -c "$TREE_BUILD") 2>"$TMP/nvcc.err" && ok || not_ok "nvcc: $(head -c 400 "$TMP/nvcc.err")"
 expect_status 0 "$CACHEADVISE" check "$cap" --static --build "$TREE_BUILD" -- "$tree/build/stream_table"
 expect_grep "^REBUILT IN A COPY: source.patch applied to 1 file of a copy of '$tree'" "$TMP/out"
 expect_grep '2 advised loads: 2 carry the advised form' "$TMP/out"
-python3 - "$cap/sources.json" "$src" <<'PY'
-import json, sys
-j = json.load(open(sys.argv[1]))
-j["read_from"] = sys.argv[2]
-json.dump(j, open(sys.argv[1], "w"))
-PY
+sources_at "$src"
 
 # a build that fails: its exit and its last lines
 expect_status 3 "$CACHEADVISE" check "$cap" --static --build 'echo no compiler here >&2; exit 7' -- "$src/stream_table"
