@@ -444,6 +444,20 @@ static int l2_source_restricts(const struct l2_problem *p)
 }
 
 /*
+ * The DRAM bytes within which a gain is noise: twice the baseline's
+ * spread. The spread is the range of a few replays, and a single's gain is
+ * one replay against them: at one spread, a load that saves nothing real
+ * crossed it in one profile of three (deposit's load 0 on the H200,
+ * bench/gpu_plan_stability.sh), and the plans differed.
+ */
+#define L2_NOISE_SPREADS 2.0
+
+static double l2_noise(const struct capture_l2_priority *lp)
+{
+	return isnan(lp->noise_dram_bytes) ? 0 : L2_NOISE_SPREADS * lp->noise_dram_bytes;
+}
+
+/*
  * The gains: u_i(s) the DRAM bytes entry i in form s saved alone, p_ij(s,
  * t) what a measured pair saved beyond its two singles; a gain within the
  * baseline's noise counts 0. A form not measured, or (source) one the
@@ -452,7 +466,7 @@ static int l2_source_restricts(const struct l2_problem *p)
 static void l2_gains(const struct l2_problem *p, int source, struct multi_choice *mc)
 {
 	const struct capture_l2_priority *lp = p->lp;
-	double noise = isnan(lp->noise_dram_bytes) ? 0 : lp->noise_dram_bytes;
+	double noise = l2_noise(lp);
 	unsigned *forms = xcalloc(p->n + 1, sizeof(*forms));
 	size_t i, f;
 
@@ -568,7 +582,7 @@ static int l2_close_calls(const struct l2_problem *p, struct multi_choice *mc,
 {
 	struct close_choice *cc = xcalloc(mc->n + 1, sizeof(*cc));
 	struct l2_rank_ctx ctx = { p, group };
-	double noise = isnan(p->lp->noise_dram_bytes) ? 0 : p->lp->noise_dram_bytes;
+	double noise = l2_noise(p->lp);
 	size_t i;
 	int ret = 0;
 

@@ -677,7 +677,8 @@ size_t profile_budget_units(struct profile_ctx *c, unsigned first_runs, unsigned
 
 int profile_budget_allows(struct profile_ctx *c, const char *what, unsigned runs)
 {
-	double native, mean, limit, spent = profile_now() - c->started, estimate;
+	double native, mean, limit, estimate;
+	double spent = profile_now() - c->started - c->unbudgeted;
 
 	run_times(c, &native, &mean);
 	limit = budget_limit_seconds(c->opt->budget, native);

@@ -130,6 +130,7 @@ struct profile_ctx {
 	int runs_planned_fixed;
 	unsigned progress_mark;     /* runs_done at the last run-start event */
 	double started;
+	double unbudgeted;          /* seconds of steps --budget leaves out (the rebuild) */
 	struct profile_module *modules;
 	size_t nr_modules;
 	struct profile_kernel *kernels;

@@ -74,7 +74,7 @@ if python3 -c 'import torch, triton' 2>/dev/null; then
 	export TRITON_CACHE_DIR="$WORK/triton-cache"
 	out=$WORK/cap-triton
 	before=$(sha "$app/triton_rownorm.py")
-	if "$CACHEADVISE" profile --l2-priority --budget 0 --out "$out" -- python3 "$app/triton_rownorm.py" iters=5 \
+	if "$CACHEADVISE" profile --out "$out" -- python3 "$app/triton_rownorm.py" iters=5 \
 		>"$WORK/triton.out" 2>&1; then ok; else not_ok "profile triton: $(tail -5 "$WORK/triton.out")"; fi
 	cp "$out/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-rebuild-triton.json" 2>/dev/null
 	cp "$out/report.txt" "${CA_GPU_LOGS:-$WORK}/report-rebuild-triton.txt" 2>/dev/null

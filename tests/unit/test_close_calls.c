@@ -62,8 +62,8 @@ static int advise(json_t *doc, struct plan *plan, struct analysis *a)
 }
 
 /* capture-basic's 'stream' with load 2 measured in two L2 priorities that
- * both save more than the noise (500 bytes of 100,000) and lie 10 bytes
- * apart: first (ef, el) DRAM bytes. */
+ * both save more than the noise (twice the spread of 500 bytes, of
+ * 100,000) and lie 10 bytes apart: first (ef, el) DRAM bytes. */
 static json_t *l2_capture(int ef, int el)
 {
 	json_t *cap = capture_basic();
@@ -107,13 +107,39 @@ static void test_l2_stable(void)
 		CHECK_NEAR(json_number_value(json_object_get(json_object_get(json_object_get(l,
 			"margin"), "L2"), "bytes")), 10, 1e-9);
 		CHECK_NEAR(json_number_value(json_object_get(json_object_get(json_object_get(l,
-			"margin"), "L2"), "noise_fraction")), 0.005, 1e-12);
+			"margin"), "L2"), "noise_fraction")), 0.01, 1e-12);
 		json_decref(an);
 		analysis_release(&a);
 		plan_release(&plan);
 		json_decref(cap);
 	}
 	CHECK_STR(forms[0], forms[1]);
+}
+
+/*
+ * (a') a gain of one to two spreads is noise: evict_first saves 800 bytes
+ * and evict_last 600 against a spread of 500; one replay against a range
+ * of three crosses one spread by chance (deposit's load 0 did in one H200
+ * profile of three), so no priority is chosen. At 1,200 bytes it is.
+ */
+static void test_l2_two_spreads(void)
+{
+	static const int dram[2][2] = { { 99200, 99400 }, { 98800, 99400 } };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		json_t *cap = l2_capture(dram[i][0], dram[i][1]);
+		struct plan plan;
+		struct analysis a;
+
+		plan_init(&plan);
+		CHECK_INT(advise(cap, &plan, &a), 0);
+		CHECK(!strstr(plan_form(&plan, "stream", 2), "L2::evict_last"));
+		CHECK(!strstr(plan_form(&plan, "stream", 2), "L2::evict_first") == !i);
+		analysis_release(&a);
+		plan_release(&plan);
+		json_decref(cap);
+	}
 }
 
 /*
@@ -177,7 +203,7 @@ static void test_report_line(void)
 	line = report_close_calls_text(&rk);
 	CHECK(line != NULL);
 	CHECK_STR(line, "close calls (within the noise, kept as built): load 2 L2 "
-		  "L2::evict_last vs L2::evict_first, margin 0.01% against noise 0.5%");
+		  "L2::evict_last vs L2::evict_first, margin 0.01% against noise 1%");
 	free(line);
 	rk.analysis = analysis_find_kernel(&a, NULL, "mix");
 	CHECK(report_close_calls_text(&rk) == NULL);
@@ -189,6 +215,7 @@ static void test_report_line(void)
 int main(void)
 {
 	test_l2_stable();
+	test_l2_two_spreads();
 	test_l1_as_built();
 	test_report_line();
 	return check_done();
