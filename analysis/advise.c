@@ -289,11 +289,42 @@ static void l1_plan_set(const struct kernel_in *k, const unsigned char *cached, 
 	}
 }
 
+/*
+ * Load v's share of the plan's objective: its site's weight and half of
+ * each edge to another cached site, on the solved graph (the sites', group
+ * giving each load's, or the loads' own when group is NULL), shared among
+ * the site's loads by their weights (equally where those do not sum to
+ * more than 0).
+ */
+static double saved_share(const struct graph *g, const struct graph *solved, const size_t *group,
+			  const unsigned char *cached, size_t v)
+{
+	size_t site = group ? group[v] : v, u, members = 0;
+	double saved = solved->nodes[site].weight, sum = 0;
+
+	for (u = 0; u < solved->n; u++)
+		if (u != site && cached[u])
+			saved += graph_edge(solved, site, u) / 2;
+	if (!group)
+		return saved;
+	for (u = 0; u < g->n; u++)
+		if (group[u] == site) {
+			members++;
+			sum += g->nodes[u].weight;
+		}
+	return sum > 0 ? saved * g->nodes[v].weight / sum : saved / (double)members;
+}
+
 static void decide_loads(struct kernel_in *k, const struct solver_result *chosen,
-			 struct plan *plan, struct analysis_kernel *ak)
+			 const struct graph *solved, const size_t *group, struct plan *plan,
+			 struct analysis_kernel *ak)
 {
 	const struct graph *g = &k->g;
+	unsigned char *site_cached = xcalloc(solved->n + 1, 1);
 	size_t i;
+
+	for (i = 0; i < g->n; i++)
+		site_cached[group ? group[i] : i] |= chosen->cached[i];
 
 	ak->loads = xcalloc(k->nr_loads + 1, sizeof(*ak->loads));
 	ak->left_out = xcalloc(k->nr_loads + 1, sizeof(*ak->left_out));
@@ -303,7 +334,7 @@ static void decide_loads(struct kernel_in *k, const struct solver_result *chosen
 		const char *decision, *action = NULL;
 		char *reason = NULL;
 		double saved = 0;
-		size_t v, u;
+		size_t v;
 
 		if (l->left_out) {
 			ak->left_out[ak->nr_left_out].ordinal = l->ordinal;
@@ -321,10 +352,7 @@ static void decide_loads(struct kernel_in *k, const struct solver_result *chosen
 					 "keeps its current form");
 		} else if (chosen->cached[v]) {
 			decision = "cache";
-			saved = g->nodes[v].weight;
-			for (u = 0; u < g->n; u++)
-				if (u != v && chosen->cached[u])
-					saved += graph_edge(g, v, u) / 2;
+			saved = saved_share(g, solved, group, site_cached, v);
 			if (l->has_operator)
 				reason = xasprintf("cached: keeps its %s", l->operator_name);
 			else
@@ -345,6 +373,7 @@ static void decide_loads(struct kernel_in *k, const struct solver_result *chosen
 		al->weight_bytes = g->nodes[v].weight;
 		al->traffic_saved_bytes = saved;
 	}
+	free(site_cached);
 	l1_plan_set(k, chosen->cached, plan);
 }
 
@@ -779,7 +808,9 @@ static size_t node_sites(const struct kernel_in *k, size_t *group)
 	return nr;
 }
 
-/* A result on the sites' graph given to every load of each site. */
+/* A result on the sites' graph given to every load of each site (its
+ * objective stays the sites' graph's: load_sites_merge_graph counts the
+ * hits a site's copies share once, the per-load graph once per pair). */
 static void expand_result(const struct graph *g, const size_t *group, struct solver_result *res)
 {
 	unsigned char *cached = xcalloc(g->n + 1, 1);
@@ -789,7 +820,6 @@ static void expand_result(const struct graph *g, const size_t *group, struct sol
 		cached[v] = res->cached[group[v]];
 	free(res->cached);
 	res->cached = cached;
-	res->objective = graph_objective(g, cached);
 }
 
 /* Why a load beyond --max-loads takes its site's decision. */
@@ -1165,7 +1195,7 @@ static int advise_kernel(const struct capture_kernel *ck, const struct advise_op
 			     geo->counter_spread, ak, close_fixed);
 	if (ret)
 		goto out;
-	decide_loads(&k, ak->chosen, plan, ak);
+	decide_loads(&k, ak->chosen, solved, solved != &k.g ? group : NULL, plan, ak);
 	ak->pairs_missing = k.pairs_missing;
 	if (source_plan) {
 		ret = source_l1(&k, solved, solved != &k.g ? group : NULL, &sopt, close_fixed, ak,

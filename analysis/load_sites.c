@@ -3,6 +3,8 @@
  */
 #include "analysis/load_sites.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/xalloc.h"
@@ -174,42 +176,153 @@ size_t load_sites_group_ptx(const struct ptx_function *fn, const unsigned *ordin
 	return nr;
 }
 
-void load_sites_merge_graph(const struct graph *g, const size_t *group, size_t nr_sites,
-			    struct graph *out)
+/* The root of u in a union-find forest. */
+static size_t find_root(size_t *parent, size_t u)
 {
-	double *w = xcalloc(nr_sites + 1, sizeof(*w));
-	double *e = xcalloc(nr_sites * nr_sites + 1, sizeof(*e));
-	long *first = xcalloc(nr_sites + 1, sizeof(*first));
-	size_t u, v, a, b;
+	while (parent[u] != u)
+		u = parent[u] = parent[parent[u]];
+	return u;
+}
+
+/* An edge between two loads of one site; overlap: the share of the
+ * smaller one's hits the two share (0 to 1). */
+struct site_edge {
+	size_t u, v;
+	double w, overlap;
+};
+
+static int site_edge_cmp(const void *a, const void *b)
+{
+	double x = ((const struct site_edge *)a)->w, y = ((const struct site_edge *)b)->w;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * Each site's weight when all its loads cache (w), and the forest its
+ * overlaps were taken along (tree, nr_tree). Positive edges between
+ * members all add; of the negative ones (hits two members share), only a
+ * spanning forest of the largest does (Hunter's bound on a union: the sum
+ * of the members' hits less the overlaps along a maximum spanning tree).
+ * All pairs would subtract a shared hit once per pair: four unrolled
+ * copies of one gather that hit the same lines (each alone enables H, each
+ * pair H) are worth H, not 4H - 6H. (No floor at the largest member's
+ * weight: a second member can evict the first's lines, and the pair then
+ * hits less than the one alone.)
+ */
+static void merge_site_weights(const struct graph *g, const size_t *group, size_t nr_sites,
+			       double *w, struct site_edge *tree, size_t *nr_tree)
+{
+	struct site_edge *neg = xcalloc(g->n * g->n / 2 + 1, sizeof(*neg));
+	size_t *parent = xcalloc(g->n + 1, sizeof(*parent)), nr_neg = 0, u, v, a, i;
+	unsigned char *all_gain = xcalloc(nr_sites + 1, 1);
 
 	for (a = 0; a < nr_sites; a++)
-		first[a] = -1;
+		all_gain[a] = 1;
 	for (u = 0; u < g->n; u++) {
-		w[group[u]] += g->nodes[u].weight;
-		if (first[group[u]] < 0)
-			first[group[u]] = (long)u;
+		double x = g->nodes[u].weight;
+
+		parent[u] = u;
+		w[group[u]] += x;
+		if (x <= 0)
+			all_gain[group[u]] = 0;
 	}
 	for (u = 0; u < g->n; u++)
 		for (v = u + 1; v < g->n; v++) {
 			double x = graph_edge(g, u, v);
 
-			a = group[u];
-			b = group[v];
-			if (a == b) {
-				w[a] += x;              /* both members: counted when the site caches */
-			} else {
-				e[a * nr_sites + b] += x;
-				e[b * nr_sites + a] += x;
-			}
+			if (group[u] != group[v] || x == 0)
+				continue;
+			if (x > 0)
+				w[group[u]] += x;
+			else
+				neg[nr_neg++] = (struct site_edge){ u, v, x, 0 };
+		}
+	qsort(neg, nr_neg, sizeof(*neg), site_edge_cmp);
+	*nr_tree = 0;
+	for (i = 0; i < nr_neg; i++) {
+		size_t ru = find_root(parent, neg[i].u), rv = find_root(parent, neg[i].v);
+		double smaller = fmin(g->nodes[neg[i].u].weight, g->nodes[neg[i].v].weight);
+
+		if (ru == rv)
+			continue;   /* a cycle: these hits were taken off already */
+		parent[ru] = rv;
+		w[group[neg[i].u]] += neg[i].w;
+		/* only hits (weights above 0) overlap */
+		neg[i].overlap = all_gain[group[neg[i].u]] ? fmin(1, -neg[i].w / smaller) : 0;
+		tree[(*nr_tree)++] = neg[i];
+	}
+	free(all_gain);
+	free(parent);
+	free(neg);
+}
+
+/*
+ * The edge to something outside a site from its members' edges x[] (by
+ * load, 0 for the site's other loads): their sum, less along the site's
+ * forest what two overlapping members' edges of one sign count twice (the
+ * smaller, times their overlap). The copies of one gather each lose the
+ * same hits to a stream beside them: the site loses them once.
+ */
+static double reduce_edges(const double *x, const struct site_edge *tree, size_t nr_tree,
+			   const size_t *group, size_t site, size_t n)
+{
+	double sum = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (group[i] == site)
+			sum += x[i];
+	for (i = 0; i < nr_tree; i++) {
+		double a = x[tree[i].u], b = x[tree[i].v];
+
+		if (group[tree[i].u] != site || (a > 0) != (b > 0) || a == 0 || b == 0)
+			continue;
+		sum -= copysign(fmin(fabs(a), fabs(b)), a) * tree[i].overlap;
+	}
+	return sum;
+}
+
+void load_sites_merge_graph(const struct graph *g, const size_t *group, size_t nr_sites,
+			    struct graph *out)
+{
+	double *w = xcalloc(nr_sites + 1, sizeof(*w)), *x = xcalloc(g->n + 1, sizeof(*x));
+	/* by_site[u * nr_sites + b]: load u's edge to site b, b's overlaps taken off */
+	double *by_site = xcalloc(g->n * nr_sites + 1, sizeof(*by_site));
+	struct site_edge *tree = xcalloc(g->n + 1, sizeof(*tree));
+	long *first = xcalloc(nr_sites + 1, sizeof(*first));
+	size_t u, v, a, b, nr_tree;
+
+	merge_site_weights(g, group, nr_sites, w, tree, &nr_tree);
+	for (a = 0; a < nr_sites; a++)
+		first[a] = -1;
+	for (u = 0; u < g->n; u++)
+		if (first[group[u]] < 0)
+			first[group[u]] = (long)u;
+	for (u = 0; u < g->n; u++)
+		for (b = 0; b < nr_sites; b++) {
+			if (group[u] == b)
+				continue;   /* in the site's weight */
+			for (v = 0; v < g->n; v++)
+				x[v] = group[v] == b ? graph_edge(g, u, v) : 0;
+			by_site[u * nr_sites + b] = reduce_edges(x, tree, nr_tree, group, b, g->n);
 		}
 	for (a = 0; a < nr_sites; a++)
 		graph_add_node(out, first[a] >= 0 ? g->nodes[first[a]].id : "site", w[a]);
 	for (a = 0; a < nr_sites; a++)
-		for (b = a + 1; b < nr_sites; b++)
-			if (e[a * nr_sites + b] != 0)
-				graph_set_edge(out, a, b, e[a * nr_sites + b]);
+		for (b = a + 1; b < nr_sites; b++) {
+			double e;
+
+			for (u = 0; u < g->n; u++)
+				x[u] = group[u] == a ? by_site[u * nr_sites + b] : 0;
+			e = reduce_edges(x, tree, nr_tree, group, a, g->n);
+			if (e != 0)
+				graph_set_edge(out, a, b, e);
+		}
 	free(first);
-	free(e);
+	free(tree);
+	free(by_site);
+	free(x);
 	free(w);
 }
 

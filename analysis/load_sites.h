@@ -75,7 +75,11 @@ int load_sites_triton_form(enum load_action a, enum l2_priority p, const char **
 			   const char **cache_modifier);
 
 /* The graph of nr_sites nodes that merges g's nodes by group (node ids:
- * the first member's id). out must be freshly initialised. */
+ * the first member's id). out must be freshly initialised. A site's
+ * weight counts the hits its members share once (a spanning tree of their
+ * overlaps, not every pair), and the edges its overlapping members have
+ * alike count once (docs/model.md "Sites"); where no two members share
+ * hits it is the per-load graph's objective exactly. */
 void load_sites_merge_graph(const struct graph *g, const size_t *group, size_t nr_sites,
 			    struct graph *out);
 

@@ -20,6 +20,8 @@ for s in ${CA_STABILITY_SAMPLES:-stream_table thrash_pair records deposit gather
 		if "$CACHEADVISE" profile --out "$out" --top 1 --max-loads 6 --repeat 5 --no-l2 --no-softcache \
 			"$SAMPLES/$s" "${a[@]}" >/dev/null 2>"$WORK/$s-$r.err"; then caps+=("$out"); else
 			not_ok "$s profile $r: $(tail -n 3 "$WORK/$s-$r.err")"; fi
+		# each capture kept: what moved a decision is in its measurements
+		cp "$out/capture.json" "${CA_GPU_LOGS:-$WORK}/capture-stability-$s-$r.json" 2>/dev/null
 	done
 	[ ${#caps[@]} -ge 2 ] || continue
 	python3 "$CA_SOURCE_DIR/bench/plan_diff.py" "${caps[@]}" >"$WORK/$s.diff"
