@@ -490,14 +490,23 @@ static double l2_noise(const struct capture_l2_priority *lp)
  * The gains: u_i(s) the DRAM bytes entry i in form s saved alone, p_ij(s,
  * t) what a measured pair saved beyond its two singles; a gain within the
  * baseline's noise counts 0. A form not measured, or (source) one the
- * entry's source cannot write, is never chosen.
+ * entry's source cannot write, is never chosen. Nor is a pair of forms
+ * not measured of two entries whose measured pair interacts beyond the
+ * noise: the profile measures each pair in its singles' best forms, and
+ * taking another pair of their forms as adding up, where the measured one
+ * does not, chose deposit's load 0 and 2 priorities beside load 1's at
+ * random (three H200 profiles, three plans; docs/model.md "Pairs not
+ * measured").
  */
 static void l2_gains(const struct l2_problem *p, int source, struct multi_choice *mc)
 {
 	const struct capture_l2_priority *lp = p->lp;
 	double noise = l2_noise(lp);
 	unsigned *forms = xcalloc(p->n + 1, sizeof(*forms));
-	size_t i, f;
+	size_t nf = lp->nr_forms + 1, i, f;
+	/* measured[(a * n + b) * nf * nf + s * nf + t]; interacts[a * n + b] */
+	unsigned char *measured = xcalloc(p->n * p->n * nf * nf + 1, 1);
+	unsigned char *interacts = xcalloc(p->n * p->n + 1, 1);
 
 	for (i = 0; i < p->n; i++)
 		forms[i] = (unsigned)lp->nr_forms + 1;
@@ -530,10 +539,27 @@ static void l2_gains(const struct l2_problem *p, int source, struct multi_choice
 		ga = lp->baseline_dram_bytes - lp->loads[p->idx[a]].dram_bytes[pr->form_i];
 		gb = lp->baseline_dram_bytes - lp->loads[p->idx[b]].dram_bytes[pr->form_j];
 		g = lp->baseline_dram_bytes - pr->dram_bytes - ga - gb;
-		if (isnan(g) || fabs(g) <= noise)
+		if (isnan(g))
 			continue;
+		measured[(a * p->n + b) * nf * nf + (pr->form_i + 1) * nf + pr->form_j + 1] = 1;
+		measured[(b * p->n + a) * nf * nf + (pr->form_j + 1) * nf + pr->form_i + 1] = 1;
+		if (fabs(g) <= noise)
+			continue;
+		interacts[a * p->n + b] = interacts[b * p->n + a] = 1;
 		multi_choice_set_pair(mc, a, pr->form_i + 1, b, pr->form_j + 1, g);
 	}
+	for (i = 0; i < p->n; i++) {
+		size_t j, s, t;
+
+		for (j = i + 1; j < p->n; j++)
+			for (s = 1; interacts[i * p->n + j] && s < nf; s++)
+				for (t = 1; t < nf; t++)
+					if (!measured[(i * p->n + j) * nf * nf + s * nf + t])
+						multi_choice_set_pair(mc, i, (unsigned)s, j,
+								      (unsigned)t, -1e30);
+	}
+	free(interacts);
+	free(measured);
 }
 
 /* Form s of the problem's several-forms items by name: 0 is as built. */

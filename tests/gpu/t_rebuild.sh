@@ -9,7 +9,7 @@
 # and the user's tree is untouched; an independent `check --build` of each
 # CUDA capture prints bench/results/delivered.md's row (program, headline,
 # check, ratio). CA_REBUILD_SAMPLES picks the CUDA samples (default deposit
-# decode_iter stream_table).
+# decode_iter stream_table); CA_REBUILD_TRITON=0 leaves the Triton sample out.
 . "$(dirname "$0")/lib.sh"
 
 NVCC=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
@@ -70,7 +70,7 @@ PY
 done
 
 # Triton: no build; the patched .py runs from the copy
-if python3 -c 'import torch, triton' 2>/dev/null; then
+if [ "${CA_REBUILD_TRITON:-1}" != 0 ] && python3 -c 'import torch, triton' 2>/dev/null; then
 	export TRITON_CACHE_DIR="$WORK/triton-cache"
 	out=$WORK/cap-triton
 	before=$(sha "$app/triton_rownorm.py")
