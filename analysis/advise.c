@@ -53,6 +53,10 @@ struct load_in {
 struct kernel_in {
 	const struct capture_kernel *ck;
 	const char *module, *name;
+	/* the kernel's L1 hits with every measured load bypassing (its
+	 * all_bypassed counters; 0 without): the hits of the loads that
+	 * allocate in every variant, which each hit_i and hit_ij include */
+	double base_hits;
 	struct load_in *loads;
 	size_t nr_loads;
 	struct graph g;
@@ -124,8 +128,10 @@ static struct load_in *find_load(struct kernel_in *k, unsigned ordinal)
 
 static void read_loads(struct kernel_in *k)
 {
+	const struct capture_counters *none = capture_kernel_counters(k->ck, "all_bypassed");
 	size_t i;
 
+	k->base_hits = none && isfinite(none->l1_hits) && none->l1_hits > 0 ? none->l1_hits : 0;
 	k->loads = xcalloc(k->ck->nr_loads + 1, sizeof(*k->loads));
 	for (i = 0; i < k->ck->nr_loads; i++) {
 		const struct capture_load *cl = &k->ck->loads[i];
@@ -153,7 +159,7 @@ static int classic_weight(const struct kernel_in *k, const struct load_in *l,
 				 "kernel '%s' (module %s): the classic model needs \"access\" of load %u "
 				 "(counted by the monitor run), which the capture lacks: use the "
 				 "sector model", k->name, k->module, l->ordinal);
-	t_on = (l->access - l->hit) * geo->line_bytes;
+	t_on = (l->access - (l->hit - k->base_hits)) * geo->line_bytes;
 	t_off = l->access * geo->line_bytes * e_on / e_off;
 	*w = t_off - t_on;
 	return 0;
@@ -210,7 +216,7 @@ static int build_graph(struct kernel_in *k, enum advise_model model, const struc
 			if ((ret = classic_weight(k, l, geo, e_on, e_off, &w)))
 				return ret;
 		} else {
-			w = geo->sector_bytes * l->hit;
+			w = geo->sector_bytes * (l->hit - k->base_hits);
 		}
 		snprintf(id, sizeof(id), "ld%u", l->ordinal);
 		l->node = (int)graph_add_node(&k->g, id, w);
@@ -233,7 +239,7 @@ static int build_graph(struct kernel_in *k, enum advise_model model, const struc
 			continue;
 		}
 		graph_set_edge(&k->g, (size_t)a->node, (size_t)b->node,
-			       unit * (p->hit - a->hit - b->hit));
+			       unit * (p->hit - a->hit - b->hit + k->base_hits));
 	}
 	for (u = 0; u < n; u++)
 		for (v = u + 1; v < n; v++)

@@ -47,7 +47,14 @@ struct measure_variant *measure_singles(size_t n, size_t *nr)
 	return v;
 }
 
-struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs,
+int launch_single_moves_hits(double hits, double none_hits)
+{
+	double base = isnan(none_hits) || none_hits < 0 ? 0 : none_hits;
+
+	return !isnan(hits) && fabs(hits - base) > LAUNCH_HITS_TOLERANCE * base && hits != base;
+}
+
+struct measure_variant *measure_pairs(size_t n, const double *hit, double none_hits, int all_pairs,
 				      size_t *nr, size_t *skipped)
 {
 	struct measure_variant *v = xcalloc(n * (n - (n > 0)) / 2 + 1, sizeof(*v));
@@ -57,8 +64,8 @@ struct measure_variant *measure_pairs(size_t n, const double *hit, int all_pairs
 	*skipped = 0;
 	for (i = 0; i < n; i++) {
 		for (j = i + 1; j < n; j++) {
-			int hi = hit && !isnan(hit[i]) && hit[i] > 0;
-			int hj = hit && !isnan(hit[j]) && hit[j] > 0;
+			int hi = hit && launch_single_moves_hits(hit[i], none_hits);
+			int hj = hit && launch_single_moves_hits(hit[j], none_hits);
 			int unknown = !hit || isnan(hit[i]) || isnan(hit[j]);
 
 			if (!all_pairs && !hi && !hj && !unknown) {
@@ -120,7 +127,7 @@ int launch_writes_module_var(const struct ptx_function *fn)
 
 struct measure_variant *measure_pairs_when_hits(size_t n, size_t *nr)
 {
-	struct measure_variant *v = measure_pairs(n, NULL, 1, nr, &(size_t){ 0 });
+	struct measure_variant *v = measure_pairs(n, NULL, NAN, 1, nr, &(size_t){ 0 });
 	size_t i;
 
 	for (i = 0; i < *nr; i++) {

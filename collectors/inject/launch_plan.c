@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include "collectors/inject/launch_plan.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +35,7 @@
 #include "base/json_file.h"
 #include "base/strbuf.h"
 #include "base/xalloc.h"
+#include "analysis/launch_sampling.h"
 #include "analysis/ptx_instrument.h"
 #include "collectors/inject/cost_clock.h"
 #include "collectors/inject/inject.h"
@@ -495,10 +497,26 @@ static const struct plan_sample *sample_for(const struct plan_kernel *k, uint64_
 	return NULL;
 }
 
+/* The hits of the kernel's variant labelled "none" (every measured load
+ * bypassing) so far, or NAN when it has none. */
+static double none_hits(const struct plan_kernel *k)
+{
+	size_t i;
+
+	for (i = 0; i < k->nr_variants; i++)
+		if (!strcmp(k->variants[i].label, "none"))
+			return k->variants[i].hits;
+	return NAN;
+}
+
 /* Whether a variant is replayed here: always, or, when conditional, once, at
- * the first sample where one of its variants has hit. */
+ * the first sample where one of its variants moved the hits against "none"
+ * (launch_single_moves_hits: hits of its own, or evictions of the loads
+ * that allocate in every variant). Both sums cover the same samples: the
+ * singles and "none" are replayed at each. */
 static int wanted(const struct plan_kernel *k, const struct plan_variant *v)
 {
+	double none = none_hits(k);
 	size_t i;
 
 	if (v->when_hits[0] < 0)
@@ -506,7 +524,8 @@ static int wanted(const struct plan_kernel *k, const struct plan_variant *v)
 	if (v->replayed)
 		return 0;
 	for (i = 0; i < 2; i++)
-		if (v->when_hits[i] >= 0 && k->variants[v->when_hits[i]].hits > 0)
+		if (v->when_hits[i] >= 0 &&
+		    launch_single_moves_hits(k->variants[v->when_hits[i]].hits, none))
 			return 1;
 	return 0;
 }

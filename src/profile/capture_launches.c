@@ -602,6 +602,7 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *ker
 		struct kernel_measure *m = &km[i];
 		size_t n = k->vk.nr_measured;
 		json_t *all = scaled(k, m, "all"), *none = scaled(k, m, "none");
+		double none_hits = scaled_metric(k, m, "none", "l1_hits", NULL);
 		json_t *additive = json_array(), *kj;
 		char label[48];
 
@@ -624,8 +625,10 @@ static void record(struct profile_ctx *c, struct kernel_measure *km, json_t *ker
 						same_launches(k, m, a, b, hits), &k->pair_noise[a * n + b]);
 					k->pair_run[a * n + b] = run;
 				} else if (!isnan(k->hit[a]) && !isnan(k->hit[b]) &&
-					   !(k->hit[a] > 0) && !(k->hit[b] > 0)) {
-					/* additive: two loads nobody hits cannot gain together */
+					   !launch_single_moves_hits(k->hit[a], none_hits) &&
+					   !launch_single_moves_hits(k->hit[b], none_hits)) {
+					/* additive: two loads that alone move nobody's hits
+					 * cannot gain together (measure_pairs) */
 					k->pair_hit[a * n + b] = k->hit[a] + k->hit[b];
 					json_array_append_new(additive, json_pack("[i,i]",
 						k->vk.measured[a], k->vk.measured[b]));
@@ -961,7 +964,8 @@ static void pairs_left(struct profile_ctx *c, struct profile_kernel *k, struct k
 	single_hits(k, m);
 	for (a = 0; a < m->nr_pending; a++)
 		json_array_append_new(m->left, json_string(m->pending[a].label));
-	pairs = measure_pairs(n, k->hit, c->opt->all_pairs, &np, &m->pairs_skipped);
+	pairs = measure_pairs(n, k->hit, scaled_metric(k, m, "none", "l1_hits", NULL),
+			      c->opt->all_pairs, &np, &m->pairs_skipped);
 	for (a = 0; a < np; a++) {
 		int i = -1, j = -1, b;
 
@@ -1343,7 +1347,7 @@ int profile_capture_launches(struct profile_ctx *c)
 			continue;
 		km[i].replay_needs_modules = launch_writes_module_var(c->kernels[i].fn);   /* one variant a launch: its pairs wait for the singles */
 		/* the pairs at the same launches, after the singles (all with --all-pairs) */
-		pairs = c->opt->all_pairs ? measure_pairs(n, NULL, 1, &np, &(size_t){ 0 }) :
+		pairs = c->opt->all_pairs ? measure_pairs(n, NULL, NAN, 1, &np, &(size_t){ 0 }) :
 			measure_pairs_when_hits(n, &np);
 		km[i].pending = xrealloc(km[i].pending, (km[i].nr_pending + np + 1) *
 					 sizeof(*km[i].pending));
