@@ -60,7 +60,9 @@ static double counter_setup(const struct capture_run *r)
  * their number says. A run's counter setup is the same work alone or beside
  * another; when side by side (files_compared 0) it takes much longer (on
  * an H200 pair, 0.45 s alone, 0.64-1.08 s beside: bench/results/gpu-tests.md),
- * the line says so.
+ * the line says so. Not the profiler's doing: on that pair the program
+ * alone, without the tool, took 1.9x as long beside itself on the other
+ * GPU (0.35 s, 0.58-0.67 s; bench/gpu_side_by_side.sh).
  */
 static void add_side_by_side(struct strbuf *sb, const struct capture *cap)
 {
