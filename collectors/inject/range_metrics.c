@@ -2,7 +2,8 @@
  * Per-launch hardware counters through CUPTI's Range Profiler API (CUDA 13):
  * auto range (one range per kernel launch) and kernel replay (CUPTI replays
  * a launch as many passes as the metrics need, restoring memory between
- * passes). Ranges are decoded before the next launch and at the end, and
+ * passes; CACHEADVISE_USER_REPLAY=1 tries user replay for the lighter
+ * configuration, see struct range_metrics). Ranges are decoded before the next launch and at the end, and
  * each becomes a "metrics" event carrying the launch's seq number.
  */
 #include <stdlib.h>
@@ -72,6 +73,18 @@ struct range_metrics {
 	size_t nr_pending;
 	int started;
 	int per_launch;            /* started and stopped around chosen launches */
+	/*
+	 * CACHEADVISE_USER_REPLAY=1 (an experiment, issue 39): the lighter
+	 * configuration's sessions in CUPTI_UserReplay. The launch plans
+	 * replay each variant and restore the memory it writes themselves,
+	 * and a range cost about 50 ms in kernel replay whatever the kernel
+	 * (bench/cost_breakdown.py's replay lines: 51 ms for a kernel that
+	 * writes nothing); a one-pass configuration needs no more. A session
+	 * whose passes are not all submitted after one is dropped, with an
+	 * error event, and kernel replay is used from then on.
+	 */
+	int user_replay;
+	int cur_user;              /* the session in progress is in user replay */
 };
 
 static const char *cupti_error_string(CUptiResult r)
@@ -252,7 +265,8 @@ static int start_session_now(struct range_metrics *rm, int which)
 		set.counterDataImageSize = cfg->counter_data_size;
 		set.pCounterDataImage = cfg->counter_data;
 		set.range = CUPTI_AutoRange;
-		set.replayMode = CUPTI_KernelReplay;
+		rm->cur_user = rm->user_replay && which == RM_HITS;
+		set.replayMode = rm->cur_user ? CUPTI_UserReplay : CUPTI_KernelReplay;
 		set.maxRangesPerPass = RM_MAX_RANGES;
 		set.numNestingLevels = 1;
 		set.minNestingLevel = 1;
@@ -324,6 +338,8 @@ struct range_metrics *range_metrics_new(void *cu_context, const char *metric_lis
 			rm->nr_configs = 2;
 	}
 	rm->per_launch = per_launch;
+	rm->user_replay = getenv("CACHEADVISE_USER_REPLAY") &&
+			  !strcmp(getenv("CACHEADVISE_USER_REPLAY"), "1");
 	if (!per_launch && start_session(rm, RM_FULL))
 		goto fail;
 	{
@@ -459,6 +475,28 @@ void range_metrics_end(struct range_metrics *rm)
 	stop.pRangeProfilerObject = rm->object;
 	if (cuptiRangeProfilerStop(&stop) != CUPTI_SUCCESS)
 		inject_error("cuptiRangeProfilerStop failed");
+	if (rm->cur_user && !stop.isAllPassSubmitted) {
+		CUpti_RangeProfiler_CounterDataImage_Initialize_Params init = { .structSize = CUpti_RangeProfiler_CounterDataImage_Initialize_Params_STRUCT_SIZE };
+		const struct rm_config *cfg = &rm->configs[rm->cur];
+		size_t r;
+
+		/* the image holds a partial pass: cleared for the next session */
+		init.pRangeProfilerObject = rm->object;
+		init.pCounterData = cfg->counter_data;
+		init.counterDataSize = cfg->counter_data_size;
+		if (cuptiRangeProfilerCounterDataImageInitialize(&init) != CUPTI_SUCCESS)
+			inject_error("cuptiRangeProfilerCounterDataImageInitialize failed");
+		inject_error("user replay: the hit counter needs more than one pass; its %zu ranges "
+			     "are dropped and kernel replay is used from here on", rm->nr_pending);
+		rm->user_replay = 0;
+		for (r = 0; r < rm->nr_pending; r++) {
+			free(rm->pending_kernel[r]);
+			free(rm->pending_label[r]);
+			rm->pending_label[r] = NULL;
+		}
+		rm->nr_pending = 0;
+		return;
+	}
 	flush_ranges(rm);
 }
 
