@@ -14,21 +14,8 @@ if ! python3 -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else
 	echo "no PyTorch with CUDA: skipped"
 	exit 77
 fi
-# w is scaled in place: a temporary would leave a freed segment that h and y
-# then share, making it the most reused allocation instead of w.
-prog='import torch
-w = torch.randn(2560, 2560, device="cuda")
-w.mul_(1.0 / 64)
-x = torch.randn(24, 1024, 2560, device="cuda")
-h = torch.empty(1024, 2560, device="cuda")
-y = torch.empty(1024, 2560, device="cuda")
-s = torch.zeros((), device="cuda")
-for i in range(24):
-    torch.mm(x[i], w, out=h)
-    torch.mm(h, w, out=y)
-    s += y.sum()
-torch.cuda.synchronize()
-print("sum %.3f" % float(s))'
+# the program (samples/torch_gemm.py), given as `python3 -c` as a user may
+prog=$(cat "$CA_SOURCE_DIR/samples/torch_gemm.py")
 out=$WORK/torch
 if "$CACHEADVISE" profile --out "$out" --timeout 300 python3 -c "$prog" >"$WORK/torch.stdout" 2>"$WORK/torch.stderr"; then
 	ok
