@@ -228,11 +228,13 @@ awk '$3 >= $2 || $2 == 0 { bad = 1 } END { exit bad }' "$TMP/sites.want" && ok |
 "$CACHEADVISE" report "$TMP/cap3" >"$TMP/cap3.txt" 2>&1
 expect_grep 'decided per call: [0-9]+ PTX loads are [0-9]+ source calls' "$TMP/cap3.txt"
 
-# the Triton sample is Python that parses (it needs torch and a GPU to run)
+# the Python samples are Python that parses (they need torch and a GPU to run)
 # (compiled into $TMP: never a __pycache__ in the source tree)
-python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \
-	"$CA_SOURCE_DIR/samples/triton_rownorm.py" "$TMP/rownorm.pyc" 2>"$TMP/pyc" && ok ||
-	not_ok "samples/triton_rownorm.py: $(cat "$TMP/pyc")"
+for py in triton_rownorm torch_gemm; do
+	python3 -c 'import py_compile, sys; py_compile.compile(sys.argv[1], cfile=sys.argv[2], doraise=True)' \
+		"$CA_SOURCE_DIR/samples/$py.py" "$TMP/$py.pyc" 2>"$TMP/pyc" && ok ||
+		not_ok "samples/$py.py: $(cat "$TMP/pyc")"
+done
 
 # the helper on its own: a call over two lines, an argument replaced and
 # removed, a call with no arguments, a call that is not there
