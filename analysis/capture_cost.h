@@ -32,7 +32,9 @@ const char *capture_cost_step(const char *variant);
  *                     measured kernels (their baseline counters' launches)
  *   wall_seconds      as given
  *   native_seconds    the discovery run's wall_seconds, NAN without one
- *   ratio             wall_seconds / native_seconds, NAN without native
+ *   ratio             (wall_seconds less the rebuild step's seconds) /
+ *                     native_seconds, NAN without native: the profile's own
+ *                     cost, the rebuild from source.patch apart
  *   mechanism_seconds the runs' cost by mechanism (the runs' "cost"), with
  *                     program_seconds and tool_seconds (capture_model.h);
  *                     has_mechanisms when a run has one

@@ -3,6 +3,7 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/strbuf.h"
 #include "emitters/progress_text.h"
@@ -113,9 +114,14 @@ char *report_cost_line(const struct capture *cap)
 	d = progress_text_duration(isnan(cost->wall_seconds) ? 0 : cost->wall_seconds);
 	strbuf_addf(&sb, ", %s", d);
 	free(d);
-	if (!isnan(cost->ratio) && !isnan(cost->native_seconds))
+	if (!isnan(cost->ratio) && !isnan(cost->native_seconds)) {
 		strbuf_addf(&sb, ", %.*fx the program's native time (%.2g s)", cost->ratio < 10 ? 1 : 0,
 			    cost->ratio, cost->native_seconds);
+		for (i = 0; i < CAPTURE_NR_STEPS; i++)
+			if (!strcmp(capture_steps[i], "rebuild") && cost->seconds_by_step[i] > 0)
+				strbuf_addf(&sb, " without the rebuild's %.1f s",
+					    cost->seconds_by_step[i]);
+	}
 	strbuf_addf(&sb, "; %lld launches counted",
 		    cost->launches_counted > 0 ? cost->launches_counted : 0);
 	/* profile --gpus: which GPU ran how many, and what side by side cost */

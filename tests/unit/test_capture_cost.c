@@ -286,9 +286,12 @@ static void test_rebuild(void)
 	CHECK_INT(json_integer_value(json_object_get(cost, "program_runs")), 12);
 	/* 10 s less 5 s of runs and 3.5 s of rebuild: 1.5 s the tool's */
 	CHECK_NEAR(num(json_object_get(cost, "seconds_by_mechanism"), "tool"), 1.5, 1e-9);
+	/* the profile's own cost, the rebuild apart: (10 - 3.5) / 1 s native */
+	CHECK_NEAR(num(cost, "ratio"), 6.5, 1e-9);
 	json_object_set_new(cap, "cost", cost);
 	line = line_of(cap);
 	CHECK(line && strstr(line, "rebuild 10 in 3.5 s"));
+	CHECK(line && strstr(line, "6.5x the program's native time (1 s) without the rebuild's 3.5 s"));
 	free(line);
 	json_decref(cap);
 }
