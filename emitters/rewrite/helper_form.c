@@ -269,6 +269,70 @@ static const char *ptx_type(const struct rewrite_cand *o)
 	return t.bits == 32 ? "float" : t.bits == 64 ? "double" : NULL;
 }
 
+/*
+ * The C++ type a helper template's one type parameter T takes at the call
+ * t[i] (no explicit arguments), from the call's argument for the helper's
+ * `T *` parameter when that argument is a parameter of the calling kernel
+ * (caller) declared a pointer to a type the load reads as: `load_at(keys,
+ * i)` in a kernel taking `const uint4 *keys` is load_at<uint4>. NULL
+ * otherwise; owned.
+ */
+static char *arg_type(const char *text, const struct source_token *t, size_t nr, size_t i,
+		      const struct rewrite_cand *o, const struct source_kernel *caller)
+{
+	const struct source_kernel *fn = &o->fn;
+	struct source_ld_type lt;
+	size_t pi, k, arg = 0, depth = 0, first = i + 2;
+	char *type = NULL;
+
+	if (!caller || fn->nr_template_params != 1 || !fn->template_param_is_type[0] ||
+	    source_ld_type_parse(o->l->instruction, &lt))
+		return NULL;
+	for (pi = 0; pi < fn->nr_params; pi++) {
+		char *p = fn->param_types[pi] ? source_pointee_type(fn->param_types[pi]) : NULL;
+		int is_t = p && !strcmp(p, fn->template_params[0]);
+
+		free(p);
+		if (is_t)
+			break;
+	}
+	if (pi == fn->nr_params)
+		return NULL;
+	for (k = i + 2; k < nr; k++) {
+		int open = source_token_is(text, &t[k], "(") || source_token_is(text, &t[k], "[");
+		int close = source_token_is(text, &t[k], ")") || source_token_is(text, &t[k], "]");
+
+		if (!depth && (close || source_token_is(text, &t[k], ","))) {
+			if (arg == pi) {
+				size_t j;
+
+				/* the argument: one name, a parameter of the kernel */
+				if (k != first + 1 || t[first].kind != SOURCE_TOKEN_IDENT)
+					return NULL;
+				for (j = 0; j < caller->nr_params; j++)
+					if (caller->params[j] && caller->param_types[j] &&
+					    strlen(caller->params[j]) == t[first].end - t[first].begin &&
+					    !strncmp(caller->params[j], text + t[first].begin,
+						     t[first].end - t[first].begin))
+						type = source_pointee_type(caller->param_types[j]);
+				if (type && source_type_matches(type, &lt) != 1) {
+					free(type);
+					type = NULL;
+				}
+				return type;
+			}
+			if (close)
+				return NULL;
+			arg++;
+			first = k + 1;
+			continue;
+		}
+		depth += open;
+		depth -= close && depth;
+	}
+	return NULL;
+}
+
 /* Explicit template arguments between t[open] and t[close]: how many. */
 static size_t nr_args(const char *text, const struct source_token *t, size_t open, size_t close)
 {
@@ -294,10 +358,11 @@ static size_t nr_args(const char *text, const struct source_token *t, size_t ope
  */
 static int pass_form(struct strbuf *sb, const char *text, const struct source_token *t, size_t nr,
 		     size_t i, size_t *from, const struct rewrite_cand *o, const char *macro,
-		     char **why)
+		     const struct source_kernel *caller, char **why)
 {
 	const struct source_kernel *fn = &o->fn;
 	const char *type;
+	char *deduced = NULL;
 
 	if (source_token_is(text, &t[i + 1], "<")) {
 		size_t close = source_token_close(text, t, nr, i + 1);
@@ -312,9 +377,11 @@ static int pass_form(struct strbuf *sb, const char *text, const struct source_to
 		return 0;
 	}
 	type = fn->nr_template_params == 1 && fn->template_param_is_type[0] ? ptx_type(o) : NULL;
+	if (fn->nr_template_params && !type)
+		type = deduced = arg_type(text, t, nr, i, o, caller);
 	if (fn->nr_template_params && !type) {
 		*why = xasprintf("cannot tell the template arguments of the call of '%s' at line %d "
-				 "from its load (.%s): pass them and %s by hand",
+				 "from its load (.%s) or its argument: pass them and %s by hand",
 				 o->l->hint.inlined_in, o->at[0].line,
 				 strrchr(o->l->instruction, '.') + 1, macro);
 		return -1;
@@ -322,6 +389,7 @@ static int pass_form(struct strbuf *sb, const char *text, const struct source_to
 	strbuf_addf(sb, "%.*s<%s%s%s>", (int)(t[i].end - *from), text + *from, type ? type : "",
 		    type ? ", " : "", macro);
 	*from = t[i].end;
+	free(deduced);
 	return 0;
 }
 
@@ -340,7 +408,7 @@ static int is_call(const char *text, const struct source_token *t, size_t nr, si
  * more than once, the call at the PTX's column. NULL with *why.
  */
 static char *call_line(const struct source_file *sf, const struct rewrite_cand *cands, size_t n,
-		       const struct rewrite_cand *u, char **why)
+		       const struct rewrite_cand *u, const struct source_kernel *caller, char **why)
 {
 	size_t len, nr, i, j, calls = 0, from = 0;
 	const char *text = source_file_line(sf, (size_t)u->at[0].line, &len);
@@ -366,7 +434,7 @@ static char *call_line(const struct source_file *sf, const struct rewrite_cand *
 		if (!o)
 			continue;
 		macro = helper_form_name(o->l->patch_action);
-		pass_form(&sb, text, t, nr, i, &from, o, macro, why);
+		pass_form(&sb, text, t, nr, i, &from, o, macro, caller, why);
 		free(macro);
 	}
 	if (!*why && !from)
@@ -413,8 +481,13 @@ static int rewrite_use(struct rewrite_resolver *r, struct rewrite_cand *cands, s
 	struct source_hint *h = &o->l->hint;
 	char *line = dispatch_line(sf, cands, n, o, why), *call = NULL;
 
-	if (line)
-		call = call_line(r->in->sources[o->direct_source].file, cands, n, o, why);
+	if (line) {
+		/* the kernel the call is in, whose parameters may tell the helper's T */
+		const struct rewrite_kernel_def *kd = source_locate_kernel(r, o->direct_source, o->k);
+
+		call = call_line(r->in->sources[o->direct_source].file, cands, n, o,
+				 kd && kd->found == 1 ? &kd->def : NULL, why);
+	}
 	if (call && line_taken(cands, n, o, o->direct_source, (size_t)o->at[0].line))
 		*why = xasprintf("line %d of %s is rewritten for another load too", o->at[0].line,
 				 r->in->sources[o->direct_source].path);

@@ -417,10 +417,13 @@ static void find_expression(struct rewrite_resolver *r, struct rewrite_cand *c)
 					   ld_type_text(l->instruction));
 			return;
 		}
-		if (m < 0 && c->inl && t.vector == 1 && is_type_param(&c->fn, c->rw.elem_type)) {
+		if (m < 0 && c->inl && is_type_param(&c->fn, c->rw.elem_type)) {
 			/* a helper template's T: the helper's overloads for every
-			 * type the load reads as (.f32: float), chosen where it is
-			 * instantiated */
+			 * type the load reads as (.f32: float; .v4.u32: uint4 and
+			 * int4), chosen where it is instantiated (a T of the user's
+			 * own, a struct read as .v4, has none: the rebuilt program
+			 * does not compile, which check --build and the profile's
+			 * rebuild say) */
 			free(c->rw.elem_type);
 			c->rw.elem_type = NULL;
 			m = 1;

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
 # Loads in __device__ helpers of the user's tree (issue 38, item 1), from the
-# committed PTX of samples/helper_loads.cu: produce and consume read through
-# the template helper load_at and the macro LOAD_ROW of helper_loads.cuh.
+# committed PTX of samples/helper_loads.cu: produce (a float source) and
+# consume (16-byte uint4 keys) read through the template helper load_at,
+# consume's table through the macro LOAD_ROW of helper_loads.cuh.
 #   - every use of load_at advised one form: the header's line is rewritten
-#     once, the macro's use in consume where it stands; the patch applies
-#     (and, where nvcc is here, compiles and carries every form);
-#   - the uses advised different forms (produce evict_first, consume as
-#     built): the helper takes the form as a template parameter (default:
-#     as built), produce's call passes its own; the patch applies, and
-#     where nvcc is here compiles and carries every form; the macro's use
-#     is rewritten as before;
+#     once, with the helper's overloads for each type it is instantiated
+#     with (float, and uint4 read as .v4.u32), the macro's use in consume
+#     where it stands; the patch applies (and, where nvcc is here, compiles
+#     and carries every form);
+#   - the uses advised different forms (consume's keys L1::no_allocate, the
+#     sample's advice; produce as built): the helper takes the form as a
+#     template parameter (default: as built), consume's call passes its own
+#     with T read from the call's argument (a kernel parameter declared
+#     const uint4 *: load_at<uint4, CA_FORM_NA>); the patch applies, and
+#     where nvcc is here compiles and carries every form, produce's loads
+#     plain;
 #   - two calls on one line the PTX's column cannot tell apart: the helper
 #     is left as it is, its hint names each call site and its form;
 #   - a helper in a header outside the source root (vendor_load.ptx): left
@@ -35,7 +40,8 @@ expect_grep '^\+\+\+ b/helper_loads\.cuh$' "$patch"
 expect_line '+	return ca_ld_l2ef_ro(&p[i]);' "$patch"
 [ "$(grep -c '^-	return p\[i\];$' "$patch")" = 1 ] && ok || not_ok "the helper's line is not rewritten once"
 expect_grep '^\+__device__ __forceinline__ float ca_ld_l2ef_ro\(const float \*p\)' "$patch"
-expect_line '+			float v = ca_ld_l2ef_ro(&LOAD_ROW(rows, nrows, c, r));' "$patch"
+expect_grep '^\+__device__ __forceinline__ uint4 ca_ld_l2ef_ro\(const uint4 \*p\)' "$patch"
+expect_line '+					state = ca_ld_l2ef_ro(&LOAD_ROW(table, NCLASS, state, c & (NCLASS - 1)));' "$patch"
 expect_no_grep 'is not defined in' "$TMP/report.txt"
 expect_grep 'helper_loads\.cuh:16 +produce loads 0-3 .*' "$TMP/report.txt"
 expect_status 0 "$CACHEADVISE" apply "$TMP/cap" --source-root "$TMP/src"
@@ -46,17 +52,17 @@ if [ -x "$NVCC" ]; then
 	"$CACHEADVISE" check "$TMP/cap" --static --source-root "$TMP/src" -- "$TMP/patched.ptx" \
 		>"$TMP/check" 2>&1 && ok || not_ok "check --static: $(head -5 "$TMP/check")"
 	expect_grep '^  produce +load 0 +L2::evict_first +found' "$TMP/check"
-	expect_grep '^  consume +load 1 +L2::evict_first +found' "$TMP/check"
+	expect_grep '^  consume +load 2 +L2::evict_first +found' "$TMP/check"
 	expect_no_grep 'not found' "$TMP/check"
 else
 	echo "no nvcc: the patched sample is not compiled"
 fi
 
-# The uses differ: produce's evict_first, consume's as built.
+# The uses differ: consume's keys L1::no_allocate, produce's as built.
 sources "$TMP/src2"
 python3 "$CA_SOURCE_DIR/tests/cli/capture_from_ptx.py" "$CACHEADVISE" "$TMP/cap2" \
-	--forms L2::evict_first --kernel-forms produce=L2::evict_first \
-	--kernel-forms consume=-,L2::evict_first --program ./helper_loads \
+	--forms L2::evict_first --kernel-forms produce=- \
+	--kernel-forms consume=L1::no_allocate,-,-,- --program ./helper_loads \
 	-- "$ptx/helper_loads.ptx" >/dev/null
 expect_status 0 "$CACHEADVISE" report "$TMP/cap2" --all --source-root "$TMP/src2"
 "$CACHEADVISE" report "$TMP/cap2" --source-root "$TMP/src2" >"$TMP/report2.txt" 2>&1
@@ -64,29 +70,28 @@ patch2="$TMP/cap2/source.patch"
 # the helper takes the form as a template parameter, its default as built
 expect_line '-template <typename T>' "$patch2"
 expect_line '+template <typename T, int CA_FORM = CA_FORM_AS_BUILT>' "$patch2"
-expect_line '+	if constexpr (CA_FORM == CA_FORM_L2EF) return ca_ld_l2ef_ro(&p[i]); else return p[i];' "$patch2"
+expect_line '+	if constexpr (CA_FORM == CA_FORM_NA) return ca_ld_na_ro(&p[i]); else return p[i];' "$patch2"
 expect_grep '^\+#ifndef CA_FORM_AS_BUILT$' "$patch2"
-expect_grep '^\+#define CA_FORM_L2EF [0-9]+$' "$patch2"
-# produce's call passes its form, consume's (as built) keeps the default
-expect_line '+			s += load_at<float, CA_FORM_L2EF>(src, c * ntable + t);' "$patch2"
-expect_no_grep '^[-+].*acc = fmaf' "$patch2"
-expect_line '+			float v = ca_ld_l2ef_ro(&LOAD_ROW(rows, nrows, c, r));' "$patch2"
-expect_grep "helper 'load_at' takes the form as template parameter CA_FORM .*helper_loads\.cu:44" "$TMP/report2.txt"
+expect_grep '^\+#define CA_FORM_NA [0-9]+$' "$patch2"
+# consume's call passes its form, T from its argument; produce's (as built) keeps the default
+expect_line '+				nxt = load_at<uint4, CA_FORM_NA>(keys, (r + (uint64_t)p * spread) % nkeys);' "$patch2"
+expect_no_grep '^[-+].*s \+= load_at' "$patch2"
+expect_no_grep '^[-+].*LOAD_ROW' "$patch2"
+expect_grep "helper 'load_at' takes the form as template parameter CA_FORM .*helper_loads\.cu:89" "$TMP/report2.txt"
 expect_no_grep "advised different forms" "$TMP/report2.txt"
 expect_status 0 "$CACHEADVISE" apply "$TMP/cap2" --source-root "$TMP/src2"
 expect_grep 'template <typename T, int CA_FORM = CA_FORM_AS_BUILT>' "$TMP/src2/helper_loads.cuh"
-expect_grep 'load_at<float, CA_FORM_L2EF>\(src' "$TMP/src2/helper_loads.cu"
+expect_grep 'load_at<uint4, CA_FORM_NA>\(keys' "$TMP/src2/helper_loads.cu"
 if [ -x "$NVCC" ]; then
 	(cd "$TMP/src2" && "$NVCC" -O3 -lineinfo -arch=sm_90 -ptx helper_loads.cu -o "$TMP/patched2.ptx") \
 		2>"$TMP/nvcc2" && ok || not_ok "the patched sample does not compile: $(grep error "$TMP/nvcc2" | head -3)"
 	"$CACHEADVISE" check "$TMP/cap2" --static --source-root "$TMP/src2" -- "$TMP/patched2.ptx" \
 		>"$TMP/check2" 2>&1 && ok || not_ok "check --static: $(head -5 "$TMP/check2")"
-	expect_grep '^  produce +load 0 +L2::evict_first +found' "$TMP/check2"
-	expect_grep '^  consume +load 0 +L2::evict_first +found' "$TMP/check2"
+	expect_grep '^  consume +load 2 +L1::no_allocate +found' "$TMP/check2"
 	expect_no_grep 'not found|wrong form|missing' "$TMP/check2"
-	# consume's table read stays as built: a plain load
+	# produce's source reads stay as built: plain loads
 	[ "$(grep -c 'ld.global.f32' "$TMP/patched2.ptx")" -ge 1 ] && ok ||
-		not_ok "consume's as-built load_at is gone from the rebuilt PTX"
+		not_ok "produce's as-built load_at is gone from the rebuilt PTX"
 else
 	echo "no nvcc: the patched sample is not compiled"
 fi
@@ -95,14 +100,15 @@ fi
 # PTX's column cannot tell apart (the committed PTX names one column per
 # line): still named, the helper left as it is.
 sources "$TMP/src4"
-sed -i 's/^\t\t\ts += load_at(src, c \* ntable + t);$/\t\t\ts += load_at(src, c * ntable + t) + 0 * load_at(src, t);/' "$TMP/src4/helper_loads.cu"
+sed -i 's/^\t\t\ts += load_at(src, (size_t)c \* NSTATES \* NCLASS + t);$/\t\t\ts += load_at(src, (size_t)c * NSTATES * NCLASS + t) + 0 * load_at(src, t);/' "$TMP/src4/helper_loads.cu"
+grep -q '0 \* load_at(src, t)' "$TMP/src4/helper_loads.cu" && ok || not_ok "the two-call line was not made"
 python3 "$CA_SOURCE_DIR/tests/cli/capture_from_ptx.py" "$CACHEADVISE" "$TMP/cap4" \
 	--forms L2::evict_first --kernel-forms produce=L2::evict_first \
-	--kernel-forms consume=-,L2::evict_first --program ./helper_loads \
+	--kernel-forms consume=-,-,-,- --program ./helper_loads \
 	-- "$ptx/helper_loads.ptx" >/dev/null
 "$CACHEADVISE" report "$TMP/cap4" --all --source-root "$TMP/src4" >/dev/null 2>&1
 "$CACHEADVISE" report "$TMP/cap4" --source-root "$TMP/src4" >"$TMP/report4.txt" 2>&1
-expect_grep "not rewritten: the uses of helper 'load_at' \(helper_loads\.cuh:16\) are advised different forms: produce \(helper_loads\.cu:44\) L2::evict_first, consume \(helper_loads\.cu:60\) as built; line 44 calls 'load_at' more than once" "$TMP/report4.txt"
+expect_grep "not rewritten: the uses of helper 'load_at' \(helper_loads\.cuh:16\) are advised different forms: produce \(helper_loads\.cu:60\) L2::evict_first, consume \(helper_loads\.cu:89\) as built; line 60 calls 'load_at' more than once" "$TMP/report4.txt"
 expect_grep 'cacheadvise run --plan' "$TMP/report4.txt"
 expect_no_grep '^\+\+\+ b/helper_loads\.cuh$' "$TMP/cap4/source.patch"
 

@@ -9,7 +9,9 @@
 # and the user's tree is untouched; an independent `check --build` of each
 # CUDA capture prints bench/results/delivered.md's row (program, headline,
 # check, ratio). CA_REBUILD_SAMPLES picks the CUDA samples (default deposit
-# decode_iter stream_table); CA_REBUILD_TRITON=0 leaves the Triton sample out.
+# decode_iter stream_table helper_loads: the last reads through a template
+# helper in a header, issue 38 item 1); CA_REBUILD_TRITON=0 leaves the Triton
+# sample out.
 . "$(dirname "$0")/lib.sh"
 
 NVCC=$(command -v nvcc || { [ -x /usr/local/cuda/bin/nvcc ] && echo /usr/local/cuda/bin/nvcc; })
@@ -39,7 +41,7 @@ PY
 	fi
 }
 
-for s in ${CA_REBUILD_SAMPLES:-deposit decode_iter stream_table}; do
+for s in ${CA_REBUILD_SAMPLES:-deposit decode_iter stream_table helper_loads}; do
 	BUILD="$NVCC -gencode arch=compute_90,code=[sm_90,compute_90] -lineinfo -O3 $s.cu -o $s"
 	(cd "$app" && sh -c "$BUILD") 2>"$WORK/$s.nvcc" || { not_ok "$s: nvcc: $(head -c 400 "$WORK/$s.nvcc")"; continue; }
 	a=()

@@ -27,12 +27,12 @@ args() {
 # Every sample by default: those whose advice is not kept are reported and
 # skipped (nothing to rebuild).
 # helper_loads: two kernels read through one helper in a header (issue 38
-# item 1), both measured
+# item 1), both measured: consume's keys are advised L1::no_allocate through
+# load_at, produce's call stays as built
 for s in ${CA_SOURCE_PATCH_SAMPLES:-stream_table thrash_pair records stencil1d l2_reuse spmv decode_iter deposit helper_loads}; do
 	out=$WORK/$s src=$WORK/$s-src top=1 more=()
-	# both kernels, and their L2 priorities measured whatever the budget says:
-	# the forms the helper must carry per call site are L2 priorities
-	[ "$s" = helper_loads ] && top=2 more=(--l2-priority)
+	# both kernels: the helper's two uses
+	[ "$s" = helper_loads ] && top=2
 	# shellcheck disable=SC2207
 	a=($(args "$s"))
 	if "$CACHEADVISE" profile --out "$out" --top "$top" --max-loads 6 --repeat 5 --no-l2 --no-softcache "${more[@]}" "$SAMPLES/$s" "${a[@]}" \
