@@ -47,12 +47,6 @@ run_one() {
 	esac
 }
 
-plan_key() { python3 -c 'import json,sys
-p=json.load(open(sys.argv[1]))
-for m in p.get("modules",[]):
-    for f in m.get("functions",[]):
-        for l in f.get("loads",[]): print(f["name"][:40], l["ordinal"], l.get("action"), l.get("l2"))' "$1" 2>/dev/null | sort; }
-
 for p in $programs; do
 	kind=${p%%:*} name=${p#*:}
 	case $kind in
@@ -87,11 +81,11 @@ for p in $programs; do
 	ratio=$(python3 -c "print('%.1f' % ($wall_defaults / $native))")
 	if python3 -c "import sys; sys.exit(0 if $wall_defaults <= max(10 * $native, 10) else 1)"; then
 		target="met"; ok; else target="NOT met"; not_ok "$p: ${wall_defaults} s for a ${native} s program"; fi
-	if [ "$(plan_key "$WORK/$name-defaults/plan.json")" = "$(plan_key "$WORK/$name-budget0/plan.json")" ]; then
+	if python3 "$CA_SOURCE_DIR/bench/plan_diff.py" "$WORK/$name-defaults" "$WORK/$name-budget0" \
+		>"$WORK/$name.diff" 2>&1; then
 		same="the same plan as --budget 0"; ok
 	else
-		same="another plan than --budget 0 ($(diff <(plan_key "$WORK/$name-defaults/plan.json") \
-			<(plan_key "$WORK/$name-budget0/plan.json") | grep -c '^[<>]') lines differ)"
+		same="another plan than --budget 0 ($(tail -n 1 "$WORK/$name.diff"))"
 		not_ok "$p: $same"
 	fi
 	result "$p: native ${native} s, profile ${wall_defaults} s (${ratio}x; --budget 0: ${wall_budget0} s), 10x or 10 s $target, $same"

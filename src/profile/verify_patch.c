@@ -94,8 +94,21 @@ static int patch_plan(const struct profile_ctx *c, const struct report_input *in
 	return differs;
 }
 
-/* The verdict of each kernel the patch's plan changes; one timed and not
- * kept leaves the source plan, named in "dropped". */
+/* Kernel k's verdict kj (named) into kernels; one timed and not kept
+ * leaves the source plan, named in dropped. */
+static void judge_kernel(struct profile_ctx *c, const struct profile_kernel *k, json_t *kj,
+			 int kept, json_t *kernels, json_t *dropped)
+{
+	json_object_set_new(kj, "name", json_string(k->name));
+	json_array_append(kernels, kj);
+	/* a kernel the runs did not time is not judged: it stays */
+	if (!kept && !isnan(ab_verdict_median(kj)) && plan_mentions(c->source_plan, k->name)) {
+		plan_drop_function(c->source_plan, k->name);
+		json_array_append_new(dropped, json_string(k->name));
+	}
+}
+
+/* The verdict of each kernel the patch's plan changes (judge_kernel). */
 static void judge_kernels(struct profile_ctx *c, const struct plan *pp, const struct ab_result *ab,
 			  unsigned rounds, json_t *sp)
 {
@@ -109,14 +122,8 @@ static void judge_kernels(struct profile_ctx *c, const struct plan *pp, const st
 		if (!plan_mentions(pp, c->kernels[i].name))
 			continue;
 		kj = ab_verdict(&ab->base_ns[i * rounds], &ab->adv_ns[i * rounds], rounds, ab, &kept);
-		json_object_set_new(kj, "name", json_string(c->kernels[i].name));
-		json_array_append_new(kernels, kj);
-		/* a kernel the runs did not time is not judged: it stays */
-		if (!kept && !isnan(ab_verdict_median(kj)) &&
-		    plan_mentions(c->source_plan, c->kernels[i].name)) {
-			plan_drop_function(c->source_plan, c->kernels[i].name);
-			json_array_append_new(dropped, json_string(c->kernels[i].name));
-		}
+		judge_kernel(c, &c->kernels[i], kj, kept, kernels, dropped);
+		json_decref(kj);
 	}
 	json_object_set_new(sp, "kernels", kernels);
 	json_object_set_new(sp, "dropped", dropped);
@@ -150,20 +157,10 @@ static int time_in_run(struct profile_ctx *c, const struct plan *pp, const char 
 	if (!ret) {
 		double s = ab_program_gpu_speedup(ab.program);
 
-		for (i = 0; i < c->nr_kernels; i++) {
-			json_t *kj = ab.verdicts[i];
-
-			if (!kj)
-				continue;
-			json_object_set_new(kj, "name", json_string(c->kernels[i].name));
-			json_array_append(kernels, kj);
-			/* a kernel not timed is not judged: it stays */
-			if (!ab.kept[i] && !isnan(ab_verdict_median(kj)) &&
-			    plan_mentions(c->source_plan, c->kernels[i].name)) {
-				plan_drop_function(c->source_plan, c->kernels[i].name);
-				json_array_append_new(dropped, json_string(c->kernels[i].name));
-			}
-		}
+		for (i = 0; i < c->nr_kernels; i++)
+			if (ab.verdicts[i])
+				judge_kernel(c, &c->kernels[i], ab.verdicts[i], ab.kept[i], kernels,
+					     dropped);
 		json_object_set_new(sp, "status", json_string("verified"));
 		json_object_set_new(sp, "speedup", isnan(s) ? json_null() : json_real(s));
 		json_object_set(sp, "program", ab.program);
